@@ -1,0 +1,1 @@
+# Benchmarks (bench/README has their method and figures).

@@ -1,0 +1,1 @@
+# contrib: filled in by its owner

@@ -1,0 +1,1 @@
+ctl_libdcpictl_la_SOURCES += ctl/analysis.c

@@ -1,0 +1,31 @@
+/*
+ * dcpictl's commands.  Each takes the global options and its own argv
+ * (argv[0] is the command's name) and returns the process exit status:
+ * 0 success, 1 failure (a message was printed on stderr), 2 usage error.
+ */
+#ifndef DCPICTL_COMMANDS_H
+#define DCPICTL_COMMANDS_H
+
+struct ctl_globals {
+	const char	*db;		/* -d DB, else $DCPIDB, else /var/lib/dcpi */
+	const char	*socket;	/* --socket PATH, else $DCPI_SOCKET, else default */
+};
+
+/* Control commands (ctl/control.c). */
+int cmd_status(const struct ctl_globals *, int, char **);
+int cmd_flush(const struct ctl_globals *, int, char **);
+int cmd_epoch(const struct ctl_globals *, int, char **);
+int cmd_quit(const struct ctl_globals *, int, char **);
+/* Profile files (ctl/cat.c). */
+int cmd_cat(const struct ctl_globals *, int, char **);
+/* Analysis (ctl/prof.c, ctl/list.c, ctl/diff.c, ctl/epochs.c). */
+int cmd_prof(const struct ctl_globals *, int, char **);
+int cmd_list(const struct ctl_globals *, int, char **);
+int cmd_diff(const struct ctl_globals *, int, char **);
+int cmd_epochs(const struct ctl_globals *, int, char **);
+int cmd_gc(const struct ctl_globals *, int, char **);
+/* Other tools' formats (ctl/export.c). */
+int cmd_export(const struct ctl_globals *, int, char **);
+int cmd_import(const struct ctl_globals *, int, char **);
+
+#endif

@@ -1,0 +1,16 @@
+#include "config.h"
+#include <stdio.h>
+#include "commands.h"
+/* Placeholder until the command is written. */
+int
+cmd_export(const struct ctl_globals *g, int argc, char **argv)
+{
+	fprintf(stderr, "dcpictl: export: not implemented yet\n");
+	return 1;
+}
+int
+cmd_import(const struct ctl_globals *g, int argc, char **argv)
+{
+	fprintf(stderr, "dcpictl: import: not implemented yet\n");
+	return 1;
+}

@@ -1,0 +1,76 @@
+/*
+ * Attribution: maps a sample's (pid, PC) to (image, image-relative offset).
+ * Keeps a model of every process's address space built from a /proc scan
+ * and the perf sideband records (MMAP2, COMM, FORK, EXIT), which the core
+ * feeds in timestamp order.  Images (ELF objects, the kernel, modules, the
+ * vdso) are identified by GNU build-id, else by a stable hash.
+ * Implemented in daemon/attr.c (address spaces) and daemon/image.c (images,
+ * kernel and modules).
+ */
+#ifndef DCPID_ATTR_H
+#define DCPID_ATTR_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* An image.  Owned by the attribution module; the pointer and index stay
+ * valid until attr_fini(), so the aggregation may index arrays by it. */
+struct image {
+	uint32_t	 index;		/* dense, 0..attr_nimages()-1 */
+	char		*id;		/* hex build-id or stable hash */
+	char		*path;		/* absolute path, or [kernel.kallsyms], [vdso], [MODULE] */
+	uint64_t	 tstart;	/* ELF vaddr of the text (first executable PT_LOAD) */
+	uint64_t	 tsize;		/* bytes */
+};
+
+/* Why a sample could not be attributed; ATTR_OK when it was. */
+enum attr_reason {
+	ATTR_OK = 0,
+	ATTR_UNKNOWN_PID,	/* no model for the pid */
+	ATTR_NO_MAP,		/* PC in no mapping of the process */
+	ATTR_ANON,		/* anonymous executable memory: JIT, trampolines */
+	ATTR_UNREADABLE,	/* mapped file whose ELF could not be read */
+	ATTR_OUTSIDE_TEXT,	/* PC maps into the file but outside its text range */
+	ATTR_KERNEL_UNKNOWN,	/* kernel PC outside the kernel text and modules */
+	ATTR_HYPERVISOR,	/* guest/hypervisor cpumode */
+	ATTR_NREASONS
+};
+const char *attr_reason_name(enum attr_reason r);	/* "anon", "unknown-pid", ... */
+
+int attr_init(void);
+void attr_fini(void);
+/* Reads /proc/PID/maps (and task/, comm) of every process.  Called after
+ * the perf fds are enabled so nothing falls between the scan and the
+ * records. */
+void attr_scan_proc(void);
+
+/* The PERF_RECORD_MMAP2 fields that matter; filename is NUL-terminated. */
+struct attr_mmap {
+	uint32_t	 pid, tid;
+	uint64_t	 start, len, pgoff;
+	uint32_t	 prot, flags;
+	int		 has_build_id;	/* PERF_RECORD_MISC_MMAP_BUILD_ID */
+	uint8_t		 build_id_size;
+	uint8_t		 build_id[20];
+	uint32_t	 maj, min;
+	uint64_t	 ino, ino_generation;
+	const char	*filename;
+};
+void attr_mmap(const struct attr_mmap *m);
+void attr_comm(uint32_t pid, uint32_t tid, const char *comm, int exec);
+void attr_fork(uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid);
+void attr_exit(uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid);
+
+/* Attributes one sample.  cpumode is header.misc & PERF_RECORD_MISC_CPUMODE_MASK.
+ * On ATTR_OK sets *img and *offset (pc's ELF vaddr - img->tstart). */
+enum attr_reason attr_sample(uint32_t pid, uint64_t pc, uint16_t cpumode,
+    struct image **img, uint32_t *offset);
+
+size_t attr_nimages(void);
+struct image *attr_image(uint32_t index);
+/* Processes modelled and bytes of memory held, for status. */
+size_t attr_nprocs(void);
+size_t attr_memory(void);
+
+#endif

@@ -1,0 +1,3 @@
+#include "config.h"
+/* Not written yet. */
+extern int dcpi_placeholder_config;

@@ -1,0 +1,75 @@
+/*
+ * libdcpi: the profile database layout (DESIGN.md "The profile database").
+ *
+ *   DB/EPOCH/HOST/EVENT/NAME.IMAGEID   one profile per image and event
+ *   DB/EPOCH/HOST/kallsyms              kernel symbols snapshot
+ *   DB/current -> EPOCH                 the epoch being written
+ *
+ * EPOCH is the epoch's UTC start, YYYYMMDDHHMMSS.  EVENT is the libpfm4
+ * event string with '/' written as "%2F" and '%' as "%25" (so that every
+ * string maps to one directory name and back).  Errors as in profile.h:
+ * -1 with errno, and a message in err when it is not NULL.
+ */
+#ifndef DCPI_DB_H
+#define DCPI_DB_H
+
+#include <stddef.h>
+#include <time.h>
+
+#include <dcpi/profile.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DCPI_DB_DEFAULT		"/var/lib/dcpi"
+#define DCPI_EPOCH_LEN		14	/* YYYYMMDDHHMMSS */
+
+/* The database path: $DCPIDB if set and not empty, else DCPI_DB_DEFAULT.
+ * Returns a static or environment string; do not free. */
+const char *dcpi_db_default(void);
+
+/* Writes t's UTC time as YYYYMMDDHHMMSS and a NUL into out[15]. */
+void dcpi_epoch_name(time_t t, char out[DCPI_EPOCH_LEN + 1]);
+/* Parses an epoch name (10 or 14 digits) into seconds since 1970 UTC; -1
+ * with EINVAL if malformed. */
+int dcpi_epoch_parse(const char *name, time_t *t);
+
+/* Directory name for event (escaped as above) into out[outlen]; -1/ENAMETOOLONG. */
+int dcpi_db_event_dirname(const char *event, char *out, size_t outlen);
+/* Inverse of dcpi_db_event_dirname; -1/EINVAL on a bad escape. */
+int dcpi_db_event_from_dirname(const char *dirname, char *out, size_t outlen);
+
+/* Profile file name "NAME.IMAGEID" for an image path and id: NAME is the
+ * basename of path with brackets and '/' dropped ("[kernel.kallsyms]" ->
+ * "kernel.kallsyms"), or "unknown". */
+int dcpi_db_profile_name(const char *path, const char *imageid, char *out, size_t outlen);
+
+/* malloc'd "DB/EPOCH/HOST/EVENTDIR" (caller frees); NULL/ENOMEM. */
+char *dcpi_db_event_path(const char *db, const char *epoch, const char *host,
+    const char *event);
+
+/* Creates DB/EPOCH/HOST/EVENTDIR and its parents (mode 0755 before umask;
+ * existing directories are fine). */
+int dcpi_db_mkdirs(const char *db, const char *epoch, const char *host,
+    const char *event, struct dcpi_error *err);
+
+/* Points DB/current at epoch atomically (a new symlink renamed over the
+ * old one, then the directory fsynced). */
+int dcpi_db_set_current(const char *db, const char *epoch, struct dcpi_error *err);
+/* The current epoch's name into out[DCPI_EPOCH_LEN + 1]; -1/ENOENT if none. */
+int dcpi_db_current(const char *db, char out[DCPI_EPOCH_LEN + 1], struct dcpi_error *err);
+
+/* The epochs of db (directory names of 10 or 14 digits), sorted oldest
+ * first.  *names is a malloc'd array of *n malloc'd strings: free with
+ * dcpi_strv_free().  -1/ENOENT if db does not exist. */
+int dcpi_db_epochs(const char *db, char ***names, size_t *n, struct dcpi_error *err);
+/* The entries of a directory (no "." or ".."; no hidden files, which are
+ * temporary files), sorted; same ownership as dcpi_db_epochs. */
+int dcpi_db_list(const char *dir, char ***names, size_t *n, struct dcpi_error *err);
+void dcpi_strv_free(char **v, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

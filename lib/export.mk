@@ -1,0 +1,1 @@
+# Exporters and importers of other tools' formats.

@@ -1,0 +1,1 @@
+# Symbolization (owned by the analysis work).
