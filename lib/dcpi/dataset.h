@@ -1,0 +1,86 @@
+/*
+ * libdcpi: the profiles of a database read into memory for analysis, merged
+ * per (event, image) over the chosen epochs and hosts (DESIGN.md "The
+ * profile database"; db.h for the layout).
+ *
+ * A corrupt or unreadable profile file is skipped, never fatal: it is
+ * recorded in the dataset's skipped list with the reader's one-line
+ * message, and the caller warns with it.
+ *
+ * Errors as in profile.h: -1 with errno, and a message in err when it is
+ * not NULL.
+ */
+#ifndef DCPI_DATASET_H
+#define DCPI_DATASET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <dcpi/profile.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What to load.  NULL arrays (or n == 0) mean all; a NULL filter too. */
+struct dcpi_dataset_filter {
+	const char	**epochs;	/* epoch directory names */
+	size_t		 n_epochs;
+	const char	*host;		/* only this host, else all merged */
+	const char	**events;	/* libpfm4 event strings as given */
+	size_t		 n_events;
+	const char	*image;		/* only images with this basename, path or id */
+};
+
+/* One image under one event: the merge of its profiles. */
+struct dcpi_dataset_image {
+	size_t		 event;		/* index into dcpi_dataset.events */
+	struct dcpi_profile *prof;	/* merged; path, image, tstart from the first */
+	char		*kallsyms;	/* DB/EPOCH/HOST/kallsyms of the first profile
+					 * (for the kernel and modules); may not exist */
+	uint64_t	 samples;	/* sum of the counts (not saturated) */
+};
+
+struct dcpi_dataset_event {
+	char		*name;		/* libpfm4 event string */
+	uint64_t	 period;	/* of the first profile; see mixed_period */
+	int		 mixed_period;	/* profiles with another period were merged */
+	uint64_t	 samples;	/* over all its images */
+};
+
+struct dcpi_dataset {
+	struct dcpi_dataset_event *events;	/* sorted by name */
+	size_t		 n_events;
+	/* Sorted by event, then image id, then tstart.  One entry per
+	 * (event, image id, tstart, tsize, period). */
+	struct dcpi_dataset_image *images;
+	size_t		 n_images;
+	char		**epochs;	/* epochs that contributed, oldest first */
+	size_t		 n_epochs;
+	char		**hosts;	/* hosts that contributed, sorted */
+	size_t		 n_hosts;
+	char		**skipped;	/* one message per skipped file */
+	size_t		 n_skipped;
+};
+
+/*
+ * Loads the profiles of db under DB/EPOCH/HOST/EVENTDIR/ for every epoch,
+ * host and event the filter selects.  *out is a new dataset to free with
+ * dcpi_dataset_free(), possibly empty (no epoch, no files).  -1 with
+ * ENOENT if db or a named epoch does not exist, ENOMEM; corrupt files are
+ * skipped, not errors.
+ */
+int dcpi_dataset_load(const char *db, const struct dcpi_dataset_filter *f,
+    struct dcpi_dataset **out, struct dcpi_error *err);
+void dcpi_dataset_free(struct dcpi_dataset *d);
+
+/* The events present in db over the filter's epochs and host (ignoring
+ * its events and image): a sorted array of *n malloc'd strings, free with
+ * dcpi_strv_free() (db.h).  For telling "unknown event" apart. */
+int dcpi_dataset_events(const char *db, const struct dcpi_dataset_filter *f,
+    char ***names, size_t *n, struct dcpi_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,108 @@
+/*
+ * libdcpi: procedure names and source lines for the offsets of a profile
+ * (DESIGN.md "Profile file": offsets are image-relative, ELF vaddr =
+ * tstart + offset; specs/dcpiformat.txt, header fields path, image, tstart).
+ *
+ * A symbol table belongs to one image as a profile names it: its path, its
+ * image id (GNU build-id in hex) and its tstart.  Sources, in order:
+ *   - the kernel ("[kernel.kallsyms]") and modules ("[NAME]"): the epoch's
+ *     kallsyms snapshot (DB/EPOCH/HOST/kallsyms), text symbols only, module
+ *     symbols by their "[NAME]" suffix; sizes run to the next symbol;
+ *   - ELF files: .symtab of the file itself, else of its separate debuginfo
+ *     (DEBUGDIR/.build-id/NN/REST.debug, then .gnu_debuglink in the file's
+ *     directory, its .debug/ and DEBUGDIR/DIR, then debuginfod when
+ *     DEBUGINFOD_URLS is set and not empty), else the file's .dynsym.
+ *     Function symbols (STT_FUNC, STT_GNU_IFUNC) only; a symbol of size 0
+ *     runs to the next one.  C++ and Rust (legacy) names are demangled.
+ * A file whose build-id differs from the image id is never used: opening
+ * fails with ESTALE, so that callers show NAME+0xOFFSET instead of a wrong
+ * name.  A file without a build-id cannot be checked and is used as is.
+ *
+ * Errors as in profile.h: -1 or NULL with errno, and a one-line message in
+ * err (when not NULL) naming the file and what was wrong.
+ */
+#ifndef DCPI_SYMBOL_H
+#define DCPI_SYMBOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <dcpi/profile.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One procedure.  Offsets, like the profile's, are relative to tstart. */
+struct dcpi_symbol {
+	const char	*name;		/* demangled; owned by the table */
+	uint64_t	 start;		/* offset of the first byte */
+	uint64_t	 size;		/* bytes (> 0) */
+};
+
+struct dcpi_symtab;	/* opaque */
+
+/* Where to look; a NULL struct or NULL/0 members mean the defaults. */
+struct dcpi_symtab_opts {
+	const char	*kallsyms;	/* the epoch's kallsyms snapshot (kernel, modules) */
+	const char	*debugdir;	/* separate debuginfo root, default "/usr/lib/debug" */
+	int		 no_debuginfod;	/* nonzero: never ask debuginfod */
+};
+
+/*
+ * Opens the symbol table of an image: path and imageid as in the profile's
+ * header (imageid may be NULL to skip the build-id check), tstart the
+ * profile's tstart.  Returns a table to release with dcpi_symtab_close().
+ * NULL with errno:
+ *   ESTALE  the file's build-id is not imageid (message names both);
+ *   ENOENT  the file (or kallsyms snapshot for the kernel/a module) is missing;
+ *   ENODATA no function symbol (stripped, or [vdso] and other pseudo paths);
+ *   EINVAL  not an ELF file, or a malformed kallsyms line (names the line);
+ *   ENOMEM.
+ */
+struct dcpi_symtab *dcpi_symtab_open(const char *path, const char *imageid,
+    uint64_t tstart, const struct dcpi_symtab_opts *opts, struct dcpi_error *err);
+void dcpi_symtab_close(struct dcpi_symtab *t);
+
+/* The procedure containing offset, or NULL if none does (callers group
+ * such samples under "[unknown]").  The pointer lives as long as t.
+ * O(log n). */
+const struct dcpi_symbol *dcpi_symtab_lookup(const struct dcpi_symtab *t, uint64_t offset);
+
+/* All procedures, sorted by start, non-overlapping (of two symbols at one
+ * address the global one is kept, i.e. an alias is dropped); *n gets the
+ * count.  Owned by t. */
+const struct dcpi_symbol *dcpi_symtab_symbols(const struct dcpi_symtab *t, size_t *n);
+
+/* Procedure by name (demangled, or the raw symbol name); the first in
+ * address order.  NULL if none. */
+const struct dcpi_symbol *dcpi_symtab_find(const struct dcpi_symtab *t, const char *name);
+
+/*
+ * Source position of the instruction at offset, from DWARF (libdw) of the
+ * file or its separate debuginfo: *file (owned by t, valid until close) and
+ * *line (1-based).  0 on success; -1 with ENOENT when there is no line
+ * information for offset (or no DWARF at all).
+ */
+int dcpi_symtab_srcline(struct dcpi_symtab *t, uint64_t offset, const char **file,
+    int *line);
+
+/*
+ * The image's bytes at [offset, offset + len) as loaded (from the file's
+ * PT_LOAD segments, for disassembly): *buf is malloc'd, caller frees; *got
+ * gets the bytes available (< len at the end of the segment).  -1 with
+ * ENOENT for the kernel and modules (no file), EFAULT if offset is not in a
+ * loadable segment with file contents.
+ */
+int dcpi_symtab_read(struct dcpi_symtab *t, uint64_t offset, size_t len, void **buf,
+    size_t *got);
+
+/* Demangles a C++ (Itanium ABI, _Z...) or legacy Rust (_ZN...17h<hash>E,
+ * hash dropped) name: a malloc'd string the caller frees, or NULL when
+ * name is not mangled (or ENOMEM).  Uses libstdc++'s __cxa_demangle. */
+char *dcpi_demangle(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
