@@ -1,0 +1,47 @@
+/*
+ * dcpid's configuration: defaults, then /etc/dcpi/dcpid.conf (key = value
+ * lines, '#' comments), then the command line.  Implemented in
+ * daemon/config.c.
+ */
+#ifndef DCPID_CONFIG_H
+#define DCPID_CONFIG_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#define CONFIG_DEFAULT_PATH	DCPI_SYSCONFDIR "/dcpi/dcpid.conf"
+#define CONFIG_MAX_EVENTS	16
+
+struct config {
+	char		*events[CONFIG_MAX_EVENTS];	/* libpfm4 strings, malloc'd */
+	size_t		 nevents;		/* 0: default (cycles, else cpu-clock) */
+	char		*db;			/* database directory */
+	char		*socket;		/* control socket path */
+	char		*group;			/* control/database group name, or NULL */
+	char		*cpus;			/* CPU list "0-3,6", or NULL for all online */
+	unsigned	 flush_interval;	/* seconds */
+	size_t		 memory_cap;		/* bytes of counts before an early flush */
+	unsigned	 keep_days;		/* retention for dcpictl gc */
+	unsigned	 keep_min;
+	int		 verbose;
+	/* Set by config_defaults and after config_load: the next "event"
+	 * starts a new list, so that the command line's events replace the
+	 * file's and a file's replace the defaults rather than add to them. */
+	int		 events_replace;
+};
+
+/* Fills c with the built-in defaults (strings malloc'd). */
+void config_defaults(struct config *c);
+/* Reads path into c, overriding what it sets.  Returns 0; -1 with a message
+ * "PATH:LINE: what was expected" in err[errlen] on a bad line or an
+ * unreadable file; a missing file is 0 when missing_ok. */
+int config_load(struct config *c, const char *path, int missing_ok, char *err, size_t errlen);
+/* Sets one key from its text (shared by the file and the command line);
+ * -1 with a message in err. */
+int config_set(struct config *c, const char *key, const char *value, char *err, size_t errlen);
+/* Prints the effective configuration in the file's own syntax. */
+void config_print(const struct config *c, FILE *fp);
+void config_free(struct config *c);
+
+#endif
