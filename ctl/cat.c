@@ -1,10 +1,154 @@
+/*
+ * dcpictl cat [--summary] FILE...: profile files as text, like DCPI's
+ * dcpicat: the header lines as written, then "0xADDRESS COUNT" for every
+ * address with samples (absolute: tstart + offset).  Files that are not
+ * DCPI profiles go to cat_foreign (other tools' formats).
+ */
 #include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <dcpi/profile.h>
+
 #include "commands.h"
-/* Placeholder until the command is written. */
+
+static int
+read_file(const char *path, char **bufp, size_t *lenp)
+{
+	char *buf = NULL, *nb;
+	size_t len = 0, cap = 0;
+	ssize_t r;
+	int fd, e;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	for (;;) {
+		if (len == cap) {
+			cap = cap ? cap * 2 : 65536;
+			if ((nb = realloc(buf, cap)) == NULL) {
+				errno = ENOMEM;
+				goto fail;
+			}
+			buf = nb;
+		}
+		r = read(fd, buf + len, cap - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			goto fail;
+		if (r == 0)
+			break;
+		len += r;
+	}
+	close(fd);
+	*bufp = buf;
+	*lenp = len;
+	return 0;
+fail:
+	e = errno;
+	close(fd);
+	free(buf);
+	errno = e;
+	return -1;
+}
+
+/* Prints the header lines as they are in the file, the terminator without
+ * its padding.  The parser accepted buf, so a "samples" line ends it. */
+static void
+print_header(const char *buf, size_t len, FILE *out)
+{
+	const char *line = buf, *nl;
+	size_t n;
+
+	while ((nl = memchr(line, '\n', len - (line - buf))) != NULL) {
+		n = nl - line;
+		if (n >= 7 && memcmp(line, "samples", 7) == 0 &&
+		    strspn(line + 7, " \t") >= n - 7) {
+			fputs("samples\n", out);
+			return;
+		}
+		fprintf(out, "%.*s\n", (int)n, line);
+		line = nl + 1;
+	}
+}
+
+static int
+cat_one(const char *path, int summary, FILE *out)
+{
+	struct dcpi_profile *p;
+	struct dcpi_error err;
+	size_t len, i;
+	char *buf;
+	int rc = 0;
+
+	if (read_file(path, &buf, &len) < 0) {
+		fprintf(stderr, "dcpictl: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (len < 7 || memcmp(buf, "version", 7) != 0) {
+		rc = cat_foreign(path, buf, len, out);
+		free(buf);
+		return rc;
+	}
+	if (dcpi_profile_parse(buf, len, path, &p, &err) < 0) {
+		fprintf(stderr, "dcpictl: %s\n", err.msg);
+		free(buf);
+		return -1;
+	}
+	print_header(buf, len, out);
+	if (summary) {
+		fprintf(out, "total_offsets %" PRIu32 "\ntotal_samples %" PRIu32 "\n",
+		    dcpi_profile_total_offsets(p), dcpi_profile_total_samples(p));
+	} else {
+		for (i = 0; i < p->n_counts; i++)
+			fprintf(out, "0x%" PRIx64 " %" PRIu32 "\n",
+			    p->tstart + p->counts[i].offset, p->counts[i].count);
+	}
+	dcpi_profile_free(p);
+	free(buf);
+	return rc;
+}
+
 int
 cmd_cat(const struct ctl_globals *g, int argc, char **argv)
 {
-	fprintf(stderr, "dcpictl: cat: not implemented yet\n");
-	return 1;
+	static const struct option opts[] = {
+		{ "summary",	no_argument,	NULL, 's' },
+		{ "help",	no_argument,	NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int ch, i, summary = 0, status = 0;
+
+	(void)g;
+	while ((ch = getopt_long(argc, argv, "sh", opts, NULL)) != -1) {
+		switch (ch) {
+		case 's': summary = 1; break;
+		case 'h':
+			printf("usage: dcpictl cat [--summary] FILE...\n");
+			return 0;
+		default:
+			fprintf(stderr, "usage: dcpictl cat [--summary] FILE...\n");
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "usage: dcpictl cat [--summary] FILE...\n");
+		return 2;
+	}
+	for (i = optind; i < argc; i++) {
+		if (cat_one(argv[i], summary, stdout) < 0)
+			status = 1;
+		if (fflush(stdout) != 0) {
+			fprintf(stderr, "dcpictl: cat: standard output: %s\n", strerror(errno));
+			return 1;
+		}
+	}
+	return status;
 }

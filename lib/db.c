@@ -1,6 +1,28 @@
+/*
+ * The profile database layout (DESIGN.md "The profile database"):
+ * DB/EPOCH/HOST/EVENT/NAME.IMAGEID, DB/current -> EPOCH.
+ */
 #include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <dcpi/db.h>
+
+static void
+fail(struct dcpi_error *err, const char *path, const char *what, int e)
+{
+	if (err != NULL)
+		snprintf(err->msg, sizeof(err->msg), "%s: %s: %s", path, what, strerror(e));
+	errno = e;
+}
 
 const char *
 dcpi_db_default(void)
@@ -8,4 +30,400 @@ dcpi_db_default(void)
 	const char *s = getenv("DCPIDB");
 
 	return s != NULL && *s ? s : DCPI_DB_DEFAULT;
+}
+
+void
+dcpi_epoch_name(time_t t, char out[DCPI_EPOCH_LEN + 1])
+{
+	struct tm tm;
+
+	if (gmtime_r(&t, &tm) == NULL ||
+	    strftime(out, DCPI_EPOCH_LEN + 1, "%Y%m%d%H%M%S", &tm) != DCPI_EPOCH_LEN)
+		memcpy(out, "00000000000000", DCPI_EPOCH_LEN + 1);
+}
+
+static int
+digits(const char *s, int n)
+{
+	int v = 0;
+
+	while (n-- > 0)
+		v = v * 10 + (*s++ - '0');
+	return v;
+}
+
+int
+dcpi_epoch_parse(const char *name, time_t *t)
+{
+	size_t n = strlen(name), i;
+	struct tm tm, chk;
+	const char *s = name;
+	time_t r;
+
+	if (n != 10 && n != 14)
+		goto bad;
+	for (i = 0; i < n; i++)
+		if (name[i] < '0' || name[i] > '9')
+			goto bad;
+	memset(&tm, 0, sizeof(tm));
+	if (n == 10) {
+		/* POSIX %y: 69-99 are 1969-1999, 00-68 are 2000-2068. */
+		tm.tm_year = digits(s, 2);
+		if (tm.tm_year < 69)
+			tm.tm_year += 100;
+		s += 2;
+	} else {
+		tm.tm_year = digits(s, 4) - 1900;
+		s += 4;
+	}
+	tm.tm_mon = digits(s, 2) - 1;
+	tm.tm_mday = digits(s + 2, 2);
+	tm.tm_hour = digits(s + 4, 2);
+	tm.tm_min = digits(s + 6, 2);
+	tm.tm_sec = n == 14 ? digits(s + 8, 2) : 0;
+	chk = tm;
+	r = timegm(&tm);
+	/* timegm normalizes: a field out of range shows up as a change. */
+	if (tm.tm_year != chk.tm_year || tm.tm_mon != chk.tm_mon ||
+	    tm.tm_mday != chk.tm_mday || tm.tm_hour != chk.tm_hour ||
+	    tm.tm_min != chk.tm_min || tm.tm_sec != chk.tm_sec)
+		goto bad;
+	*t = r;
+	return 0;
+bad:
+	errno = EINVAL;
+	return -1;
+}
+
+int
+dcpi_db_event_dirname(const char *event, char *out, size_t outlen)
+{
+	size_t n = 0;
+	const char *s;
+
+	if (*event == '\0') {
+		errno = EINVAL;
+		return -1;
+	}
+	for (s = event; *s; s++) {
+		/* "." and ".." are not usable names; escape their dots. */
+		const char *esc = *s == '/' ? "%2F" : *s == '%' ? "%25" :
+		    *s == '.' && (strcmp(event, ".") == 0 || strcmp(event, "..") == 0) ?
+		    "%2E" : NULL;
+		size_t k = esc ? 3 : 1;
+
+		if (n + k >= outlen || n + k > NAME_MAX) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		if (esc)
+			memcpy(out + n, esc, 3);
+		else
+			out[n] = *s;
+		n += k;
+	}
+	out[n] = '\0';
+	return 0;
+}
+
+int
+dcpi_db_event_from_dirname(const char *dirname, char *out, size_t outlen)
+{
+	size_t n = 0;
+	const char *s;
+	char c;
+
+	for (s = dirname; *s; s++) {
+		c = *s;
+		if (c == '%') {
+			if (strncmp(s, "%2F", 3) == 0)
+				c = '/';
+			else if (strncmp(s, "%25", 3) == 0)
+				c = '%';
+			else if (strncmp(s, "%2E", 3) == 0)
+				c = '.';
+			else {
+				errno = EINVAL;
+				return -1;
+			}
+			s += 2;
+		}
+		if (n + 1 >= outlen) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		out[n++] = c;
+	}
+	if (outlen == 0) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	out[n] = '\0';
+	return 0;
+}
+
+int
+dcpi_db_profile_name(const char *path, const char *imageid, char *out, size_t outlen)
+{
+	const char *base = path ? path : "";
+	char name[NAME_MAX + 1];
+	size_t n = 0;
+	int r;
+
+	/* Pseudo paths ("[kernel.kallsyms]", "[anon:a/b]") are names, not paths. */
+	if (*base != '[' && strrchr(base, '/') != NULL)
+		base = strrchr(base, '/') + 1;
+	for (; *base && n < NAME_MAX; base++)
+		if (*base != '[' && *base != ']' && *base != '/')
+			name[n++] = *base;
+	name[n] = '\0';
+	if (n == 0 || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		strcpy(name, "unknown");
+	if (*imageid == '\0' || strchr(imageid, '/') != NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	r = snprintf(out, outlen, "%s.%s", name, imageid);
+	if (r < 0 || (size_t)r >= outlen || r > NAME_MAX) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+char *
+dcpi_db_event_path(const char *db, const char *epoch, const char *host,
+    const char *event)
+{
+	char dir[NAME_MAX + 1], *s;
+
+	if (dcpi_db_event_dirname(event, dir, sizeof(dir)) < 0)
+		return NULL;
+	if (asprintf(&s, "%s/%s/%s/%s", db, epoch, host, dir) < 0) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return s;
+}
+
+int
+dcpi_db_mkdirs(const char *db, const char *epoch, const char *host,
+    const char *event, struct dcpi_error *err)
+{
+	char *path, *p;
+	struct stat st;
+	int e;
+
+	if ((path = dcpi_db_event_path(db, epoch, host, event)) == NULL) {
+		fail(err, event, "cannot name its directory", errno);
+		return -1;
+	}
+	for (p = path + 1;; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		char c = *p;
+
+		*p = '\0';
+		if (mkdir(path, 0755) < 0) {
+			e = errno;
+			if (e != EEXIST || stat(path, &st) < 0 || !S_ISDIR(st.st_mode)) {
+				fail(err, path, "cannot create directory",
+				    e == EEXIST ? ENOTDIR : e);
+				free(path);
+				return -1;
+			}
+		}
+		*p = c;
+		if (c == '\0')
+			break;
+	}
+	free(path);
+	return 0;
+}
+
+static int
+is_epoch_name(const char *s)
+{
+	size_t n = strlen(s);
+	time_t t;
+
+	return (n == 10 || n == 14) && dcpi_epoch_parse(s, &t) == 0;
+}
+
+int
+dcpi_db_set_current(const char *db, const char *epoch, struct dcpi_error *err)
+{
+	char *tmp = NULL, *cur = NULL;
+	int fd, e;
+
+	if (!is_epoch_name(epoch)) {
+		fail(err, epoch, "not an epoch name", EINVAL);
+		return -1;
+	}
+	if (asprintf(&tmp, "%s/.current.%ld", db, (long)getpid()) < 0 ||
+	    asprintf(&cur, "%s/current", db) < 0) {
+		free(tmp);
+		fail(err, db, "cannot set the current epoch", ENOMEM);
+		return -1;
+	}
+	unlink(tmp);
+	if (symlink(epoch, tmp) < 0) {
+		e = errno;
+		fail(err, tmp, "cannot create symlink", e);
+		goto out;
+	}
+	if (rename(tmp, cur) < 0) {
+		e = errno;
+		unlink(tmp);
+		fail(err, cur, "cannot replace", e);
+		goto out;
+	}
+	if ((fd = open(db, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+	    (fsync(fd) < 0 && errno != EINVAL)) {
+		e = errno;
+		if (fd >= 0)
+			close(fd);
+		fail(err, db, "cannot fsync", e);
+		goto out;
+	}
+	close(fd);
+	free(tmp);
+	free(cur);
+	return 0;
+out:
+	free(tmp);
+	free(cur);
+	errno = e;
+	return -1;
+}
+
+int
+dcpi_db_current(const char *db, char out[DCPI_EPOCH_LEN + 1], struct dcpi_error *err)
+{
+	char *cur, buf[64];
+	ssize_t n;
+	int e;
+
+	if (asprintf(&cur, "%s/current", db) < 0) {
+		fail(err, db, "cannot read the current epoch", ENOMEM);
+		return -1;
+	}
+	n = readlink(cur, buf, sizeof(buf) - 1);
+	if (n < 0) {
+		e = errno == EINVAL ? EINVAL : errno;
+		fail(err, cur, "cannot read symlink", e);
+		free(cur);
+		return -1;
+	}
+	buf[n] = '\0';
+	if (!is_epoch_name(buf)) {
+		if (err != NULL)
+			snprintf(err->msg, sizeof(err->msg),
+			    "%s: points to '%s', not an epoch name", cur, buf);
+		free(cur);
+		errno = EINVAL;
+		return -1;
+	}
+	free(cur);
+	memcpy(out, buf, (size_t)n + 1);
+	return 0;
+}
+
+void
+dcpi_strv_free(char **v, size_t n)
+{
+	size_t i;
+
+	if (v == NULL)
+		return;
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static int
+cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int
+cmp_epoch(const void *a, const void *b)
+{
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	time_t tx = 0, ty = 0;
+
+	dcpi_epoch_parse(x, &tx);
+	dcpi_epoch_parse(y, &ty);
+	if (tx != ty)
+		return tx < ty ? -1 : 1;
+	return strcmp(x, y);
+}
+
+/* Lists dir's non-hidden entries; with epochs, only epoch directories. */
+static int
+list(const char *dir, int epochs, char ***names, size_t *np, struct dcpi_error *err)
+{
+	char **v = NULL, **nv;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+	int e;
+
+	*names = NULL;
+	*np = 0;
+	if ((d = opendir(dir)) == NULL) {
+		fail(err, dir, "cannot open directory", errno);
+		return -1;
+	}
+	while ((errno = 0, de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (epochs) {
+			if (!is_epoch_name(de->d_name))
+				continue;
+			if (fstatat(dirfd(d), de->d_name, &st, 0) < 0 || !S_ISDIR(st.st_mode))
+				continue;
+		}
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			if ((nv = reallocarray(v, cap, sizeof(*v))) == NULL)
+				goto nomem;
+			v = nv;
+		}
+		if ((v[n] = strdup(de->d_name)) == NULL)
+			goto nomem;
+		n++;
+	}
+	if (errno != 0) {
+		e = errno;
+		closedir(d);
+		dcpi_strv_free(v, n);
+		fail(err, dir, "cannot read directory", e);
+		return -1;
+	}
+	closedir(d);
+	if (n > 0)
+		qsort(v, n, sizeof(*v), epochs ? cmp_epoch : cmp_name);
+	*names = v;
+	*np = n;
+	return 0;
+nomem:
+	closedir(d);
+	dcpi_strv_free(v, n);
+	fail(err, dir, "cannot list directory", ENOMEM);
+	return -1;
+}
+
+int
+dcpi_db_epochs(const char *db, char ***names, size_t *n, struct dcpi_error *err)
+{
+	return list(db, 1, names, n, err);
+}
+
+int
+dcpi_db_list(const char *dir, char ***names, size_t *n, struct dcpi_error *err)
+{
+	return list(dir, 0, names, n, err);
 }
