@@ -89,9 +89,11 @@ parse_uint(const char *s, unsigned long long max, unsigned long long *out,
 	if (!isdigit((unsigned char)*p))
 		return -1;
 	for (; isdigit((unsigned char)*p); p++) {
-		if (v > (max - (unsigned)(*p - '0')) / 10)
+		unsigned d = (unsigned)(*p - '0');
+
+		if (d > max || v > (max - d) / 10)
 			return -1;
-		v = v * 10 + (unsigned)(*p - '0');
+		v = v * 10 + d;
 	}
 	*out = v;
 	if (end != NULL)

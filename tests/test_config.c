@@ -1,0 +1,339 @@
+/*
+ * dcpid's configuration file (daemon/config.c): values, bad lines reported
+ * with their line numbers, command-line overrides, and config_print's
+ * output loading back to the same configuration.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "../daemon/config.h"
+
+static char tmpdir[] = "/tmp/dcpi-test-config.XXXXXX";
+
+static int
+setup(void **state)
+{
+	return mkdtemp(tmpdir) == NULL ? -1 : 0;
+}
+
+static int
+teardown(void **state)
+{
+	char cmd[64];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Writes text to a file in tmpdir and returns its path (static buffer). */
+static const char *
+write_conf(const char *name, const char *text)
+{
+	static char path[256];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	assert_int_equal(fputs(text, fp) >= 0, 1);
+	assert_int_equal(fclose(fp), 0);
+	return path;
+}
+
+/* Loads text over the defaults; returns config_load's result, err filled. */
+static int
+load_text(struct config *c, const char *text, char *err, size_t errlen)
+{
+	config_defaults(c);
+	err[0] = '\0';
+	return config_load(c, write_conf("dcpid.conf", text), 0, err, errlen);
+}
+
+static void
+test_defaults(void **state)
+{
+	struct config c;
+
+	config_defaults(&c);
+	assert_int_equal(c.nevents, 0);
+	assert_string_equal(c.db, "/var/lib/dcpi");
+	assert_string_equal(c.socket, "/run/dcpid/dcpid.sock");
+	assert_null(c.group);
+	assert_null(c.cpus);
+	assert_true(c.flush_interval > 0);
+	assert_true(c.memory_cap > 0);
+	config_free(&c);
+}
+
+static void
+test_all_keys(void **state)
+{
+	struct config c;
+	char err[256];
+
+	assert_int_equal(load_text(&c,
+	    "# dcpid.conf\n"
+	    "\n"
+	    "event = perf::cpu-clock:period=1000000\n"
+	    "  event=perf::page-faults   # trailing comment\n"
+	    "flush-interval = 10m\n"
+	    "database = /srv/dcpi#1\n"
+	    "socket = /run/x/dcpid.sock\n"
+	    "group = root\n"
+	    "cpus = 0-3,6\n"
+	    "memory-cap = 128M\n"
+	    "keep-days = 90\n"
+	    "keep-min = 2\n"
+	    "verbose = 2\n", err, sizeof(err)), 0);
+	assert_int_equal(c.nevents, 2);
+	assert_string_equal(c.events[0], "perf::cpu-clock:period=1000000");
+	assert_string_equal(c.events[1], "perf::page-faults");
+	assert_int_equal(c.flush_interval, 600);
+	/* '#' not after white space belongs to the value. */
+	assert_string_equal(c.db, "/srv/dcpi#1");
+	assert_string_equal(c.socket, "/run/x/dcpid.sock");
+	assert_string_equal(c.group, "root");
+	assert_string_equal(c.cpus, "0-3,6");
+	assert_int_equal(c.memory_cap, (size_t)128 << 20);
+	assert_int_equal(c.keep_days, 90);
+	assert_int_equal(c.keep_min, 2);
+	assert_int_equal(c.verbose, 2);
+	config_free(&c);
+}
+
+static void
+test_suffixes(void **state)
+{
+	struct config c;
+	char err[256];
+
+	config_defaults(&c);
+	assert_int_equal(config_set(&c, "flush-interval", "45", err, sizeof(err)), 0);
+	assert_int_equal(c.flush_interval, 45);
+	assert_int_equal(config_set(&c, "flush-interval", "2h", err, sizeof(err)), 0);
+	assert_int_equal(c.flush_interval, 7200);
+	assert_int_equal(config_set(&c, "flush-interval", "1d", err, sizeof(err)), 0);
+	assert_int_equal(c.flush_interval, 86400);
+	assert_int_equal(config_set(&c, "memory-cap", "512k", err, sizeof(err)), 0);
+	assert_int_equal(c.memory_cap, 512 << 10);
+	assert_int_equal(config_set(&c, "memory-cap", "1G", err, sizeof(err)), 0);
+	assert_int_equal(c.memory_cap, (size_t)1 << 30);
+	assert_int_equal(config_set(&c, "memory-cap", "1000", err, sizeof(err)), 0);
+	assert_int_equal(c.memory_cap, 1000);
+	assert_int_equal(config_set(&c, "cpus", "all", err, sizeof(err)), 0);
+	assert_null(c.cpus);
+	config_free(&c);
+}
+
+/* Each bad line is reported as PATH:LINE: and what was expected, and the
+ * configuration stays usable (freed without leaks under ASan). */
+static void
+test_bad_lines(void **state)
+{
+	static const struct {
+		const char	*text;
+		unsigned	 line;
+		const char	*what;
+	} cases[] = {
+		{ "verbose = 1\nfrobnicate = 3\n", 2, "unknown key 'frobnicate'" },
+		{ "\n# c\nflush-interval = soon\n", 3, "expected a number of seconds" },
+		{ "flush-interval = 0\n", 1, "expected a number of seconds" },
+		{ "flush-interval = -5\n", 1, "expected a number of seconds" },
+		{ "flush-interval = 5x\n", 1, "expected a number of seconds" },
+		{ "flush-interval = 99999999999\n", 1, "expected a number of seconds" },
+		{ "memory-cap = 12Q\n", 1, "expected a number of bytes" },
+		{ "memory-cap = 99999999999999999999\n", 1, "expected a number of bytes" },
+		{ "keep-days = many\n", 1, "expected a number of days" },
+		{ "keep-min = 1.5\n", 1, "expected a number of epochs" },
+		{ "verbose = 3\n", 1, "expected 0, 1 or 2" },
+		{ "cpus = 3-1\n", 1, "expected 'all' or a CPU list" },
+		{ "cpus = 0,,1\n", 1, "expected 'all' or a CPU list" },
+		{ "event = no-such-event-xyz\n", 1, "event 'no-such-event-xyz'" },
+		{ "event = perf::cpu-clock:period=abc\n", 1, "libpfm4 event string was expected" },
+		{ "group = no-such-group-dcpi-test\n", 1, "no such group" },
+		{ "database =\n", 1, "expected a value" },
+		{ "verbose 1\n", 1, "expected 'key = value'" },
+	};
+	struct config c;
+	char err[512], want[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (load_text(&c, cases[i].text, err, sizeof(err)) != -1)
+			fail_msg("case %zu loads: %s", i, cases[i].text);
+		snprintf(want, sizeof(want), "%s/dcpid.conf:%u: ", tmpdir, cases[i].line);
+		if (strncmp(err, want, strlen(want)) != 0 ||
+		    strstr(err, cases[i].what) == NULL)
+			fail_msg("case %zu: got \"%s\", want prefix \"%s\" and \"%s\"",
+			    i, err, want, cases[i].what);
+		assert_null(strchr(err, '\n'));
+		config_free(&c);
+	}
+}
+
+static void
+test_too_many_events(void **state)
+{
+	struct config c;
+	char err[256], text[64 * (CONFIG_MAX_EVENTS + 1)];
+	size_t i, n = 0;
+
+	for (i = 0; i <= CONFIG_MAX_EVENTS; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n,
+		    "event = perf::cpu-clock:period=%zu\n", 1000 + i);
+	assert_int_equal(load_text(&c, text, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, ":17: event: too many events"));
+	assert_int_equal(c.nevents, CONFIG_MAX_EVENTS);
+	config_free(&c);
+}
+
+static void
+test_missing_file(void **state)
+{
+	struct config c;
+	char err[256], path[256];
+
+	snprintf(path, sizeof(path), "%s/absent.conf", tmpdir);
+	config_defaults(&c);
+	assert_int_equal(config_load(&c, path, 1, err, sizeof(err)), 0);
+	assert_int_equal(config_load(&c, path, 0, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "absent.conf: No such file or directory"));
+	config_free(&c);
+}
+
+/* Later lines override earlier ones; the command line (config_set after
+ * config_load) overrides the file; a source that names events replaces the
+ * previous source's events instead of adding to them. */
+static void
+test_overrides(void **state)
+{
+	struct config c;
+	char err[256];
+
+	assert_int_equal(load_text(&c,
+	    "event = perf::cpu-clock\n"
+	    "event = perf::task-clock\n"
+	    "flush-interval = 30\n"
+	    "flush-interval = 60\n"
+	    "database = /a\n", err, sizeof(err)), 0);
+	assert_int_equal(c.flush_interval, 60);
+	assert_int_equal(c.nevents, 2);
+
+	assert_int_equal(config_set(&c, "event", "perf::page-faults", err, sizeof(err)), 0);
+	assert_int_equal(config_set(&c, "event", "perf::cpu-clock:period=5000", err, sizeof(err)), 0);
+	assert_int_equal(config_set(&c, "database", "/b", err, sizeof(err)), 0);
+	assert_int_equal(c.nevents, 2);
+	assert_string_equal(c.events[0], "perf::page-faults");
+	assert_string_equal(c.events[1], "perf::cpu-clock:period=5000");
+	assert_string_equal(c.db, "/b");
+	assert_int_equal(c.flush_interval, 60);
+
+	/* A file without events keeps the ones already set. */
+	assert_int_equal(config_load(&c, write_conf("noev.conf", "verbose = 1\n"),
+	    0, err, sizeof(err)), 0);
+	assert_int_equal(c.nevents, 2);
+	assert_int_equal(c.verbose, 1);
+
+	assert_int_equal(config_set(&c, "nonsense", "1", err, sizeof(err)), -1);
+	assert_string_equal(err, "unknown key 'nonsense'");
+	config_free(&c);
+}
+
+static char *
+print_to_string(const struct config *c)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+
+	assert_non_null(fp);
+	config_print(c, fp);
+	assert_int_equal(fclose(fp), 0);
+	return buf;
+}
+
+static void
+assert_config_equal(const struct config *a, const struct config *b)
+{
+	size_t i;
+
+	assert_int_equal(a->nevents, b->nevents);
+	for (i = 0; i < a->nevents; i++)
+		assert_string_equal(a->events[i], b->events[i]);
+	assert_string_equal(a->db, b->db);
+	assert_string_equal(a->socket, b->socket);
+	assert_true((a->group == NULL) == (b->group == NULL));
+	if (a->group != NULL)
+		assert_string_equal(a->group, b->group);
+	assert_true((a->cpus == NULL) == (b->cpus == NULL));
+	if (a->cpus != NULL)
+		assert_string_equal(a->cpus, b->cpus);
+	assert_int_equal(a->flush_interval, b->flush_interval);
+	assert_int_equal(a->memory_cap, b->memory_cap);
+	assert_int_equal(a->keep_days, b->keep_days);
+	assert_int_equal(a->keep_min, b->keep_min);
+	assert_int_equal(a->verbose, b->verbose);
+}
+
+/* config_print -> config_load gives the same configuration, for the
+ * defaults and for one with every key set to a non-default value. */
+static void
+test_round_trip(void **state)
+{
+	static const char *const sets[][2] = {
+		{ "event", "perf::cpu-clock:period=250000" },
+		{ "event", "perf::page-faults:u" },
+		{ "flush-interval", "3h" },
+		{ "database", "/srv/profiles" },
+		{ "socket", "/run/other/dcpid.sock" },
+		{ "group", "root" },
+		{ "cpus", "1,3-5" },
+		{ "memory-cap", "1536" },
+		{ "keep-days", "0" },
+		{ "keep-min", "1" },
+		{ "verbose", "1" },
+	};
+	struct config a, b;
+	char err[256], *text;
+	size_t i;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		config_defaults(&a);
+		for (i = 0; pass == 1 && i < sizeof(sets) / sizeof(sets[0]); i++)
+			assert_int_equal(config_set(&a, sets[i][0], sets[i][1],
+			    err, sizeof(err)), 0);
+		text = print_to_string(&a);
+		if (load_text(&b, text, err, sizeof(err)) != 0)
+			fail_msg("printed configuration does not load: %s\n%s", err, text);
+		assert_config_equal(&a, &b);
+		free(text);
+		config_free(&a);
+		config_free(&b);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_all_keys),
+		cmocka_unit_test(test_suffixes),
+		cmocka_unit_test(test_bad_lines),
+		cmocka_unit_test(test_too_many_events),
+		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_overrides),
+		cmocka_unit_test(test_round_trip),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
