@@ -1,0 +1,427 @@
+/*
+ * The analysis dataset: lib/dcpi/dataset.h.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <dcpi/dataset.h>
+#include <dcpi/db.h>
+
+struct loaded {
+	size_t		 event;
+	struct dcpi_profile *prof;
+	char		*kallsyms;
+};
+
+struct strset {
+	char		**v;
+	size_t		 n, cap;
+};
+
+static void
+seterr(struct dcpi_error *err, int e, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err != NULL) {
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+	}
+	errno = e;
+}
+
+static int
+grow(void **v, size_t *cap, size_t n, size_t size)
+{
+	void *p;
+	size_t nc;
+
+	if (n < *cap)
+		return 0;
+	nc = *cap ? *cap * 2 : 16;
+	if ((p = reallocarray(*v, nc, size)) == NULL)
+		return -1;
+	*v = p;
+	*cap = nc;
+	return 0;
+}
+
+/* Index of s in the set, added if absent; -1/ENOMEM. */
+static ssize_t
+strset_add(struct strset *set, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < set->n; i++)
+		if (strcmp(set->v[i], s) == 0)
+			return (ssize_t)i;
+	if (grow((void **)&set->v, &set->cap, set->n, sizeof(char *)) == -1 ||
+	    (set->v[set->n] = strdup(s)) == NULL)
+		return -1;
+	return (ssize_t)set->n++;
+}
+
+static int
+strp_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int
+is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int
+selected(const char **v, size_t n, const char *s)
+{
+	size_t i;
+
+	if (v == NULL || n == 0)
+		return 1;
+	for (i = 0; i < n; i++)
+		if (strcmp(v[i], s) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+image_matches(const struct dcpi_profile *p, const char *want)
+{
+	const char *base;
+	size_t l;
+
+	if (want == NULL)
+		return 1;
+	if (p->image && strcasecmp(p->image, want) == 0)
+		return 1;
+	if (p->path == NULL)
+		return strcmp(want, "unknown") == 0;
+	if (strcmp(p->path, want) == 0)
+		return 1;
+	base = strrchr(p->path, '/') ? strrchr(p->path, '/') + 1 : p->path;
+	if (strcmp(base, want) == 0)
+		return 1;
+	/* "kernel.kallsyms" names "[kernel.kallsyms]". */
+	l = strlen(want);
+	return base[0] == '[' && strncmp(base + 1, want, l) == 0 && base[l + 1] == ']' &&
+	    base[l + 2] == '\0';
+}
+
+/* The epochs the filter selects; ENOENT naming a missing one. */
+static int
+pick_epochs(const char *db, const struct dcpi_dataset_filter *f, char ***names,
+    size_t *n, struct dcpi_error *err)
+{
+	char path[4096];
+	size_t i;
+
+	if (!is_dir(db)) {
+		seterr(err, ENOENT, "%s: no such database", db);
+		return -1;
+	}
+	if (f == NULL || f->n_epochs == 0)
+		return dcpi_db_epochs(db, names, n, err);
+	if ((*names = calloc(f->n_epochs, sizeof(char *))) == NULL)
+		goto nomem;
+	for (i = 0; i < f->n_epochs; i++) {
+		snprintf(path, sizeof(path), "%s/%s", db, f->epochs[i]);
+		if (!is_dir(path)) {
+			dcpi_strv_free(*names, i);
+			seterr(err, ENOENT, "%s: no such epoch", path);
+			return -1;
+		}
+		if (((*names)[i] = strdup(f->epochs[i])) == NULL) {
+			dcpi_strv_free(*names, i);
+			goto nomem;
+		}
+	}
+	*n = f->n_epochs;
+	return 0;
+nomem:
+	seterr(err, ENOMEM, "%s: out of memory", db);
+	return -1;
+}
+
+/* Calls fn for every event directory of the selected epochs and hosts. */
+typedef int (*event_fn)(void *arg, const char *epoch, const char *host,
+    const char *event, const char *dir);
+
+static int
+walk(const char *db, const struct dcpi_dataset_filter *f, event_fn fn, void *arg,
+    struct dcpi_error *err)
+{
+	char **epochs = NULL, **hosts, **evs, path[4096], dir[4096], ev[1024];
+	size_t ne = 0, nh, nv, i, j, k;
+	int rc = 0;
+
+	if (pick_epochs(db, f, &epochs, &ne, err) == -1)
+		return -1;
+	for (i = 0; i < ne && rc == 0; i++) {
+		snprintf(path, sizeof(path), "%s/%s", db, epochs[i]);
+		if (dcpi_db_list(path, &hosts, &nh, NULL) == -1)
+			continue;
+		for (j = 0; j < nh && rc == 0; j++) {
+			if (f && f->host && strcmp(f->host, hosts[j]) != 0)
+				continue;
+			snprintf(path, sizeof(path), "%s/%s/%s", db, epochs[i], hosts[j]);
+			if (!is_dir(path) || dcpi_db_list(path, &evs, &nv, NULL) == -1)
+				continue;
+			for (k = 0; k < nv && rc == 0; k++) {
+				if ((size_t)snprintf(dir, sizeof(dir), "%s/%s", path, evs[k]) >=
+				    sizeof(dir) || !is_dir(dir) ||
+				    dcpi_db_event_from_dirname(evs[k], ev, sizeof(ev)) == -1)
+					continue;
+				rc = fn(arg, epochs[i], hosts[j], ev, dir);
+			}
+			dcpi_strv_free(evs, nv);
+		}
+		dcpi_strv_free(hosts, nh);
+	}
+	dcpi_strv_free(epochs, ne);
+	if (rc == -1)
+		seterr(err, errno, "%s: %s", db, strerror(errno));
+	return rc;
+}
+
+struct loadctx {
+	const char	*db;
+	const struct dcpi_dataset_filter *f;
+	struct strset	 events, epochs, hosts, skipped;
+	struct loaded	*l;
+	size_t		 n, cap;
+};
+
+static int
+load_event(void *arg, const char *epoch, const char *host, const char *event,
+    const char *dir)
+{
+	struct loadctx *c = arg;
+	struct dcpi_profile *p;
+	struct dcpi_error e;
+	char **files, path[4096], *msg;
+	size_t nf, i;
+	ssize_t ev;
+	int used = 0;
+
+	if (c->f && !selected(c->f->events, c->f->n_events, event))
+		return 0;
+	if (dcpi_db_list(dir, &files, &nf, NULL) == -1)
+		return 0;
+	if ((ev = strset_add(&c->events, event)) == -1)
+		goto fail;
+	for (i = 0; i < nf; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		if (dcpi_profile_read(path, &p, &e) == -1) {
+			if (errno == ENOMEM)
+				goto fail;
+			if (asprintf(&msg, "%s", e.msg) == -1 ||
+			    grow((void **)&c->skipped.v, &c->skipped.cap, c->skipped.n,
+			    sizeof(char *)) == -1)
+				goto fail;
+			c->skipped.v[c->skipped.n++] = msg;
+			continue;
+		}
+		if (!image_matches(p, c->f ? c->f->image : NULL)) {
+			dcpi_profile_free(p);
+			continue;
+		}
+		if (grow((void **)&c->l, &c->cap, c->n, sizeof(*c->l)) == -1 ||
+		    asprintf(&c->l[c->n].kallsyms, "%s/%s/%s/kallsyms", c->db, epoch, host) == -1) {
+			dcpi_profile_free(p);
+			goto fail;
+		}
+		c->l[c->n].event = (size_t)ev;
+		c->l[c->n].prof = p;
+		c->n++;
+		used = 1;
+	}
+	dcpi_strv_free(files, nf);
+	if (used && (strset_add(&c->epochs, epoch) == -1 || strset_add(&c->hosts, host) == -1))
+		return -1;
+	return 0;
+fail:
+	dcpi_strv_free(files, nf);
+	errno = ENOMEM;
+	return -1;
+}
+
+static const char **sorted_events;	/* for loaded_cmp: qsort has no argument */
+
+static int
+loaded_cmp(const void *a, const void *b)
+{
+	const struct loaded *x = a, *y = b;
+	const struct dcpi_profile *p = x->prof, *q = y->prof;
+	int c;
+
+	if ((c = strcmp(sorted_events[x->event], sorted_events[y->event])) != 0)
+		return c;
+	if ((c = strcmp(p->image ? p->image : "", q->image ? q->image : "")) != 0)
+		return c;
+	if (p->tstart != q->tstart)
+		return p->tstart < q->tstart ? -1 : 1;
+	if (p->tsize != q->tsize)
+		return p->tsize < q->tsize ? -1 : 1;
+	if (p->period != q->period)
+		return p->period < q->period ? -1 : 1;
+	return 0;
+}
+
+static void
+free_strset(struct strset *s)
+{
+	dcpi_strv_free(s->v, s->n);
+}
+
+int
+dcpi_dataset_load(const char *db, const struct dcpi_dataset_filter *f,
+    struct dcpi_dataset **out, struct dcpi_error *err)
+{
+	struct loadctx c;
+	struct dcpi_dataset *d = NULL;
+	struct dcpi_dataset_image *im;
+	struct dcpi_dataset_event *de;
+	struct dcpi_error e;
+	size_t i, j, *remap = NULL;
+
+	memset(&c, 0, sizeof(c));
+	c.db = db;
+	c.f = f;
+	if (walk(db, f, load_event, &c, err) == -1)
+		goto fail;
+	if ((d = calloc(1, sizeof(*d))) == NULL ||
+	    (d->events = calloc(c.events.n + 1, sizeof(*d->events))) == NULL ||
+	    (d->images = calloc(c.n + 1, sizeof(*d->images))) == NULL ||
+	    (remap = calloc(c.events.n + 1, sizeof(*remap))) == NULL)
+		goto nomem;
+	/* Events sorted by name; loaded entries renumbered to match. */
+	sorted_events = (const char **)c.events.v;
+	qsort(c.l, c.n, sizeof(*c.l), loaded_cmp);
+	for (i = 0; i < c.events.n; i++)
+		d->events[i].name = c.events.v[i];
+	qsort(d->events, c.events.n, sizeof(*d->events), strp_cmp);
+	for (i = 0; i < c.events.n; i++)
+		for (j = 0; j < c.events.n; j++)
+			if (d->events[j].name == c.events.v[i])
+				remap[i] = j;
+	d->n_events = c.events.n;
+	free(c.events.v);
+	c.events.v = NULL;
+	c.events.n = 0;
+	/* Merge runs of equal keys. */
+	for (i = 0; i < c.n; i = j) {
+		im = &d->images[d->n_images++];
+		im->event = remap[c.l[i].event];
+		im->prof = c.l[i].prof;
+		im->kallsyms = c.l[i].kallsyms;
+		c.l[i].prof = NULL;
+		c.l[i].kallsyms = NULL;
+		for (j = i + 1; j < c.n && loaded_cmp(&c.l[i], &c.l[j]) == 0; j++) {
+			if (dcpi_profile_merge(im->prof, c.l[j].prof, &e) == -1) {
+				seterr(err, errno, "%s", e.msg);
+				goto fail;
+			}
+		}
+		for (j = 0; j < im->prof->n_counts; j++)
+			im->samples += im->prof->counts[j].count;
+		de = &d->events[im->event];
+		if (de->period == 0)
+			de->period = im->prof->period;
+		else if (de->period != im->prof->period)
+			de->mixed_period = 1;
+		de->samples += im->samples;
+		for (j = i + 1; j < c.n && loaded_cmp(&c.l[i], &c.l[j]) == 0; j++)
+			;
+	}
+	/* The image order of the contract: event index order. */
+	qsort(c.epochs.v, c.epochs.n, sizeof(char *), strp_cmp);
+	qsort(c.hosts.v, c.hosts.n, sizeof(char *), strp_cmp);
+	d->epochs = c.epochs.v;
+	d->n_epochs = c.epochs.n;
+	d->hosts = c.hosts.v;
+	d->n_hosts = c.hosts.n;
+	d->skipped = c.skipped.v;
+	d->n_skipped = c.skipped.n;
+	for (i = 0; i < c.n; i++) {
+		dcpi_profile_free(c.l[i].prof);
+		free(c.l[i].kallsyms);
+	}
+	free(c.l);
+	free(remap);
+	*out = d;
+	return 0;
+nomem:
+	seterr(err, ENOMEM, "%s: out of memory", db);
+fail:
+	free(remap);
+	for (i = 0; i < c.n; i++) {
+		dcpi_profile_free(c.l[i].prof);
+		free(c.l[i].kallsyms);
+	}
+	free(c.l);
+	free_strset(&c.events);
+	free_strset(&c.epochs);
+	free_strset(&c.hosts);
+	free_strset(&c.skipped);
+	if (d != NULL) {
+		d->n_epochs = d->n_hosts = d->n_skipped = 0;
+		dcpi_dataset_free(d);
+	}
+	return -1;
+}
+
+void
+dcpi_dataset_free(struct dcpi_dataset *d)
+{
+	size_t i;
+
+	if (d == NULL)
+		return;
+	for (i = 0; i < d->n_images; i++) {
+		dcpi_profile_free(d->images[i].prof);
+		free(d->images[i].kallsyms);
+	}
+	free(d->images);
+	for (i = 0; i < d->n_events; i++)
+		free(d->events[i].name);
+	free(d->events);
+	dcpi_strv_free(d->epochs, d->n_epochs);
+	dcpi_strv_free(d->hosts, d->n_hosts);
+	dcpi_strv_free(d->skipped, d->n_skipped);
+	free(d);
+}
+
+static int
+add_event(void *arg, const char *epoch, const char *host, const char *event,
+    const char *dir)
+{
+	return strset_add(arg, event) == -1 ? -1 : 0;
+}
+
+int
+dcpi_dataset_events(const char *db, const struct dcpi_dataset_filter *f,
+    char ***names, size_t *n, struct dcpi_error *err)
+{
+	struct strset s = { NULL, 0, 0 };
+
+	if (walk(db, f, add_event, &s, err) == -1) {
+		free_strset(&s);
+		return -1;
+	}
+	if (s.n > 0)
+		qsort(s.v, s.n, sizeof(char *), strp_cmp);
+	*names = s.v;
+	*n = s.n;
+	return 0;
+}
