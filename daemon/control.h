@@ -38,4 +38,13 @@ int control_init(const char *path, gid_t gid, const struct control_ops *ops);
 /* Closes every connection and removes the socket. */
 void control_fini(void);
 
+/* Defaults for control_set_limits(). */
+#define CONTROL_IDLE_TIMEOUT_MS	10000
+#define CONTROL_MAX_CONNS	128
+/* A connection that makes no progress (a half-sent request, a reply the
+ * client does not read) for idle_ms milliseconds is closed; connections
+ * beyond max_conns get a DCPI_CTL_EBUSY result and are closed.  For tests;
+ * call before control_init. */
+void control_set_limits(unsigned idle_ms, unsigned max_conns);
+
 #endif

@@ -64,6 +64,100 @@ struct dcpi_ctl_result {
 /* Text for a code: "ok", "protocol version mismatch", ... (static). */
 const char *dcpi_ctl_strcode(int code);
 
+/*
+ * Codes added after version 1's first six; they travel in the same RESULT
+ * field.  DCPI_CTL_EHEADER: a header field other than version, type and
+ * length is wrong (reserved not 0).  DCPI_CTL_EBUSY: the daemon has too many
+ * control connections open; retry later.
+ */
+#define DCPI_CTL_EHEADER	(DCPI_CTL_EFAIL + 1)
+#define DCPI_CTL_EBUSY		(DCPI_CTL_EFAIL + 2)
+
+/* Direction of a message, for the type check of dcpi_ctl_decode_hdr(). */
+#define DCPI_CTL_TO_DAEMON	1	/* requests: STATUS, FLUSH, EPOCH, QUIT */
+#define DCPI_CTL_TO_CLIENT	2	/* replies: RESULT, STATUS_LINE */
+
+/* Bytes of a header on the wire (the struct has no padding). */
+#define DCPI_CTL_HDR_SIZE	sizeof(struct dcpi_ctl_hdr)
+
+/*
+ * Checks the header at the start of buf[len], where len is the number of
+ * bytes received so far (any number, 0 included; only the first
+ * DCPI_CTL_HDR_SIZE are looked at).  The version is checked as soon as its
+ * two bytes are there, so a peer speaking another protocol is told at once
+ * rather than left waiting for a header of another size.  Checks, in order:
+ * version == DCPI_CTL_VERSION, reserved == 0, a type known for dir
+ * (DCPI_CTL_TO_DAEMON or DCPI_CTL_TO_CLIENT), length <= DCPI_CTL_MAX_PAYLOAD
+ * and a length valid for the type (0 for requests, at least
+ * sizeof(struct dcpi_ctl_result) for RESULT).
+ *
+ * Returns DCPI_CTL_OK when the whole header is there and valid (the payload,
+ * hdr->length bytes after it, may still be on its way); -1 when fewer than
+ * DCPI_CTL_HDR_SIZE bytes are there and those are valid (read more);
+ * otherwise the enum dcpi_ctl_code of the first failed check
+ * (DCPI_CTL_EVERSION, DCPI_CTL_EHEADER, DCPI_CTL_ETYPE, DCPI_CTL_ELENGTH),
+ * with a one-line message naming the field, its value and what was expected
+ * in err[errlen] (always NUL-terminated when errlen > 0; err may be NULL).
+ * In every case *hdr gets the fields wholly within buf[len] (host byte
+ * order, as sent), the others 0.  Does not touch errno.
+ * Protocol: this header, "A message is a fixed header ...".
+ */
+int dcpi_ctl_decode_hdr(const void *buf, size_t len, int dir,
+    struct dcpi_ctl_hdr *hdr, char *err, size_t errlen);
+
+/*
+ * Encodes a message of type with payload[len] (payload may be NULL when len
+ * is 0) into buf[size].  Returns the message's size (DCPI_CTL_HDR_SIZE +
+ * len), or -1 with errno EMSGSIZE when len > DCPI_CTL_MAX_PAYLOAD or the
+ * message does not fit in size bytes.
+ */
+long dcpi_ctl_encode(void *buf, size_t size, uint16_t type, uint32_t seq,
+    const void *payload, size_t len);
+
+/*
+ * Encodes a RESULT with code and the text msg (a C string, may be NULL for
+ * none; cut to fit DCPI_CTL_MAX_PAYLOAD) into buf[size].  Returns the
+ * message's size or -1 with errno EMSGSIZE when size is too small.
+ */
+long dcpi_ctl_encode_result(void *buf, size_t size, uint32_t seq, int code,
+    const char *msg);
+
+/*
+ * Sends one message on the blocking stream socket fd, all of it (retrying
+ * short writes and EINTR; MSG_NOSIGNAL, so a closed peer gives EPIPE rather
+ * than SIGPIPE).  Returns 0, or -1 with errno (EMSGSIZE for len >
+ * DCPI_CTL_MAX_PAYLOAD, else send(2)'s).
+ */
+int dcpi_ctl_send(int fd, uint16_t type, uint32_t seq, const void *payload,
+    size_t len);
+
+/* One received message: the header, then hdr.length payload bytes. */
+struct dcpi_ctl_msg {
+	struct dcpi_ctl_hdr	hdr;
+	unsigned char		payload[DCPI_CTL_MAX_PAYLOAD];
+};
+
+/*
+ * Reads exactly one message from the stream socket fd (blocking or not: it
+ * polls) into *msg, checking its header with dcpi_ctl_decode_hdr(dir) before
+ * reading the payload.  timeout_ms bounds the wait for the whole message
+ * (milliseconds; -1 waits forever).  Reads nothing past the message.
+ * Returns DCPI_CTL_OK; a positive enum dcpi_ctl_code for a bad header, with
+ * err[errlen] and msg->hdr as dcpi_ctl_decode_hdr() leaves them; or -1 with
+ * errno: ETIMEDOUT, ECONNRESET when the peer closed the connection (before
+ * or within the message), else poll(2)'s or read(2)'s.
+ */
+int dcpi_ctl_recv(int fd, int timeout_ms, int dir, struct dcpi_ctl_msg *msg,
+    char *err, size_t errlen);
+
+/*
+ * The parts of a RESULT message (one that dcpi_ctl_decode_hdr() accepted):
+ * returns its code and points *text at its message, *textlen bytes, not
+ * NUL-terminated, inside msg.
+ */
+int dcpi_ctl_result(const struct dcpi_ctl_msg *msg, const char **text,
+    size_t *textlen);
+
 #ifdef __cplusplus
 }
 #endif
