@@ -6,6 +6,7 @@
 #ifndef DCPID_LOOP_H
 #define DCPID_LOOP_H
 
+#include <signal.h>
 #include <stdint.h>
 
 typedef void (*loop_cb)(int fd, uint32_t events, void *arg);
@@ -17,5 +18,10 @@ void loop_fini(void);
 void loop_add(int fd, uint32_t events, loop_cb cb, void *arg);
 void loop_mod(int fd, uint32_t events);
 void loop_del(int fd);
+/* Waits up to timeout_ms (-1: forever) with the signal mask set to sigmask
+ * (NULL: unchanged), so that signals blocked elsewhere are delivered only
+ * here and interrupt the wait, then calls the callbacks of the ready fds.
+ * Returns the number of fds handled, 0 on timeout or signal. */
+int loop_wait(int timeout_ms, const sigset_t *sigmask);
 
 #endif

@@ -1,0 +1,182 @@
+/*
+ * One open-addressing hash table (linear probing, power-of-two size, at
+ * most 3/4 full) per (event, image), found through a per-event array
+ * indexed by the image's dense index.  A slot with count 0 is empty.
+ */
+#include <config.h>	/* autoconf's, not daemon/config.h */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "agg.h"
+#include "xmalloc.h"
+
+struct table {
+	struct dcpi_count	*slot;
+	size_t			 cap;	/* power of two */
+	size_t			 used;
+};
+
+struct evtables {
+	struct table	**img;	/* by image index, NULL until used */
+	size_t		  nimg;
+};
+
+static struct evtables	*ev;
+static size_t		 nev;
+static size_t		 mem, entries;
+
+void
+agg_init(void)
+{
+	ev = NULL;
+	nev = 0;
+	mem = entries = 0;
+}
+
+static void
+table_free(struct table *t)
+{
+	if (t == NULL)
+		return;
+	mem -= t->cap * sizeof(*t->slot) + sizeof(*t);
+	entries -= t->used;
+	free(t->slot);
+	free(t);
+}
+
+void
+agg_fini(void)
+{
+	size_t e, i;
+
+	for (e = 0; e < nev; e++) {
+		for (i = 0; i < ev[e].nimg; i++)
+			table_free(ev[e].img[i]);
+		free(ev[e].img);
+	}
+	free(ev);
+	agg_init();
+}
+
+static size_t
+hash(uint32_t off, size_t cap)
+{
+	/* Fibonacci hashing: PCs are clustered and often aligned, so the
+	 * low bits alone would collide. */
+	return (size_t)(((uint64_t)off * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
+}
+
+static struct dcpi_count *
+lookup(struct dcpi_count *slot, size_t cap, uint32_t off)
+{
+	size_t i = hash(off, cap);
+
+	while (slot[i].count != 0 && slot[i].offset != off)
+		i = (i + 1) & (cap - 1);
+	return &slot[i];
+}
+
+static void
+grow(struct table *t)
+{
+	size_t ncap = t->cap ? t->cap * 2 : 64, i;
+	struct dcpi_count *ns = xcalloc(ncap, sizeof(*ns));
+
+	for (i = 0; i < t->cap; i++)
+		if (t->slot[i].count != 0)
+			*lookup(ns, ncap, t->slot[i].offset) = t->slot[i];
+	free(t->slot);
+	mem += (ncap - t->cap) * sizeof(*ns);
+	t->slot = ns;
+	t->cap = ncap;
+}
+
+void
+agg_add(uint32_t event, uint32_t image, uint32_t offset)
+{
+	struct evtables *e;
+	struct table *t;
+	struct dcpi_count *s;
+
+	if (event >= nev) {
+		ev = xreallocarray(ev, event + 1, sizeof(*ev));
+		memset(ev + nev, 0, (event + 1 - nev) * sizeof(*ev));
+		nev = event + 1;
+	}
+	e = &ev[event];
+	if (image >= e->nimg) {
+		size_t n = image + 1 > e->nimg * 2 ? image + 1 : e->nimg * 2;
+
+		e->img = xreallocarray(e->img, n, sizeof(*e->img));
+		memset(e->img + e->nimg, 0, (n - e->nimg) * sizeof(*e->img));
+		e->nimg = n;
+	}
+	if ((t = e->img[image]) == NULL) {
+		t = e->img[image] = xcalloc(1, sizeof(*t));
+		mem += sizeof(*t);
+	}
+	if ((t->used + 1) * 4 > t->cap * 3)
+		grow(t);
+	s = lookup(t->slot, t->cap, offset);
+	if (s->count == 0) {
+		s->offset = offset;
+		t->used++;
+		entries++;
+	}
+	if (s->count != UINT32_MAX)
+		s->count++;
+}
+
+static int
+cmp_off(const void *a, const void *b)
+{
+	const struct dcpi_count *x = a, *y = b;
+
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+void
+agg_flush(agg_cb cb, void *arg)
+{
+	struct dcpi_count *c = NULL;
+	size_t cap = 0, e, i, j, n;
+
+	for (e = 0; e < nev; e++) {
+		for (i = 0; i < ev[e].nimg; i++) {
+			struct table *t = ev[e].img[i];
+
+			if (t == NULL || t->used == 0)
+				continue;
+			if (t->used > cap) {
+				cap = t->used;
+				c = xreallocarray(c, cap, sizeof(*c));
+			}
+			for (j = n = 0; j < t->cap; j++)
+				if (t->slot[j].count != 0)
+					c[n++] = t->slot[j];
+			qsort(c, n, sizeof(*c), cmp_off);
+			if (cb((uint32_t)e, (uint32_t)i, c, n, arg) == 0) {
+				table_free(t);
+				ev[e].img[i] = NULL;
+			}
+		}
+	}
+	free(c);
+}
+
+size_t
+agg_memory(void)
+{
+	size_t e, m = mem + nev * sizeof(*ev);
+
+	for (e = 0; e < nev; e++)
+		m += ev[e].nimg * sizeof(*ev[e].img);
+	return m;
+}
+
+size_t
+agg_entries(void)
+{
+	return entries;
+}

@@ -1,0 +1,252 @@
+#include <config.h>	/* autoconf's, not daemon/config.h */
+
+#include <linux/perf_event.h>
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "agg.h"
+#include "attr.h"
+#include "core.h"
+#include "flush.h"
+#include "log.h"
+#include "order.h"
+#include "perf.h"
+
+volatile sig_atomic_t core_quit_requested;
+
+static size_t	 memcap;
+static uint64_t	 nsamples, nlost, nthrottled, nunthrottled, nunknown_id;
+static uint64_t	 nunattr[ATTR_NREASONS];
+static uint64_t	 rate_samples, rate_time;
+static double	 rate;
+
+void
+core_init(size_t memory_cap)
+{
+	memcap = memory_cap;
+	rate_time = perf_now();
+	rate_samples = nsamples;
+	order_init();
+	agg_init();
+}
+
+void
+core_fini(void)
+{
+	agg_fini();
+	order_fini();
+}
+
+void
+core_record(const void *rec, size_t size, uint64_t time)
+{
+	order_push(rec, size, time);
+}
+
+static void
+do_sample(const struct perf_sample_rec *s)
+{
+	struct image *img;
+	uint32_t off;
+	enum attr_reason r;
+	int ev;
+
+	if ((ev = perf_event_of_id(s->id)) == -1) {
+		nunknown_id++;
+		return;
+	}
+	nsamples++;
+	r = attr_sample(s->pid, s->ip, s->misc & PERF_RECORD_MISC_CPUMODE_MASK, &img, &off);
+	if (r != ATTR_OK) {
+		if (r < ATTR_NREASONS)
+			nunattr[r]++;
+		return;
+	}
+	agg_add((uint32_t)ev, img->index, off);
+}
+
+/* Sideband records carry a variable-length string before the sample_id
+ * trailer; this is its room, which the kernel pads with NULs. */
+static const char *
+record_string(const unsigned char *rec, size_t at, size_t size, char *buf, size_t buflen)
+{
+	size_t end = size - sizeof(struct perf_sample_id), n;
+
+	if (at >= end)
+		return "";
+	n = end - at < buflen - 1 ? end - at : buflen - 1;
+	memcpy(buf, rec + at, n);
+	buf[n] = '\0';
+	return buf;
+}
+
+static void
+handle(const void *rec, size_t size, uint64_t time, void *arg)
+{
+	const struct perf_event_header *h = rec;
+	const unsigned char *b = rec;
+	const uint32_t *u32 = (const uint32_t *)(h + 1);
+	const uint64_t *u64 = (const uint64_t *)(h + 1);
+	char str[4096];
+
+	(void)time;
+	(void)arg;
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE:
+		if (size >= sizeof(struct perf_sample_rec))
+			do_sample(rec);
+		break;
+	case PERF_RECORD_MMAP2: {
+		struct attr_mmap m;
+		size_t at = sizeof(*h) + 8 + 24 + 24 + 8;
+
+		if (size < at + sizeof(struct perf_sample_id))
+			break;
+		memset(&m, 0, sizeof(m));
+		m.pid = u32[0];
+		m.tid = u32[1];
+		memcpy(&m.start, b + 16, 8);
+		memcpy(&m.len, b + 24, 8);
+		memcpy(&m.pgoff, b + 32, 8);
+		if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+			m.has_build_id = 1;
+			m.build_id_size = b[40] > 20 ? 20 : b[40];
+			memcpy(m.build_id, b + 44, 20);
+		} else {
+			memcpy(&m.maj, b + 40, 4);
+			memcpy(&m.min, b + 44, 4);
+			memcpy(&m.ino, b + 48, 8);
+			memcpy(&m.ino_generation, b + 56, 8);
+		}
+		memcpy(&m.prot, b + 64, 4);
+		memcpy(&m.flags, b + 68, 4);
+		m.filename = record_string(b, at, size, str, sizeof(str));
+		attr_mmap(&m);
+		break;
+	}
+	case PERF_RECORD_COMM:
+		if (size >= sizeof(*h) + 8 + sizeof(struct perf_sample_id))
+			attr_comm(u32[0], u32[1],
+			    record_string(b, sizeof(*h) + 8, size, str, sizeof(str)),
+			    (h->misc & PERF_RECORD_MISC_COMM_EXEC) != 0);
+		break;
+	case PERF_RECORD_FORK:
+		if (size >= sizeof(*h) + 24)
+			attr_fork(u32[0], u32[1], u32[2], u32[3]);
+		break;
+	case PERF_RECORD_EXIT:
+		if (size >= sizeof(*h) + 24)
+			attr_exit(u32[0], u32[1], u32[2], u32[3]);
+		break;
+	case PERF_RECORD_LOST:
+		if (size >= sizeof(*h) + 16)
+			nlost += u64[1];
+		break;
+	case PERF_RECORD_LOST_SAMPLES:
+		if (size >= sizeof(*h) + 8)
+			nlost += u64[0];
+		break;
+	case PERF_RECORD_THROTTLE:
+		nthrottled++;
+		break;
+	case PERF_RECORD_UNTHROTTLE:
+		nunthrottled++;
+		break;
+	default:
+		break;
+	}
+}
+
+void
+core_process(int all)
+{
+	uint64_t safe = perf_now();
+	char msg[512];
+
+	safe = all ? UINT64_MAX : safe - CORE_ORDER_SLACK_NS;
+	perf_drain();
+	order_process(safe, handle, NULL);
+	if (memcap && agg_memory() > memcap) {
+		log_notice("counts use %zu bytes, over the cap of %zu: flushing early",
+		    agg_memory(), memcap);
+		flush_run(msg, sizeof(msg));
+	}
+}
+
+void
+core_tick(void)
+{
+	uint64_t now = perf_now();
+
+	if (now > rate_time)
+		rate = (double)(nsamples - rate_samples) * 1e9 / (double)(now - rate_time);
+	rate_time = now;
+	rate_samples = nsamples;
+}
+
+double core_rate(void) { return rate; }
+uint64_t core_samples(void) { return nsamples; }
+
+static void
+core_status(struct status_writer *w)
+{
+	char tbuf[64] = "never";
+	time_t t = flush_last_time();
+	struct tm tm;
+	size_t i;
+
+	status_add(w, "samples", "%ju", (uintmax_t)nsamples);
+	status_add(w, "samples/s", "%.1f", rate);
+	status_add(w, "lost", "%ju", (uintmax_t)nlost);
+	status_add(w, "throttled", "%ju", (uintmax_t)nthrottled);
+	for (i = 1; i < ATTR_NREASONS; i++)
+		status_add(w, "unattributed", "%s %ju", attr_reason_name((enum attr_reason)i),
+		    (uintmax_t)nunattr[i]);
+	if (nunknown_id)
+		status_add(w, "unknown-event", "%ju", (uintmax_t)nunknown_id);
+	for (i = 0; i < perf_nevents(); i++)
+		status_add(w, "event", "%s period %ju", perf_event_name(i),
+		    (uintmax_t)perf_event_period(i));
+	status_add(w, "cpus", "%zu", perf_ncpus());
+	status_add(w, "images", "%zu", attr_nimages());
+	status_add(w, "processes", "%zu", attr_nprocs());
+	status_add(w, "memory", "%zu", agg_memory() + attr_memory() + order_memory());
+	status_add(w, "memory-counts", "%zu", agg_memory());
+	status_add(w, "memory-attribution", "%zu", attr_memory());
+	status_add(w, "memory-ringbuffers", "%zu", perf_memory());
+	status_add(w, "epoch", "%s", flush_epoch());
+	if (t != 0 && gmtime_r(&t, &tm) != NULL)
+		strftime(tbuf, sizeof(tbuf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	status_add(w, "last-flush", "%s", tbuf);
+	status_add(w, "last-flush-result", "%s", flush_last_result());
+	status_add(w, "flush-errors", "%lu", flush_errors());
+}
+
+static int
+core_flush(char *msg, size_t msglen)
+{
+	core_process(0);
+	return flush_run(msg, msglen);
+}
+
+static int
+core_epoch(char *msg, size_t msglen)
+{
+	core_process(0);
+	return flush_rotate(msg, msglen);
+}
+
+static void
+core_quit(void)
+{
+	core_quit_requested = 1;
+}
+
+const struct control_ops core_ops = {
+	.status = core_status,
+	.flush = core_flush,
+	.epoch = core_epoch,
+	.quit = core_quit,
+};

@@ -1,0 +1,36 @@
+/*
+ * The daemon core: hands the records read from the ring buffers through the
+ * ordering to the attribution and the aggregation, keeps the counters that
+ * STATUS shows, and implements the control requests.
+ */
+#ifndef DCPID_CORE_H
+#define DCPID_CORE_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "control.h"
+
+/* Slack behind the clock read before a drain: a record stamped earlier has
+ * been published by then (its writer runs with interrupts off). */
+#define CORE_ORDER_SLACK_NS	10000000ull
+
+void core_init(size_t memory_cap);
+void core_fini(void);
+/* perf_record_cb: queues a record for ordered processing. */
+void core_record(const void *rec, size_t size, uint64_t time);
+/* Reads every ring buffer and processes the records that are safe to
+ * process (all of them when all is nonzero, at shutdown), then flushes
+ * early if the counts exceed the memory cap. */
+void core_process(int all);
+/* Updates the sample rate; called about once a second. */
+void core_tick(void);
+double core_rate(void);
+uint64_t core_samples(void);
+
+extern const struct control_ops core_ops;
+/* Set by QUIT; the main loop exits when it is. */
+extern volatile sig_atomic_t core_quit_requested;
+
+#endif

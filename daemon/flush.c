@@ -1,0 +1,321 @@
+#include <config.h>	/* autoconf's, not daemon/config.h */
+
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <dcpi/db.h>
+#include <dcpi/profile.h>
+
+#include "agg.h"
+#include "attr.h"
+#include "flush.h"
+#include "log.h"
+#include "perf.h"
+#include "xmalloc.h"
+
+static char	*db;
+static int	 lockfd = -1;
+static char	 epoch[DCPI_EPOCH_LEN + 1];
+static char	 host[256];
+static char	 platform[256];
+static uint64_t	 cpuspeed;
+static time_t	 last_time;
+static char	 last_result[512] = "none";
+static unsigned long nerrors;
+
+struct flushctx {
+	char	*msg;
+	size_t	 msglen;
+	int	 failed;
+	size_t	 files;
+};
+
+static uint64_t
+read_cpuspeed(void)
+{
+	char line[256];
+	double mhz = 0;
+	FILE *fp;
+
+	if ((fp = fopen("/proc/cpuinfo", "r")) != NULL) {
+		while (fgets(line, sizeof(line), fp) != NULL)
+			if (sscanf(line, "cpu MHz : %lf", &mhz) == 1)
+				break;
+		fclose(fp);
+	}
+	if (mhz <= 0 && (fp = fopen("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", "r")) != NULL) {
+		unsigned long khz;
+
+		if (fscanf(fp, "%lu", &khz) == 1)
+			mhz = khz / 1000.0;
+		fclose(fp);
+	}
+	return (uint64_t)(mhz + 0.5);
+}
+
+static int
+mkdir_p(const char *path, char *err, size_t errlen)
+{
+	char buf[PATH_MAX], *p;
+
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf)) {
+		snprintf(err, errlen, "%s: path too long", path);
+		return -1;
+	}
+	for (p = buf + 1; ; p++) {
+		if (*p == '/' || *p == '\0') {
+			char c = *p;
+
+			*p = '\0';
+			if (mkdir(buf, 0755) == -1 && errno != EEXIST) {
+				snprintf(err, errlen, "%s: %s", buf, strerror(errno));
+				return -1;
+			}
+			if ((*p = c) == '\0')
+				break;
+		}
+	}
+	return 0;
+}
+
+/* The epoch's host directory and its kernel symbols, which offline
+ * symbolization of the kernel's profile needs. */
+static int
+prepare_epoch(const char *ep, char *err, size_t errlen)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 16];
+	struct dcpi_error de;
+	struct stat st;
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(dir, sizeof(dir), "%s/%s/%s", db, ep, host);
+	if (mkdir_p(dir, err, errlen) == -1)
+		return -1;
+	snprintf(path, sizeof(path), "%s/kallsyms", dir);
+	if (stat(path, &st) == 0)
+		return 0;
+	if ((fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC)) == -1) {
+		log_warn("/proc/kallsyms");
+		return 0;
+	}
+	for (;;) {
+		if (cap - len < 65536) {
+			cap = cap ? cap * 2 : 1 << 20;
+			buf = xreallocarray(buf, cap, 1);
+		}
+		if ((n = read(fd, buf + len, cap - len)) <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	if (n < 0 || dcpi_atomic_write(path, buf, len, 0644, &de) == -1) {
+		snprintf(err, errlen, "%s", n < 0 ? "/proc/kallsyms: read error" : de.msg);
+		free(buf);
+		return -1;
+	}
+	free(buf);
+	return 0;
+}
+
+int
+flush_init(const char *dbpath, char *err, size_t errlen)
+{
+	struct dcpi_error de;
+	struct utsname u;
+	char path[PATH_MAX], pid[32];
+	int n;
+
+	db = xstrdup(dbpath);
+	if (mkdir_p(db, err, errlen) == -1)
+		return -1;
+	snprintf(path, sizeof(path), "%s/dcpid.lock", db);
+	if ((lockfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) == -1) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (flock(lockfd, LOCK_EX | LOCK_NB) == -1) {
+		n = (int)read(lockfd, pid, sizeof(pid) - 1);
+		pid[n > 0 ? n : 0] = '\0';
+		pid[strcspn(pid, "\n")] = '\0';
+		snprintf(err, errlen, "%s is in use by another dcpid (pid %s, lock %s)",
+		    db, pid[0] ? pid : "?", path);
+		close(lockfd);
+		lockfd = -1;
+		return -1;
+	}
+	n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	if (ftruncate(lockfd, 0) == -1 || pwrite(lockfd, pid, (size_t)n, 0) != n)
+		log_warn("%s", path);
+
+	if (gethostname(host, sizeof(host)) == -1 || host[0] == '\0')
+		strcpy(host, "localhost");
+	host[strcspn(host, "/")] = '\0';
+	uname(&u);
+	snprintf(platform, sizeof(platform), "%s %s %s", u.sysname, u.release, u.machine);
+	cpuspeed = read_cpuspeed();
+
+	if (dcpi_db_current(db, epoch, &de) == -1) {
+		dcpi_epoch_name(time(NULL), epoch);
+		if (prepare_epoch(epoch, err, errlen) == -1)
+			return -1;
+		if (dcpi_db_set_current(db, epoch, &de) == -1) {
+			snprintf(err, errlen, "%s", de.msg);
+			return -1;
+		}
+		log_info("new epoch %s", epoch);
+	} else {
+		if (prepare_epoch(epoch, err, errlen) == -1)
+			return -1;
+		log_info("continuing epoch %s", epoch);
+	}
+	return 0;
+}
+
+void
+flush_fini(void)
+{
+	/* The lock file stays: unlinking it would let two daemons lock two
+	 * different files of the same name. */
+	if (lockfd != -1)
+		close(lockfd);
+	lockfd = -1;
+	free(db);
+	db = NULL;
+}
+
+static int
+write_one(uint32_t ev, uint32_t img, const struct dcpi_count *c, size_t n, void *arg)
+{
+	struct flushctx *fc = arg;
+	struct image *im = attr_image(img);
+	const char *evname = perf_event_name(ev);
+	struct dcpi_profile *p = NULL, *old = NULL;
+	struct dcpi_error de;
+	char name[PATH_MAX], *dir = NULL, *path = NULL;
+	size_t good;
+
+	de.msg[0] = '\0';
+	if (dcpi_db_mkdirs(db, epoch, host, evname, &de) == -1 ||
+	    (dir = dcpi_db_event_path(db, epoch, host, evname)) == NULL ||
+	    dcpi_db_profile_name(im->path, im->id, name, sizeof(name)) == -1)
+		goto fail;
+	xasprintf(&path, "%s/%s", dir, name);
+	if ((p = dcpi_profile_new()) == NULL)
+		goto fail;
+	p->image = xstrdup(im->id);
+	p->epoch = xstrdup(epoch);
+	p->platform = xstrdup(platform);
+	p->event = xstrdup(evname);
+	p->period = perf_event_period(ev);
+	p->tstart = im->tstart;
+	p->tsize = im->tsize;
+	p->cpuspeed = cpuspeed;
+	p->cpucount = (uint64_t)sysconf(_SC_NPROCESSORS_ONLN);
+	p->path = xstrdup(im->path);
+	p->has |= DCPI_HAS_CPUCOUNT | DCPI_HAS_PATH;
+	/* Offsets past the text would make the file invalid; the
+	 * attribution should never produce them. */
+	for (good = n; good > 0 && im->tsize && c[good - 1].offset >= im->tsize; good--)
+		;
+	if (good < n)
+		log_warnx("%s: %zu offsets beyond tsize %#jx dropped", path, n - good,
+		    (uintmax_t)im->tsize);
+	if (dcpi_profile_add_counts(p, c, good) == -1) {
+		snprintf(de.msg, sizeof(de.msg), "%s: adding counts: %s", path, strerror(errno));
+		goto fail;
+	}
+	if (dcpi_profile_read(path, &old, &de) == 0) {
+		if (dcpi_profile_merge(p, old, &de) == -1)
+			goto fail;
+	} else if (errno != ENOENT)
+		goto fail;
+	if (dcpi_profile_write(path, p, &de) == -1)
+		goto fail;
+	fc->files++;
+	dcpi_profile_free(p);
+	dcpi_profile_free(old);
+	free(dir);
+	free(path);
+	return 0;
+fail:
+	if (de.msg[0] == '\0')
+		snprintf(de.msg, sizeof(de.msg), "%.400s: %s", path ? path : name, strerror(errno));
+	log_warnx("flush: %s", de.msg);
+	if (!fc->failed)
+		snprintf(fc->msg, fc->msglen, "flush failed: %s", de.msg);
+	fc->failed = 1;
+	dcpi_profile_free(p);
+	dcpi_profile_free(old);
+	free(dir);
+	free(path);
+	return -1;
+}
+
+int
+flush_run(char *msg, size_t msglen)
+{
+	struct flushctx fc = { msg, msglen, 0, 0 };
+	char err[512];
+
+	if (prepare_epoch(epoch, err, sizeof(err)) == -1) {
+		log_warnx("flush: %s", err);
+		snprintf(msg, msglen, "flush failed: %s", err);
+		fc.failed = 1;
+	} else
+		agg_flush(write_one, &fc);
+	last_time = time(NULL);
+	if (fc.failed) {
+		nerrors++;
+		snprintf(last_result, sizeof(last_result), "%s", msg);
+		return -1;
+	}
+	snprintf(last_result, sizeof(last_result), "ok, %zu files", fc.files);
+	snprintf(msg, msglen, "flushed %zu files into epoch %s", fc.files, epoch);
+	log_info("%s", msg);
+	return 0;
+}
+
+int
+flush_rotate(char *msg, size_t msglen)
+{
+	char next[DCPI_EPOCH_LEN + 1], err[512];
+	struct dcpi_error de;
+	time_t t = time(NULL);
+
+	if (flush_run(msg, msglen) == -1)
+		return -1;
+	/* Epoch names have a resolution of a second: two rotations within
+	 * one must still give distinct, increasing names. */
+	dcpi_epoch_name(t, next);
+	while (strcmp(next, epoch) <= 0)
+		dcpi_epoch_name(++t, next);
+	if (prepare_epoch(next, err, sizeof(err)) == -1) {
+		snprintf(msg, msglen, "epoch failed: %s", err);
+		return -1;
+	}
+	if (dcpi_db_set_current(db, next, &de) == -1) {
+		snprintf(msg, msglen, "epoch failed: %s", de.msg);
+		return -1;
+	}
+	log_notice("epoch %s ended; new epoch %s", epoch, next);
+	snprintf(msg, msglen, "new epoch %s (previous %s)", next, epoch);
+	memcpy(epoch, next, sizeof(epoch));
+	return 0;
+}
+
+const char *flush_epoch(void) { return epoch; }
+time_t flush_last_time(void) { return last_time; }
+const char *flush_last_result(void) { return last_result; }
+unsigned long flush_errors(void) { return nerrors; }

@@ -1,0 +1,32 @@
+/*
+ * The profile database (DESIGN.md "The profile database", lib/dcpi/db.h):
+ * the lock that keeps a second dcpid off the same database, the epoch
+ * directories with their kallsyms snapshot and the `current` symlink, and
+ * the flush that merges the in-memory counts into the epoch's files.
+ */
+#ifndef DCPID_FLUSH_H
+#define DCPID_FLUSH_H
+
+#include <stddef.h>
+#include <time.h>
+
+/* Creates db if needed, takes its lock file, continues the epoch `current`
+ * points at or starts a new one.  -1 with a message in err[errlen]. */
+int flush_init(const char *db, char *err, size_t errlen);
+void flush_fini(void);
+/* Merges all aggregated counts into the current epoch's files.  Counts
+ * whose file could not be written stay in memory for the next try.
+ * Returns 0, or -1 with the first error in msg[msglen]. */
+int flush_run(char *msg, size_t msglen);
+/* Flushes, then starts a new epoch and points `current` at it.  Fails
+ * (leaving the epoch as it was) if the flush fails. */
+int flush_rotate(char *msg, size_t msglen);
+
+const char *flush_epoch(void);
+/* Last flush: its time (0 if none), result and message; failed flushes
+ * since start. */
+time_t flush_last_time(void);
+const char *flush_last_result(void);
+unsigned long flush_errors(void);
+
+#endif

@@ -1,0 +1,477 @@
+#include <config.h>	/* autoconf's, not daemon/config.h */
+
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+#include <linux/perf_event.h>
+#include <perfmon/pfmlib_perf_event.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "loop.h"
+#include "perf.h"
+#include "xmalloc.h"
+
+#define RB_PAGES	128	/* data pages per buffer: 512 KiB with 4 KiB pages */
+#define MAX_CPUS	4096
+
+struct rb {
+	int		 fd;
+	int		 cpu;
+	size_t		 event;
+	void		*base;		/* control page, then the data */
+	size_t		 mapsize;
+	size_t		 datasize;	/* power of two */
+	int		 inloop;
+};
+
+struct event {
+	char		*name;
+	uint64_t	 period;
+};
+
+struct idmap {
+	uint64_t	id;
+	size_t		event;
+};
+
+static struct event	*events;
+static size_t		 nevents;
+static struct rb	*rbs;
+static size_t		 nrbs;
+static struct idmap	*ids;
+static int		*cpulist;
+static size_t		 ncpu;
+static perf_record_cb	 record_cb;
+static int		 pfm_ready;
+static uint64_t		 rbuf[65536 / 8];	/* one record: size is a u16 */
+
+static int
+parse_cpus(const char *s, char *err, size_t errlen)
+{
+	const char *p = s;
+	char *end;
+	long a, b;
+
+	free(cpulist);
+	cpulist = NULL;
+	ncpu = 0;
+	while (*p != '\0' && *p != '\n') {
+		a = strtol(p, &end, 10);
+		if (end == p || a < 0 || a >= MAX_CPUS)
+			goto bad;
+		b = a;
+		if (*end == '-') {
+			p = end + 1;
+			b = strtol(p, &end, 10);
+			if (end == p || b < a || b >= MAX_CPUS)
+				goto bad;
+		}
+		for (; a <= b; a++) {
+			cpulist = xreallocarray(cpulist, ncpu + 1, sizeof(*cpulist));
+			cpulist[ncpu++] = (int)a;
+		}
+		p = end;
+		if (*p == ',')
+			p++;
+		else if (*p != '\0' && *p != '\n')
+			goto bad;
+	}
+	if (ncpu == 0)
+		goto bad;
+	return 0;
+bad:
+	snprintf(err, errlen, "bad CPU list \"%s\" at \"%s\": expected N or N-M, comma-separated", s, p);
+	return -1;
+}
+
+static int
+online_cpus(char *err, size_t errlen)
+{
+	char buf[4096];
+	FILE *fp;
+
+	if ((fp = fopen("/sys/devices/system/cpu/online", "r")) == NULL ||
+	    fgets(buf, sizeof(buf), fp) == NULL) {
+		snprintf(err, errlen, "/sys/devices/system/cpu/online: %s", strerror(errno));
+		if (fp)
+			fclose(fp);
+		return -1;
+	}
+	fclose(fp);
+	return parse_cpus(buf, err, errlen);
+}
+
+static int
+encode(const char *name, struct perf_event_attr *a, char *err, size_t errlen)
+{
+	pfm_perf_encode_arg_t arg;
+	int ret;
+
+	memset(a, 0, sizeof(*a));
+	memset(&arg, 0, sizeof(arg));
+	arg.attr = a;
+	arg.size = sizeof(arg);
+	ret = pfm_get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3,
+	    PFM_OS_PERF_EVENT_EXT, &arg);
+	if (ret != PFM_SUCCESS) {
+		snprintf(err, errlen, "event %s: %s; try -e perf::cpu-clock",
+		    name, pfm_strerror(ret));
+		return -1;
+	}
+	if (a->freq) {
+		snprintf(err, errlen, "event %s: frequency mode gives no fixed "
+		    "period for the profile; use :period=N", name);
+		return -1;
+	}
+	a->size = sizeof(*a);
+	if (a->sample_period == 0) {
+		if (a->type == PERF_TYPE_SOFTWARE &&
+		    (a->config == PERF_COUNT_SW_CPU_CLOCK ||
+		    a->config == PERF_COUNT_SW_TASK_CLOCK))
+			a->sample_period = PERF_PERIOD_CLOCK;
+		else if (a->type == PERF_TYPE_SOFTWARE)
+			a->sample_period = PERF_PERIOD_SW;
+		else
+			a->sample_period = PERF_PERIOD_HW;
+	}
+	a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+	    PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+	    PERF_SAMPLE_PERIOD;
+	a->sample_id_all = 1;
+	a->exclude_guest = 1;
+	/* Monotonic timestamps can be compared with clock_gettime, which is
+	 * how the ordering knows that no CPU still holds an older record. */
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	a->disabled = 1;
+	a->watermark = 1;
+	a->wakeup_watermark = RB_PAGES * (uint32_t)sysconf(_SC_PAGESIZE) / 4;
+	return 0;
+}
+
+static const char *
+paranoid(void)
+{
+	static char buf[32];
+	FILE *fp = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+
+	strcpy(buf, "?");
+	if (fp != NULL) {
+		if (fgets(buf, sizeof(buf), fp) != NULL)
+			buf[strcspn(buf, "\n")] = '\0';
+		fclose(fp);
+	}
+	return buf;
+}
+
+static int
+open_one(const char *name, struct perf_event_attr *a, int cpu, char *err, size_t errlen)
+{
+	int fd;
+
+	fd = (int)syscall(SYS_perf_event_open, a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd == -1 && errno == EINVAL && a->build_id) {
+		/* Kernels before 5.12 refuse build_id: the attribution then
+		 * reads the build-id from the file. */
+		log_info("kernel refuses build-ids in MMAP2 records; reading them from the files");
+		a->build_id = 0;
+		fd = (int)syscall(SYS_perf_event_open, a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	}
+	if (fd != -1)
+		return fd;
+	switch (errno) {
+	case EACCES:
+	case EPERM:
+		snprintf(err, errlen, "event %s on CPU %d: %s: system-wide sampling "
+		    "needs root or CAP_PERFMON, and /proc/sys/kernel/perf_event_paranoid "
+		    "(now %s) low enough", name, cpu, strerror(errno), paranoid());
+		break;
+	case ENOENT:
+	case EOPNOTSUPP:
+	case ENODEV:
+		snprintf(err, errlen, "event %s on CPU %d: %s: not supported on this "
+		    "machine (a virtual machine often has no PMU for hardware "
+		    "events); try -e perf::cpu-clock", name, cpu, strerror(errno));
+		break;
+	default:
+		snprintf(err, errlen, "event %s on CPU %d: perf_event_open: %s; "
+		    "try -e perf::cpu-clock", name, cpu, strerror(errno));
+	}
+	return -1;
+}
+
+static void
+close_rbs(void)
+{
+	size_t i;
+
+	for (i = 0; i < nrbs; i++) {
+		if (rbs[i].inloop)
+			loop_del(rbs[i].fd);
+		munmap(rbs[i].base, rbs[i].mapsize);
+		close(rbs[i].fd);
+	}
+	free(rbs);
+	free(ids);
+	rbs = NULL;
+	ids = NULL;
+	nrbs = 0;
+}
+
+static void
+drain_rb(struct rb *r)
+{
+	struct perf_event_mmap_page *pg = r->base;
+	unsigned char *data = (unsigned char *)r->base + (size_t)sysconf(_SC_PAGESIZE);
+	uint64_t head, tail, mask = r->datasize - 1;
+
+	head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+	tail = pg->data_tail;
+	while (tail < head) {
+		struct perf_event_header *h = (void *)(data + (tail & mask));
+		size_t size = h->size, first;
+		uint64_t time = 0;
+
+		if (size < sizeof(*h) || size > head - tail) {
+			log_warnx("CPU %d: corrupt ring buffer record (size %zu); skipping the rest",
+			    r->cpu, size);
+			tail = head;
+			break;
+		}
+		/* A record that wraps around the end is copied in two
+		 * parts; all are copied so the queue owns them. */
+		first = r->datasize - (tail & mask);
+		if (first >= size)
+			memcpy(rbuf, h, size);
+		else {
+			memcpy(rbuf, h, first);
+			memcpy((unsigned char *)rbuf + first, data, size - first);
+		}
+		h = (void *)rbuf;
+		if (h->type == PERF_RECORD_SAMPLE) {
+			if (size >= sizeof(struct perf_sample_rec))
+				time = ((struct perf_sample_rec *)rbuf)->time;
+		} else if (size >= sizeof(*h) + sizeof(struct perf_sample_id)) {
+			struct perf_sample_id *sid = (void *)((unsigned char *)rbuf +
+			    size - sizeof(*sid));
+			time = sid->time;
+		}
+		record_cb(rbuf, size, time);
+		tail += size;
+	}
+	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+static void
+rb_ready(int fd, uint32_t ev, void *arg)
+{
+	struct rb *r = arg;
+
+	if (ev & (EPOLLHUP | EPOLLERR)) {
+		/* The CPU went offline: its buffer has nothing more. */
+		log_warnx("CPU %d: event %s hung up", r->cpu, events[r->event].name);
+		drain_rb(r);
+		loop_del(fd);
+		r->inloop = 0;
+		return;
+	}
+	drain_rb(r);
+}
+
+void
+perf_drain(void)
+{
+	size_t i;
+
+	for (i = 0; i < nrbs; i++)
+		drain_rb(&rbs[i]);
+}
+
+static int
+open_event(const char *name, size_t ev, char *err, size_t errlen)
+{
+	struct perf_event_attr a;
+	size_t c, page = (size_t)sysconf(_SC_PAGESIZE);
+
+	if (encode(name, &a, err, errlen) == -1)
+		return -1;
+	if (ev == 0) {
+		a.mmap = a.mmap2 = a.comm = a.comm_exec = a.task = 1;
+		a.build_id = 1;
+	}
+	events = xreallocarray(events, ev + 1, sizeof(*events));
+	events[ev].name = xstrdup(name);
+	events[ev].period = a.sample_period;
+	nevents = ev + 1;
+	rbs = xreallocarray(rbs, nrbs + ncpu, sizeof(*rbs));
+	ids = xreallocarray(ids, nrbs + ncpu, sizeof(*ids));
+	for (c = 0; c < ncpu; c++) {
+		struct rb *r = &rbs[nrbs];
+		uint64_t id;
+
+		if ((r->fd = open_one(name, &a, cpulist[c], err, errlen)) == -1)
+			return -1;
+		r->cpu = cpulist[c];
+		r->event = ev;
+		r->datasize = RB_PAGES * page;
+		r->inloop = 0;
+		r->mapsize = r->datasize + page;
+		r->base = mmap(NULL, r->mapsize, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
+		if (r->base == MAP_FAILED) {
+			snprintf(err, errlen, "event %s on CPU %d: mmap of the ring buffer: %s",
+			    name, r->cpu, strerror(errno));
+			close(r->fd);
+			return -1;
+		}
+		if (ioctl(r->fd, PERF_EVENT_IOC_ID, &id) == -1) {
+			snprintf(err, errlen, "event %s: PERF_EVENT_IOC_ID: %s", name, strerror(errno));
+			munmap(r->base, r->mapsize);
+			close(r->fd);
+			return -1;
+		}
+		ids[nrbs] = (struct idmap){ id, ev };
+		nrbs++;
+	}
+	return 0;
+}
+
+static void
+free_events(void)
+{
+	size_t i;
+
+	for (i = 0; i < nevents; i++)
+		free(events[i].name);
+	free(events);
+	events = NULL;
+	nevents = 0;
+}
+
+static int
+pfm_init(char *err, size_t errlen)
+{
+	int ret;
+
+	if (!pfm_ready) {
+		if ((ret = pfm_initialize()) != PFM_SUCCESS) {
+			snprintf(err, errlen, "libpfm4: %s", pfm_strerror(ret));
+			return -1;
+		}
+		pfm_ready = 1;
+	}
+	return 0;
+}
+
+int
+perf_check_event(const char *name, char *err, size_t errlen)
+{
+	struct perf_event_attr a;
+
+	if (pfm_init(err, errlen) == -1)
+		return -1;
+	return encode(name, &a, err, errlen);
+}
+
+int
+perf_init(char *const *evnames, size_t nev, const char *cpus,
+    perf_record_cb cb, char *err, size_t errlen)
+{
+	size_t i;
+
+	record_cb = cb;
+	if (pfm_init(err, errlen) == -1)
+		return -1;
+	if ((cpus ? parse_cpus(cpus, err, errlen) : online_cpus(err, errlen)) == -1)
+		return -1;
+	if (nev == 0) {
+		char why[512];
+
+		if (open_event("cycles", 0, why, sizeof(why)) == -1) {
+			close_rbs();
+			free_events();
+			log_notice("%s; sampling perf::cpu-clock instead", why);
+			if (open_event("perf::cpu-clock", 0, err, errlen) == -1)
+				goto fail;
+		}
+	}
+	for (i = 0; i < nev; i++)
+		if (open_event(evnames[i], i, err, errlen) == -1)
+			goto fail;
+	for (i = 0; i < nrbs; i++) {
+		loop_add(rbs[i].fd, EPOLLIN, rb_ready, &rbs[i]);
+		rbs[i].inloop = 1;
+	}
+	return 0;
+fail:
+	close_rbs();
+	free_events();
+	return -1;
+}
+
+void
+perf_enable(void)
+{
+	size_t i;
+
+	for (i = 0; i < nrbs; i++)
+		if (ioctl(rbs[i].fd, PERF_EVENT_IOC_ENABLE, 0) == -1)
+			fatal("CPU %d: enabling event %s", rbs[i].cpu, events[rbs[i].event].name);
+}
+
+void
+perf_fini(void)
+{
+	size_t i;
+
+	for (i = 0; i < nrbs; i++)
+		ioctl(rbs[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+	close_rbs();
+	free_events();
+	free(cpulist);
+	cpulist = NULL;
+	ncpu = 0;
+}
+
+uint64_t
+perf_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+size_t perf_nevents(void) { return nevents; }
+const char *perf_event_name(size_t i) { return events[i].name; }
+uint64_t perf_event_period(size_t i) { return events[i].period; }
+size_t perf_ncpus(void) { return ncpu; }
+
+int
+perf_event_of_id(uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < nrbs; i++)
+		if (ids[i].id == id)
+			return (int)ids[i].event;
+	return -1;
+}
+
+size_t
+perf_memory(void)
+{
+	size_t i, m = 0;
+
+	for (i = 0; i < nrbs; i++)
+		m += rbs[i].mapsize;
+	return m;
+}

@@ -1,0 +1,69 @@
+/*
+ * Sampling: libpfm4 event strings encoded for perf_event_open, one fd per
+ * online CPU and event (pid -1) with its mmap'd ring buffer.  The first
+ * event's fds also carry the sideband records (MMAP2, COMM, FORK, EXIT)
+ * that the attribution needs.  Every record carries sample_id_all with
+ * TID, TIME (CLOCK_MONOTONIC), CPU and IDENTIFIER.
+ */
+#ifndef DCPID_PERF_H
+#define DCPID_PERF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Default periods, chosen for about 1,000 samples per second on a busy CPU:
+ * cpu-clock and task-clock count nanoseconds; hardware events count cycles
+ * or similar at roughly 2 GHz; other software events (faults, switches)
+ * are rarer, so one sample per 1,000. */
+#define PERF_PERIOD_CLOCK	1000000ull
+#define PERF_PERIOD_HW		2000000ull
+#define PERF_PERIOD_SW		1000ull
+
+/* Where a record is handed when it has been read from a ring buffer. */
+typedef void (*perf_record_cb)(const void *rec, size_t size, uint64_t time);
+
+/* Opens events[0..nevents) on cpus[0..ncpus) (all online CPUs when ncpus
+ * is 0).  With nevents 0, "cycles" is tried and, if it does not open,
+ * perf::cpu-clock, saying so in the log.  Registers the fds with the loop,
+ * disabled.  Returns 0, or -1 with a message naming the event and the
+ * reason in err[errlen]. */
+int perf_init(char *const *events, size_t nevents, const char *cpus,
+    perf_record_cb cb, char *err, size_t errlen);
+/* Checks that libpfm4 can encode name (without opening it); -1 with a
+ * message as above. */
+int perf_check_event(const char *name, char *err, size_t errlen);
+void perf_enable(void);
+void perf_fini(void);
+/* Reads every ring buffer, handing each record to the callback. */
+void perf_drain(void);
+/* Nanoseconds on the clock the records are stamped with. */
+uint64_t perf_now(void);
+
+size_t perf_nevents(void);
+const char *perf_event_name(size_t i);
+uint64_t perf_event_period(size_t i);
+size_t perf_ncpus(void);
+/* The event index of a record's IDENTIFIER; -1 if unknown. */
+int perf_event_of_id(uint64_t id);
+/* Bytes of ring buffers mapped. */
+size_t perf_memory(void);
+
+#endif
+
+/* The layouts that perf_init's sample_type and sample_id_all produce. */
+struct perf_sample_rec {		/* PERF_RECORD_SAMPLE */
+	uint32_t	type;
+	uint16_t	misc, size;
+	uint64_t	id;		/* PERF_SAMPLE_IDENTIFIER */
+	uint64_t	ip;
+	uint32_t	pid, tid;
+	uint64_t	time;
+	uint32_t	cpu, res;
+	uint64_t	period;
+};
+struct perf_sample_id {			/* trailer of every other record */
+	uint32_t	pid, tid;
+	uint64_t	time;
+	uint32_t	cpu, res;
+	uint64_t	id;
+};
