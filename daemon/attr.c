@@ -1,3 +1,707 @@
+/*
+ * Address spaces: pid -> process -> sorted executable mappings -> image.
+ *
+ * Mappings name a shared, refcounted "mapped file" (struct mfile: path,
+ * device and inode or build-id), which is resolved to an image lazily, at
+ * the first sample that lands in it, so files never sampled are never
+ * opened and each file is read once (image.c caches by build-id and by
+ * device and inode).  Resolution policy:
+ *   1. a build-id from MMAP2 names an image already read: done, no I/O;
+ *   2. the (device, inode) of a file already read: done, no I/O;
+ *   3. open the path, unless it ends in " (deleted)", and accept it if it
+ *      carries the MMAP2 build-id (or, without one, has the mapped inode);
+ *   4. else open /proc/PID/map_files/START-END of the sampled process: the
+ *      mapped file itself even if deleted or replaced, while it is alive;
+ *   5. else the mapping is unreadable (ATTR_UNREADABLE), and stays so: a
+ *      short-lived process running a since-replaced binary is lost.
+ * The /proc scan resolves deleted files at once, while map_files is there.
+ */
 #include "config.h"
-/* Not written yet. */
-extern int dcpi_placeholder_attr;
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "attr.h"
+#include "image.h"
+#include "kernel.h"
+#include "log.h"
+#include "xmalloc.h"
+
+enum { MF_FILE, MF_ANON, MF_VDSO };
+enum { MF_UNRESOLVED, MF_OK, MF_FAILED };
+
+struct mfile {
+	struct mfile	*next;		/* hash chain */
+	uint32_t	 refs;
+	uint8_t		 kind, state, bidlen;
+	uint8_t		 bid[BUILD_ID_MAX];
+	uint64_t	 dev, ino;	/* 0 when the MMAP2 carried a build-id */
+	struct img	*img;
+	size_t		 size;		/* bytes allocated, for attr_memory */
+	char		 path[];
+};
+
+struct map {
+	uint64_t	 start, end, pgoff;
+	struct mfile	*f;
+	uint32_t	 seg;		/* last segment hit in f->img */
+};
+
+struct proc {
+	uint32_t	 pid;
+	uint32_t	 n, cap, last;	/* last: one-entry cache into maps */
+	struct map	*maps;		/* sorted by start, disjoint */
+};
+
+static struct proc	**procs;	/* open addressing by pid */
+static size_t		  proccap, nprocs;
+static struct proc	 *lastproc;
+
+static struct mfile	**mftab;
+static size_t		  mfcap, nmfiles;
+
+static struct mfile	  anon_mf = { .refs = 1, .kind = MF_ANON };
+static struct mfile	  vdso_mf = { .refs = 1, .kind = MF_VDSO };
+
+static size_t		  mem;
+
+static const char *reason_names[ATTR_NREASONS] = {
+	[ATTR_OK] = "ok",
+	[ATTR_UNKNOWN_PID] = "unknown-pid",
+	[ATTR_NO_MAP] = "no-map",
+	[ATTR_ANON] = "anon",
+	[ATTR_UNREADABLE] = "unreadable",
+	[ATTR_OUTSIDE_TEXT] = "outside-text",
+	[ATTR_KERNEL_UNKNOWN] = "kernel-unknown",
+	[ATTR_HYPERVISOR] = "hypervisor",
+};
+
+const char *
+attr_reason_name(enum attr_reason r)
+{
+	return (unsigned)r < ATTR_NREASONS ? reason_names[r] : "?";
+}
+
+/* ---- mapped files ---- */
+
+static uint64_t
+mf_hash(const char *path, uint64_t dev, uint64_t ino, const uint8_t *bid,
+    size_t bidlen)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t i;
+
+	for (; *path; path++)
+		h = (h ^ (unsigned char)*path) * 0x100000001b3ULL;
+	for (i = 0; i < bidlen; i++)
+		h = (h ^ bid[i]) * 0x100000001b3ULL;
+	h ^= dev * 0x9e3779b97f4a7c15ULL;
+	h ^= ino * 0xff51afd7ed558ccdULL;
+	return h ^ (h >> 29);
+}
+
+static struct mfile *
+mf_get(const char *path, uint64_t dev, uint64_t ino, const uint8_t *bid,
+    size_t bidlen)
+{
+	struct mfile *f;
+	size_t i, len;
+
+	if (bidlen > BUILD_ID_MAX)
+		bidlen = BUILD_ID_MAX;
+	if (nmfiles + 1 > mfcap) {
+		struct mfile **old = mftab, *next;
+		size_t oldcap = mfcap, j;
+
+		mfcap = mfcap ? 2 * mfcap : 256;
+		mftab = xcalloc(mfcap, sizeof(*mftab));
+		mem += (mfcap - oldcap) * sizeof(*mftab);
+		for (j = 0; j < oldcap; j++)
+			for (f = old[j]; f; f = next) {
+				next = f->next;
+				i = mf_hash(f->path, f->dev, f->ino, f->bid,
+				    f->bidlen) & (mfcap - 1);
+				f->next = mftab[i];
+				mftab[i] = f;
+			}
+		free(old);
+	}
+	i = mf_hash(path, dev, ino, bid, bidlen) & (mfcap - 1);
+	for (f = mftab[i]; f; f = f->next)
+		if (f->dev == dev && f->ino == ino && f->bidlen == bidlen &&
+		    memcmp(f->bid, bid, bidlen) == 0 &&
+		    strcmp(f->path, path) == 0) {
+			f->refs++;
+			return f;
+		}
+	len = strlen(path);
+	f = xcalloc(1, sizeof(*f) + len + 1);
+	f->size = sizeof(*f) + len + 1;
+	memcpy(f->path, path, len + 1);
+	f->refs = 1;
+	f->kind = MF_FILE;
+	f->dev = dev;
+	f->ino = ino;
+	f->bidlen = bidlen;
+	if (bidlen)
+		memcpy(f->bid, bid, bidlen);
+	f->next = mftab[i];
+	mftab[i] = f;
+	nmfiles++;
+	mem += f->size;
+	return f;
+}
+
+static void
+mf_put(struct mfile *f)
+{
+	struct mfile **pp;
+
+	if (f->kind != MF_FILE || --f->refs > 0)
+		return;
+	pp = &mftab[mf_hash(f->path, f->dev, f->ino, f->bid, f->bidlen) &
+	    (mfcap - 1)];
+	while (*pp != f)
+		pp = &(*pp)->next;
+	*pp = f->next;
+	nmfiles--;
+	mem -= f->size;
+	free(f);
+}
+
+static int
+deleted(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n > 10 && strcmp(path + n - 10, " (deleted)") == 0;
+}
+
+/* Opens candidate and reads its image; see the policy at the top. */
+static struct img *
+mf_try(struct mfile *f, const char *candidate, int check_inode)
+{
+	struct stat st;
+	struct img *im;
+	int fd, mismatch;
+
+	if ((fd = open(candidate, O_RDONLY | O_CLOEXEC)) < 0)
+		return NULL;
+	if (check_inode && f->ino != 0 && (fstat(fd, &st) < 0 ||
+	    (uint64_t)st.st_ino != f->ino)) {
+		close(fd);
+		return NULL;
+	}
+	im = image_from_fd(fd, f->path, f->bid, f->bidlen, &mismatch);
+	close(fd);
+	if (im == NULL && !mismatch)
+		log_debug("%s: no usable ELF text for %s", candidate, f->path);
+	return im;
+}
+
+static void
+mf_resolve(struct mfile *f, uint32_t pid, const struct map *m)
+{
+	char mf[64];
+	struct img *im = NULL;
+
+	if (f->bidlen)
+		im = image_by_build_id(f->bid, f->bidlen);
+	if (im == NULL && f->ino)
+		im = image_by_inode(f->dev, f->ino);
+	if (im == NULL && f->path[0] == '/' && !deleted(f->path))
+		im = mf_try(f, f->path, 1);
+	if (im == NULL) {
+		snprintf(mf, sizeof(mf), "/proc/%u/map_files/%" PRIx64 "-%"
+		    PRIx64, pid, m->start, m->end);
+		im = mf_try(f, mf, 0);
+	}
+	if (im && f->ino)
+		image_set_inode(f->dev, f->ino, im);
+	f->img = im;
+	f->state = im ? MF_OK : MF_FAILED;
+	if (im == NULL)
+		log_info("pid %u: cannot read image %s", pid, f->path);
+}
+
+/* ---- processes ---- */
+
+static size_t
+pid_slot(uint32_t pid)
+{
+	return (pid * 0x9e3779b1u) & (proccap - 1);
+}
+
+static struct proc *
+proc_find(uint32_t pid)
+{
+	size_t i;
+
+	if (lastproc && lastproc->pid == pid)
+		return lastproc;
+	if (proccap == 0)
+		return NULL;
+	for (i = pid_slot(pid); procs[i]; i = (i + 1) & (proccap - 1))
+		if (procs[i]->pid == pid)
+			return lastproc = procs[i];
+	return NULL;
+}
+
+static void
+proc_insert(struct proc *p)
+{
+	size_t i;
+
+	for (i = pid_slot(p->pid); procs[i]; i = (i + 1) & (proccap - 1))
+		;
+	procs[i] = p;
+}
+
+static void
+proc_clear(struct proc *p)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->n; i++)
+		mf_put(p->maps[i].f);
+	p->n = 0;
+	p->last = 0;
+}
+
+static struct proc *
+proc_get(uint32_t pid)
+{
+	struct proc *p;
+
+	if ((p = proc_find(pid)) != NULL)
+		return p;
+	if (2 * (nprocs + 1) > proccap) {
+		struct proc **old = procs;
+		size_t oldcap = proccap, j;
+
+		proccap = proccap ? 2 * proccap : 1024;
+		procs = xcalloc(proccap, sizeof(*procs));
+		mem += (proccap - oldcap) * sizeof(*procs);
+		for (j = 0; j < oldcap; j++)
+			if (old[j])
+				proc_insert(old[j]);
+		free(old);
+	}
+	p = xcalloc(1, sizeof(*p));
+	p->pid = pid;
+	mem += sizeof(*p);
+	proc_insert(p);
+	nprocs++;
+	return p;
+}
+
+static void
+proc_free(uint32_t pid)
+{
+	struct proc *p;
+	size_t i, j, k;
+
+	if ((p = proc_find(pid)) == NULL)
+		return;
+	for (i = pid_slot(pid); procs[i] != p; i = (i + 1) & (proccap - 1))
+		;
+	/* Backward-shift deletion keeps probe chains intact without
+	 * tombstones. */
+	procs[i] = NULL;
+	for (j = (i + 1) & (proccap - 1); procs[j]; j = (j + 1) & (proccap - 1)) {
+		k = pid_slot(procs[j]->pid);
+		if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
+			procs[i] = procs[j];
+			procs[j] = NULL;
+			i = j;
+		}
+	}
+	if (lastproc == p)
+		lastproc = NULL;
+	proc_clear(p);
+	mem -= sizeof(*p) + p->cap * sizeof(*p->maps);
+	free(p->maps);
+	free(p);
+	nprocs--;
+}
+
+static void
+maps_reserve(struct proc *p, uint32_t extra)
+{
+	uint32_t ncap;
+
+	if (p->n + extra <= p->cap)
+		return;
+	ncap = p->cap ? 2 * p->cap : 16;
+	while (ncap < p->n + extra)
+		ncap *= 2;
+	p->maps = xreallocarray(p->maps, ncap, sizeof(*p->maps));
+	mem += (ncap - p->cap) * sizeof(*p->maps);
+	p->cap = ncap;
+}
+
+/* First map whose end is above addr. */
+static uint32_t
+maps_lower(const struct proc *p, uint64_t addr)
+{
+	uint32_t lo = 0, hi = p->n;
+
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+
+		if (p->maps[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Removes [start, end) from p's maps, trimming or splitting what overlaps;
+ * returns the index where a map of that range belongs. */
+static uint32_t
+maps_punch(struct proc *p, uint64_t start, uint64_t end)
+{
+	uint32_t i = maps_lower(p, start), j;
+	struct map *m;
+
+	maps_reserve(p, 1);
+	if (i < p->n && p->maps[i].start < start && p->maps[i].end > end) {
+		m = &p->maps[i];
+		memmove(m + 1, m, (p->n - i) * sizeof(*m));
+		p->n++;
+		m[0].end = start;
+		m[1].pgoff += end - m[1].start;
+		m[1].start = end;
+		if (m[1].f->kind == MF_FILE)
+			m[1].f->refs++;
+		p->last = 0;
+		return i + 1;
+	}
+	if (i < p->n && p->maps[i].start < start) {
+		p->maps[i].end = start;
+		i++;
+	}
+	for (j = i; j < p->n && p->maps[j].end <= end; j++)
+		mf_put(p->maps[j].f);
+	if (j < p->n && p->maps[j].start < end) {
+		p->maps[j].pgoff += end - p->maps[j].start;
+		p->maps[j].start = end;
+	}
+	if (j > i) {
+		memmove(&p->maps[i], &p->maps[j], (p->n - j) * sizeof(*p->maps));
+		p->n -= j - i;
+	}
+	p->last = 0;
+	return i;
+}
+
+static void
+maps_add(struct proc *p, uint64_t start, uint64_t end, uint64_t pgoff,
+    struct mfile *f)
+{
+	uint32_t i = maps_punch(p, start, end);
+	struct map *m;
+
+	maps_reserve(p, 1);
+	m = &p->maps[i];
+	memmove(m + 1, m, (p->n - i) * sizeof(*m));
+	p->n++;
+	m->start = start;
+	m->end = end;
+	m->pgoff = pgoff;
+	m->f = f;
+	m->seg = 0;
+	p->last = i;
+}
+
+/* The mapped file of a path from MMAP2 or /proc/PID/maps. */
+static struct mfile *
+classify(const char *path, uint64_t dev, uint64_t ino, const uint8_t *bid,
+    size_t bidlen)
+{
+	if (strcmp(path, "[vdso]") == 0)
+		return &vdso_mf;
+	/* Anonymous memory, [heap], [stack], [anon:...], //anon, [vsyscall],
+	 * memfd: JIT code and trampolines.  (MMAP2 with a build-id field
+	 * but no build-id has no inode either: it is still a file.) */
+	if (path[0] != '/' || strncmp(path, "//anon", 6) == 0 ||
+	    strncmp(path, "/anon_hugepage", 14) == 0 ||
+	    strncmp(path, "/memfd:", 7) == 0)
+		return &anon_mf;
+	return mf_get(path, dev, ino, bid, bidlen);
+}
+
+/* ---- the interface ---- */
+
+int
+attr_init(void)
+{
+	image_init();
+	kernel_init();
+	vdso_mf.img = kernel_vdso();
+	vdso_mf.state = vdso_mf.img ? MF_OK : MF_FAILED;
+	anon_mf.state = MF_OK;
+	return 0;
+}
+
+void
+attr_fini(void)
+{
+	size_t i;
+
+	for (i = 0; i < proccap; i++)
+		if (procs[i]) {
+			proc_clear(procs[i]);
+			free(procs[i]->maps);
+			free(procs[i]);
+		}
+	free(procs);
+	free(mftab);
+	procs = NULL;
+	mftab = NULL;
+	lastproc = NULL;
+	proccap = nprocs = mfcap = nmfiles = 0;
+	mem = 0;
+	kernel_fini();
+	image_fini();
+}
+
+void
+attr_mmap(const struct attr_mmap *m)
+{
+	struct proc *p;
+	struct mfile *f;
+	uint64_t dev = 0, ino = 0;
+
+	if (m->len == 0 || m->start + m->len < m->start)
+		return;
+	p = proc_get(m->pid);
+	if (!(m->prot & PROT_EXEC)) {
+		/* Not code, but whatever it covers is gone. */
+		maps_punch(p, m->start, m->start + m->len);
+		return;
+	}
+	if (!m->has_build_id) {
+		dev = makedev(m->maj, m->min);
+		ino = m->ino;
+	}
+	f = classify(m->filename, dev, ino, m->build_id,
+	    m->has_build_id ? m->build_id_size : 0);
+	maps_add(p, m->start, m->start + m->len, m->pgoff, f);
+}
+
+void
+attr_comm(uint32_t pid, uint32_t tid, const char *comm, int exec)
+{
+	struct proc *p;
+
+	(void)tid;
+	(void)comm;
+	/* exec replaces the address space; its MMAP2 records follow. */
+	if (exec && (p = proc_find(pid)) != NULL)
+		proc_clear(p);
+}
+
+void
+attr_fork(uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid)
+{
+	struct proc *parent, *child;
+	uint32_t i;
+
+	(void)tid;
+	(void)ptid;
+	if (pid == ppid) {
+		/* A new thread shares its process's maps. */
+		proc_get(pid);
+		return;
+	}
+	proc_free(pid);		/* a stale model of a reused pid */
+	child = proc_get(pid);
+	if ((parent = proc_find(ppid)) == NULL)
+		return;
+	maps_reserve(child, parent->n);
+	memcpy(child->maps, parent->maps, parent->n * sizeof(*child->maps));
+	child->n = parent->n;
+	for (i = 0; i < child->n; i++)
+		if (child->maps[i].f->kind == MF_FILE)
+			child->maps[i].f->refs++;
+}
+
+void
+attr_exit(uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid)
+{
+	(void)ppid;
+	(void)ptid;
+	if (pid == tid)
+		proc_free(pid);
+}
+
+enum attr_reason
+attr_sample(uint32_t pid, uint64_t pc, uint16_t cpumode, struct image **img,
+    uint32_t *offset)
+{
+	struct proc *p;
+	struct map *m;
+	struct img *im;
+	const struct seg *s;
+	uint64_t foff, off;
+	uint32_t i;
+
+	switch (cpumode & PERF_RECORD_MISC_CPUMODE_MASK) {
+	case PERF_RECORD_MISC_KERNEL:
+		return kernel_sample(pc, img, offset);
+	case PERF_RECORD_MISC_USER:
+		break;
+	case PERF_RECORD_MISC_CPUMODE_UNKNOWN:
+		/* Kernel addresses are the upper half on every Linux ABI. */
+		if ((int64_t)pc < 0)
+			return kernel_sample(pc, img, offset);
+		break;
+	default:
+		return ATTR_HYPERVISOR;
+	}
+	if ((p = proc_find(pid)) == NULL)
+		return ATTR_UNKNOWN_PID;
+	m = p->last < p->n ? &p->maps[p->last] : NULL;
+	if (m == NULL || pc < m->start || pc >= m->end) {
+		i = maps_lower(p, pc);
+		if (i == p->n || pc < p->maps[i].start)
+			return ATTR_NO_MAP;
+		p->last = i;
+		m = &p->maps[i];
+	}
+	switch (m->f->kind) {
+	case MF_ANON:
+		return ATTR_ANON;
+	case MF_FILE:
+		if (m->f->state == MF_UNRESOLVED)
+			mf_resolve(m->f, pid, m);
+		break;
+	}
+	if ((im = m->f->img) == NULL)
+		return ATTR_UNREADABLE;
+	foff = pc - m->start + m->pgoff;
+	s = &im->segs[m->seg < im->nsegs ? m->seg : 0];
+	if (foff - s->off >= s->filesz) {
+		for (i = 0; i < im->nsegs; i++)
+			if (foff - im->segs[i].off < im->segs[i].filesz)
+				break;
+		if (i == im->nsegs)
+			return ATTR_OUTSIDE_TEXT;
+		m->seg = i;
+		s = &im->segs[i];
+	}
+	off = foff - s->off + s->vaddr - im->pub.tstart;
+	if (off >= im->pub.tsize)
+		return ATTR_OUTSIDE_TEXT;
+	*img = &im->pub;
+	*offset = off;
+	return ATTR_OK;
+}
+
+/* ---- the /proc scan ---- */
+
+static void
+scan_pid(uint32_t pid)
+{
+	char path[64], line[4096 + 128], perms[8], *name;
+	unsigned long long start, end, pgoff, ino;
+	unsigned maj, min;
+	struct proc *p = NULL;
+	FILE *fp;
+	int n;
+
+	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+	if ((fp = fopen(path, "re")) == NULL)
+		return;		/* gone already, or a kernel thread race */
+	while (fgets(line, sizeof(line), fp)) {
+		struct mfile *f;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start,
+		    &end, perms, &pgoff, &maj, &min, &ino, &n) != 7 ||
+		    end <= start) {
+			log_debug("%s: unexpected line: %s", path, line);
+			continue;
+		}
+		if (strchr(perms, 'x') == NULL)
+			continue;
+		name = line + n;
+		if (p == NULL) {
+			/* The scan may run after records of this pid. */
+			proc_free(pid);
+			p = proc_get(pid);
+		}
+		f = classify(name, makedev(maj, min), ino, NULL, 0);
+		maps_add(p, start, end, pgoff, f);
+		/* map_files may be gone by the first sample. */
+		if (f->kind == MF_FILE && f->state == MF_UNRESOLVED &&
+		    deleted(f->path))
+			mf_resolve(f, pid, &p->maps[p->last]);
+	}
+	/* A read error means the process went away mid-read. */
+	if (ferror(fp) && p)
+		proc_free(pid);
+	fclose(fp);
+}
+
+void
+attr_scan_proc(void)
+{
+	DIR *d;
+	struct dirent *de;
+	char *end;
+	unsigned long pid;
+
+	if ((d = opendir("/proc")) == NULL) {
+		log_warn("/proc");
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		pid = strtoul(de->d_name, &end, 10);
+		if (*end == '\0' && pid <= UINT32_MAX)
+			scan_pid(pid);
+	}
+	closedir(d);
+	log_info("scanned %zu processes, %zu images", nprocs, image_count());
+}
+
+size_t
+attr_nimages(void)
+{
+	return image_count();
+}
+
+struct image *
+attr_image(uint32_t index)
+{
+	struct img *im = image_at(index);
+
+	return im ? &im->pub : NULL;
+}
+
+size_t
+attr_nprocs(void)
+{
+	return nprocs;
+}
+
+size_t
+attr_memory(void)
+{
+	return mem + image_memory() + kernel_memory();
+}

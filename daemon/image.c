@@ -1,0 +1,418 @@
+#include "config.h"
+
+#include <elfutils/libdwelf.h>
+#include <errno.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "image.h"
+#include "log.h"
+#include "xmalloc.h"
+
+/* Images live until image_fini(); the tables only grow, so lookups, which
+ * happen once per mapped file rather than per sample, stay simple. */
+static struct img	**images;
+static size_t		  nimages, capimages;
+static size_t		  mem;
+
+/* Open hashing by id; slots hold indices + 1 (0 = empty). */
+static uint32_t		 *idtab;
+static size_t		  idcap;
+
+struct inode_ent {
+	uint64_t	 dev, ino;
+	struct img	*img;
+};
+static struct inode_ent	 *inotab;
+static size_t		  inocap, inocount;
+
+static uint64_t
+fnv1a(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	while (n--) {
+		h ^= *c++;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+#define FNV_INIT	0xcbf29ce484222325ULL
+
+static uint64_t
+mix(uint64_t a, uint64_t b)
+{
+	uint64_t h = (a ^ (b * 0x9e3779b97f4a7c15ULL)) * 0xff51afd7ed558ccdULL;
+
+	return h ^ (h >> 32);
+}
+
+void
+image_hex(const uint8_t *b, size_t len, char *out)
+{
+	static const char hx[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		out[2 * i] = hx[b[i] >> 4];
+		out[2 * i + 1] = hx[b[i] & 15];
+	}
+	out[2 * len] = '\0';
+}
+
+void
+image_init(void)
+{
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		fatalx("libelf: %s", elf_errmsg(-1));
+}
+
+void
+image_fini(void)
+{
+	size_t i;
+
+	for (i = 0; i < nimages; i++) {
+		free(images[i]->pub.id);
+		free(images[i]->pub.path);
+		free(images[i]->segs);
+		free(images[i]);
+	}
+	free(images);
+	free(idtab);
+	free(inotab);
+	images = NULL;
+	idtab = NULL;
+	inotab = NULL;
+	nimages = capimages = idcap = inocap = inocount = 0;
+	mem = 0;
+}
+
+static void
+idtab_put(uint32_t index)
+{
+	size_t i = fnv1a(FNV_INIT, images[index]->pub.id,
+	    strlen(images[index]->pub.id)) & (idcap - 1);
+
+	while (idtab[i])
+		i = (i + 1) & (idcap - 1);
+	idtab[i] = index + 1;
+}
+
+struct img *
+image_by_id(const char *id)
+{
+	size_t i;
+
+	if (idcap == 0)
+		return NULL;
+	i = fnv1a(FNV_INIT, id, strlen(id)) & (idcap - 1);
+	for (; idtab[i]; i = (i + 1) & (idcap - 1))
+		if (strcmp(images[idtab[i] - 1]->pub.id, id) == 0)
+			return images[idtab[i] - 1];
+	return NULL;
+}
+
+struct img *
+image_by_build_id(const uint8_t *bid, size_t len)
+{
+	char hex[2 * BUILD_ID_MAX + 1];
+
+	if (len == 0 || len > BUILD_ID_MAX)
+		return NULL;
+	image_hex(bid, len, hex);
+	return image_by_id(hex);
+}
+
+/* Takes ownership of segs. */
+static struct img *
+image_add(const char *id, const char *path, uint64_t tstart, uint64_t tsize,
+    struct seg *segs, uint32_t nsegs)
+{
+	struct img *im;
+	size_t plen, i;
+
+	if ((im = image_by_id(id)) != NULL) {
+		free(segs);
+		return im;
+	}
+	if (nimages == capimages) {
+		size_t ncap = capimages ? 2 * capimages : 64;
+
+		images = xreallocarray(images, ncap, sizeof(*images));
+		mem += (ncap - capimages) * sizeof(*images);
+		capimages = ncap;
+	}
+	if (2 * (nimages + 1) > idcap) {
+		mem -= idcap * sizeof(*idtab);
+		free(idtab);
+		idcap = idcap ? 2 * idcap : 128;
+		idtab = xcalloc(idcap, sizeof(*idtab));
+		mem += idcap * sizeof(*idtab);
+		for (i = 0; i < nimages; i++)
+			idtab_put(i);
+	}
+	im = xcalloc(1, sizeof(*im));
+	im->pub.index = nimages;
+	im->pub.id = xstrdup(id);
+	plen = strlen(path);
+	if (plen > 10 && strcmp(path + plen - 10, " (deleted)") == 0)
+		plen -= 10;
+	im->pub.path = xmalloc(plen + 1);
+	memcpy(im->pub.path, path, plen);
+	im->pub.path[plen] = '\0';
+	im->pub.tstart = tstart;
+	im->pub.tsize = tsize;
+	im->segs = segs;
+	im->nsegs = nsegs;
+	mem += sizeof(*im) + strlen(id) + 1 + plen + 1 + nsegs * sizeof(*segs);
+	images[nimages++] = im;
+	idtab_put(im->pub.index);
+	log_debug("image %u %s %s tstart %#llx tsize %llu", im->pub.index, id,
+	    im->pub.path, (unsigned long long)tstart, (unsigned long long)tsize);
+	return im;
+}
+
+/* The executable PT_LOADs and text range; -1 when there is none. */
+static int
+elf_text(Elf *elf, struct seg **segsp, uint32_t *nsegsp, uint64_t *tstart,
+    uint64_t *tsize)
+{
+	GElf_Ehdr eh;
+	GElf_Phdr ph;
+	size_t n, i;
+	struct seg *segs;
+	uint32_t ns = 0;
+	uint64_t end = 0;
+
+	if (elf_kind(elf) != ELF_K_ELF || gelf_getehdr(elf, &eh) == NULL ||
+	    (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) ||
+	    elf_getphdrnum(elf, &n) != 0 || n == 0 || n > 65535)
+		return -1;
+	segs = xcalloc(n, sizeof(*segs));
+	for (i = 0; i < n; i++) {
+		if (gelf_getphdr(elf, i, &ph) == NULL)
+			break;
+		if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+			continue;
+		segs[ns].off = ph.p_offset;
+		segs[ns].filesz = ph.p_filesz;
+		segs[ns].vaddr = ph.p_vaddr;
+		if (ns == 0)
+			*tstart = ph.p_vaddr;
+		if (ph.p_vaddr + ph.p_memsz > end)
+			end = ph.p_vaddr + ph.p_memsz;
+		ns++;
+	}
+	if (ns == 0 || end < *tstart || end - *tstart > UINT32_MAX) {
+		free(segs);
+		return -1;
+	}
+	*tsize = end - *tstart;
+	*segsp = xreallocarray(segs, ns, sizeof(*segs));
+	*nsegsp = ns;
+	return 0;
+}
+
+static int
+hash_fd(int fd, char *id)
+{
+	char buf[65536];
+	uint64_t h = FNV_INIT;
+	off_t off = 0;
+	ssize_t r;
+
+	while ((r = pread(fd, buf, sizeof(buf), off)) != 0) {
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		h = fnv1a(h, buf, r);
+		off += r;
+	}
+	snprintf(id, 18, "h%016llx", (unsigned long long)h);
+	return 0;
+}
+
+/* Common tail of image_from_fd and image_from_memory; fd < 0 hashes buf. */
+static struct img *
+image_from_elf(Elf *elf, int fd, const void *buf, size_t len, const char *path,
+    const uint8_t *want, size_t want_len, int *mismatch)
+{
+	struct seg *segs;
+	uint32_t nsegs;
+	uint64_t tstart = 0, tsize = 0;
+	const void *bid;
+	ssize_t blen;
+	char id[2 * BUILD_ID_MAX + 1];
+
+	blen = dwelf_elf_gnu_build_id(elf, &bid);
+	if (blen > BUILD_ID_MAX)
+		blen = BUILD_ID_MAX;	/* longer ids are truncated consistently */
+	if (want_len > 0 && ((size_t)blen != want_len ||
+	    memcmp(bid, want, want_len) != 0)) {
+		if (mismatch)
+			*mismatch = 1;
+		return NULL;
+	}
+	if (blen > 0) {
+		struct img *im;
+
+		image_hex(bid, blen, id);
+		if ((im = image_by_id(id)) != NULL)
+			return im;
+	} else if (fd >= 0) {
+		if (hash_fd(fd, id) < 0)
+			return NULL;
+	} else
+		snprintf(id, sizeof(id), "h%016llx",
+		    (unsigned long long)fnv1a(FNV_INIT, buf, len));
+	if (elf_text(elf, &segs, &nsegs, &tstart, &tsize) < 0)
+		return NULL;
+	return image_add(id, path, tstart, tsize, segs, nsegs);
+}
+
+struct img *
+image_from_fd(int fd, const char *path, const uint8_t *want, size_t want_len,
+    int *mismatch)
+{
+	Elf *elf;
+	struct img *im;
+
+	if (mismatch)
+		*mismatch = 0;
+	if ((elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) == NULL)
+		return NULL;
+	im = image_from_elf(elf, fd, NULL, 0, path, want, want_len, mismatch);
+	elf_end(elf);
+	return im;
+}
+
+struct img *
+image_from_memory(const void *buf, size_t len, const char *path)
+{
+	char *copy = xmalloc(len);
+	Elf *elf;
+	struct img *im = NULL;
+
+	/* libelf may write to a memory image; never let it touch the vdso. */
+	memcpy(copy, buf, len);
+	if ((elf = elf_memory(copy, len)) != NULL) {
+		im = image_from_elf(elf, -1, copy, len, path, NULL, 0, NULL);
+		elf_end(elf);
+	}
+	free(copy);
+	return im;
+}
+
+struct img *
+image_pseudo(const uint8_t *bid, size_t bidlen, const char *descr,
+    const char *path, uint64_t tstart, uint64_t tsize)
+{
+	char id[2 * BUILD_ID_MAX + 1];
+
+	if (bidlen > 0)
+		image_hex(bid, bidlen > BUILD_ID_MAX ? BUILD_ID_MAX : bidlen, id);
+	else
+		snprintf(id, sizeof(id), "h%016llx",
+		    (unsigned long long)fnv1a(FNV_INIT, descr, strlen(descr)));
+	return image_add(id, path, tstart, tsize, NULL, 0);
+}
+
+size_t
+image_note_build_id(const void *buf, size_t len, uint8_t *out)
+{
+	const unsigned char *p = buf;
+	size_t off = 0;
+
+	/* Elf32_Nhdr and Elf64_Nhdr are the same: three 4-byte words. */
+	while (off + sizeof(Elf64_Nhdr) <= len) {
+		Elf64_Nhdr nh;
+		size_t name, desc;
+
+		memcpy(&nh, p + off, sizeof(nh));
+		name = off + sizeof(nh);
+		desc = name + ((nh.n_namesz + 3) & ~(size_t)3);
+		if (desc > len || nh.n_descsz > len - desc)
+			return 0;
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    memcmp(p + name, "GNU", 4) == 0 && nh.n_descsz > 0) {
+			size_t n = nh.n_descsz > BUILD_ID_MAX ? BUILD_ID_MAX :
+			    nh.n_descsz;
+
+			memcpy(out, p + desc, n);
+			return n;
+		}
+		off = desc + ((nh.n_descsz + 3) & ~(size_t)3);
+	}
+	return 0;
+}
+
+struct img *
+image_by_inode(uint64_t dev, uint64_t ino)
+{
+	size_t i;
+
+	if (inocap == 0)
+		return NULL;
+	for (i = mix(dev, ino) & (inocap - 1); inotab[i].img;
+	    i = (i + 1) & (inocap - 1))
+		if (inotab[i].dev == dev && inotab[i].ino == ino)
+			return inotab[i].img;
+	return NULL;
+}
+
+void
+image_set_inode(uint64_t dev, uint64_t ino, struct img *img)
+{
+	size_t i;
+
+	if (2 * (inocount + 1) > inocap) {
+		struct inode_ent *old = inotab;
+		size_t oldcap = inocap, j;
+
+		inocap = inocap ? 2 * inocap : 256;
+		inotab = xcalloc(inocap, sizeof(*inotab));
+		mem += (inocap - oldcap) * sizeof(*inotab);
+		inocount = 0;
+		for (j = 0; j < oldcap; j++)
+			if (old[j].img)
+				image_set_inode(old[j].dev, old[j].ino,
+				    old[j].img);
+		free(old);
+	}
+	for (i = mix(dev, ino) & (inocap - 1); inotab[i].img;
+	    i = (i + 1) & (inocap - 1))
+		if (inotab[i].dev == dev && inotab[i].ino == ino) {
+			inotab[i].img = img;
+			return;
+		}
+	inotab[i].dev = dev;
+	inotab[i].ino = ino;
+	inotab[i].img = img;
+	inocount++;
+}
+
+size_t
+image_count(void)
+{
+	return nimages;
+}
+
+struct img *
+image_at(uint32_t index)
+{
+	return index < nimages ? images[index] : NULL;
+}
+
+size_t
+image_memory(void)
+{
+	return mem;
+}

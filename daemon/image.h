@@ -1,0 +1,71 @@
+/*
+ * Images for attribution (internal to daemon/attr.c, image.c, kernel.c):
+ * the table of struct image deduplicated by id, and ELF reading.
+ *
+ * Image id: the GNU build-id in lowercase hex; for an ELF object without
+ * one, "h" followed by 16 hex digits of the 64-bit FNV-1a hash of the whole
+ * file's content (stable across daemon restarts and hosts, and computable
+ * offline from the file alone).  Pseudo images without a build-id (kernel,
+ * modules) hash a descriptive string the same way.
+ *
+ * Text range: tstart is the p_vaddr of the first executable PT_LOAD, and the
+ * range runs to the end (p_vaddr + p_memsz) of the last executable PT_LOAD,
+ * so tsize covers every executable segment (one in practice).
+ */
+#ifndef DCPID_IMAGE_H
+#define DCPID_IMAGE_H
+
+#include <gelf.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "attr.h"
+
+/* An executable PT_LOAD: file range [off, off + filesz) holds vaddr. */
+struct seg {
+	uint64_t	 off, filesz, vaddr;
+};
+
+struct img {
+	struct image	 pub;		/* first: struct image * casts to it */
+	uint32_t	 nsegs;
+	struct seg	*segs;		/* executable PT_LOADs; none for kernel, modules */
+};
+
+#define BUILD_ID_MAX	20
+
+void image_init(void);
+void image_fini(void);
+
+/* The image with that id, or NULL. */
+struct img *image_by_id(const char *id);
+/* The image with that raw build-id, or NULL. */
+struct img *image_by_build_id(const uint8_t *bid, size_t len);
+
+/* Reads the ELF open on fd (path names the image; " (deleted)" is
+ * stripped).  When want_len > 0 the file must carry that build-id: if it
+ * differs, returns NULL with *mismatch set.  Returns the existing image of
+ * the same id, else a new one; NULL when the file is no usable ELF. */
+struct img *image_from_fd(int fd, const char *path, const uint8_t *want,
+    size_t want_len, int *mismatch);
+/* Same for an ELF image in memory (the vdso); buf is copied as needed. */
+struct img *image_from_memory(const void *buf, size_t len, const char *path);
+/* A pseudo image (kernel, module): id from bid, or the hash of descr. */
+struct img *image_pseudo(const uint8_t *bid, size_t bidlen, const char *descr,
+    const char *path, uint64_t tstart, uint64_t tsize);
+
+/* File cache by (dev, ino): the image read from that file. */
+struct img *image_by_inode(uint64_t dev, uint64_t ino);
+void image_set_inode(uint64_t dev, uint64_t ino, struct img *img);
+
+/* Parses ELF notes in buf (a /sys notes file) for NT_GNU_BUILD_ID; returns
+ * its length (copied into out, at most BUILD_ID_MAX bytes) or 0. */
+size_t image_note_build_id(const void *buf, size_t len, uint8_t *out);
+/* Lowercase hex of len bytes into out (2 * len + 1 bytes). */
+void image_hex(const uint8_t *b, size_t len, char *out);
+
+size_t image_count(void);
+struct img *image_at(uint32_t index);
+size_t image_memory(void);
+
+#endif

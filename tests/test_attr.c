@@ -1,0 +1,579 @@
+/*
+ * Attribution: synthetic sideband sequences against real ELF files (this
+ * test program, a shared library it links, the kernel, the vdso).
+ * Expected offsets come from the files' own symbol tables and program
+ * headers, read here independently of daemon/image.c.
+ */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <linux/perf_event.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "attr.h"
+
+#define USER	PERF_RECORD_MISC_USER
+#define KERNEL	PERF_RECORD_MISC_KERNEL
+#define BASE	0x7f1234000000ULL
+
+/* A function of this program for the PIE cases. */
+__attribute__((noinline)) unsigned long attr_test_target(unsigned long n);
+__attribute__((noinline)) unsigned long
+attr_test_target(unsigned long n)
+{
+	volatile unsigned long x = n;
+
+	return x * 3 + 1;
+}
+
+/* What the test knows about a file from its own reading. */
+struct felf {
+	char		 path[4096];
+	uint64_t	 xoff, xvaddr, xfilesz;	/* first executable PT_LOAD */
+	uint8_t		 bid[64];
+	size_t		 bidlen;
+	struct stat	 st;
+};
+
+static void
+read_felf(const char *path, struct felf *fe)
+{
+	int fd;
+	Elf *elf;
+	size_t n, i;
+	GElf_Phdr ph;
+	int found = 0;
+
+	memset(fe, 0, sizeof(*fe));
+	snprintf(fe->path, sizeof(fe->path), "%s", path);
+	assert_int_not_equal(elf_version(EV_CURRENT), EV_NONE);
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &fe->st), 0);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	assert_non_null(elf);
+	assert_int_equal(elf_getphdrnum(elf, &n), 0);
+	for (i = 0; i < n && !found; i++) {
+		assert_non_null(gelf_getphdr(elf, i, &ph));
+		if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
+			fe->xoff = ph.p_offset;
+			fe->xvaddr = ph.p_vaddr;
+			fe->xfilesz = ph.p_filesz;
+			found = 1;
+		}
+	}
+	assert_true(found);
+	elf_end(elf);
+	close(fd);
+}
+
+/* st_value of a symbol from .symtab or .dynsym; 0 if absent. */
+static uint64_t
+sym_value(const char *path, const char *name)
+{
+	int fd = open(path, O_RDONLY);
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+	uint64_t v = 0;
+
+	assert_true(fd >= 0);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	assert_non_null(elf);
+	while (v == 0 && (scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t i;
+
+		gelf_getshdr(scn, &sh);
+		if (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym s;
+			const char *nm;
+
+			gelf_getsym(d, i, &s);
+			nm = elf_strptr(elf, sh.sh_link, s.st_name);
+			if (nm && strcmp(nm, name) == 0 && s.st_value) {
+				v = s.st_value;
+				break;
+			}
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return v;
+}
+
+/* The build-id as `readelf -n` prints it. */
+static int
+readelf_build_id(const char *path, char *out, size_t len)
+{
+	char cmd[4200], line[512];
+	FILE *p;
+	int ok = 0;
+
+	snprintf(cmd, sizeof(cmd), "readelf -n '%s' 2>/dev/null", path);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		char *b = strstr(line, "Build ID: ");
+
+		if (b && !ok) {
+			snprintf(out, len, "%s", b + 10);
+			out[strcspn(out, "\n ")] = '\0';
+			ok = 1;
+		}
+	}
+	pclose(p);
+	return ok;
+}
+
+/* Feeds an MMAP2 of fe's executable segment at base for pid. */
+static void
+mmap_exec(uint32_t pid, const struct felf *fe, uint64_t base, int with_bid,
+    const char *name)
+{
+	struct attr_mmap m;
+	uint64_t pgoff = fe->xoff & ~0xfffULL;
+
+	memset(&m, 0, sizeof(m));
+	m.pid = m.tid = pid;
+	m.start = base;
+	m.len = (fe->xoff - pgoff + fe->xfilesz + 0xfff) & ~0xfffULL;
+	m.pgoff = pgoff;
+	m.prot = PROT_READ | PROT_EXEC;
+	m.flags = MAP_PRIVATE;
+	if (with_bid) {
+		m.has_build_id = 1;
+		m.build_id_size = fe->bidlen;
+		memcpy(m.build_id, fe->bid, fe->bidlen);
+	} else {
+		m.maj = major(fe->st.st_dev);
+		m.min = minor(fe->st.st_dev);
+		m.ino = fe->st.st_ino;
+	}
+	m.filename = name ? name : fe->path;
+	attr_mmap(&m);
+}
+
+/* The PC of ELF vaddr v of fe mapped by mmap_exec at base. */
+static uint64_t
+pc_of(const struct felf *fe, uint64_t base, uint64_t v)
+{
+	return base + (fe->xoff & 0xfff) + (v - fe->xvaddr);
+}
+
+static void
+anon_mmap(uint32_t pid, uint64_t start, uint64_t len, uint32_t prot)
+{
+	struct attr_mmap m;
+
+	memset(&m, 0, sizeof(m));
+	m.pid = m.tid = pid;
+	m.start = start;
+	m.len = len;
+	m.prot = prot;
+	m.filename = "//anon";
+	attr_mmap(&m);
+}
+
+static struct felf self, lib;
+static uint64_t self_sym, lib_sym;
+static const char *lib_symname = "elf_version";
+
+static int
+setup(void **state)
+{
+	char exe[4096];
+	ssize_t n;
+	Dl_info di;
+	void *fn;
+
+	(void)state;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	assert_true(n > 0);
+	exe[n] = '\0';
+	read_felf(exe, &self);
+	self_sym = sym_value(exe, "attr_test_target");
+	assert_true(self_sym != 0);
+	/* A shared library this test links: libelf. */
+	fn = dlsym(RTLD_DEFAULT, lib_symname);
+	assert_non_null(fn);
+	assert_true(dladdr(fn, &di) != 0);
+	read_felf(di.dli_fname, &lib);
+	lib_sym = sym_value(di.dli_fname, lib_symname);
+	assert_true(lib_sym != 0);
+	assert_int_equal(attr_init(), 0);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	attr_fini();
+	return 0;
+}
+
+static void
+expect_ok(uint32_t pid, uint64_t pc, const char *path, uint64_t want)
+{
+	struct image *img = NULL;
+	uint32_t off = 0;
+	enum attr_reason r = attr_sample(pid, pc, USER, &img, &off);
+
+	assert_string_equal(attr_reason_name(r), "ok");
+	assert_non_null(img);
+	if (path)
+		assert_string_equal(img->path, path);
+	assert_int_equal(off, want);
+	assert_ptr_equal(attr_image(img->index), img);
+}
+
+static enum attr_reason
+sample(uint32_t pid, uint64_t pc)
+{
+	struct image *img;
+	uint32_t off;
+
+	return attr_sample(pid, pc, USER, &img, &off);
+}
+
+/* A PIE and a shared library at arbitrary bases: offset = symbol - tstart. */
+static void
+test_pie_and_lib(void **state)
+{
+	struct image *img;
+	uint32_t off;
+
+	(void)state;
+	mmap_exec(1000, &self, BASE, 0, NULL);
+	mmap_exec(1000, &lib, BASE + 0x10000000, 0, NULL);
+	assert_int_equal(sample(1000, pc_of(&self, BASE, self_sym)), ATTR_OK);
+	attr_sample(1000, pc_of(&self, BASE, self_sym), USER, &img, &off);
+	assert_int_equal(img->tstart, self.xvaddr);
+	expect_ok(1000, pc_of(&self, BASE, self_sym), self.path,
+	    self_sym - self.xvaddr);
+	expect_ok(1000, pc_of(&lib, BASE + 0x10000000, lib_sym), lib.path,
+	    lib_sym - lib.xvaddr);
+	/* A second process at other bases shares the images. */
+	mmap_exec(2000, &lib, BASE + 0x345000, 0, "/some/other/path/libelf.so");
+	attr_sample(2000, pc_of(&lib, BASE + 0x345000, lib_sym), USER, &img,
+	    &off);
+	assert_int_equal(off, lib_sym - lib.xvaddr);
+	assert_string_equal(img->path, lib.path);
+	assert_int_equal(sample(1000, BASE - 1), ATTR_NO_MAP);
+	assert_int_equal(sample(3000, BASE), ATTR_UNKNOWN_PID);
+	assert_int_equal(attr_nprocs(), 2);
+	attr_exit(1000, 1, 1000, 1);
+	attr_exit(2000, 1, 2000, 1);
+	assert_int_equal(attr_nprocs(), 0);
+}
+
+/* The id is the build-id readelf prints; MMAP2 build-ids name the image
+ * without reading; a wrong build-id for the path is not trusted. */
+static void
+test_build_id(void **state)
+{
+	char want[200];
+	struct image *img;
+	uint32_t off;
+	size_t i;
+
+	(void)state;
+	if (!readelf_build_id(lib.path, want, sizeof(want)))
+		skip();
+	mmap_exec(1000, &lib, BASE, 0, NULL);
+	attr_sample(1000, pc_of(&lib, BASE, lib_sym), USER, &img, &off);
+	assert_string_equal(img->id, want);
+	/* MMAP2 style: the raw bytes of the hex id. */
+	lib.bidlen = strlen(want) / 2;
+	for (i = 0; i < lib.bidlen; i++)
+		sscanf(want + 2 * i, "%2hhx", &lib.bid[i]);
+	mmap_exec(1001, &lib, BASE, 1, "/nonexistent/libelf.so");
+	expect_ok(1001, pc_of(&lib, BASE, lib_sym), lib.path,
+	    lib_sym - lib.xvaddr);
+	/* The file at the path has another build-id, and pid 1002 has no
+	 * map_files to fall back on. */
+	lib.bid[0] ^= 0xff;
+	mmap_exec(1002, &lib, BASE, 1, self.path);
+	assert_int_equal(sample(1002, pc_of(&lib, BASE, lib_sym)),
+	    ATTR_UNREADABLE);
+	lib.bid[0] ^= 0xff;
+	lib.bidlen = 0;
+	attr_exit(1000, 1, 1000, 1);
+	attr_exit(1001, 1, 1001, 1);
+	attr_exit(1002, 1, 1002, 1);
+}
+
+static void
+test_fork_exec_exit(void **state)
+{
+	uint64_t pc = pc_of(&self, BASE, self_sym);
+
+	(void)state;
+	mmap_exec(1000, &self, BASE, 0, NULL);
+	attr_fork(1001, 1000, 1001, 1000);
+	assert_int_equal(attr_nprocs(), 2);
+	expect_ok(1001, pc, self.path, self_sym - self.xvaddr);
+	/* A thread of 1000: no new process; its exit keeps the process. */
+	attr_fork(1000, 1000, 1005, 1000);
+	assert_int_equal(attr_nprocs(), 2);
+	attr_exit(1000, 1000, 1005, 1000);
+	expect_ok(1000, pc, self.path, self_sym - self.xvaddr);
+	/* exec drops the maps; the new image's MMAP2 brings new ones. */
+	attr_comm(1001, 1001, "hot", 0);
+	expect_ok(1001, pc, self.path, self_sym - self.xvaddr);
+	attr_comm(1001, 1001, "hot", 1);
+	assert_int_equal(sample(1001, pc), ATTR_NO_MAP);
+	mmap_exec(1001, &lib, BASE, 0, NULL);
+	expect_ok(1001, pc_of(&lib, BASE, lib_sym), lib.path,
+	    lib_sym - lib.xvaddr);
+	/* The parent is unchanged. */
+	expect_ok(1000, pc, self.path, self_sym - self.xvaddr);
+	attr_exit(1000, 1, 1000, 1);
+	assert_int_equal(sample(1000, pc), ATTR_UNKNOWN_PID);
+	assert_int_equal(attr_nprocs(), 1);
+	attr_exit(1001, 1, 1001, 1);
+	assert_int_equal(attr_nprocs(), 0);
+}
+
+/* A new mapping replaces what it overlaps; the rest keeps its offsets. */
+static void
+test_overlap(void **state)
+{
+	/* A page in the middle of the text, with pages either side. */
+	uint64_t v = self.xvaddr + ((self.xfilesz / 2) & ~0xfffULL) + 0x123;
+	uint64_t pc = pc_of(&self, BASE, v), hole = pc & ~0xfffULL;
+	uint64_t want = v - self.xvaddr;
+
+	(void)state;
+	assert_true(self.xfilesz >= 0x5000);
+	mmap_exec(1000, &self, BASE, 0, NULL);
+	expect_ok(1000, pc, self.path, want);
+	anon_mmap(1000, hole, 0x1000, PROT_READ | PROT_EXEC | PROT_WRITE);
+	assert_int_equal(sample(1000, pc), ATTR_ANON);
+	assert_string_equal(attr_reason_name(ATTR_ANON), "anon");
+	/* Both sides of the split still map the file right. */
+	expect_ok(1000, pc - 0x1000, self.path, want - 0x1000);
+	expect_ok(1000, pc + 0x1000, self.path, want + 0x1000);
+	/* A data mapping over the hole removes it and its neighbours. */
+	anon_mmap(1000, hole - 0x1000, 0x3000, PROT_READ | PROT_WRITE);
+	assert_int_equal(sample(1000, pc), ATTR_NO_MAP);
+	assert_int_equal(sample(1000, pc + 0x1000), ATTR_NO_MAP);
+	assert_int_equal(sample(1000, pc - 0x1000), ATTR_NO_MAP);
+	expect_ok(1000, pc - 0x2000, self.path, want - 0x2000);
+	expect_ok(1000, pc + 0x2000, self.path, want + 0x2000);
+	/* Remapping the whole range with the library replaces everything. */
+	mmap_exec(1000, &lib, BASE, 0, NULL);
+	expect_ok(1000, pc_of(&lib, BASE, lib_sym), lib.path,
+	    lib_sym - lib.xvaddr);
+	attr_exit(1000, 1, 1000, 1);
+}
+
+static void
+test_cpumodes(void **state)
+{
+	struct image *img;
+	uint32_t off;
+
+	(void)state;
+	mmap_exec(1000, &self, BASE, 0, NULL);
+	assert_int_equal(attr_sample(1000, BASE, PERF_RECORD_MISC_HYPERVISOR,
+	    &img, &off), ATTR_HYPERVISOR);
+	assert_int_equal(attr_sample(1000, BASE,
+	    PERF_RECORD_MISC_GUEST_KERNEL, &img, &off), ATTR_HYPERVISOR);
+	assert_int_equal(attr_sample(1000, BASE, PERF_RECORD_MISC_GUEST_USER,
+	    &img, &off), ATTR_HYPERVISOR);
+	attr_exit(1000, 1, 1000, 1);
+}
+
+static void
+test_kernel(void **state)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[512], name[256], t;
+	unsigned long long a, stext = 0, etext = 0;
+	struct image *img;
+	uint32_t off;
+
+	(void)state;
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &a, &t, name) == 3) {
+			if (strcmp(name, "_stext") == 0)
+				stext = a;
+			if (strcmp(name, "_etext") == 0)
+				etext = a;
+		}
+	fclose(f);
+	if (stext == 0)
+		skip();
+	assert_int_equal(attr_sample(0, stext + 0x1234, KERNEL, &img, &off),
+	    ATTR_OK);
+	assert_string_equal(img->path, "[kernel.kallsyms]");
+	assert_int_equal(off, 0x1234);
+	assert_int_equal(img->tstart, stext);
+	assert_int_equal(img->tsize, etext - stext);
+	/* Unknown cpumode with a kernel address. */
+	assert_int_equal(attr_sample(77, etext - 1,
+	    PERF_RECORD_MISC_CPUMODE_UNKNOWN, &img, &off), ATTR_OK);
+	assert_int_equal(off, etext - 1 - stext);
+	assert_int_equal(attr_sample(0, stext - 1, KERNEL, &img, &off),
+	    ATTR_KERNEL_UNKNOWN);
+}
+
+/* The scan models this process: its own function, its vdso. */
+static void
+test_scan_self(void **state)
+{
+	struct image *img = NULL;
+	uint32_t off = 0;
+	const unsigned char *vdso = (const void *)getauxval(AT_SYSINFO_EHDR);
+	const Elf64_Ehdr *eh = (const void *)vdso;
+	const Elf64_Phdr *ph;
+	uint64_t vx = 0;
+	int i;
+
+	(void)state;
+	attr_scan_proc();
+	assert_true(attr_nprocs() >= 1);
+	expect_ok(getpid(), (uintptr_t)attr_test_target, self.path,
+	    self_sym - self.xvaddr);
+	expect_ok(getpid(), (uintptr_t)dlsym(RTLD_DEFAULT, lib_symname), NULL,
+	    lib_sym - lib.xvaddr);
+	if (vdso == NULL)
+		return;
+	/* The vdso: offset = vaddr - tstart, the mapping starting at its
+	 * file offset 0. */
+	ph = (const void *)(vdso + eh->e_phoff);
+	for (i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X)) {
+			vx = ph[i].p_vaddr;
+			break;
+		}
+	assert_int_equal(attr_sample(getpid(),
+	    (uintptr_t)vdso + ph[i].p_offset + 0x40, USER, &img, &off),
+	    ATTR_OK);
+	assert_string_equal(img->path, "[vdso]");
+	assert_int_equal(img->tstart, vx);
+	assert_int_equal(off, 0x40);
+	assert_true(strlen(img->id) > 0);
+	attr_fini();
+	assert_int_equal(attr_init(), 0);
+}
+
+/* A deleted binary still mapped by a live process is read through
+ * /proc/PID/map_files. */
+static void
+test_deleted(void **state)
+{
+	char tmp[] = "/tmp/attrtestXXXXXX", name[4200];
+	int in, out;
+	char buf[65536];
+	ssize_t n;
+	void *p;
+	uint64_t pgoff = lib.xoff & ~0xfffULL, len;
+	struct attr_mmap m;
+	struct stat st;
+
+	(void)state;
+	in = open(lib.path, O_RDONLY);
+	out = mkstemp(tmp);
+	assert_true(in >= 0 && out >= 0);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		assert_int_equal(write(out, buf, n), n);
+	close(in);
+	len = (lib.xoff - pgoff + lib.xfilesz + 0xfff) & ~0xfffULL;
+	p = mmap(NULL, len, PROT_READ | PROT_EXEC, MAP_PRIVATE, out, pgoff);
+	assert_true(p != MAP_FAILED);
+	fstat(out, &st);
+	close(out);
+	unlink(tmp);
+	memset(&m, 0, sizeof(m));
+	m.pid = m.tid = getpid();
+	m.start = (uintptr_t)p;
+	m.len = len;
+	m.pgoff = pgoff;
+	m.prot = PROT_READ | PROT_EXEC;
+	m.maj = major(st.st_dev);
+	m.min = minor(st.st_dev);
+	m.ino = st.st_ino;
+	snprintf(name, sizeof(name), "%s (deleted)", tmp);
+	m.filename = name;
+	attr_mmap(&m);
+	expect_ok(getpid(), pc_of(&lib, (uintptr_t)p, lib_sym), NULL,
+	    lib_sym - lib.xvaddr);
+	munmap(p, len);
+	attr_exit(getpid(), 1, getpid(), 1);
+}
+
+/* Processes come and go; memory returns to where it was. */
+static void
+test_memory(void **state)
+{
+	size_t base = 0;
+	int round, i;
+
+	(void)state;
+	for (round = 0; round < 3; round++) {
+		for (i = 0; i < 300; i++) {
+			uint32_t pid = 5000 + i;
+
+			if (i == 0)
+				mmap_exec(pid, &self, BASE, 0, NULL);
+			else
+				attr_fork(pid, 5000 + i / 2, pid, 5000 + i / 2);
+			mmap_exec(pid, &lib, BASE + 0x1000000 * (i % 7), 0,
+			    NULL);
+			anon_mmap(pid, BASE + 0x80000000ULL, 0x10000,
+			    PROT_READ | PROT_EXEC);
+			expect_ok(pid, pc_of(&self, BASE, self_sym), NULL,
+			    self_sym - self.xvaddr);
+		}
+		assert_int_equal(attr_nprocs(), 300);
+		for (i = 299; i >= 0; i--)
+			attr_exit(5000 + i, 1, 5000 + i, 1);
+		assert_int_equal(attr_nprocs(), 0);
+		if (round == 0)
+			base = attr_memory();
+		else
+			assert_int_equal(attr_memory(), base);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pie_and_lib),
+		cmocka_unit_test(test_build_id),
+		cmocka_unit_test(test_fork_exec_exit),
+		cmocka_unit_test(test_overlap),
+		cmocka_unit_test(test_cpumodes),
+		cmocka_unit_test(test_kernel),
+		cmocka_unit_test(test_scan_self),
+		cmocka_unit_test(test_deleted),
+		cmocka_unit_test(test_memory),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
