@@ -330,6 +330,11 @@ dcpi_profile_set(struct dcpi_profile *p, const char *key, const char *value,
 	int rc;
 
 	if (f == F_UNKNOWN) {
+		if (klen == 0 || key[strcspn(key, " \t\n")] != '\0') {
+			seterr(err, "'%.64s' is not a keyword", key);
+			errno = EINVAL;
+			return -1;
+		}
 		if (asprintf(&line, "%s %s", key, value) < 0) {
 			errno = ENOMEM;
 			seterr(err, "out of memory");

@@ -1,0 +1,83 @@
+// fuzz-sources: lib/ctl.c
+/*
+ * The control-protocol decoder on arbitrary bytes.  The first byte picks
+ * the direction (even: to the daemon, odd: to the client); the rest is read
+ * as a stream of messages, as the daemon and dcpictl read it.  Whatever the
+ * decoder accepts must satisfy every rule of lib/dcpi/ctl.h and re-encode
+ * to the same bytes; a prefix of a header is never accepted, and never
+ * refused for a reason the whole header does not have.
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dcpi/ctl.h>
+
+#define CHECK(x) do { if (!(x)) abort(); } while (0)
+
+static struct dcpi_ctl_msg msg;
+static unsigned char enc[DCPI_CTL_HDR_SIZE + DCPI_CTL_MAX_PAYLOAD];
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct dcpi_ctl_hdr h, hp;
+	char err[256], errp[256];
+	const char *text;
+	size_t off, n, textlen, avail;
+	int dir, rc, rcp;
+
+	if (size < 1)
+		return 0;
+	dir = data[0] & 1 ? DCPI_CTL_TO_CLIENT : DCPI_CTL_TO_DAEMON;
+	for (off = 1; off < size; ) {
+		avail = size - off;
+		rc = dcpi_ctl_decode_hdr(data + off, avail, dir, &h, err, sizeof(err));
+		CHECK(memchr(err, '\0', sizeof(err)) != NULL);
+		if (rc == -1) {
+			CHECK(avail < DCPI_CTL_HDR_SIZE);
+			CHECK(err[0] == '\0');
+			break;
+		}
+		for (n = 0; n < DCPI_CTL_HDR_SIZE && n < avail; n++) {
+			rcp = dcpi_ctl_decode_hdr(data + off, n, dir, &hp, errp,
+			    sizeof(errp));
+			CHECK(rcp == -1 || (rcp == rc && rc == DCPI_CTL_EVERSION));
+		}
+		if (rc != DCPI_CTL_OK) {
+			CHECK(rc == DCPI_CTL_EVERSION || rc == DCPI_CTL_EHEADER ||
+			    rc == DCPI_CTL_ETYPE || rc == DCPI_CTL_ELENGTH);
+			CHECK(err[0] != '\0');
+			CHECK(strcmp(dcpi_ctl_strcode(rc), "unknown result code") != 0);
+			break;	/* the connection is closed after an error */
+		}
+		CHECK(h.version == DCPI_CTL_VERSION && h.reserved == 0);
+		CHECK(h.length <= DCPI_CTL_MAX_PAYLOAD);
+		if (dir == DCPI_CTL_TO_DAEMON) {
+			CHECK(h.type >= DCPI_CTL_STATUS && h.type <= DCPI_CTL_QUIT);
+			CHECK(h.length == 0);
+		} else {
+			CHECK(h.type == DCPI_CTL_RESULT || h.type == DCPI_CTL_STATUS_LINE);
+		}
+		if (avail - DCPI_CTL_HDR_SIZE < h.length)
+			break;	/* the payload is still to come */
+		CHECK(dcpi_ctl_encode(enc, sizeof(enc), h.type, h.seq,
+		    data + off + DCPI_CTL_HDR_SIZE, h.length) ==
+		    (long)(DCPI_CTL_HDR_SIZE + h.length));
+		CHECK(memcmp(enc, data + off, DCPI_CTL_HDR_SIZE + h.length) == 0);
+		if (h.type == DCPI_CTL_RESULT) {
+			msg.hdr = h;
+			memcpy(msg.payload, data + off + DCPI_CTL_HDR_SIZE, h.length);
+			(void)dcpi_ctl_result(&msg, &text, &textlen);
+			CHECK(textlen == h.length - sizeof(struct dcpi_ctl_result));
+			CHECK(text == (const char *)msg.payload + sizeof(struct dcpi_ctl_result));
+			(void)dcpi_ctl_strcode(dcpi_ctl_result(&msg, &text, &textlen));
+		}
+		off += DCPI_CTL_HDR_SIZE + h.length;
+	}
+	return 0;
+}
