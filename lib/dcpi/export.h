@@ -1,0 +1,266 @@
+/*
+ * libdcpi: other tools' profile formats, written from and read into DCPI
+ * profiles (lib/dcpi/profile.h).
+ *
+ *   pprof      gperftools CPU profile (specs/gperftools-cpuprofile.txt)
+ *   gmon       GNU gprof gmon.out (specs/gprof-gmon.txt, <sys/gmon_out.h>)
+ *   callgrind  Callgrind format 1 (specs/callgrind-format.txt)
+ *   xprof      Sun profile-feedback text (specs/xprof_text.txt)
+ *
+ * Encoders return a malloc'd buffer (*buf, *len bytes) that the caller
+ * frees.  Parsers take a whole file image buf[0..len) and a name used in
+ * messages, and return a new object that the caller frees with the
+ * matching _free function.  Errors as in profile.h: -1 with errno (EINVAL
+ * for malformed input or arguments, ENOMEM) and, when err is not NULL, a
+ * one-line message naming the file, the byte offset or line, and the rule
+ * broken.
+ */
+#ifndef DCPI_EXPORT_H
+#define DCPI_EXPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <dcpi/profile.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum dcpi_format {
+	DCPI_FMT_UNKNOWN = 0,
+	DCPI_FMT_DCPI,		/* "version pdb-..." */
+	DCPI_FMT_PPROF,		/* header slots 0, 3, 0 (32- or 64-bit) */
+	DCPI_FMT_GMON,		/* "gmon" cookie */
+	DCPI_FMT_CALLGRIND,	/* "version: 1", "creator:", "events:" ... */
+	DCPI_FMT_XPROF,		/* "PROFILE-FEEDBACK-DATA:" */
+};
+
+/* Recognizes a file by its first bytes, never by its name. */
+enum dcpi_format dcpi_format_detect(const void *buf, size_t len);
+/* "dcpi", "pprof", "gmon", "callgrind", "xprof", or "unknown". */
+const char *dcpi_format_name(enum dcpi_format f);
+
+/* Nonzero if event (a libpfm4 string, e.g. "perf::cpu-clock:u") counts time,
+ * so that its period is in nanoseconds: cpu-clock and task-clock. */
+int dcpi_event_is_time(const char *event);
+
+/*
+ * What the importers and the pprof exporter need to know about an image's
+ * ELF file: its id, the text range and where the text lies in the file.
+ * Strings are malloc'd and owned by the struct.
+ */
+struct dcpi_image_info {
+	char		*path;
+	char		*image;		/* hex GNU build-id, or a hash of the path if none */
+	uint64_t	 tstart;	/* p_vaddr of the first executable PT_LOAD */
+	uint64_t	 tsize;		/* its p_memsz */
+	uint64_t	 toffset;	/* its p_offset: file offset of tstart */
+};
+/* Reads the ELF file at path with libelf.  -1/errno of open, or EINVAL
+ * (not ELF, no executable PT_LOAD) with a message. */
+int dcpi_image_info_read(const char *path, struct dcpi_image_info *info,
+    struct dcpi_error *err);
+void dcpi_image_info_clear(struct dcpi_image_info *info);
+
+/*
+ * Procedure and source position of an image-relative offset, from the
+ * caller's symbolizer.  Returns 0 and fills loc (strings stay valid until
+ * the next call) or -1 when the offset is not in any known procedure.
+ */
+struct dcpi_export_loc {
+	const char	*proc;		/* linker symbol name */
+	uint64_t	 proc_offset;	/* image-relative offset of its first byte */
+	const char	*file;		/* source file, or NULL */
+	unsigned	 line;		/* source line, 0 if unknown */
+};
+typedef int (*dcpi_export_resolve_fn)(void *arg, const struct dcpi_profile *p,
+    uint32_t offset, struct dcpi_export_loc *loc);
+
+/* ---- pprof (gperftools CPU profile, 64-bit slots, little-endian) ---- */
+
+/*
+ * Encodes the profiles (same event) as one CPU profile.  Each sample count
+ * becomes a record with a one-PC call chain (counts above the slot range
+ * cannot occur: slots are 64 bit).  Image i is placed at a synthetic,
+ * page-aligned, non-overlapping address range; its mapping line gives
+ * toffsets[i] (file offset of tstart; NULL or a value of UINT64_MAX means
+ * "tstart", right for PIEs and shared objects) so that pprof's
+ * address-to-file translation finds the ELF vaddr tstart + offset.  The
+ * header's period is profiles[0]'s period in microseconds for a time
+ * event (at least 1), else the period itself.  A "dcpi-image:" line per
+ * image keeps id, tstart, tsize, event and period for our reader.
+ */
+int dcpi_pprof_encode(const struct dcpi_profile *const *profiles,
+    const uint64_t *toffsets, size_t n, void **buf, size_t *len,
+    struct dcpi_error *err);
+
+struct dcpi_pprof_mapping {
+	uint64_t	 start, end, offset;	/* [start, end), file offset */
+	char		*path;
+	/* From our "dcpi-image:" line, when present (has_dcpi). */
+	int		 has_dcpi;
+	char		*image, *event;
+	uint64_t	 tstart, tsize, period;
+};
+struct dcpi_pprof_sample {
+	uint64_t	 pc;		/* leaf PC (first in the call chain) */
+	uint64_t	 count;		/* summed over records with that leaf */
+};
+struct dcpi_pprof {
+	unsigned	 slot;		/* 4 or 8 bytes */
+	uint64_t	 period_us;
+	uint64_t	 n_records, total;
+	struct dcpi_pprof_sample *samples;	/* sorted by pc, unique */
+	size_t		 n_samples;
+	struct dcpi_pprof_mapping *maps;	/* executable mappings, file order */
+	size_t		 n_maps;
+};
+int dcpi_pprof_parse(const void *buf, size_t len, const char *name,
+    struct dcpi_pprof **out, struct dcpi_error *err);
+void dcpi_pprof_free(struct dcpi_pprof *pp);
+
+/*
+ * The samples of pp that fall in mappings of the image described by info
+ * (a mapping whose path equals info->path or, failing that, has the same
+ * basename), as a new DCPI profile (event perf::cpu-clock, period in ns
+ * from the header) in *out.  *dropped gets the samples outside the image.
+ * -1/EINVAL if no mapping matches.
+ */
+int dcpi_pprof_to_profile(const struct dcpi_pprof *pp, const char *name,
+    const struct dcpi_image_info *info, struct dcpi_profile **out,
+    uint64_t *dropped, struct dcpi_error *err);
+/* Our own exports need no ELF file: one profile per mapping with a
+ * "dcpi-image:" line.  *out is a malloc'd array of *n profiles. */
+int dcpi_pprof_to_profiles(const struct dcpi_pprof *pp, const char *name,
+    struct dcpi_profile ***out, size_t *n, struct dcpi_error *err);
+
+/* ---- gmon.out (GNU gprof, 64-bit addresses, native byte order) ---- */
+
+/*
+ * Encodes one image's profile as a gmon.out over [tstart, tstart + tsize)
+ * (ELF vaddrs, as gprof's symbols are) with one 16-bit bin per 2 bytes of
+ * text (gprof's UNIT), so a bin holds the samples at offsets 2k and 2k+1.
+ * Bins above 65,535 are carried by further histogram records of the same
+ * range, which gprof adds up.  Time events: dimension "seconds", 's', rate
+ * 1e9 / period (samples per second); others: the event's name (first 15
+ * bytes), '1', rate 1.  -1/EINVAL if tsize is 0.
+ */
+int dcpi_gmon_encode(const struct dcpi_profile *p, void **buf, size_t *len,
+    struct dcpi_error *err);
+
+struct dcpi_gmon {
+	uint32_t	 version;
+	int		 has_hist;
+	uint64_t	 low_pc, high_pc;	/* of the (first) histogram range */
+	uint32_t	 rate;
+	char		 dimen[16];
+	char		 abbrev;
+	uint64_t	*bins;		/* n_bins, summed over records of the range */
+	size_t		 n_bins;
+	size_t		 n_hist_records, n_arcs, n_bb;
+	uint64_t	 total;
+};
+int dcpi_gmon_parse(const void *buf, size_t len, const char *name,
+    struct dcpi_gmon **out, struct dcpi_error *err);
+void dcpi_gmon_free(struct dcpi_gmon *g);
+/*
+ * The histogram as a DCPI profile of image info: each bin's samples go to
+ * the offset of its first byte.  Dimension "seconds" gives event
+ * perf::cpu-clock with period 1e9 / rate ns; others give the dimension as
+ * the event, period 1.  *dropped: samples in bins outside the text.
+ */
+int dcpi_gmon_to_profile(const struct dcpi_gmon *g, const char *name,
+    const struct dcpi_image_info *info, struct dcpi_profile **out,
+    uint64_t *dropped, struct dcpi_error *err);
+
+/* ---- Callgrind ---- */
+
+/*
+ * Encodes profiles of one or more images and events: "positions: instr
+ * line", one event column per distinct event (names reduced to letters and
+ * digits, the libpfm4 string as the long name), ob= per image, fl=/fn= from
+ * resolve (NULL, or a failed lookup, gives fn=0xOFFSET and fl=???), with
+ * name and subposition compression, summary: and totals:.  Instruction
+ * positions are ELF vaddrs (tstart + offset).
+ */
+int dcpi_callgrind_encode(const struct dcpi_profile *const *profiles, size_t n,
+    dcpi_export_resolve_fn resolve, void *arg, void **buf, size_t *len,
+    struct dcpi_error *err);
+
+struct dcpi_callgrind_fn {
+	char		*ob, *fl, *fn;
+	uint64_t	*cost;		/* self cost per event */
+};
+struct dcpi_callgrind {
+	char		**events;	/* n_events short names */
+	size_t		 n_events;
+	int		 has_positions_instr, has_positions_line;
+	uint64_t	*totals;	/* self costs summed over all cost lines */
+	uint64_t	 n_cost_lines, n_calls;
+	struct dcpi_callgrind_fn *fns;	/* in order of first appearance */
+	size_t		 n_fns;
+};
+/* Parses one part (a second "events:" is an error); checks "totals:" when
+ * present against the sum of the cost lines. */
+int dcpi_callgrind_parse(const void *buf, size_t len, const char *name,
+    struct dcpi_callgrind **out, struct dcpi_error *err);
+void dcpi_callgrind_free(struct dcpi_callgrind *cg);
+
+/* ---- xprof_text ---- */
+
+/*
+ * Encodes profiles of one event: header "PROFILE-FEEDBACK-DATA: 4.3", an
+ * OBJFILE per image (path; tv_sec from the epoch; a signature hashed from
+ * the image id; sum and max), a PROC per procedure from resolve (offsets
+ * without one form a procedure "unknown_0xOFFSET" each) whose counter
+ * records are (offset within the procedure, samples), and a PROGRAM per
+ * image with one OBJREF.  Whitespace in names becomes '_'.
+ */
+int dcpi_xprof_encode(const struct dcpi_profile *const *profiles, size_t n,
+    dcpi_export_resolve_fn resolve, void *arg, void **buf, size_t *len,
+    struct dcpi_error *err);
+
+struct dcpi_xprof_counter {
+	uint32_t	 id;
+	uint64_t	 value;
+};
+struct dcpi_xprof_proc {
+	char		*name;
+	uint64_t	 signature;
+	struct dcpi_xprof_counter *counters;
+	size_t		 n_counters;
+	int		 has_sum, has_max;
+	uint64_t	 sum, max;
+};
+struct dcpi_xprof_obj {
+	char		*path;
+	uint64_t	 signature;
+	struct dcpi_xprof_proc *procs;
+	size_t		 n_procs;
+	int		 has_sum, has_max;
+	uint64_t	 sum, max;
+};
+struct dcpi_xprof_program {
+	char		*path;
+	char		**objrefs;
+	size_t		 n_objrefs;
+};
+struct dcpi_xprof {
+	unsigned	 major, minor;
+	struct dcpi_xprof_obj *objs;
+	size_t		 n_objs;
+	struct dcpi_xprof_program *progs;
+	size_t		 n_progs;
+};
+/* Parses the whole grammar, value profile records included (checked and
+ * skipped); checks declared counts, that sum and max agree with the
+ * counters, and that OBJREFs name a defined OBJFILE. */
+int dcpi_xprof_parse(const void *buf, size_t len, const char *name,
+    struct dcpi_xprof **out, struct dcpi_error *err);
+void dcpi_xprof_free(struct dcpi_xprof *x);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,840 @@
+/*
+ * Callgrind format 1 (specs/callgrind-format.txt): a header of "key: value"
+ * lines, then position specifications (ob=, fl=, fn= ...) and cost lines,
+ * with name compression "(ID) name" and subposition compression.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export_int.h"
+
+/* ---- the writer ---- */
+
+struct cg_cell {
+	uint32_t	 offset;
+	size_t		 event;
+	uint64_t	 count;
+};
+
+static int
+cmp_cell(const void *a, const void *b)
+{
+	const struct cg_cell *x = a, *y = b;
+
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	return x->event < y->event ? -1 : x->event > y->event;
+}
+
+/* Interned names for name compression: "(ID) name" the first time, "(ID)"
+ * after.  Linear search: an export has a few thousand names at most per
+ * image, and only one lookup per procedure. */
+struct cg_names {
+	char	**v;
+	size_t	 n;
+};
+
+static void
+cg_name(struct ebuf *b, struct cg_names *t, const char *key, const char *name)
+{
+	size_t i;
+	char **nv;
+
+	for (i = 0; i < t->n; i++)
+		if (strcmp(t->v[i], name) == 0) {
+			eb_printf(b, "%s=(%zu)\n", key, i + 1);
+			return;
+		}
+	if ((nv = reallocarray(t->v, t->n + 1, sizeof(*nv))) == NULL ||
+	    (nv[t->n] = strdup(name)) == NULL) {
+		if (nv != NULL)
+			t->v = nv;
+		b->failed = 1;
+		return;
+	}
+	t->v = nv;
+	t->n++;
+	eb_printf(b, "%s=(%zu) %s\n", key, t->n, name);
+}
+
+static void
+cg_names_free(struct cg_names *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		free(t->v[i]);
+	free(t->v);
+}
+
+/* Event names in the grammar's Name form: letters and digits. */
+static char *
+short_event(const char *ev, size_t idx)
+{
+	char *s, *q;
+	const char *p;
+
+	if ((s = malloc(strlen(ev) + 24)) == NULL)
+		return NULL;
+	q = s;
+	if (strncmp(ev, "perf::", 6) == 0)
+		ev += 6;
+	for (p = ev; *p; p++)
+		if (isalnum((unsigned char)*p))
+			*q++ = *p;
+	*q = '\0';
+	if (!isalpha((unsigned char)s[0]))
+		snprintf(s, strlen(ev) + 24, "ev%zu", idx + 1);
+	return s;
+}
+
+static void
+cost_line(struct ebuf *b, uint64_t addr, uint64_t *last_addr, unsigned line,
+    unsigned *last_line, int first, const uint64_t *cost, size_t nev)
+{
+	size_t k, last;
+
+	if (first)
+		eb_printf(b, "0x%" PRIx64, addr);
+	else if (addr >= *last_addr)
+		eb_printf(b, "+%" PRIu64, addr - *last_addr);
+	else
+		eb_printf(b, "-%" PRIu64, *last_addr - addr);
+	if (first)
+		eb_printf(b, " %u", line);
+	else if (line == *last_line)
+		eb_printf(b, " *");
+	else if (line > *last_line)
+		eb_printf(b, " +%u", line - *last_line);
+	else
+		eb_printf(b, " -%u", *last_line - line);
+	/* Trailing zero costs may be left out. */
+	for (last = nev; last > 0 && cost[last - 1] == 0; last--)
+		;
+	for (k = 0; k < last; k++)
+		eb_printf(b, " %" PRIu64, cost[k]);
+	eb_printf(b, "\n");
+	*last_addr = addr;
+	*last_line = line;
+}
+
+int
+dcpi_callgrind_encode(const struct dcpi_profile *const *profiles, size_t n,
+    dcpi_export_resolve_fn resolve, void *arg, void **buf, size_t *len,
+    struct dcpi_error *err)
+{
+	struct ebuf b = { 0 };
+	struct cg_names obs = { 0 }, files = { 0 }, fns = { 0 };
+	const char **events = NULL;
+	char **shorts = NULL;
+	size_t nev = 0, i, j, k, m, ncells;
+	uint64_t *totals = NULL, *cost = NULL;
+	struct cg_cell *cells = NULL;
+	int *done = NULL, rc = -1;
+
+	if (n == 0)
+		return ex_fail(err, EINVAL, "callgrind: no profiles to export");
+	if ((events = calloc(n, sizeof(*events))) == NULL ||
+	    (shorts = calloc(n, sizeof(*shorts))) == NULL ||
+	    (done = calloc(n, sizeof(*done))) == NULL) {
+		ex_fail(err, ENOMEM, "callgrind: out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < nev; k++)
+			if (strcmp(events[k], profiles[i]->event) == 0)
+				break;
+		if (k == nev)
+			events[nev++] = profiles[i]->event;
+	}
+	if ((totals = calloc(nev, sizeof(*totals))) == NULL ||
+	    (cost = calloc(nev, sizeof(*cost))) == NULL) {
+		ex_fail(err, ENOMEM, "callgrind: out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		for (k = 0; k < nev; k++)
+			if (strcmp(events[k], profiles[i]->event) == 0)
+				for (j = 0; j < profiles[i]->n_counts; j++)
+					totals[k] += profiles[i]->counts[j].count;
+	eb_printf(&b, "# callgrind format\nversion: 1\ncreator: dcpi %s\n", PACKAGE_VERSION);
+	eb_printf(&b, "cmd: dcpi epoch %s\npositions: instr line\n",
+	    profiles[0]->epoch ? profiles[0]->epoch : "?");
+	for (k = 0; k < nev; k++) {
+		if ((shorts[k] = short_event(events[k], k)) == NULL) {
+			ex_fail(err, ENOMEM, "callgrind: out of memory");
+			goto out;
+		}
+		for (j = 0; j < k; j++)
+			if (strcmp(shorts[j], shorts[k]) == 0)
+				snprintf(shorts[k] + strlen(shorts[k]), 24, "%zu", k + 1);
+		eb_printf(&b, "event: %s : %s\n", shorts[k], events[k]);
+	}
+	eb_printf(&b, "events:");
+	for (k = 0; k < nev; k++)
+		eb_printf(&b, " %s", shorts[k]);
+	eb_printf(&b, "\nsummary:");
+	for (k = 0; k < nev; k++)
+		eb_printf(&b, " %" PRIu64, totals[k]);
+	eb_printf(&b, "\n\n");
+
+	/* One ob= per image: the profiles of its events as one cell list. */
+	for (i = 0; i < n; i++) {
+		const struct dcpi_profile *p = profiles[i];
+		const char *curfn = NULL, *curfile = NULL;
+		char *fnbuf = NULL;
+		uint64_t last_addr = 0;
+		unsigned last_line = 0;
+		int first = 1;
+
+		if (done[i])
+			continue;
+		for (m = i, ncells = 0; m < n; m++)
+			if (!done[m] && strcmp(profiles[m]->image, p->image) == 0 &&
+			    profiles[m]->tstart == p->tstart)
+				ncells += profiles[m]->n_counts;
+		free(cells);
+		if ((cells = calloc(ncells + 1, sizeof(*cells))) == NULL) {
+			ex_fail(err, ENOMEM, "callgrind: out of memory");
+			goto out;
+		}
+		for (m = i, ncells = 0; m < n; m++) {
+			if (done[m] || strcmp(profiles[m]->image, p->image) != 0 ||
+			    profiles[m]->tstart != p->tstart)
+				continue;
+			done[m] = 1;
+			for (k = 0; strcmp(events[k], profiles[m]->event) != 0; k++)
+				;
+			for (j = 0; j < profiles[m]->n_counts; j++) {
+				cells[ncells].offset = profiles[m]->counts[j].offset;
+				cells[ncells].event = k;
+				cells[ncells++].count = profiles[m]->counts[j].count;
+			}
+		}
+		qsort(cells, ncells, sizeof(*cells), cmp_cell);
+		cg_name(&b, &obs, "ob", p->path ? p->path : "???");
+		for (j = 0; j < ncells; ) {
+			struct dcpi_export_loc loc;
+			uint32_t off = cells[j].offset;
+			char hex[32];
+
+			memset(cost, 0, nev * sizeof(*cost));
+			for (; j < ncells && cells[j].offset == off; j++)
+				cost[cells[j].event] += cells[j].count;
+			if (resolve == NULL || resolve(arg, p, off, &loc) == -1) {
+				snprintf(hex, sizeof(hex), "0x%" PRIx32, off);
+				loc.proc = hex;
+				loc.file = NULL;
+				loc.line = 0;
+			}
+			if (loc.file == NULL)
+				loc.file = "???";
+			if (curfn == NULL || strcmp(curfn, loc.proc) != 0) {
+				free(fnbuf);
+				if ((fnbuf = strdup(loc.proc)) == NULL)
+					b.failed = 1;
+				curfn = fnbuf ? fnbuf : "";
+				cg_name(&b, &files, "fl", loc.file);
+				cg_name(&b, &fns, "fn", curfn);
+				curfile = NULL;
+				for (m = 0; m < files.n; m++)
+					if (strcmp(files.v[m], loc.file) == 0)
+						curfile = files.v[m];
+				first = 1;
+			} else if (curfile == NULL || strcmp(curfile, loc.file) != 0) {
+				/* Inlined code from another file within the procedure. */
+				cg_name(&b, &files, "fi", loc.file);
+				for (m = 0; m < files.n; m++)
+					if (strcmp(files.v[m], loc.file) == 0)
+						curfile = files.v[m];
+			}
+			cost_line(&b, p->tstart + off, &last_addr, loc.line, &last_line,
+			    first, cost, nev);
+			first = 0;
+		}
+		free(fnbuf);
+		eb_printf(&b, "\n");
+	}
+	eb_printf(&b, "totals:");
+	for (k = 0; k < nev; k++)
+		eb_printf(&b, " %" PRIu64, totals[k]);
+	eb_printf(&b, "\n");
+	rc = eb_finish(&b, buf, len, err);
+out:
+	if (rc == -1)
+		free(b.p);
+	cg_names_free(&obs);
+	cg_names_free(&files);
+	cg_names_free(&fns);
+	if (shorts != NULL)
+		for (k = 0; k < nev; k++)
+			free(shorts[k]);
+	free(shorts);
+	free(events);
+	free(done);
+	free(totals);
+	free(cost);
+	free(cells);
+	return rc;
+}
+
+/* ---- the reader ---- */
+
+/* Interned strings with a hash index, and compression ids -> strings. */
+struct strtab {
+	char	**v;
+	size_t	 n, cap;
+	size_t	*slots;		/* index + 1, 0 = empty; nslots a power of 2 */
+	size_t	 nslots;
+	struct { uint64_t id; size_t idx; } *ids;
+	size_t	 nids;
+};
+
+static void
+strtab_free(struct strtab *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		free(t->v[i]);
+	free(t->v);
+	free(t->slots);
+	free(t->ids);
+}
+
+static int
+strtab_rehash(struct strtab *t)
+{
+	size_t ns = t->nslots ? t->nslots * 2 : 64, i, h;
+	size_t *sl;
+
+	if ((sl = calloc(ns, sizeof(*sl))) == NULL)
+		return -1;
+	for (i = 0; i < t->n; i++) {
+		for (h = ex_hash(t->v[i]) & (ns - 1); sl[h]; h = (h + 1) & (ns - 1))
+			;
+		sl[h] = i + 1;
+	}
+	free(t->slots);
+	t->slots = sl;
+	t->nslots = ns;
+	return 0;
+}
+
+/* Index of s, added if new; -1 on ENOMEM. */
+static long
+strtab_intern(struct strtab *t, const char *s)
+{
+	size_t h;
+	char **nv;
+
+	if (t->nslots == 0 && strtab_rehash(t) == -1)
+		return -1;
+	for (h = ex_hash(s) & (t->nslots - 1); t->slots[h]; h = (h + 1) & (t->nslots - 1))
+		if (strcmp(t->v[t->slots[h] - 1], s) == 0)
+			return (long)(t->slots[h] - 1);
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 64;
+		if ((nv = reallocarray(t->v, t->cap, sizeof(*nv))) == NULL)
+			return -1;
+		t->v = nv;
+	}
+	if ((t->v[t->n] = strdup(s)) == NULL)
+		return -1;
+	t->slots[h] = ++t->n;
+	if (t->n * 2 > t->nslots && strtab_rehash(t) == -1)
+		return -1;
+	return (long)(t->n - 1);
+}
+
+struct cg_parser {
+	const char		*name;
+	struct dcpi_error	*err;
+	size_t			 lineno;
+	struct dcpi_callgrind	*cg;
+	struct strtab		 obs, files, fns;
+	long			 ob, fl, fn;		/* current, -1 if none */
+	/* (ob, fl, fn) -> index into cg->fns, open addressing */
+	struct { long ob, fl, fn; size_t idx; int used; } *fmap;
+	size_t			 nfmap, capfns;
+	uint64_t		 pos[3];		/* last subpositions */
+	int			 npos;
+};
+
+/* "(ID) name", "(ID)" or "name" after "key=" -> an interned index. */
+static long
+position_name(struct cg_parser *ps, struct strtab *t, const char *v)
+{
+	uint64_t id;
+	char *end;
+	size_t i;
+	long idx;
+
+	while (*v == ' ' || *v == '\t')
+		v++;
+	if (v[0] == '(' && isdigit((unsigned char)v[1])) {
+		errno = 0;
+		id = strtoull(v + 1, &end, 10);
+		if (errno != 0 || *end != ')')
+			return ex_fail(ps->err, EINVAL, "%s: line %zu: malformed compressed name "
+			    "(expected \"(NUMBER)\")", ps->name, ps->lineno);
+		v = end + 1;
+		while (*v == ' ' || *v == '\t')
+			v++;
+		for (i = 0; i < t->nids; i++)
+			if (t->ids[i].id == id)
+				break;
+		if (*v == '\0') {
+			if (i == t->nids)
+				return ex_fail(ps->err, EINVAL, "%s: line %zu: compressed name (%" PRIu64
+				    ") used before it is defined", ps->name, ps->lineno, id);
+			return (long)t->ids[i].idx;
+		}
+		if ((idx = strtab_intern(t, v)) == -1)
+			return ex_fail(ps->err, ENOMEM, "%s: out of memory", ps->name);
+		if (i == t->nids) {
+			void *n = reallocarray(t->ids, t->nids + 1, sizeof(*t->ids));
+
+			if (n == NULL)
+				return ex_fail(ps->err, ENOMEM, "%s: out of memory", ps->name);
+			t->ids = n;
+			t->nids++;
+		}
+		t->ids[i].id = id;
+		t->ids[i].idx = (size_t)idx;
+		return idx;
+	}
+	if ((idx = strtab_intern(t, v)) == -1)
+		return ex_fail(ps->err, ENOMEM, "%s: out of memory", ps->name);
+	return idx;
+}
+
+static int
+fmap_grow(struct cg_parser *ps)
+{
+	size_t ns = ps->nfmap ? ps->nfmap * 2 : 256, i, h;
+	void *old = ps->fmap;
+	size_t on = ps->nfmap;
+
+	if ((ps->fmap = calloc(ns, sizeof(*ps->fmap))) == NULL) {
+		ps->fmap = old;
+		return -1;
+	}
+	ps->nfmap = ns;
+	for (i = 0; i < on; i++) {
+		typeof(ps->fmap) e = (typeof(ps->fmap))old + i;
+
+		if (!e->used)
+			continue;
+		for (h = (size_t)(e->ob * 31 + e->fl * 131 + e->fn * 7919) & (ns - 1);
+		    ps->fmap[h].used; h = (h + 1) & (ns - 1))
+			;
+		ps->fmap[h] = *e;
+	}
+	free(old);
+	return 0;
+}
+
+/* The function record for the current (ob, fl, fn). */
+static struct dcpi_callgrind_fn *
+current_fn(struct cg_parser *ps)
+{
+	struct dcpi_callgrind *cg = ps->cg;
+	struct dcpi_callgrind_fn *f;
+	size_t h;
+
+	if (ps->fn == -1 && (ps->fn = strtab_intern(&ps->fns, "???")) == -1)
+		return NULL;
+	if (cg->n_fns * 2 >= ps->nfmap && fmap_grow(ps) == -1)
+		return NULL;
+	for (h = (size_t)(ps->ob * 31 + ps->fl * 131 + ps->fn * 7919) & (ps->nfmap - 1);
+	    ps->fmap[h].used; h = (h + 1) & (ps->nfmap - 1))
+		if (ps->fmap[h].ob == ps->ob && ps->fmap[h].fl == ps->fl && ps->fmap[h].fn == ps->fn)
+			return &cg->fns[ps->fmap[h].idx];
+	if (cg->n_fns == ps->capfns) {
+		ps->capfns = ps->capfns ? ps->capfns * 2 : 64;
+		if ((f = reallocarray(cg->fns, ps->capfns, sizeof(*f))) == NULL)
+			return NULL;
+		cg->fns = f;
+	}
+	f = &cg->fns[cg->n_fns];
+	memset(f, 0, sizeof(*f));
+	if ((f->cost = calloc(cg->n_events, sizeof(*f->cost))) == NULL ||
+	    (f->ob = strdup(ps->ob >= 0 ? ps->obs.v[ps->ob] : "???")) == NULL ||
+	    (f->fl = strdup(ps->fl >= 0 ? ps->files.v[ps->fl] : "???")) == NULL ||
+	    (f->fn = strdup(ps->fns.v[ps->fn])) == NULL) {
+		free(f->cost);
+		free(f->ob);
+		free(f->fl);
+		return NULL;
+	}
+	ps->fmap[h].used = 1;
+	ps->fmap[h].ob = ps->ob;
+	ps->fmap[h].fl = ps->fl;
+	ps->fmap[h].fn = ps->fn;
+	ps->fmap[h].idx = cg->n_fns++;
+	return f;
+}
+
+static int
+parse_number(const char **s, uint64_t *v)
+{
+	char *end;
+	int base = 10;
+
+	if ((*s)[0] == '0' && ((*s)[1] == 'x' || (*s)[1] == 'X')) {
+		base = 16;
+		if (!isxdigit((unsigned char)(*s)[2]))
+			return -1;
+	} else if (!isdigit((unsigned char)**s))
+		return -1;
+	errno = 0;
+	*v = strtoull(*s, &end, base);
+	if (errno != 0)
+		return -1;
+	*s = end;
+	return 0;
+}
+
+/* Subpositions of a cost or call line; *s is left at the costs. */
+static int
+subpositions(struct cg_parser *ps, const char **s)
+{
+	uint64_t v;
+	int k;
+
+	for (k = 0; k < ps->npos; k++) {
+		while (**s == ' ' || **s == '\t')
+			(*s)++;
+		if (**s == '*') {
+			(*s)++;
+		} else if (**s == '+' || **s == '-') {
+			char sign = *(*s)++;
+
+			if (parse_number(s, &v) == -1)
+				goto bad;
+			ps->pos[k] = sign == '+' ? ps->pos[k] + v : ps->pos[k] - v;
+		} else if (parse_number(s, &v) == 0)
+			ps->pos[k] = v;
+		else
+			goto bad;
+		if (**s != ' ' && **s != '\t' && **s != '\0')
+			goto bad;
+	}
+	return 0;
+bad:
+	return ex_fail(ps->err, EINVAL, "%s: line %zu: subposition %d: expected a number, "
+	    "+N, -N or *", ps->name, ps->lineno, k + 1);
+}
+
+/* Up to n_events numbers into cost[]; -1 on junk or too many. */
+static int
+costs(struct cg_parser *ps, const char *s, uint64_t *cost)
+{
+	size_t k = 0;
+	uint64_t v;
+
+	for (;;) {
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (*s == '\0')
+			return 0;
+		if (k == ps->cg->n_events)
+			return ex_fail(ps->err, EINVAL, "%s: line %zu: more costs than the %zu "
+			    "events of the events: line", ps->name, ps->lineno, ps->cg->n_events);
+		if (parse_number(&s, &v) == -1 || (*s != ' ' && *s != '\t' && *s != '\0'))
+			return ex_fail(ps->err, EINVAL, "%s: line %zu: cost %zu is not a number",
+			    ps->name, ps->lineno, k + 1);
+		cost[k++] = v;
+	}
+}
+
+static int
+header_line(struct cg_parser *ps, const char *key, size_t klen, const char *v,
+    uint64_t **totals_seen)
+{
+	struct dcpi_callgrind *cg = ps->cg;
+	char *copy, *tok, *save;
+
+	while (*v == ' ' || *v == '\t')
+		v++;
+	if (klen == 6 && strncmp(key, "events", 6) == 0) {
+		if (cg->events != NULL)
+			return ex_fail(ps->err, EINVAL, "%s: line %zu: second events: line "
+			    "(one part per file is supported)", ps->name, ps->lineno);
+		if ((copy = strdup(v)) == NULL)
+			return ex_fail(ps->err, ENOMEM, "%s: out of memory", ps->name);
+		for (tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+			char **ne = reallocarray(cg->events, cg->n_events + 1, sizeof(*ne));
+
+			if (ne == NULL || (ne[cg->n_events] = strdup(tok)) == NULL) {
+				if (ne != NULL)
+					cg->events = ne;
+				free(copy);
+				return ex_fail(ps->err, ENOMEM, "%s: out of memory", ps->name);
+			}
+			cg->events = ne;
+			cg->n_events++;
+		}
+		free(copy);
+		if (cg->n_events == 0)
+			return ex_fail(ps->err, EINVAL, "%s: line %zu: events: names no event",
+			    ps->name, ps->lineno);
+		if ((cg->totals = calloc(cg->n_events, sizeof(*cg->totals))) == NULL)
+			return ex_fail(ps->err, ENOMEM, "%s: out of memory", ps->name);
+		return 0;
+	}
+	if (klen == 9 && strncmp(key, "positions", 9) == 0) {
+		if (cg->events != NULL || cg->n_cost_lines > 0)
+			return ex_fail(ps->err, EINVAL, "%s: line %zu: positions: after events: "
+			    "or cost lines", ps->name, ps->lineno);
+		if ((copy = strdup(v)) == NULL)
+			return ex_fail(ps->err, ENOMEM, "%s: out of memory", ps->name);
+		ps->npos = 0;
+		cg->has_positions_instr = cg->has_positions_line = 0;
+		for (tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+			if (strcmp(tok, "instr") == 0 && ps->npos == 0)
+				cg->has_positions_instr = 1;
+			else if (strcmp(tok, "bb") == 0 && ps->npos < 2 && !cg->has_positions_line)
+				;
+			else if (strcmp(tok, "line") == 0 && !cg->has_positions_line)
+				cg->has_positions_line = 1;
+			else {
+				free(copy);
+				return ex_fail(ps->err, EINVAL, "%s: line %zu: positions: \"%s\" "
+				    "(expected instr, bb, line in that order)", ps->name, ps->lineno, tok);
+			}
+			ps->npos++;
+		}
+		free(copy);
+		if (ps->npos == 0)
+			return ex_fail(ps->err, EINVAL, "%s: line %zu: positions: names no position",
+			    ps->name, ps->lineno);
+		return 0;
+	}
+	if (klen == 6 && strncmp(key, "totals", 6) == 0) {
+		if (cg->events == NULL)
+			return ex_fail(ps->err, EINVAL, "%s: line %zu: totals: before events:",
+			    ps->name, ps->lineno);
+		if ((*totals_seen = calloc(cg->n_events, sizeof(**totals_seen))) == NULL)
+			return ex_fail(ps->err, ENOMEM, "%s: out of memory", ps->name);
+		return costs(ps, v, *totals_seen);
+	}
+	if (klen == 7 && strncmp(key, "version", 7) == 0 && strtoul(v, NULL, 10) > 1)
+		return ex_fail(ps->err, EINVAL, "%s: line %zu: version %s (expected 1)",
+		    ps->name, ps->lineno, v);
+	return 0;	/* summary:, creator:, cmd:, desc:, event: ... */
+}
+
+void
+dcpi_callgrind_free(struct dcpi_callgrind *cg)
+{
+	size_t i;
+
+	if (cg == NULL)
+		return;
+	for (i = 0; i < cg->n_events; i++)
+		free(cg->events[i]);
+	free(cg->events);
+	for (i = 0; i < cg->n_fns; i++) {
+		free(cg->fns[i].ob);
+		free(cg->fns[i].fl);
+		free(cg->fns[i].fn);
+		free(cg->fns[i].cost);
+	}
+	free(cg->fns);
+	free(cg->totals);
+	free(cg);
+}
+
+int
+dcpi_callgrind_parse(const void *buf, size_t len, const char *name,
+    struct dcpi_callgrind **out, struct dcpi_error *err)
+{
+	struct cg_parser ps;
+	const char *b = buf, *s, *eol;
+	char *line = NULL;
+	size_t at, n, k, cap = 0, totals_line = 0;
+	uint64_t *totals_seen = NULL, *cost = NULL;
+	int after_calls = 0, rc = -1;
+	long idx;
+
+	*out = NULL;
+	memset(&ps, 0, sizeof(ps));
+	ps.name = name;
+	ps.err = err;
+	ps.ob = ps.fl = ps.fn = -1;
+	ps.npos = 1;
+	if ((ps.cg = calloc(1, sizeof(*ps.cg))) == NULL)
+		return ex_fail(err, ENOMEM, "%s: out of memory", name);
+	ps.cg->has_positions_line = 1;
+	for (at = 0; at < len; at = n + 1) {
+		ps.lineno++;
+		eol = memchr(b + at, '\n', len - at);
+		n = eol ? (size_t)(eol - b) : len;
+		if (n - at + 1 > cap) {
+			char *nl;
+
+			cap = n - at + 1;
+			if ((nl = realloc(line, cap)) == NULL) {
+				ex_fail(err, ENOMEM, "%s: out of memory", name);
+				goto out;
+			}
+			line = nl;
+		}
+		memcpy(line, b + at, n - at);
+		line[n - at] = '\0';
+		if (strlen(line) != n - at) {
+			ex_fail(err, EINVAL, "%s: line %zu: NUL byte in a text file", name, ps.lineno);
+			goto out;
+		}
+		if (n > at && line[n - at - 1] == '\r')
+			line[n - at - 1] = '\0';
+		s = line;
+		if (after_calls) {
+			/* The line after calls= is the call's inclusive cost. */
+			after_calls = 0;
+			if (!(isdigit((unsigned char)*s) || *s == '+' || *s == '-' || *s == '*')) {
+				ex_fail(err, EINVAL, "%s: line %zu: expected the cost line of the "
+				    "preceding calls= line", name, ps.lineno);
+				goto out;
+			}
+			if (subpositions(&ps, &s) == -1 || costs(&ps, s, cost) == -1)
+				goto out;
+			continue;
+		}
+		if (*s == '\0' || *s == '#')
+			continue;
+		if (isdigit((unsigned char)*s) || *s == '+' || *s == '-' || *s == '*') {
+			struct dcpi_callgrind_fn *f;
+
+			if (ps.cg->events == NULL) {
+				ex_fail(err, EINVAL, "%s: line %zu: cost line before the events: line",
+				    name, ps.lineno);
+				goto out;
+			}
+			memset(cost, 0, ps.cg->n_events * sizeof(*cost));
+			if (subpositions(&ps, &s) == -1 || costs(&ps, s, cost) == -1)
+				goto out;
+			if ((f = current_fn(&ps)) == NULL) {
+				ex_fail(err, ENOMEM, "%s: out of memory", name);
+				goto out;
+			}
+			for (k = 0; k < ps.cg->n_events; k++) {
+				f->cost[k] += cost[k];
+				ps.cg->totals[k] += cost[k];
+			}
+			ps.cg->n_cost_lines++;
+			continue;
+		}
+		if (strncmp(s, "calls=", 6) == 0 || strncmp(s, "jump=", 5) == 0 ||
+		    strncmp(s, "jcnd=", 5) == 0) {
+			uint64_t v;
+			int is_calls = s[0] == 'c';
+
+			s = strchr(s, '=') + 1;
+			while (*s == ' ' || *s == '\t')
+				s++;
+			if (parse_number(&s, &v) == -1) {
+				ex_fail(err, EINVAL, "%s: line %zu: expected a count after '='",
+				    name, ps.lineno);
+				goto out;
+			}
+			if (is_calls) {
+				if (ps.cg->events == NULL) {
+					ex_fail(err, EINVAL, "%s: line %zu: calls= before the events: line",
+					    name, ps.lineno);
+					goto out;
+				}
+				ps.cg->n_calls++;
+				after_calls = 1;
+			}
+			continue;
+		}
+		/* Position specifications. */
+		k = strspn(s, "abcdefghijklmnopqrstuvwxyz");
+		if (s[k] == '=') {
+			struct strtab *t = NULL;
+			long *cur = NULL;
+
+			if (k == 2 && strncmp(s, "ob", 2) == 0)
+				t = &ps.obs, cur = &ps.ob;
+			else if (k == 2 && strncmp(s, "fl", 2) == 0)
+				t = &ps.files, cur = &ps.fl;
+			else if (k == 2 && (strncmp(s, "fi", 2) == 0 || strncmp(s, "fe", 2) == 0))
+				t = &ps.files;	/* inlined code: costs stay with fn */
+			else if (k == 2 && strncmp(s, "fn", 2) == 0)
+				t = &ps.fns, cur = &ps.fn;
+			else if (k == 3 && strncmp(s, "cob", 3) == 0)
+				t = &ps.obs;
+			else if (k == 3 && (strncmp(s, "cfi", 3) == 0 || strncmp(s, "cfl", 3) == 0))
+				t = &ps.files;
+			else if (k == 3 && strncmp(s, "cfn", 3) == 0)
+				t = &ps.fns;
+			if (t == NULL) {
+				ex_fail(err, EINVAL, "%s: line %zu: unknown position \"%.*s=\"",
+				    name, ps.lineno, (int)k, s);
+				goto out;
+			}
+			if ((idx = position_name(&ps, t, s + k + 1)) == -1)
+				goto out;
+			if (cur != NULL)
+				*cur = idx;
+			continue;
+		}
+		k = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_ ");
+		if (k > 0 && s[k] == ':') {
+			if (strncmp(s, "totals", 6) == 0 && k == 6)
+				totals_line = ps.lineno;
+			if (header_line(&ps, s, k, s + k + 1, &totals_seen) == -1)
+				goto out;
+			if (ps.cg->events != NULL && cost == NULL &&
+			    (cost = calloc(ps.cg->n_events, sizeof(*cost))) == NULL) {
+				ex_fail(err, ENOMEM, "%s: out of memory", name);
+				goto out;
+			}
+			continue;
+		}
+		ex_fail(err, EINVAL, "%s: line %zu: expected a header line (key: value), a position "
+		    "(ob=, fl=, fn= ...), calls= or a cost line", name, ps.lineno);
+		goto out;
+	}
+	if (after_calls) {
+		ex_fail(err, EINVAL, "%s: line %zu: file ends after calls= without its cost line",
+		    name, ps.lineno);
+		goto out;
+	}
+	if (ps.cg->events == NULL) {
+		ex_fail(err, EINVAL, "%s: line %zu: no events: line (required)", name, ps.lineno);
+		goto out;
+	}
+	if (totals_seen != NULL)
+		for (k = 0; k < ps.cg->n_events; k++)
+			if (totals_seen[k] != ps.cg->totals[k]) {
+				ex_fail(err, EINVAL, "%s: line %zu: totals: %s is %" PRIu64 " but the cost "
+				    "lines add up to %" PRIu64, name, totals_line, ps.cg->events[k],
+				    totals_seen[k], ps.cg->totals[k]);
+				goto out;
+			}
+	*out = ps.cg;
+	ps.cg = NULL;
+	rc = 0;
+out:
+	k = errno;
+	free(line);
+	free(cost);
+	free(totals_seen);
+	free(ps.fmap);
+	strtab_free(&ps.obs);
+	strtab_free(&ps.files);
+	strtab_free(&ps.fns);
+	dcpi_callgrind_free(ps.cg);
+	errno = (int)k;
+	return rc;
+}

@@ -1,0 +1,40 @@
+/* Helpers shared by the exporters and importers (not installed). */
+#ifndef DCPI_EXPORT_INT_H
+#define DCPI_EXPORT_INT_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <dcpi/export.h>
+
+/* A growable output buffer; after an allocation failure every append is a
+ * no-op and eb_finish reports ENOMEM, so writers check once at the end. */
+struct ebuf {
+	char	*p;
+	size_t	 len, cap;
+	int	 failed;
+};
+void eb_append(struct ebuf *b, const void *data, size_t n);
+void eb_printf(struct ebuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void eb_u32(struct ebuf *b, uint32_t v);
+void eb_u64(struct ebuf *b, uint64_t v);
+/* Hands the buffer to *buf and *len; -1/ENOMEM (buffer freed) after a failure. */
+int eb_finish(struct ebuf *b, void **buf, size_t *len, struct dcpi_error *err);
+
+/* Sets errno to e, formats "NAME: WHERE: message" into err, returns -1. */
+int ex_fail(struct dcpi_error *err, int e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Little-endian loads. */
+uint32_t ex_le32(const unsigned char *p);
+uint64_t ex_le64(const unsigned char *p);
+/* 64-bit FNV-1a of a string. */
+uint64_t ex_hash(const char *s);
+/* A copy of s with blanks and control characters replaced by '_'; NULL/ENOMEM. */
+char *ex_token(const char *s);
+/* Sorted, merged samples of a profile as a new profile with the image's
+ * header fields copied (counts empty); NULL/ENOMEM. */
+struct dcpi_profile *ex_profile_like(const char *image, const char *path,
+    const char *event, uint64_t period, uint64_t tstart, uint64_t tsize);
+
+#endif

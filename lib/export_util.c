@@ -1,0 +1,359 @@
+/*
+ * Shared by the exporters: output buffers, messages, format detection,
+ * event classes and the ELF facts (build-id, text range) importers need.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "export_int.h"
+
+void
+eb_append(struct ebuf *b, const void *data, size_t n)
+{
+	size_t cap;
+	char *p;
+
+	if (b->failed)
+		return;
+	if (n > b->cap - b->len) {
+		cap = b->cap ? b->cap : 4096;
+		while (cap - b->len < n) {
+			if (cap > SIZE_MAX / 2) {
+				b->failed = 1;
+				return;
+			}
+			cap *= 2;
+		}
+		if ((p = realloc(b->p, cap)) == NULL) {
+			b->failed = 1;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, data, n);
+	b->len += n;
+}
+
+void
+eb_printf(struct ebuf *b, const char *fmt, ...)
+{
+	char small[512], *big;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		b->failed = 1;
+		return;
+	}
+	if ((size_t)n < sizeof(small)) {
+		eb_append(b, small, n);
+		return;
+	}
+	if ((big = malloc((size_t)n + 1)) == NULL) {
+		b->failed = 1;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(big, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	eb_append(b, big, n);
+	free(big);
+}
+
+void
+eb_u32(struct ebuf *b, uint32_t v)
+{
+	unsigned char c[4];
+	int i;
+
+	for (i = 0; i < 4; i++)
+		c[i] = v >> (8 * i);
+	eb_append(b, c, 4);
+}
+
+void
+eb_u64(struct ebuf *b, uint64_t v)
+{
+	unsigned char c[8];
+	int i;
+
+	for (i = 0; i < 8; i++)
+		c[i] = v >> (8 * i);
+	eb_append(b, c, 8);
+}
+
+int
+eb_finish(struct ebuf *b, void **buf, size_t *len, struct dcpi_error *err)
+{
+	if (b->failed) {
+		free(b->p);
+		memset(b, 0, sizeof(*b));
+		return ex_fail(err, ENOMEM, "out of memory while encoding");
+	}
+	if (b->p == NULL && (b->p = malloc(1)) == NULL)
+		return ex_fail(err, ENOMEM, "out of memory while encoding");
+	*buf = b->p;
+	*len = b->len;
+	memset(b, 0, sizeof(*b));
+	return 0;
+}
+
+int
+ex_fail(struct dcpi_error *err, int e, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err != NULL) {
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+	}
+	errno = e;
+	return -1;
+}
+
+uint32_t
+ex_le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	    (uint32_t)p[3] << 24;
+}
+
+uint64_t
+ex_le64(const unsigned char *p)
+{
+	return (uint64_t)ex_le32(p) | (uint64_t)ex_le32(p + 4) << 32;
+}
+
+uint64_t
+ex_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+char *
+ex_token(const char *s)
+{
+	char *t, *q;
+
+	if (s == NULL || *s == '\0')
+		s = "?";
+	if ((t = strdup(s)) == NULL)
+		return NULL;
+	for (q = t; *q; q++)
+		if ((unsigned char)*q <= ' ' || *q == 0x7f)
+			*q = '_';
+	return t;
+}
+
+struct dcpi_profile *
+ex_profile_like(const char *image, const char *path, const char *event,
+    uint64_t period, uint64_t tstart, uint64_t tsize)
+{
+	struct dcpi_profile *p;
+
+	if ((p = dcpi_profile_new()) == NULL)
+		return NULL;
+	p->image = strdup(image);
+	p->event = strdup(event);
+	p->path = strdup(path);
+	if (p->image == NULL || p->event == NULL || p->path == NULL) {
+		dcpi_profile_free(p);
+		errno = ENOMEM;
+		return NULL;
+	}
+	p->has |= DCPI_HAS_PATH;
+	p->period = period;
+	p->tstart = tstart;
+	p->tsize = tsize;
+	return p;
+}
+
+enum dcpi_format
+dcpi_format_detect(const void *vbuf, size_t len)
+{
+	const unsigned char *b = vbuf;
+	static const char *cg_keys[] = { "version: ", "creator:", "events:",
+	    "positions:", "cmd:", "pid:", "desc:", "event:", "part:", "# callgrind" };
+	size_t i, k;
+
+	if (len >= 8 && memcmp(b, "version", 7) == 0 && (b[7] == ' ' || b[7] == '\t') &&
+	    len >= 12 && memmem(b, len < 64 ? len : 64, "pdb-", 4) != NULL)
+		return DCPI_FMT_DCPI;
+	if (len >= 4 && memcmp(b, "gmon", 4) == 0)
+		return DCPI_FMT_GMON;
+	if (len >= 22 && memcmp(b, "PROFILE-FEEDBACK-DATA:", 22) == 0)
+		return DCPI_FMT_XPROF;
+	/* gperftools: slots 0, 3 (or more), 0 in 8- or 4-byte slots. */
+	if (len >= 40 && ex_le64(b) == 0 && ex_le64(b + 8) >= 3 &&
+	    ex_le64(b + 8) < 1024 && ex_le64(b + 16) == 0)
+		return DCPI_FMT_PPROF;
+	if (len >= 20 && ex_le32(b) == 0 && ex_le32(b + 4) >= 3 &&
+	    ex_le32(b + 4) < 1024 && ex_le32(b + 8) == 0)
+		return DCPI_FMT_PPROF;
+	/* Callgrind: the first line that is not a comment or blank is a
+	 * known header key. */
+	for (i = 0; i < len; ) {
+		size_t e = i;
+		while (e < len && b[e] != '\n')
+			e++;
+		if (e > i && b[i] != '#') {
+			for (k = 0; k < sizeof(cg_keys) / sizeof(cg_keys[0]); k++)
+				if (e - i >= strlen(cg_keys[k]) &&
+				    memcmp(b + i, cg_keys[k], strlen(cg_keys[k])) == 0)
+					return DCPI_FMT_CALLGRIND;
+			break;
+		}
+		if (e - i >= 11 && memcmp(b + i, "# callgrind", 11) == 0)
+			return DCPI_FMT_CALLGRIND;
+		i = e + 1;
+	}
+	return DCPI_FMT_UNKNOWN;
+}
+
+const char *
+dcpi_format_name(enum dcpi_format f)
+{
+	switch (f) {
+	case DCPI_FMT_DCPI: return "dcpi";
+	case DCPI_FMT_PPROF: return "pprof";
+	case DCPI_FMT_GMON: return "gmon";
+	case DCPI_FMT_CALLGRIND: return "callgrind";
+	case DCPI_FMT_XPROF: return "xprof";
+	default: return "unknown";
+	}
+}
+
+int
+dcpi_event_is_time(const char *event)
+{
+	static const char *names[] = { "cpu-clock", "task-clock",
+	    "PERF_COUNT_SW_CPU_CLOCK", "PERF_COUNT_SW_TASK_CLOCK" };
+	size_t i, n;
+
+	if (event == NULL)
+		return 0;
+	if (strncmp(event, "perf::", 6) == 0)
+		event += 6;
+	n = strcspn(event, ":");
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (n == strlen(names[i]) && strncasecmp(event, names[i], n) == 0)
+			return 1;
+	return 0;
+}
+
+static char *
+build_id(Elf *e)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Nhdr nh;
+	Elf_Data *d;
+	size_t off, noff, doff, i;
+	char *hex;
+
+	while ((scn = elf_nextscn(e, scn)) != NULL) {
+		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_NOTE)
+			continue;
+		if ((d = elf_getdata(scn, NULL)) == NULL)
+			continue;
+		for (off = 0; (off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0; ) {
+			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+			    memcmp((char *)d->d_buf + noff, "GNU", 4) != 0 ||
+			    nh.n_descsz == 0)
+				continue;
+			if ((hex = malloc(2 * (size_t)nh.n_descsz + 1)) == NULL)
+				return NULL;
+			for (i = 0; i < nh.n_descsz; i++)
+				sprintf(hex + 2 * i, "%02x",
+				    ((unsigned char *)d->d_buf)[doff + i]);
+			return hex;
+		}
+	}
+	return NULL;
+}
+
+int
+dcpi_image_info_read(const char *path, struct dcpi_image_info *info,
+    struct dcpi_error *err)
+{
+	GElf_Phdr ph;
+	size_t i, n;
+	Elf *e = NULL;
+	int fd, found = 0, saved;
+	char hash[17];
+
+	memset(info, 0, sizeof(*info));
+	elf_version(EV_CURRENT);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+		saved = errno;
+		return ex_fail(err, saved, "%s: %s", path, strerror(saved));
+	}
+	if ((e = elf_begin(fd, ELF_C_READ, NULL)) == NULL || elf_kind(e) != ELF_K_ELF ||
+	    elf_getphdrnum(e, &n) != 0) {
+		ex_fail(err, EINVAL, "%s: byte 0: not an ELF file", path);
+		goto fail;
+	}
+	for (i = 0; i < n && !found; i++) {
+		if (gelf_getphdr(e, i, &ph) == NULL)
+			continue;
+		if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
+			info->tstart = ph.p_vaddr;
+			info->tsize = ph.p_memsz;
+			info->toffset = ph.p_offset;
+			found = 1;
+		}
+	}
+	if (!found) {
+		ex_fail(err, EINVAL, "%s: program headers: no executable PT_LOAD segment", path);
+		goto fail;
+	}
+	info->image = build_id(e);
+	if (info->image == NULL) {
+		/* No build-id: name the image by a hash of its path. */
+		snprintf(hash, sizeof(hash), "%016llx", (unsigned long long)ex_hash(path));
+		info->image = strdup(hash);
+	}
+	info->path = strdup(path);
+	if (info->image == NULL || info->path == NULL) {
+		ex_fail(err, ENOMEM, "%s: out of memory", path);
+		goto fail;
+	}
+	elf_end(e);
+	close(fd);
+	return 0;
+fail:
+	saved = errno;
+	if (e != NULL)
+		elf_end(e);
+	close(fd);
+	dcpi_image_info_clear(info);
+	errno = saved;
+	return -1;
+}
+
+void
+dcpi_image_info_clear(struct dcpi_image_info *info)
+{
+	free(info->path);
+	free(info->image);
+	memset(info, 0, sizeof(*info));
+}
