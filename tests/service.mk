@@ -6,3 +6,5 @@ tests_test_config_SOURCES = tests/test_config.c
 tests_test_config_CFLAGS = $(TESTS_CFLAGS)
 tests_test_config_LDADD = daemon/libdcpid.la $(TESTS_LIBS)
 endif
+TESTS += tests/integration/test_man.sh
+EXTRA_DIST += tests/integration/test_man.sh
