@@ -1,34 +1,587 @@
+/*
+ * Helpers of the analysis commands: ctl/analysis.h.
+ */
 #include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
-#include "commands.h"
-/* Placeholder until the command is written. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <dcpi/db.h>
+
+#include "analysis.h"
+#include "log.h"
+#include "xmalloc.h"
+
 int
-cmd_prof(const struct ctl_globals *g, int argc, char **argv)
+parse_time(const char *s, time_t *t)
 {
-	fprintf(stderr, "dcpictl: prof: not implemented yet\n");
-	return 1;
+	struct tm tm;
+	char *end;
+	long long n;
+	const char *p;
+
+	if (dcpi_epoch_parse(s, t) == 0)
+		return 0;
+	n = strtoll(s, &end, 10);
+	if (end != s && n >= 0 && end[0] != '\0' && end[1] == '\0' && strchr("smhd", end[0])) {
+		*t = time(NULL) - (time_t)n * (end[0] == 's' ? 1 : end[0] == 'm' ? 60 :
+		    end[0] == 'h' ? 3600 : 86400);
+		return 0;
+	}
+	memset(&tm, 0, sizeof(tm));
+	if ((p = strptime(s, "%Y-%m-%d", &tm)) == NULL)
+		return -1;
+	if (*p == 'T' || *p == ' ') {
+		const char *q = strptime(p + 1, "%H:%M:%S", &tm);
+		if (q == NULL)
+			q = strptime(p + 1, "%H:%M", &tm);
+		p = q;
+	}
+	if (p == NULL || *p != '\0')
+		return -1;
+	*t = timegm(&tm);
+	return 0;
 }
+
 int
-cmd_list(const struct ctl_globals *g, int argc, char **argv)
+sel_option(struct selection *s, int ch, const char *arg, const char *cmd)
 {
-	fprintf(stderr, "dcpictl: list: not implemented yet\n");
-	return 1;
+	switch (ch) {
+	case 'E':
+		if (s->n_epochs == SEL_MAX)
+			goto many;
+		s->epochs[s->n_epochs++] = arg;
+		return 1;
+	case 'A':
+		s->all = 1;
+		return 1;
+	case 'S':
+		s->since = arg;
+		return 1;
+	case 'H':
+		s->host = arg;
+		return 1;
+	case 'e':
+		if (s->n_events == SEL_MAX)
+			goto many;
+		s->events[s->n_events++] = arg;
+		return 1;
+	case 'I':
+		s->image = arg;
+		return 1;
+	}
+	return 0;
+many:
+	fprintf(stderr, "dcpictl: %s: more than %d --%s options\n", cmd, SEL_MAX,
+	    ch == 'E' ? "epoch" : "event");
+	return -1;
 }
-int
-cmd_diff(const struct ctl_globals *g, int argc, char **argv)
+
+struct dcpi_dataset *
+sel_load(const char *db, const struct selection *s, const char *cmd)
 {
-	fprintf(stderr, "dcpictl: diff: not implemented yet\n");
-	return 1;
+	struct dcpi_dataset_filter f;
+	struct dcpi_dataset *d;
+	struct dcpi_error err;
+	char **all = NULL, cur[DCPI_EPOCH_LEN + 1], **evs;
+	const char *pick[1];
+	size_t n_all = 0, n_evs, i, j, first;
+	time_t since, t;
+
+	memset(&f, 0, sizeof(f));
+	if ((s->n_epochs > 0) + s->all + (s->since != NULL) > 1) {
+		fprintf(stderr, "dcpictl: %s: --epoch, --all and --since exclude each other\n", cmd);
+		return NULL;
+	}
+	if (s->n_epochs > 0) {
+		f.epochs = s->epochs;
+		f.n_epochs = s->n_epochs;
+	} else if (!s->all) {
+		if (dcpi_db_epochs(db, &all, &n_all, &err) == -1) {
+			fprintf(stderr, "dcpictl: %s: %s\n", cmd, err.msg);
+			return NULL;
+		}
+		if (n_all == 0) {
+			fprintf(stderr, "dcpictl: %s: %s: no epochs\n", cmd, db);
+			dcpi_strv_free(all, n_all);
+			return NULL;
+		}
+		if (s->since != NULL) {
+			if (parse_time(s->since, &since) == -1) {
+				fprintf(stderr, "dcpictl: %s: --since %s: expected an epoch name, "
+				    "YYYY-MM-DD[THH:MM[:SS]] or N{s,m,h,d}\n", cmd, s->since);
+				dcpi_strv_free(all, n_all);
+				return NULL;
+			}
+			/* The epoch holding `since', and every later one. */
+			for (first = 0, i = 0; i < n_all; i++)
+				if (dcpi_epoch_parse(all[i], &t) == 0 && t <= since)
+					first = i;
+			f.epochs = (const char **)all + first;
+			f.n_epochs = n_all - first;
+		} else {
+			pick[0] = dcpi_db_current(db, cur, NULL) == 0 ? cur : all[n_all - 1];
+			f.epochs = pick;
+			f.n_epochs = 1;
+		}
+	}
+	f.host = s->host;
+	if (dcpi_dataset_events(db, &f, &evs, &n_evs, &err) == -1) {
+		fprintf(stderr, "dcpictl: %s: %s\n", cmd, err.msg);
+		dcpi_strv_free(all, n_all);
+		return NULL;
+	}
+	for (i = 0; i < s->n_events; i++) {
+		for (j = 0; j < n_evs && strcmp(evs[j], s->events[i]) != 0; j++)
+			;
+		if (j == n_evs) {
+			fprintf(stderr, "dcpictl: %s: unknown event '%s' (the epochs hold:", cmd,
+			    s->events[i]);
+			for (j = 0; j < n_evs; j++)
+				fprintf(stderr, " %s", evs[j]);
+			fprintf(stderr, "%s)\n", n_evs ? "" : " none");
+			dcpi_strv_free(evs, n_evs);
+			dcpi_strv_free(all, n_all);
+			return NULL;
+		}
+	}
+	dcpi_strv_free(evs, n_evs);
+	f.events = s->events;
+	f.n_events = s->n_events;
+	f.image = s->image;
+	if (dcpi_dataset_load(db, &f, &d, &err) == -1) {
+		fprintf(stderr, "dcpictl: %s: %s\n", cmd, err.msg);
+		dcpi_strv_free(all, n_all);
+		return NULL;
+	}
+	dcpi_strv_free(all, n_all);
+	for (i = 0; i < d->n_skipped; i++)
+		fprintf(stderr, "dcpictl: warning: skipped %s\n", d->skipped[i]);
+	if (s->host != NULL && d->n_hosts == 0 && d->n_skipped == 0) {
+		fprintf(stderr, "dcpictl: %s: no profiles of host '%s'\n", cmd, s->host);
+		dcpi_dataset_free(d);
+		return NULL;
+	}
+	if (s->image != NULL && d->n_images == 0) {
+		fprintf(stderr, "dcpictl: %s: unknown image '%s'\n", cmd, s->image);
+		dcpi_dataset_free(d);
+		return NULL;
+	}
+	return d;
 }
-int
-cmd_epochs(const struct ctl_globals *g, int argc, char **argv)
+
+const char *
+image_name(const struct dcpi_profile *p)
 {
-	fprintf(stderr, "dcpictl: epochs: not implemented yet\n");
-	return 1;
+	const char *s;
+
+	if (p->path == NULL)
+		return "unknown";
+	s = strrchr(p->path, '/');
+	return s != NULL && s[1] != '\0' ? s + 1 : p->path;
 }
-int
-cmd_gc(const struct ctl_globals *g, int argc, char **argv)
+
+/* Symbol table cache: a short list searched linearly per dataset image
+ * would be quadratic over 1,000 images, so it is a sorted array. */
+struct symentry {
+	char		*key;
+	struct dcpi_symtab *t;
+	int		 stale;
+};
+struct symcache {
+	struct symentry	*e;
+	size_t		 n, cap;
+};
+
+struct symcache *
+symcache_new(void)
 {
-	fprintf(stderr, "dcpictl: gc: not implemented yet\n");
-	return 1;
+	return xcalloc(1, sizeof(struct symcache));
+}
+
+void
+symcache_free(struct symcache *c)
+{
+	size_t i;
+
+	if (c == NULL)
+		return;
+	for (i = 0; i < c->n; i++) {
+		free(c->e[i].key);
+		dcpi_symtab_close(c->e[i].t);
+	}
+	free(c->e);
+	free(c);
+}
+
+struct dcpi_symtab *
+symcache_get(struct symcache *c, const struct dcpi_dataset_image *im, int *stale)
+{
+	const struct dcpi_profile *p = im->prof;
+	struct dcpi_symtab_opts o;
+	struct dcpi_error err;
+	size_t lo = 0, hi = c->n, mid;
+	char *key;
+	int r;
+
+	xasprintf(&key, "%s\t%s\t%llx\t%s", p->path ? p->path : "", p->image ? p->image : "",
+	    (unsigned long long)p->tstart, p->path && p->path[0] == '[' ? im->kallsyms : "");
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if ((r = strcmp(c->e[mid].key, key)) == 0) {
+			free(key);
+			*stale = c->e[mid].stale;
+			return c->e[mid].t;
+		}
+		if (r < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (c->n == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 64;
+		c->e = xreallocarray(c->e, c->cap, sizeof(*c->e));
+	}
+	memmove(&c->e[lo + 1], &c->e[lo], (c->n - lo) * sizeof(*c->e));
+	c->n++;
+	memset(&o, 0, sizeof(o));
+	o.kallsyms = im->kallsyms;
+	c->e[lo].key = key;
+	c->e[lo].stale = 0;
+	if (p->path == NULL)
+		c->e[lo].t = NULL;
+	else if ((c->e[lo].t = dcpi_symtab_open(p->path, p->image, p->tstart, &o, &err)) == NULL) {
+		if (errno == ESTALE || errno == ENOENT) {
+			c->e[lo].stale = 1;
+			fprintf(stderr, "dcpictl: warning: %s; its samples show as %s+0xOFFSET\n",
+			    err.msg, image_name(p));
+		} else if (errno != ENODATA)
+			fprintf(stderr, "dcpictl: warning: %s\n", err.msg);
+	}
+	*stale = c->e[lo].stale;
+	return c->e[lo].t;
+}
+
+/* FNV-1a over "imageid\tproc". */
+static size_t
+rowhash(const char *id, const char *proc)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *id; id++)
+		h = (h ^ (unsigned char)*id) * 1099511628211ULL;
+	h = (h ^ '\t') * 1099511628211ULL;
+	for (; *proc; proc++)
+		h = (h ^ (unsigned char)*proc) * 1099511628211ULL;
+	return (size_t)h;
+}
+
+void
+agg_init(struct agg *a, size_t n_events)
+{
+	memset(a, 0, sizeof(*a));
+	a->n_events = n_events ? n_events : 1;
+	a->n_slots = 1024;
+	a->slots = xcalloc(a->n_slots, sizeof(size_t));
+}
+
+void
+agg_free(struct agg *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->n_rows; i++) {
+		free(a->rows[i].proc);
+		free(a->rows[i].n);
+	}
+	free(a->rows);
+	free(a->slots);
+}
+
+static void
+agg_rehash(struct agg *a)
+{
+	size_t i, h;
+
+	free(a->slots);
+	a->n_slots *= 2;
+	a->slots = xcalloc(a->n_slots, sizeof(size_t));
+	for (i = 0; i < a->n_rows; i++) {
+		h = rowhash(a->rows[i].imageid, a->rows[i].proc) & (a->n_slots - 1);
+		while (a->slots[h] != 0)
+			h = (h + 1) & (a->n_slots - 1);
+		a->slots[h] = i + 1;
+	}
+}
+
+void
+agg_add(struct agg *a, const char *imageid, const char *image, const char *proc,
+    size_t event, uint64_t n)
+{
+	struct row *r;
+	size_t h;
+
+	h = rowhash(imageid, proc) & (a->n_slots - 1);
+	while (a->slots[h] != 0) {
+		r = &a->rows[a->slots[h] - 1];
+		if (strcmp(r->proc, proc) == 0 && strcmp(r->imageid, imageid) == 0) {
+			r->n[event] += n;
+			return;
+		}
+		h = (h + 1) & (a->n_slots - 1);
+	}
+	if (a->n_rows == a->cap_rows) {
+		a->cap_rows = a->cap_rows ? a->cap_rows * 2 : 256;
+		a->rows = xreallocarray(a->rows, a->cap_rows, sizeof(*a->rows));
+	}
+	r = &a->rows[a->n_rows++];
+	r->proc = xstrdup(proc);
+	r->image = image;
+	r->imageid = imageid;
+	r->n = xcalloc(a->n_events, sizeof(uint64_t));
+	r->n[event] = n;
+	a->slots[h] = a->n_rows;
+	if (a->n_rows * 2 > a->n_slots)
+		agg_rehash(a);
+}
+
+void
+agg_dataset(struct agg *a, const struct dcpi_dataset *d, struct symcache *c, int by_image)
+{
+	const struct dcpi_dataset_image *im;
+	const struct dcpi_symbol *sym, *prev;
+	struct dcpi_symtab *t;
+	const char *name, *id;
+	char buf[512];
+	uint64_t run, unknown;
+	size_t i, k, ev;
+	int stale;
+
+	for (i = 0; i < d->n_images; i++) {
+		im = &d->images[i];
+		name = image_name(im->prof);
+		id = im->prof->image ? im->prof->image : name;
+		ev = im->event + a->event_base;
+		if (by_image) {
+			agg_add(a, id, name, "", ev, im->samples);
+			continue;
+		}
+		t = symcache_get(c, im, &stale);
+		prev = NULL;
+		run = unknown = 0;
+		/* Counts and symbols are both sorted: sum runs per symbol. */
+		for (k = 0; k < im->prof->n_counts; k++) {
+			const struct dcpi_count *cn = &im->prof->counts[k];
+			if (t == NULL) {
+				if (stale) {
+					snprintf(buf, sizeof(buf), "%s+0x%x", name, cn->offset);
+					agg_add(a, id, name, buf, ev, cn->count);
+				} else
+					unknown += cn->count;
+				continue;
+			}
+			if (prev != NULL && cn->offset - prev->start < prev->size) {
+				run += cn->count;
+				continue;
+			}
+			if (prev != NULL)
+				agg_add(a, id, name, prev->name, ev, run);
+			if ((sym = dcpi_symtab_lookup(t, cn->offset)) == NULL) {
+				unknown += cn->count;
+				prev = NULL;
+			} else {
+				prev = sym;
+				run = cn->count;
+			}
+		}
+		if (prev != NULL)
+			agg_add(a, id, name, prev->name, ev, run);
+		if (unknown > 0)
+			agg_add(a, id, name, "[unknown]", ev, unknown);
+	}
+}
+
+void
+table_init(struct table *t, size_t ncols, const char *const *head, const int *right)
+{
+	size_t i;
+
+	memset(t, 0, sizeof(*t));
+	t->ncols = ncols;
+	t->head = xcalloc(ncols, sizeof(char *));
+	t->right = xcalloc(ncols, sizeof(int));
+	for (i = 0; i < ncols; i++) {
+		t->head[i] = xstrdup(head[i]);
+		t->right[i] = right[i];
+	}
+}
+
+static char **
+newrow(struct table *t)
+{
+	if (t->nrows == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 64;
+		t->cells = xreallocarray(t->cells, t->cap, t->ncols * sizeof(char *));
+	}
+	memset(&t->cells[t->nrows * t->ncols], 0, t->ncols * sizeof(char *));
+	return &t->cells[t->nrows++ * t->ncols];
+}
+
+void
+table_add(struct table *t, ...)
+{
+	va_list ap;
+	char **r = newrow(t);
+	size_t i;
+
+	va_start(ap, t);
+	for (i = 0; i < t->ncols; i++)
+		r[i] = xstrdup(va_arg(ap, const char *));
+	va_end(ap);
+}
+
+void
+table_addf(struct table *t, size_t col, const char *fmt, ...)
+{
+	va_list ap;
+	char **r;
+
+	if (col == 0)
+		newrow(t);
+	r = &t->cells[(t->nrows - 1) * t->ncols];
+	va_start(ap, fmt);
+	if (vasprintf(&r[col], fmt, ap) == -1)
+		fatal("vasprintf");
+	va_end(ap);
+}
+
+void
+table_free(struct table *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nrows * t->ncols; i++)
+		free(t->cells[i]);
+	for (i = 0; i < t->ncols; i++)
+		free(t->head[i]);
+	free(t->cells);
+	free(t->head);
+	free(t->right);
+}
+
+void
+json_string(FILE *fp, const char *s)
+{
+	putc('"', fp);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(fp, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(fp, "\\u%04x", c);
+		else
+			putc(c, fp);
+	}
+	putc('"', fp);
+}
+
+static void
+csv_field(FILE *fp, const char *s)
+{
+	if (strpbrk(s, ",\"\n\r") == NULL) {
+		fputs(s, fp);
+		return;
+	}
+	putc('"', fp);
+	for (; *s; s++) {
+		if (*s == '"')
+			putc('"', fp);
+		putc(*s, fp);
+	}
+	putc('"', fp);
+}
+
+static int
+is_number(const char *s)
+{
+	char *end;
+
+	if (*s == '\0')
+		return 0;
+	strtod(s, &end);
+	return *end == '\0' && strcmp(s, "inf") != 0 && strcmp(s, "nan") != 0 &&
+	    strcmp(s, "-inf") != 0;
+}
+
+void
+table_print(const struct table *t, enum fmt f, FILE *fp)
+{
+	size_t *w, i, j, l;
+	const char *c;
+
+	if (f == FMT_CSV) {
+		for (j = 0; j < t->ncols; j++) {
+			if (j)
+				putc(',', fp);
+			csv_field(fp, t->head[j]);
+		}
+		putc('\n', fp);
+		for (i = 0; i < t->nrows; i++) {
+			for (j = 0; j < t->ncols; j++) {
+				if (j)
+					putc(',', fp);
+				csv_field(fp, t->cells[i * t->ncols + j] ? t->cells[i * t->ncols + j] : "");
+			}
+			putc('\n', fp);
+		}
+		return;
+	}
+	if (f == FMT_JSON) {
+		fputs("[", fp);
+		for (i = 0; i < t->nrows; i++) {
+			fputs(i ? ",\n {" : "\n {", fp);
+			for (j = 0; j < t->ncols; j++) {
+				c = t->cells[i * t->ncols + j] ? t->cells[i * t->ncols + j] : "";
+				if (j)
+					fputs(", ", fp);
+				json_string(fp, t->head[j]);
+				fputs(": ", fp);
+				if (t->right[j] && is_number(c))
+					fputs(c, fp);
+				else
+					json_string(fp, c);
+			}
+			fputs("}", fp);
+		}
+		fputs("\n]", fp);
+		return;
+	}
+	w = xcalloc(t->ncols, sizeof(size_t));
+	for (j = 0; j < t->ncols; j++)
+		w[j] = strlen(t->head[j]);
+	for (i = 0; i < t->nrows; i++)
+		for (j = 0; j < t->ncols; j++)
+			if (t->cells[i * t->ncols + j] &&
+			    (l = strlen(t->cells[i * t->ncols + j])) > w[j])
+				w[j] = l;
+	for (i = 0; i <= t->nrows; i++) {
+		for (j = 0; j < t->ncols; j++) {
+			c = i == 0 ? t->head[j] : t->cells[(i - 1) * t->ncols + j];
+			if (c == NULL)
+				c = "";
+			if (j + 1 == t->ncols && !t->right[j])
+				fprintf(fp, "%s", c);	/* no trailing blanks */
+			else
+				fprintf(fp, t->right[j] ? "%*s" : "%-*s", (int)w[j], c);
+			if (j + 1 < t->ncols)
+				putc(' ', fp);
+		}
+		putc('\n', fp);
+	}
+	free(w);
 }

@@ -83,7 +83,7 @@ is_dir(const char *path)
 }
 
 static int
-selected(const char **v, size_t n, const char *s)
+selected(const char *const *v, size_t n, const char *s)
 {
 	size_t i;
 

@@ -24,10 +24,10 @@ extern "C" {
 
 /* What to load.  NULL arrays (or n == 0) mean all; a NULL filter too. */
 struct dcpi_dataset_filter {
-	const char	**epochs;	/* epoch directory names */
+	const char *const *epochs;	/* epoch directory names */
 	size_t		 n_epochs;
 	const char	*host;		/* only this host, else all merged */
-	const char	**events;	/* libpfm4 event strings as given */
+	const char *const *events;	/* libpfm4 event strings as given */
 	size_t		 n_events;
 	const char	*image;		/* only images with this basename, path or id */
 };

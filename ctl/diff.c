@@ -1,0 +1,227 @@
+/*
+ * dcpictl diff A B: per procedure, the share of each side's samples, the
+ * change and the ratio, largest changes first (what got slower).
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <dcpi/db.h>
+
+#include "analysis.h"
+#include "commands.h"
+#include "xmalloc.h"
+
+struct side {
+	const char	*arg;
+	const char	*db;
+	struct selection s;
+	struct dcpi_dataset *d;
+	uint64_t	 total;
+};
+
+static const struct agg *sort_agg;
+static uint64_t tot_a, tot_b;
+
+static double
+share(uint64_t n, uint64_t total)
+{
+	return total ? 100.0 * (double)n / (double)total : 0.0;
+}
+
+static int
+change_cmp(const void *x, const void *y)
+{
+	const struct row *a = &sort_agg->rows[*(const size_t *)x];
+	const struct row *b = &sort_agg->rows[*(const size_t *)y];
+	double ca = fabs(share(a->n[1], tot_b) - share(a->n[0], tot_a));
+	double cb = fabs(share(b->n[1], tot_b) - share(b->n[0], tot_a));
+	int c;
+
+	if (ca != cb)
+		return ca > cb ? -1 : 1;
+	if ((c = strcmp(a->proc, b->proc)) != 0)
+		return c;
+	return strcmp(a->image, b->image);
+}
+
+/* A side is an epoch of the database, or a database (all its epochs). */
+static int
+resolve(const struct ctl_globals *g, struct side *sd, const struct selection *common)
+{
+	char path[4096];
+	struct stat st;
+	time_t t;
+
+	sd->s = *common;
+	snprintf(path, sizeof(path), "%s/%s", g->db, sd->arg);
+	if (dcpi_epoch_parse(sd->arg, &t) == 0 && stat(path, &st) == 0) {
+		sd->db = g->db;
+		sd->s.epochs[0] = sd->arg;
+		sd->s.n_epochs = 1;
+	} else if (stat(sd->arg, &st) == 0 && S_ISDIR(st.st_mode)) {
+		sd->db = sd->arg;
+		sd->s.all = 1;
+	} else {
+		fprintf(stderr, "dcpictl: diff: %s: neither an epoch of %s nor a database\n",
+		    sd->arg, g->db);
+		return -1;
+	}
+	return 0;
+}
+
+int
+cmd_diff(const struct ctl_globals *g, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "event",	required_argument,	NULL, 'e' },
+		{ "host",	required_argument,	NULL, 'H' },
+		{ "image",	required_argument,	NULL, 'I' },
+		{ "csv",	no_argument,		NULL, 'c' },
+		{ "json",	no_argument,		NULL, 'j' },
+		{ "help",	no_argument,		NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	static const char *const head[] = { "A%", "B%", "change", "ratio", "A", "B",
+	    "procedure", "image" };
+	static const int right[] = { 1, 1, 1, 1, 1, 1, 0, 0 };
+	struct selection common;
+	struct side sd[2];
+	struct symcache *c;
+	struct agg a;
+	struct table t;
+	enum fmt f = FMT_TEXT;
+	size_t *order, i, j, limit = (size_t)-1;
+	const char *event = NULL;
+	char *end, *ev = NULL;
+	int ch, r, rc = 1;
+	double pa, pb;
+
+	memset(&common, 0, sizeof(common));
+	memset(sd, 0, sizeof(sd));
+	while ((ch = getopt_long(argc, argv, "e:n:h", opts, NULL)) != -1) {
+		if (ch != 'e' && (r = sel_option(&common, ch, optarg, "diff")) == 1)
+			continue;
+		switch (ch) {
+		case 'e': event = optarg; break;
+		case 'c': f = FMT_CSV; break;
+		case 'j': f = FMT_JSON; break;
+		case 'n':
+			limit = strtoul(optarg, &end, 10);
+			if (*optarg == '\0' || *end != '\0' || optarg[0] == '-') {
+				fprintf(stderr, "dcpictl: diff: -n %s: expected a number of rows\n", optarg);
+				return 2;
+			}
+			break;
+		default:
+			fprintf(ch == 'h' ? stdout : stderr,
+			    "usage: dcpictl diff A B [-e EVENT] [--host H] [--image NAME] [-n N] "
+			    "[--csv | --json]\n"
+			    "A and B are epochs of the database or databases (all their epochs).\n");
+			return ch == 'h' ? 0 : 2;
+		}
+	}
+	if (optind + 2 != argc) {
+		fprintf(stderr, "usage: dcpictl diff A B [options]\n");
+		return 2;
+	}
+	sd[0].arg = argv[optind];
+	sd[1].arg = argv[optind + 1];
+	for (i = 0; i < 2; i++)
+		if (resolve(g, &sd[i], &common) == -1)
+			return 1;
+	/* One event: the one asked for, else the first of A's that B has. */
+	if (event == NULL) {
+		struct dcpi_dataset_filter fl[2];
+		struct dcpi_error err;
+		char **evs[2];
+		size_t nev[2];
+
+		for (i = 0; i < 2; i++) {
+			memset(&fl[i], 0, sizeof(fl[i]));
+			fl[i].epochs = sd[i].s.epochs;
+			fl[i].n_epochs = sd[i].s.n_epochs;
+			fl[i].host = common.host;
+			if (dcpi_dataset_events(sd[i].db, &fl[i], &evs[i], &nev[i], &err) == -1) {
+				fprintf(stderr, "dcpictl: diff: %s\n", err.msg);
+				if (i)
+					dcpi_strv_free(evs[0], nev[0]);
+				return 1;
+			}
+		}
+		for (i = 0; i < nev[0] && event == NULL; i++)
+			for (j = 0; j < nev[1]; j++)
+				if (strcmp(evs[0][i], evs[1][j]) == 0) {
+					event = ev = xstrdup(evs[0][i]);
+					break;
+				}
+		dcpi_strv_free(evs[0], nev[0]);
+		dcpi_strv_free(evs[1], nev[1]);
+		if (event == NULL) {
+			fprintf(stderr, "dcpictl: diff: %s and %s have no event in common\n",
+			    sd[0].arg, sd[1].arg);
+			return 1;
+		}
+	}
+	for (i = 0; i < 2; i++) {
+		sd[i].s.events[0] = event;
+		sd[i].s.n_events = 1;
+		if ((sd[i].d = sel_load(sd[i].db, &sd[i].s, "diff")) == NULL) {
+			if (i)
+				dcpi_dataset_free(sd[0].d);
+			free(ev);
+			return 1;
+		}
+	}
+	c = symcache_new();
+	agg_init(&a, 2);
+	for (i = 0; i < 2; i++) {
+		a.event_base = i;
+		agg_dataset(&a, sd[i].d, c, 0);
+		sd[i].total = sd[i].d->n_events ? sd[i].d->events[0].samples : 0;
+	}
+	tot_a = sd[0].total;
+	tot_b = sd[1].total;
+	order = xcalloc(a.n_rows + 1, sizeof(size_t));
+	for (i = 0; i < a.n_rows; i++)
+		order[i] = i;
+	sort_agg = &a;
+	qsort(order, a.n_rows, sizeof(size_t), change_cmp);
+	table_init(&t, 8, head, right);
+	for (i = 0; i < a.n_rows && i < limit; i++) {
+		const struct row *rw = &a.rows[order[i]];
+		pa = share(rw->n[0], tot_a);
+		pb = share(rw->n[1], tot_b);
+		table_addf(&t, 0, "%.2f", pa);
+		table_addf(&t, 1, "%.2f", pb);
+		table_addf(&t, 2, "%+.2f", pb - pa);
+		if (rw->n[0] == 0)
+			table_addf(&t, 3, "inf");
+		else
+			table_addf(&t, 3, "%.2f", pb / pa);
+		table_addf(&t, 4, "%llu", (unsigned long long)rw->n[0]);
+		table_addf(&t, 5, "%llu", (unsigned long long)rw->n[1]);
+		table_addf(&t, 6, "%s", rw->proc);
+		table_addf(&t, 7, "%s", rw->image);
+	}
+	if (f == FMT_TEXT)
+		printf("event %s\nA %s: %llu samples\nB %s: %llu samples\n\n", event,
+		    sd[0].arg, (unsigned long long)tot_a, sd[1].arg, (unsigned long long)tot_b);
+	table_print(&t, f, stdout);
+	if (f == FMT_JSON)
+		putchar('\n');
+	table_free(&t);
+	free(order);
+	agg_free(&a);
+	symcache_free(c);
+	free(ev);
+	rc = fflush(stdout) == 0 ? 0 : 1;
+	dcpi_dataset_free(sd[0].d);
+	dcpi_dataset_free(sd[1].d);
+	return rc;
+}

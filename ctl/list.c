@@ -1,0 +1,227 @@
+/*
+ * dcpictl list: a procedure's disassembly with samples per instruction and
+ * source lines interleaved, as DCPI's dcpilist.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <capstone/capstone.h>
+
+#include "analysis.h"
+#include "commands.h"
+#include "xmalloc.h"
+
+/* One source file's lines, read once. */
+struct srcfile {
+	char		*name;
+	char		**lines;
+	size_t		 n;
+};
+
+static const char *
+src_line(struct srcfile **files, size_t *nfiles, const char *name, int line)
+{
+	struct srcfile *s = NULL;
+	char *buf = NULL;
+	size_t i, cap = 0;
+	ssize_t l;
+	FILE *fp;
+
+	for (i = 0; i < *nfiles; i++)
+		if (strcmp((*files)[i].name, name) == 0)
+			s = &(*files)[i];
+	if (s == NULL) {
+		*files = xreallocarray(*files, *nfiles + 1, sizeof(**files));
+		s = &(*files)[(*nfiles)++];
+		memset(s, 0, sizeof(*s));
+		s->name = xstrdup(name);
+		if ((fp = fopen(name, "re")) != NULL) {
+			while ((l = getline(&buf, &cap, fp)) != -1) {
+				if (l > 0 && buf[l - 1] == '\n')
+					buf[l - 1] = '\0';
+				s->lines = xreallocarray(s->lines, s->n + 1, sizeof(char *));
+				s->lines[s->n++] = xstrdup(buf);
+			}
+			free(buf);
+			fclose(fp);
+		}
+	}
+	return line >= 1 && (size_t)line <= s->n ? s->lines[line - 1] : NULL;
+}
+
+static int
+host_arch(cs_arch *arch, cs_mode *mode)
+{
+#if defined(__x86_64__)
+	*arch = CS_ARCH_X86;
+	*mode = CS_MODE_64;
+#elif defined(__i386__)
+	*arch = CS_ARCH_X86;
+	*mode = CS_MODE_32;
+#elif defined(__aarch64__)
+	*arch = CS_ARCH_ARM64;
+	*mode = CS_MODE_LITTLE_ENDIAN;
+#else
+	return -1;
+#endif
+	return 0;
+}
+
+int
+cmd_list(const struct ctl_globals *g, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		SEL_LONGOPTS,
+		{ "help",	no_argument,		NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct selection s;
+	struct dcpi_dataset *d;
+	struct symcache *c;
+	struct dcpi_symtab *t, *found_t = NULL;
+	const struct dcpi_symbol *sym = NULL, *fs;
+	const struct dcpi_dataset_image *im, *found = NULL;
+	struct srcfile *files = NULL;
+	size_t nfiles = 0, i, j, k, e, n_insn = 0, got, lo, hi;
+	uint64_t *counts, *tot, *imgtot;
+	const char *proc, *file, *text, *lastfile = NULL;
+	int ch, r, stale, line, lastline = -1, rc = 1;
+	cs_insn *insn = NULL;
+	cs_arch arch;
+	cs_mode mode;
+	csh cs;
+	void *code = NULL;
+
+	memset(&s, 0, sizeof(s));
+	while ((ch = getopt_long(argc, argv, "e:h", opts, NULL)) != -1) {
+		if ((r = sel_option(&s, ch, optarg, "list")) == 1)
+			continue;
+		if (r == -1)
+			return 2;
+		fprintf(ch == 'h' ? stdout : stderr,
+		    "usage: dcpictl list PROCEDURE [--image NAME] [-e EVENT]... "
+		    "[--epoch E | --all | --since TIME] [--host H]\n");
+		return ch == 'h' ? 0 : 2;
+	}
+	if (optind + 1 != argc) {
+		fprintf(stderr, "usage: dcpictl list PROCEDURE [--image NAME] [options]\n");
+		return 2;
+	}
+	proc = argv[optind];
+	if ((d = sel_load(g->db, &s, "list")) == NULL)
+		return 1;
+	c = symcache_new();
+	/* The procedure must name one image among those with samples. */
+	for (i = 0; i < d->n_images; i++) {
+		im = &d->images[i];
+		if ((t = symcache_get(c, im, &stale)) == NULL ||
+		    (fs = dcpi_symtab_find(t, proc)) == NULL)
+			continue;
+		if (found != NULL && strcmp(found->prof->image, im->prof->image) != 0) {
+			fprintf(stderr, "dcpictl: list: %s is in %s and %s: choose one with --image\n",
+			    proc, found->prof->path, im->prof->path);
+			goto out;
+		}
+		if (found == NULL) {
+			found = im;
+			found_t = t;
+			sym = fs;
+		}
+	}
+	if (found == NULL) {
+		fprintf(stderr, "dcpictl: list: no procedure '%s' in the %s with samples\n", proc,
+		    s.image ? "image" : "images");
+		goto out;
+	}
+	if (dcpi_symtab_read(found_t, sym->start, sym->size, &code, &got) == -1) {
+		fprintf(stderr, "dcpictl: list: %s: cannot read the code of %s (%s)\n",
+		    found->prof->path, sym->name, found->prof->path[0] == '[' ?
+		    "no file for the kernel" : "not in a loaded segment");
+		goto out;
+	}
+	if (host_arch(&arch, &mode) == -1 || cs_open(arch, mode, &cs) != CS_ERR_OK) {
+		fprintf(stderr, "dcpictl: list: no disassembler for this machine\n");
+		goto out;
+	}
+	n_insn = cs_disasm(cs, code, got, found->prof->tstart + sym->start, 0, &insn);
+	cs_close(&cs);
+
+	/* Samples per instruction and event; offsets are image-relative. */
+	counts = xcalloc(n_insn * d->n_events + 1, sizeof(uint64_t));
+	tot = xcalloc(d->n_events + 1, sizeof(uint64_t));
+	imgtot = xcalloc(d->n_events + 1, sizeof(uint64_t));
+	for (i = 0; i < d->n_images; i++) {
+		im = &d->images[i];
+		if (strcmp(im->prof->image, found->prof->image) != 0)
+			continue;
+		imgtot[im->event] += im->samples;
+		for (k = 0; k < im->prof->n_counts; k++) {
+			uint64_t off = im->prof->counts[k].offset, a;
+			if (off < sym->start || off - sym->start >= sym->size)
+				continue;
+			a = im->prof->tstart + off;
+			tot[im->event] += im->prof->counts[k].count;
+			/* The instruction that starts at or before a. */
+			for (lo = 0, hi = n_insn; lo < hi;) {
+				j = (lo + hi) / 2;
+				if (insn[j].address <= a)
+					lo = j + 1;
+				else
+					hi = j;
+			}
+			if (lo > 0)
+				counts[(lo - 1) * d->n_events + im->event] += im->prof->counts[k].count;
+		}
+	}
+	printf("%s in %s (%s), %llu bytes at 0x%llx\n", sym->name, image_name(found->prof),
+	    found->prof->path, (unsigned long long)sym->size,
+	    (unsigned long long)(found->prof->tstart + sym->start));
+	for (e = 0; e < d->n_events; e++)
+		printf("%s: %llu samples in %s, %.2f%% of the image's %llu\n", d->events[e].name,
+		    (unsigned long long)tot[e], sym->name,
+		    imgtot[e] ? 100.0 * (double)tot[e] / (double)imgtot[e] : 0.0,
+		    (unsigned long long)imgtot[e]);
+	putchar('\n');
+	for (e = 0; e < d->n_events; e++)
+		printf("%12.12s      %% ", d->events[e].name);
+	printf("%-12s  instruction\n", "address");
+	for (i = 0; i < n_insn; i++) {
+		if (dcpi_symtab_srcline(found_t, insn[i].address - found->prof->tstart, &file,
+		    &line) == 0 && (line != lastline || lastfile == NULL || strcmp(file, lastfile) != 0)) {
+			text = src_line(&files, &nfiles, file, line);
+			printf("%s:%d%s%s\n", strrchr(file, '/') ? strrchr(file, '/') + 1 : file, line,
+			    text ? "  " : "", text ? text : "");
+			lastfile = file;
+			lastline = line;
+		}
+		for (e = 0; e < d->n_events; e++)
+			printf("%12llu %6.2f ", (unsigned long long)counts[i * d->n_events + e],
+			    tot[e] ? 100.0 * (double)counts[i * d->n_events + e] / (double)tot[e] : 0.0);
+		printf("%-12llx  %s %s\n", (unsigned long long)insn[i].address, insn[i].mnemonic,
+		    insn[i].op_str);
+	}
+	if (n_insn * 16 < got && n_insn == 0)
+		printf("(could not disassemble the procedure's bytes)\n");
+	free(counts);
+	free(tot);
+	free(imgtot);
+	rc = fflush(stdout) == 0 ? 0 : 1;
+out:
+	if (insn != NULL)
+		cs_free(insn, n_insn);
+	for (i = 0; i < nfiles; i++) {
+		for (j = 0; j < files[i].n; j++)
+			free(files[i].lines[j]);
+		free(files[i].lines);
+		free(files[i].name);
+	}
+	free(files);
+	free(code);
+	symcache_free(c);
+	dcpi_dataset_free(d);
+	return rc;
+}

@@ -1,0 +1,220 @@
+/*
+ * dcpictl prof: procedures (or images) by samples, as DCPI's dcpiprof.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "commands.h"
+#include "xmalloc.h"
+
+static const struct agg *sort_agg;
+
+/* By the first event's samples, then the others, then name. */
+static int
+row_cmp(const void *a, const void *b)
+{
+	const struct row *x = &sort_agg->rows[*(const size_t *)a];
+	const struct row *y = &sort_agg->rows[*(const size_t *)b];
+	size_t e;
+	int c;
+
+	for (e = 0; e < sort_agg->n_events; e++)
+		if (x->n[e] != y->n[e])
+			return x->n[e] > y->n[e] ? -1 : 1;
+	if ((c = strcmp(x->proc, y->proc)) != 0)
+		return c;
+	return strcmp(x->image, y->image);
+}
+
+static double
+pct(uint64_t n, uint64_t total)
+{
+	return total ? 100.0 * (double)n / (double)total : 0.0;
+}
+
+/* The header: events with their totals and periods, the epochs and hosts,
+ * skipped files. */
+static void
+print_header(const struct dcpi_dataset *d, FILE *fp)
+{
+	struct table t;
+	static const char *const head[] = { "event", "samples", "period" };
+	static const int right[] = { 0, 1, 1 };
+	size_t i;
+
+	if (d->n_epochs == 0)
+		fprintf(fp, "epochs: none\n");
+	else if (d->n_epochs == 1)
+		fprintf(fp, "epoch %s", d->epochs[0]);
+	else
+		fprintf(fp, "epochs %s .. %s (%zu)", d->epochs[0], d->epochs[d->n_epochs - 1],
+		    d->n_epochs);
+	if (d->n_hosts > 0) {
+		fprintf(fp, ", host%s", d->n_hosts > 1 ? "s" : "");
+		for (i = 0; i < d->n_hosts; i++)
+			fprintf(fp, "%s%s", i ? ", " : " ", d->hosts[i]);
+	}
+	fputc('\n', fp);
+	if (d->n_skipped > 0)
+		fprintf(fp, "%zu corrupt file%s skipped (see the warnings)\n", d->n_skipped,
+		    d->n_skipped > 1 ? "s" : "");
+	table_init(&t, 3, head, right);
+	for (i = 0; i < d->n_events; i++) {
+		table_addf(&t, 0, "%s", d->events[i].name);
+		table_addf(&t, 1, "%llu", (unsigned long long)d->events[i].samples);
+		table_addf(&t, 2, "%llu%s", (unsigned long long)d->events[i].period,
+		    d->events[i].mixed_period ? " (mixed)" : "");
+	}
+	table_print(&t, FMT_TEXT, fp);
+	table_free(&t);
+	fputc('\n', fp);
+}
+
+static void
+print_json_header(const struct dcpi_dataset *d, FILE *fp)
+{
+	size_t i;
+
+	fputs("{\"epochs\": [", fp);
+	for (i = 0; i < d->n_epochs; i++) {
+		if (i)
+			fputs(", ", fp);
+		json_string(fp, d->epochs[i]);
+	}
+	fputs("], \"hosts\": [", fp);
+	for (i = 0; i < d->n_hosts; i++) {
+		if (i)
+			fputs(", ", fp);
+		json_string(fp, d->hosts[i]);
+	}
+	fputs("], \"events\": [", fp);
+	for (i = 0; i < d->n_events; i++) {
+		fputs(i ? ", {\"name\": " : "{\"name\": ", fp);
+		json_string(fp, d->events[i].name);
+		fprintf(fp, ", \"samples\": %llu, \"period\": %llu}",
+		    (unsigned long long)d->events[i].samples,
+		    (unsigned long long)d->events[i].period);
+	}
+	fputs("], \"skipped\": [", fp);
+	for (i = 0; i < d->n_skipped; i++) {
+		if (i)
+			fputs(", ", fp);
+		json_string(fp, d->skipped[i]);
+	}
+	fputs("],\n\"rows\": ", fp);
+}
+
+int
+cmd_prof(const struct ctl_globals *g, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		SEL_LONGOPTS,
+		{ "images",	no_argument,		NULL, 'i' },
+		{ "csv",	no_argument,		NULL, 'c' },
+		{ "json",	no_argument,		NULL, 'j' },
+		{ "help",	no_argument,		NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct selection s;
+	struct dcpi_dataset *d;
+	struct symcache *c;
+	struct agg a;
+	struct table t;
+	const char **head;
+	int *right, by_image = 0, ch, r;
+	enum fmt f = FMT_TEXT;
+	size_t *order, i, e, nc, limit = (size_t)-1;
+	uint64_t cum = 0;
+	char *end;
+
+	memset(&s, 0, sizeof(s));
+	while ((ch = getopt_long(argc, argv, "ie:n:h", opts, NULL)) != -1) {
+		if ((r = sel_option(&s, ch, optarg, "prof")) == 1)
+			continue;
+		if (r == -1)
+			return 2;
+		switch (ch) {
+		case 'i': by_image = 1; break;
+		case 'c': f = FMT_CSV; break;
+		case 'j': f = FMT_JSON; break;
+		case 'n':
+			limit = strtoul(optarg, &end, 10);
+			if (*optarg == '\0' || *end != '\0' || optarg[0] == '-') {
+				fprintf(stderr, "dcpictl: prof: -n %s: expected a number of rows\n", optarg);
+				return 2;
+			}
+			break;
+		case 'h':
+		default:
+			fprintf(ch == 'h' ? stdout : stderr,
+			    "usage: dcpictl prof [-i] [-e EVENT]... [--epoch E | --all | --since TIME]\n"
+			    "                    [--host H] [--image NAME] [-n N] [--csv | --json]\n");
+			return ch == 'h' ? 0 : 2;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "dcpictl: prof: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	if ((d = sel_load(g->db, &s, "prof")) == NULL)
+		return 1;
+	if (d->n_images == 0 && d->n_skipped == 0)
+		fprintf(stderr, "dcpictl: prof: warning: no samples in the selected epochs\n");
+	c = symcache_new();
+	agg_init(&a, d->n_events);
+	agg_dataset(&a, d, c, by_image);
+
+	order = xcalloc(a.n_rows + 1, sizeof(size_t));
+	for (i = 0; i < a.n_rows; i++)
+		order[i] = i;
+	sort_agg = &a;
+	qsort(order, a.n_rows, sizeof(size_t), row_cmp);
+
+	/* Per event: samples and %; then cum% (first event), procedure, image. */
+	nc = 2 * d->n_events + (by_image ? 2 : 3);
+	head = xcalloc(nc, sizeof(char *));
+	right = xcalloc(nc, sizeof(int));
+	for (e = 0; e < d->n_events; e++) {
+		head[2 * e] = d->events[e].name;
+		head[2 * e + 1] = "%";
+		right[2 * e] = right[2 * e + 1] = 1;
+	}
+	head[2 * e] = "cum%";
+	right[2 * e] = 1;
+	if (!by_image)
+		head[2 * e + 1] = "procedure";
+	head[nc - 1] = "image";
+	table_init(&t, nc, head, right);
+	for (i = 0; i < a.n_rows && i < limit; i++) {
+		const struct row *rw = &a.rows[order[i]];
+		for (e = 0; e < d->n_events; e++) {
+			table_addf(&t, 2 * e, "%llu", (unsigned long long)rw->n[e]);
+			table_addf(&t, 2 * e + 1, "%.2f", pct(rw->n[e], d->events[e].samples));
+		}
+		cum += d->n_events ? rw->n[0] : 0;
+		table_addf(&t, 2 * e, "%.2f", pct(cum, d->n_events ? d->events[0].samples : 0));
+		if (!by_image)
+			table_addf(&t, 2 * e + 1, "%s", rw->proc);
+		table_addf(&t, nc - 1, "%s", rw->image);
+	}
+	if (f == FMT_TEXT)
+		print_header(d, stdout);
+	else if (f == FMT_JSON)
+		print_json_header(d, stdout);
+	table_print(&t, f, stdout);
+	if (f == FMT_JSON)
+		fputs("}\n", stdout);
+	table_free(&t);
+	free(head);
+	free(right);
+	free(order);
+	agg_free(&a);
+	symcache_free(c);
+	dcpi_dataset_free(d);
+	return fflush(stdout) == 0 ? 0 : 1;
+}
