@@ -140,7 +140,7 @@ mf_get(const char *path, uint64_t dev, uint64_t ino, const uint8_t *bid,
 	i = mf_hash(path, dev, ino, bid, bidlen) & (mfcap - 1);
 	for (f = mftab[i]; f; f = f->next)
 		if (f->dev == dev && f->ino == ino && f->bidlen == bidlen &&
-		    memcmp(f->bid, bid, bidlen) == 0 &&
+		    (bidlen == 0 || memcmp(f->bid, bid, bidlen) == 0) &&
 		    strcmp(f->path, path) == 0) {
 			f->refs++;
 			return f;
@@ -522,15 +522,14 @@ attr_fork(uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid)
 
 	(void)tid;
 	(void)ptid;
-	if (pid == ppid) {
-		/* A new thread shares its process's maps. */
-		proc_get(pid);
-		return;
-	}
+	if (pid == ppid)
+		return;		/* a new thread shares its process's maps */
 	proc_free(pid);		/* a stale model of a reused pid */
-	child = proc_get(pid);
+	/* Without a model of the parent (kernel threads: kthreadd) the
+	 * child's samples are unknown-pid until its own MMAP2 records. */
 	if ((parent = proc_find(ppid)) == NULL)
 		return;
+	child = proc_get(pid);
 	maps_reserve(child, parent->n);
 	memcpy(child->maps, parent->maps, parent->n * sizeof(*child->maps));
 	child->n = parent->n;

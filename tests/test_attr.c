@@ -28,6 +28,7 @@
 #include <cmocka.h>
 
 #include "attr.h"
+#include "image.h"
 
 #define USER	PERF_RECORD_MISC_USER
 #define KERNEL	PERF_RECORD_MISC_KERNEL
@@ -354,6 +355,11 @@ test_fork_exec_exit(void **state)
 	assert_int_equal(attr_nprocs(), 1);
 	attr_exit(1001, 1, 1001, 1);
 	assert_int_equal(attr_nprocs(), 0);
+	/* Children and threads of unmodelled processes stay unknown. */
+	attr_fork(1003, 2, 1003, 2);
+	attr_fork(1004, 1004, 1006, 1004);
+	assert_int_equal(attr_nprocs(), 0);
+	assert_int_equal(sample(1003, pc), ATTR_UNKNOWN_PID);
 }
 
 /* A new mapping replaces what it overlaps; the rest keeps its offsets. */
@@ -406,6 +412,35 @@ test_cpumodes(void **state)
 	attr_exit(1000, 1, 1000, 1);
 }
 
+/* Hex of the GNU build-id note in /sys/kernel/notes; "" if none. */
+static void
+kernel_notes_id(char *out, size_t len)
+{
+	unsigned char b[8192];
+	size_t n = 0, off = 0, i;
+	FILE *f = fopen("/sys/kernel/notes", "r");
+
+	out[0] = '\0';
+	if (f == NULL)
+		return;
+	n = fread(b, 1, sizeof(b), f);
+	fclose(f);
+	while (off + 12 <= n) {
+		uint32_t nsz, dsz, type;
+
+		memcpy(&nsz, b + off, 4);
+		memcpy(&dsz, b + off + 4, 4);
+		memcpy(&type, b + off + 8, 4);
+		off += 12 + ((nsz + 3) & ~3u);
+		if (type == 3 && nsz == 4 && 2 * dsz < len && off + dsz <= n) {
+			for (i = 0; i < dsz; i++)
+				sprintf(out + 2 * i, "%02x", b[off + i]);
+			return;
+		}
+		off += (dsz + 3) & ~3u;
+	}
+}
+
 static void
 test_kernel(void **state)
 {
@@ -439,6 +474,39 @@ test_kernel(void **state)
 	assert_int_equal(off, etext - 1 - stext);
 	assert_int_equal(attr_sample(0, stext - 1, KERNEL, &img, &off),
 	    ATTR_KERNEL_UNKNOWN);
+	/* The id is the build-id note of /sys/kernel/notes, parsed here. */
+	assert_int_equal(attr_sample(0, stext, KERNEL, &img, &off), ATTR_OK);
+	kernel_notes_id(line, sizeof(line));
+	if (line[0])
+		assert_string_equal(img->id, line);
+}
+
+/* Notes as the kernel writes them, with hostile sizes. */
+static void
+test_notes(void **state)
+{
+	uint32_t buf[32];
+	uint8_t out[BUILD_ID_MAX];
+	size_t i;
+
+	(void)state;
+	memset(buf, 0, sizeof(buf));
+	buf[0] = 4; buf[1] = 4; buf[2] = 1;		/* "Xen", 4 bytes */
+	memcpy(&buf[3], "Xen", 4);
+	buf[5] = 4; buf[6] = 20; buf[7] = NT_GNU_BUILD_ID;
+	memcpy(&buf[8], "GNU", 4);
+	for (i = 0; i < 20; i++)
+		((uint8_t *)&buf[9])[i] = i * 13;
+	assert_int_equal(image_note_build_id(buf, 14 * 4, out), 20);
+	for (i = 0; i < 20; i++)
+		assert_int_equal(out[i], (uint8_t)(i * 13));
+	/* Cut in the descriptor, and a size that runs past the end. */
+	assert_int_equal(image_note_build_id(buf, 12 * 4, out), 0);
+	buf[6] = 0xfffffff0;
+	assert_int_equal(image_note_build_id(buf, sizeof(buf), out), 0);
+	buf[6] = 20;
+	buf[1] = 0xfffffffc;
+	assert_int_equal(image_note_build_id(buf, sizeof(buf), out), 0);
 }
 
 /* The scan models this process: its own function, its vdso. */
@@ -570,6 +638,7 @@ main(void)
 		cmocka_unit_test(test_overlap),
 		cmocka_unit_test(test_cpumodes),
 		cmocka_unit_test(test_kernel),
+		cmocka_unit_test(test_notes),
 		cmocka_unit_test(test_scan_self),
 		cmocka_unit_test(test_deleted),
 		cmocka_unit_test(test_memory),
