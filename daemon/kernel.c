@@ -27,6 +27,16 @@ static struct module	*mods;
 static size_t		 nmods;
 static time_t		 mods_read;	/* CLOCK_MONOTONIC_COARSE seconds */
 static struct img	*vdso;
+/* Overridable so that tests can load modules on a kernel without any. */
+static const char	*modules_file = "/proc/modules";
+static const char	*sysmodule_dir = "/sys/module";
+
+void
+kernel_set_paths(const char *modules, const char *sysmodule)
+{
+	modules_file = modules;
+	sysmodule_dir = sysmodule;
+}
 
 static size_t
 read_small(const char *path, void *buf, size_t len)
@@ -84,7 +94,7 @@ static void
 read_modules(void)
 {
 	FILE *f;
-	char line[4096], name[256], path[320];
+	char line[4096], name[256], path[4400];
 	unsigned long long size, addr;
 	size_t cap = 0;
 	struct timespec ts;
@@ -94,7 +104,7 @@ read_modules(void)
 	free(mods);
 	mods = NULL;
 	nmods = 0;
-	if ((f = fopen("/proc/modules", "re")) == NULL)
+	if ((f = fopen(modules_file, "re")) == NULL)
 		return;		/* a kernel without modules */
 	while (fgets(line, sizeof(line), f)) {
 		uint8_t bid[BUILD_ID_MAX], notes[4096];
@@ -105,8 +115,8 @@ read_modules(void)
 		if (sscanf(line, "%255s %llu %*s %*s %*s %llx", name, &size,
 		    &addr) != 3 || addr == 0 || size == 0)
 			continue;
-		snprintf(path, sizeof(path),
-		    "/sys/module/%s/notes/.note.gnu.build-id", name);
+		snprintf(path, sizeof(path), "%s/%s/notes/.note.gnu.build-id",
+		    sysmodule_dir, name);
 		if ((n = read_small(path, notes, sizeof(notes))) > 0)
 			blen = image_note_build_id(notes, n, bid);
 		snprintf(descr, sizeof(descr), "module %s %llu", name, size);

@@ -29,5 +29,8 @@ struct img *kernel_vdso(void);
 /* The kernel text range, for tests: 0 when kallsyms hides addresses. */
 uint64_t kernel_stext(void);
 size_t kernel_memory(void);
+/* For tests: read modules from these instead of /proc/modules and
+ * /sys/module (strings kept, not copied); takes effect at kernel_init. */
+void kernel_set_paths(const char *modules, const char *sysmodule);
 
 #endif

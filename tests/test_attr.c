@@ -29,6 +29,7 @@
 
 #include "attr.h"
 #include "image.h"
+#include "kernel.h"
 
 #define USER	PERF_RECORD_MISC_USER
 #define KERNEL	PERF_RECORD_MISC_KERNEL
@@ -481,6 +482,70 @@ test_kernel(void **state)
 		assert_string_equal(img->id, line);
 }
 
+/* Modules from a fake /proc/modules and /sys/module. */
+static void
+test_modules(void **state)
+{
+	char dir[] = "/tmp/attrmodXXXXXX", path[300], mods[100], sysm[100];
+	static const uint8_t note[] = {
+		4, 0, 0, 0, 8, 0, 0, 0, 3, 0, 0, 0, 'G', 'N', 'U', 0,
+		0xde, 0xad, 0xbe, 0xef, 0x01, 0x02, 0x03, 0x04 };
+	struct image *img;
+	uint32_t off;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(mods, sizeof(mods), "%s/modules", dir);
+	f = fopen(mods, "w");
+	assert_non_null(f);
+	fprintf(f, "foo 16384 0 - Live 0xffffffffc0010000\n"
+	    "bar 8192 1 foo, Live 0xffffffffc0000000 (OE)\n"
+	    "hidden 4096 0 - Live 0x0000000000000000\n");
+	fclose(f);
+	snprintf(sysm, sizeof(sysm), "%s/sys", dir);
+	assert_int_equal(mkdir(sysm, 0700), 0);
+	snprintf(path, sizeof(path), "%s/foo", sysm);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/foo/notes", sysm);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/foo/notes/.note.gnu.build-id", sysm);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fwrite(note, 1, sizeof(note), f);
+	fclose(f);
+	attr_fini();
+	kernel_set_paths(mods, sysm);
+	assert_int_equal(attr_init(), 0);
+	assert_int_equal(attr_sample(0, 0xffffffffc0010000ULL + 0x123, KERNEL,
+	    &img, &off), ATTR_OK);
+	assert_string_equal(img->path, "[foo]");
+	assert_string_equal(img->id, "deadbeef01020304");
+	assert_int_equal(img->tstart, 0xffffffffc0010000ULL);
+	assert_int_equal(img->tsize, 16384);
+	assert_int_equal(off, 0x123);
+	assert_int_equal(attr_sample(0, 0xffffffffc0000000ULL + 8191, KERNEL,
+	    &img, &off), ATTR_OK);
+	assert_string_equal(img->path, "[bar]");
+	assert_int_equal(img->id[0], 'h');	/* no notes: a stable hash */
+	assert_int_equal(off, 8191);
+	assert_int_equal(attr_sample(0, 0xffffffffc0000000ULL + 8192, KERNEL,
+	    &img, &off), ATTR_KERNEL_UNKNOWN);
+	assert_int_equal(attr_sample(0, 0xffffffffc0014000ULL, KERNEL,
+	    &img, &off), ATTR_KERNEL_UNKNOWN);
+	attr_fini();
+	kernel_set_paths("/proc/modules", "/sys/module");
+	assert_int_equal(attr_init(), 0);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/foo/notes", sysm);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/foo", sysm);
+	rmdir(path);
+	rmdir(sysm);
+	unlink(mods);
+	rmdir(dir);
+}
+
 /* Notes as the kernel writes them, with hostile sizes. */
 static void
 test_notes(void **state)
@@ -639,6 +704,7 @@ main(void)
 		cmocka_unit_test(test_cpumodes),
 		cmocka_unit_test(test_kernel),
 		cmocka_unit_test(test_notes),
+		cmocka_unit_test(test_modules),
 		cmocka_unit_test(test_scan_self),
 		cmocka_unit_test(test_deleted),
 		cmocka_unit_test(test_memory),
