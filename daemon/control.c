@@ -474,7 +474,7 @@ accept_cb(int fd, uint32_t events, void *arg)
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
 			if (errno == EAGAIN || errno == EWOULDBLOCK)
-				return;
+				break;
 			log_warn("control: accept");
 			if (errno == EMFILE || errno == ENFILE ||
 			    errno == ENOBUFS || errno == ENOMEM) {
@@ -482,9 +482,8 @@ accept_cb(int fd, uint32_t events, void *arg)
 				 * timer ticks, not in a busy loop. */
 				loop_del(listen_fd);
 				accept_paused = 1;
-				timer_update();
 			}
-			return;
+			break;
 		}
 		if (nconns >= max_conns) {
 			refuse_busy(cfd);

@@ -1,0 +1,345 @@
+/*
+ * The control protocol codec (lib/ctl.c): every malformed header is
+ * refused with its own code and a message naming the field; send/recv
+ * frame exactly one message.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+
+#include <cmocka.h>
+
+#include <dcpi/ctl.h>
+
+static size_t
+mkhdr(unsigned char *buf, unsigned version, unsigned type, uint32_t length,
+    uint32_t seq, uint32_t reserved)
+{
+	struct dcpi_ctl_hdr h = {
+		.version = (uint16_t)version, .type = (uint16_t)type,
+		.length = length, .seq = seq, .reserved = reserved,
+	};
+
+	memcpy(buf, &h, sizeof(h));
+	return sizeof(h);
+}
+
+static void
+test_valid_requests(void **state)
+{
+	unsigned char b[16];
+	struct dcpi_ctl_hdr h;
+	char err[128];
+	int t;
+
+	for (t = DCPI_CTL_STATUS; t <= DCPI_CTL_QUIT; t++) {
+		mkhdr(b, DCPI_CTL_VERSION, t, 0, 1000 + t, 0);
+		assert_int_equal(dcpi_ctl_decode_hdr(b, sizeof(b), DCPI_CTL_TO_DAEMON,
+		    &h, err, sizeof(err)), DCPI_CTL_OK);
+		assert_int_equal(h.type, t);
+		assert_int_equal(h.seq, 1000 + t);
+		assert_int_equal(h.length, 0);
+		assert_string_equal(err, "");
+		/* A request is not a reply. */
+		assert_int_equal(dcpi_ctl_decode_hdr(b, sizeof(b), DCPI_CTL_TO_CLIENT,
+		    &h, err, sizeof(err)), DCPI_CTL_ETYPE);
+	}
+}
+
+static void
+test_partial_header(void **state)
+{
+	unsigned char b[16];
+	struct dcpi_ctl_hdr h;
+	size_t n;
+
+	mkhdr(b, DCPI_CTL_VERSION, DCPI_CTL_FLUSH, 0, 77, 0);
+	for (n = 0; n < sizeof(b); n++) {
+		memset(&h, 0xff, sizeof(h));
+		assert_int_equal(dcpi_ctl_decode_hdr(b, n, DCPI_CTL_TO_DAEMON, &h,
+		    NULL, 0), -1);
+		/* Fields wholly received are filled, the rest are 0. */
+		assert_int_equal(h.version, n >= 2 ? DCPI_CTL_VERSION : 0);
+		assert_int_equal(h.type, n >= 4 ? DCPI_CTL_FLUSH : 0);
+		assert_int_equal(h.seq, n >= 12 ? 77 : 0);
+		assert_int_equal(h.reserved, 0);
+	}
+}
+
+static void
+test_bad_version(void **state)
+{
+	unsigned char b[16];
+	struct dcpi_ctl_hdr h;
+	char err[128];
+
+	mkhdr(b, DCPI_CTL_VERSION + 1, DCPI_CTL_STATUS, 0, 0, 0);
+	/* Known from the first two bytes, without waiting for the rest. */
+	assert_int_equal(dcpi_ctl_decode_hdr(b, 2, DCPI_CTL_TO_DAEMON, &h, err,
+	    sizeof(err)), DCPI_CTL_EVERSION);
+	assert_int_equal(h.version, DCPI_CTL_VERSION + 1);
+	assert_non_null(strstr(err, "version 2"));
+	assert_non_null(strstr(err, "expected 1"));
+	mkhdr(b, 0, DCPI_CTL_STATUS, 0, 0, 0);
+	assert_int_equal(dcpi_ctl_decode_hdr(b, sizeof(b), DCPI_CTL_TO_DAEMON, &h,
+	    err, sizeof(err)), DCPI_CTL_EVERSION);
+	/* Text: "GE" as a version. */
+	assert_int_equal(dcpi_ctl_decode_hdr("GET / HTTP/1.0\r\n", 16,
+	    DCPI_CTL_TO_DAEMON, &h, err, sizeof(err)), DCPI_CTL_EVERSION);
+	/* The version is checked before anything else. */
+	mkhdr(b, 9, 0xdead, 0xffffffff, 0, 5);
+	assert_int_equal(dcpi_ctl_decode_hdr(b, sizeof(b), DCPI_CTL_TO_DAEMON, &h,
+	    NULL, 0), DCPI_CTL_EVERSION);
+}
+
+static void
+test_reserved(void **state)
+{
+	unsigned char b[16];
+	struct dcpi_ctl_hdr h;
+	char err[128];
+
+	mkhdr(b, DCPI_CTL_VERSION, DCPI_CTL_STATUS, 0, 0, 0x10);
+	assert_int_equal(dcpi_ctl_decode_hdr(b, sizeof(b), DCPI_CTL_TO_DAEMON, &h,
+	    err, sizeof(err)), DCPI_CTL_EHEADER);
+	assert_non_null(strstr(err, "reserved"));
+	assert_non_null(strstr(err, "0x10"));
+}
+
+static void
+test_unknown_type(void **state)
+{
+	static const unsigned bad_req[] = { 0, DCPI_CTL_QUIT + 1, 0xff,
+	    DCPI_CTL_RESULT, DCPI_CTL_STATUS_LINE, 0xffff };
+	static const unsigned bad_rep[] = { 0, DCPI_CTL_STATUS, DCPI_CTL_QUIT,
+	    DCPI_CTL_STATUS_LINE + 1, 0xffff };
+	unsigned char b[16];
+	struct dcpi_ctl_hdr h;
+	char err[128], want[32];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad_req) / sizeof(bad_req[0]); i++) {
+		mkhdr(b, DCPI_CTL_VERSION, bad_req[i], 0, 0, 0);
+		assert_int_equal(dcpi_ctl_decode_hdr(b, sizeof(b),
+		    DCPI_CTL_TO_DAEMON, &h, err, sizeof(err)), DCPI_CTL_ETYPE);
+		snprintf(want, sizeof(want), "type 0x%x", bad_req[i]);
+		assert_non_null(strstr(err, want));
+	}
+	for (i = 0; i < sizeof(bad_rep) / sizeof(bad_rep[0]); i++) {
+		mkhdr(b, DCPI_CTL_VERSION, bad_rep[i], 4, 0, 0);
+		assert_int_equal(dcpi_ctl_decode_hdr(b, sizeof(b),
+		    DCPI_CTL_TO_CLIENT, &h, err, sizeof(err)), DCPI_CTL_ETYPE);
+	}
+}
+
+static void
+test_length(void **state)
+{
+	unsigned char b[16];
+	struct dcpi_ctl_hdr h;
+	char err[128];
+
+	/* Over the maximum, whatever the type. */
+	mkhdr(b, DCPI_CTL_VERSION, DCPI_CTL_STATUS_LINE, DCPI_CTL_MAX_PAYLOAD + 1, 0, 0);
+	assert_int_equal(dcpi_ctl_decode_hdr(b, sizeof(b), DCPI_CTL_TO_CLIENT, &h,
+	    err, sizeof(err)), DCPI_CTL_ELENGTH);
+	assert_non_null(strstr(err, "16385"));
+	assert_non_null(strstr(err, "maximum 16384"));
+	mkhdr(b, DCPI_CTL_VERSION, DCPI_CTL_STATUS, 0xffffffff, 0, 0);
+	assert_int_equal(dcpi_ctl_decode_hdr(b, sizeof(b), DCPI_CTL_TO_DAEMON, &h,
+	    err, sizeof(err)), DCPI_CTL_ELENGTH);
+	assert_non_null(strstr(err, "4294967295"));
+	/* At the maximum: fine for a status line. */
+	mkhdr(b, DCPI_CTL_VERSION, DCPI_CTL_STATUS_LINE, DCPI_CTL_MAX_PAYLOAD, 0, 0);
+	assert_int_equal(dcpi_ctl_decode_hdr(b, sizeof(b), DCPI_CTL_TO_CLIENT, &h,
+	    err, sizeof(err)), DCPI_CTL_OK);
+	assert_int_equal(h.length, DCPI_CTL_MAX_PAYLOAD);
+	/* Requests carry nothing. */
+	mkhdr(b, DCPI_CTL_VERSION, DCPI_CTL_FLUSH, 1, 0, 0);
+	assert_int_equal(dcpi_ctl_decode_hdr(b, sizeof(b), DCPI_CTL_TO_DAEMON, &h,
+	    err, sizeof(err)), DCPI_CTL_ELENGTH);
+	assert_non_null(strstr(err, "expected 0"));
+	/* A result holds at least its code. */
+	mkhdr(b, DCPI_CTL_VERSION, DCPI_CTL_RESULT, sizeof(struct dcpi_ctl_result) - 1, 0, 0);
+	assert_int_equal(dcpi_ctl_decode_hdr(b, sizeof(b), DCPI_CTL_TO_CLIENT, &h,
+	    err, sizeof(err)), DCPI_CTL_ELENGTH);
+	mkhdr(b, DCPI_CTL_VERSION, DCPI_CTL_RESULT, sizeof(struct dcpi_ctl_result), 0, 0);
+	assert_int_equal(dcpi_ctl_decode_hdr(b, sizeof(b), DCPI_CTL_TO_CLIENT, &h,
+	    err, sizeof(err)), DCPI_CTL_OK);
+	mkhdr(b, DCPI_CTL_VERSION, DCPI_CTL_STATUS_LINE, 0, 0, 0);
+	assert_int_equal(dcpi_ctl_decode_hdr(b, sizeof(b), DCPI_CTL_TO_CLIENT, &h,
+	    err, sizeof(err)), DCPI_CTL_OK);
+}
+
+static void
+test_err_truncated(void **state)
+{
+	unsigned char b[16];
+	struct dcpi_ctl_hdr h;
+	char err[8];
+
+	memset(err, 'x', sizeof(err));
+	mkhdr(b, 7, DCPI_CTL_STATUS, 0, 0, 0);
+	assert_int_equal(dcpi_ctl_decode_hdr(b, sizeof(b), DCPI_CTL_TO_DAEMON, &h,
+	    err, sizeof(err)), DCPI_CTL_EVERSION);
+	assert_int_equal(strlen(err), sizeof(err) - 1);
+}
+
+static void
+test_encode(void **state)
+{
+	unsigned char b[DCPI_CTL_HDR_SIZE + DCPI_CTL_MAX_PAYLOAD + 1];
+	struct dcpi_ctl_msg m;
+	struct dcpi_ctl_hdr h;
+	const char *text;
+	size_t textlen;
+	char big[DCPI_CTL_MAX_PAYLOAD + 100];
+
+	assert_int_equal(dcpi_ctl_encode(b, sizeof(b), DCPI_CTL_STATUS_LINE, 9,
+	    "samples 12", 10), DCPI_CTL_HDR_SIZE + 10);
+	assert_int_equal(dcpi_ctl_decode_hdr(b, DCPI_CTL_HDR_SIZE, DCPI_CTL_TO_CLIENT,
+	    &h, NULL, 0), DCPI_CTL_OK);
+	assert_int_equal(h.length, 10);
+	assert_int_equal(h.seq, 9);
+	assert_memory_equal(b + DCPI_CTL_HDR_SIZE, "samples 12", 10);
+	errno = 0;
+	assert_int_equal(dcpi_ctl_encode(b, sizeof(b), DCPI_CTL_STATUS_LINE, 0,
+	    b, DCPI_CTL_MAX_PAYLOAD + 1), -1);
+	assert_int_equal(errno, EMSGSIZE);
+	errno = 0;
+	assert_int_equal(dcpi_ctl_encode(b, 20, DCPI_CTL_STATUS_LINE, 0, "12345", 5), -1);
+	assert_int_equal(errno, EMSGSIZE);
+
+	assert_int_equal(dcpi_ctl_encode_result(b, sizeof(b), 5, DCPI_CTL_EPERM,
+	    "no"), DCPI_CTL_HDR_SIZE + 4 + 2);
+	memcpy(&m.hdr, b, sizeof(m.hdr));
+	memcpy(m.payload, b + DCPI_CTL_HDR_SIZE, m.hdr.length);
+	assert_int_equal(dcpi_ctl_result(&m, &text, &textlen), DCPI_CTL_EPERM);
+	assert_int_equal(textlen, 2);
+	assert_memory_equal(text, "no", 2);
+	/* A message too long for a payload is cut to fit. */
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	assert_int_equal(dcpi_ctl_encode_result(b, sizeof(b), 5, DCPI_CTL_EFAIL, big),
+	    DCPI_CTL_HDR_SIZE + DCPI_CTL_MAX_PAYLOAD);
+	assert_int_equal(dcpi_ctl_decode_hdr(b, DCPI_CTL_HDR_SIZE, DCPI_CTL_TO_CLIENT,
+	    &h, NULL, 0), DCPI_CTL_OK);
+	assert_int_equal(dcpi_ctl_encode_result(b, 30, 5, DCPI_CTL_EFAIL, big), -1);
+	assert_int_equal(dcpi_ctl_encode_result(b, sizeof(b), 5, DCPI_CTL_OK, NULL),
+	    DCPI_CTL_HDR_SIZE + 4);
+}
+
+static void
+test_send_recv(void **state)
+{
+	static struct dcpi_ctl_msg m;
+	int sv[2];
+	char err[128];
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	assert_int_equal(dcpi_ctl_send(sv[0], DCPI_CTL_STATUS_LINE, 3, "a 1", 3), 0);
+	assert_int_equal(dcpi_ctl_send(sv[0], DCPI_CTL_STATUS_LINE, 3, "bb 2", 4), 0);
+	/* Exactly one message per call: nothing of the next is consumed. */
+	assert_int_equal(dcpi_ctl_recv(sv[1], 1000, DCPI_CTL_TO_CLIENT, &m, err,
+	    sizeof(err)), DCPI_CTL_OK);
+	assert_int_equal(m.hdr.length, 3);
+	assert_memory_equal(m.payload, "a 1", 3);
+	assert_int_equal(dcpi_ctl_recv(sv[1], 1000, DCPI_CTL_TO_CLIENT, &m, err,
+	    sizeof(err)), DCPI_CTL_OK);
+	assert_int_equal(m.hdr.length, 4);
+	assert_memory_equal(m.payload, "bb 2", 4);
+	/* Nothing comes: timeout. */
+	errno = 0;
+	assert_int_equal(dcpi_ctl_recv(sv[1], 50, DCPI_CTL_TO_CLIENT, &m, err,
+	    sizeof(err)), -1);
+	assert_int_equal(errno, ETIMEDOUT);
+	/* A payload that never completes: timeout too. */
+	assert_int_equal(write(sv[0], "\1\0\1\1\10\0\0\0\0\0\0\0\0\0\0\0abc", 19), 19);
+	errno = 0;
+	assert_int_equal(dcpi_ctl_recv(sv[1], 50, DCPI_CTL_TO_CLIENT, &m, err,
+	    sizeof(err)), -1);
+	assert_int_equal(errno, ETIMEDOUT);
+	close(sv[0]);
+	close(sv[1]);
+
+	/* Another version: refused after its two bytes, not timed out. */
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	assert_int_equal(write(sv[0], "\3\0", 2), 2);
+	assert_int_equal(dcpi_ctl_recv(sv[1], 5000, DCPI_CTL_TO_CLIENT, &m, err,
+	    sizeof(err)), DCPI_CTL_EVERSION);
+	assert_int_equal(m.hdr.version, 3);
+	/* A bad header's payload is not read. */
+	close(sv[0]);
+	close(sv[1]);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	{
+		unsigned char b[16];
+
+		mkhdr(b, DCPI_CTL_VERSION, DCPI_CTL_STATUS_LINE, 1u << 30, 0, 0);
+		assert_int_equal(write(sv[0], b, sizeof(b)), (ssize_t)sizeof(b));
+	}
+	assert_int_equal(dcpi_ctl_recv(sv[1], 5000, DCPI_CTL_TO_CLIENT, &m, err,
+	    sizeof(err)), DCPI_CTL_ELENGTH);
+	/* The peer closes in mid-header. */
+	assert_int_equal(write(sv[0], "\1\0\1\1", 4), 4);
+	close(sv[0]);
+	errno = 0;
+	assert_int_equal(dcpi_ctl_recv(sv[1], 5000, DCPI_CTL_TO_CLIENT, &m, err,
+	    sizeof(err)), -1);
+	assert_int_equal(errno, ECONNRESET);
+	close(sv[1]);
+
+	/* Sending to a closed peer is an error, not SIGPIPE. */
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	close(sv[1]);
+	errno = 0;
+	assert_int_equal(dcpi_ctl_send(sv[0], DCPI_CTL_STATUS, 1, NULL, 0), -1);
+	assert_int_equal(errno, EPIPE);
+	assert_int_equal(dcpi_ctl_send(sv[0], DCPI_CTL_STATUS, 1, NULL,
+	    DCPI_CTL_MAX_PAYLOAD + 1), -1);
+	assert_int_equal(errno, EMSGSIZE);
+	close(sv[0]);
+}
+
+static void
+test_strcode(void **state)
+{
+	int a, b;
+
+	for (a = DCPI_CTL_OK; a <= DCPI_CTL_EBUSY; a++) {
+		assert_non_null(dcpi_ctl_strcode(a));
+		assert_string_not_equal(dcpi_ctl_strcode(a), "unknown result code");
+		for (b = a + 1; b <= DCPI_CTL_EBUSY; b++)
+			assert_string_not_equal(dcpi_ctl_strcode(a), dcpi_ctl_strcode(b));
+	}
+	assert_string_equal(dcpi_ctl_strcode(DCPI_CTL_EBUSY + 1), "unknown result code");
+	assert_string_equal(dcpi_ctl_strcode(-1), "unknown result code");
+	assert_string_equal(dcpi_ctl_strcode(DCPI_CTL_EPERM), "permission denied");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_valid_requests),
+		cmocka_unit_test(test_partial_header),
+		cmocka_unit_test(test_bad_version),
+		cmocka_unit_test(test_reserved),
+		cmocka_unit_test(test_unknown_type),
+		cmocka_unit_test(test_length),
+		cmocka_unit_test(test_err_truncated),
+		cmocka_unit_test(test_encode),
+		cmocka_unit_test(test_send_recv),
+		cmocka_unit_test(test_strcode),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

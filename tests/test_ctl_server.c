@@ -1,0 +1,690 @@
+/*
+ * dcpid's control server (daemon/control.c), compiled into this test with
+ * a small epoll loop of its own run in a thread, and fake daemon callbacks.
+ * Clients are real sockets: garbage, oversized and half-sent messages, 100
+ * concurrent clients, the connection cap, and SO_PEERCRED authorization
+ * for an unprivileged uid (fork + setuid, as the tests run as root).
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+
+#include <cmocka.h>
+
+#include <dcpi/ctl.h>
+
+#include "control.h"
+#include "loop.h"
+
+#define SOCK_GID	4242	/* the socket's group; no one else has it */
+#define NOBODY		65534
+
+/* --- A loop with the interface of daemon/loop.h. */
+
+#define MAXFD	4096
+static int epfd = -1;
+static struct { loop_cb cb; void *arg; } handlers[MAXFD];
+static volatile int stop_loop;
+static pthread_t loop_thread;
+
+void
+loop_add(int fd, uint32_t events, loop_cb cb, void *arg)
+{
+	struct epoll_event ev = { .events = events, .data.fd = fd };
+
+	if (fd >= MAXFD || epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
+		abort();
+	handlers[fd].cb = cb;
+	handlers[fd].arg = arg;
+}
+
+void
+loop_mod(int fd, uint32_t events)
+{
+	struct epoll_event ev = { .events = events, .data.fd = fd };
+
+	if (epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &ev) < 0)
+		abort();
+}
+
+void
+loop_del(int fd)
+{
+	if (epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL) < 0)
+		abort();
+	handlers[fd].cb = NULL;
+}
+
+static void *
+loop_main(void *arg)
+{
+	struct epoll_event evs[32];
+	int i, n;
+
+	while (!__atomic_load_n(&stop_loop, __ATOMIC_ACQUIRE)) {
+		n = epoll_wait(epfd, evs, 32, 50);
+		for (i = 0; i < n; i++) {
+			int fd = evs[i].data.fd;
+
+			if (handlers[fd].cb != NULL)
+				handlers[fd].cb(fd, evs[i].events, handlers[fd].arg);
+		}
+	}
+	return NULL;
+}
+
+/* --- The daemon's side. */
+
+static int nflush, nepoch, nquit;
+
+static void
+fake_status(struct status_writer *w)
+{
+	status_add(w, "samples", "%d", 12345);
+	status_add(w, "epoch", "%s", "20261121223000");
+}
+
+static int
+fake_flush(char *msg, size_t len)
+{
+	int n = __atomic_add_fetch(&nflush, 1, __ATOMIC_SEQ_CST);
+
+	snprintf(msg, len, "flush %d written", n);
+	return 0;
+}
+
+static int
+fake_epoch(char *msg, size_t len)
+{
+	__atomic_add_fetch(&nepoch, 1, __ATOMIC_SEQ_CST);
+	snprintf(msg, len, "epoch failed: /db: No space left on device");
+	return -1;
+}
+
+static void
+fake_quit(void)
+{
+	__atomic_add_fetch(&nquit, 1, __ATOMIC_SEQ_CST);
+}
+
+static const struct control_ops ops = {
+	.status = fake_status, .flush = fake_flush, .epoch = fake_epoch,
+	.quit = fake_quit,
+};
+
+static char dir[48], path[96];
+
+static int
+start(unsigned idle_ms)
+{
+	snprintf(dir, sizeof(dir), "/tmp/dcpi-ctltest.XXXXXX");
+	if (mkdtemp(dir) == NULL || chmod(dir, 0755) < 0)
+		return -1;
+	/* A directory that does not exist yet: control_init makes it. */
+	snprintf(path, sizeof(path), "%s/run/dcpid.sock", dir);
+	epfd = epoll_create1(EPOLL_CLOEXEC);
+	control_set_limits(idle_ms, CONTROL_MAX_CONNS);
+	if (control_init(path, SOCK_GID, &ops) < 0)
+		return -1;
+	nflush = nepoch = nquit = 0;
+	stop_loop = 0;
+	return pthread_create(&loop_thread, NULL, loop_main, NULL) == 0 ? 0 : -1;
+}
+
+static int setup_default(void **state) { return start(CONTROL_IDLE_TIMEOUT_MS); }
+static int setup_short(void **state) { return start(300); }
+
+static int
+teardown(void **state)
+{
+	struct stat st;
+	char sub[160];
+
+	__atomic_store_n(&stop_loop, 1, __ATOMIC_RELEASE);
+	pthread_join(loop_thread, NULL);
+	control_fini();
+	/* control_fini removes its socket. */
+	if (lstat(path, &st) == 0 || errno != ENOENT)
+		return -1;
+	close(epfd);
+	snprintf(sub, sizeof(sub), "%s/run", dir);
+	rmdir(sub);
+	return rmdir(dir);
+}
+
+/* --- Clients. */
+
+static int
+client(void)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -1;
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+struct reply {
+	int	code;		/* RESULT code, or -1: none */
+	int	nlines;
+	char	lines[8][128];
+	char	text[256];
+};
+
+/* Reads until the RESULT; returns its code, or -1 (errno) on EOF/timeout. */
+static int
+read_reply(int fd, struct reply *r)
+{
+	static __thread struct dcpi_ctl_msg m;
+	const char *text;
+	size_t len;
+	char err[128];
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	r->code = -1;
+	for (;;) {
+		rc = dcpi_ctl_recv(fd, 10000, DCPI_CTL_TO_CLIENT, &m, err, sizeof(err));
+		if (rc != DCPI_CTL_OK)
+			return -1;
+		if (m.hdr.type == DCPI_CTL_RESULT)
+			break;
+		if (r->nlines < 8)
+			snprintf(r->lines[r->nlines], sizeof(r->lines[0]), "%.*s",
+			    (int)m.hdr.length, (const char *)m.payload);
+		r->nlines++;
+	}
+	r->code = dcpi_ctl_result(&m, &text, &len);
+	snprintf(r->text, sizeof(r->text), "%.*s", (int)len, text);
+	return r->code;
+}
+
+static int
+request(int type, struct reply *r)
+{
+	int fd = client(), rc;
+
+	if (fd < 0)
+		return -1;
+	if (dcpi_ctl_send(fd, (uint16_t)type, 42, NULL, 0) < 0) {
+		close(fd);
+		return -1;
+	}
+	rc = read_reply(fd, r);
+	close(fd);
+	return rc;
+}
+
+/* After an error reply the daemon closes: the next read sees the end. */
+static void
+assert_closed(int fd)
+{
+	char c;
+	ssize_t n = read(fd, &c, 1);
+
+	assert_true(n == 0 || (n < 0 && errno == ECONNRESET));
+}
+
+static void
+send_raw(int fd, const void *buf, size_t len)
+{
+	assert_int_equal(send(fd, buf, len, MSG_NOSIGNAL), (ssize_t)len);
+}
+
+static void
+assert_still_answers(void)
+{
+	struct reply r;
+
+	assert_int_equal(request(DCPI_CTL_STATUS, &r), DCPI_CTL_OK);
+	assert_string_equal(r.lines[0], "samples 12345");
+}
+
+/* --- Tests. */
+
+static void
+test_socket_mode(void **state)
+{
+	struct stat st;
+	char sub[160];
+
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(S_ISSOCK(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, 0660);
+	assert_int_equal(st.st_gid, SOCK_GID);
+	snprintf(sub, sizeof(sub), "%s/run", dir);
+	assert_int_equal(stat(sub, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0755);
+}
+
+static void
+test_status(void **state)
+{
+	struct reply r;
+
+	assert_int_equal(request(DCPI_CTL_STATUS, &r), DCPI_CTL_OK);
+	assert_int_equal(r.nlines, 3);
+	assert_string_equal(r.lines[0], "samples 12345");
+	assert_string_equal(r.lines[1], "epoch 20261121223000");
+	assert_string_equal(r.lines[2], "control-connections 1");
+	assert_int_equal(__atomic_load_n(&nflush, __ATOMIC_SEQ_CST), 0);
+}
+
+static void
+test_flush_epoch_quit_root(void **state)
+{
+	struct reply r;
+
+	assert_int_equal(request(DCPI_CTL_FLUSH, &r), DCPI_CTL_OK);
+	assert_string_equal(r.text, "flush 1 written");
+	assert_int_equal(request(DCPI_CTL_FLUSH, &r), DCPI_CTL_OK);
+	assert_string_equal(r.text, "flush 2 written");
+	/* A failure carries the daemon's message. */
+	assert_int_equal(request(DCPI_CTL_EPOCH, &r), DCPI_CTL_EFAIL);
+	assert_string_equal(r.text, "epoch failed: /db: No space left on device");
+	assert_int_equal(nepoch, 1);
+	assert_int_equal(request(DCPI_CTL_QUIT, &r), DCPI_CTL_OK);
+	assert_int_equal(__atomic_load_n(&nquit, __ATOMIC_SEQ_CST), 1);
+}
+
+static void
+test_sequence_and_pipelining(void **state)
+{
+	struct reply r;
+	int fd = client();
+	unsigned char b[2 * DCPI_CTL_HDR_SIZE];
+
+	assert_true(fd >= 0);
+	/* Two requests in one write, answered in order on one connection. */
+	assert_int_equal(dcpi_ctl_encode(b, sizeof(b), DCPI_CTL_STATUS, 7, NULL, 0),
+	    DCPI_CTL_HDR_SIZE);
+	assert_int_equal(dcpi_ctl_encode(b + DCPI_CTL_HDR_SIZE, DCPI_CTL_HDR_SIZE,
+	    DCPI_CTL_FLUSH, 8, NULL, 0), DCPI_CTL_HDR_SIZE);
+	send_raw(fd, b, sizeof(b));
+	assert_int_equal(read_reply(fd, &r), DCPI_CTL_OK);
+	assert_int_equal(r.nlines, 3);
+	assert_int_equal(read_reply(fd, &r), DCPI_CTL_OK);
+	assert_string_equal(r.text, "flush 1 written");
+	close(fd);
+}
+
+static void
+test_garbage(void **state)
+{
+	struct reply r;
+	int fd = client();
+
+	assert_true(fd >= 0);
+	send_raw(fd, "GET / HTTP/1.1\r\nHost: x\r\n\r\n", 27);
+	assert_int_equal(read_reply(fd, &r), DCPI_CTL_EVERSION);
+	assert_non_null(strstr(r.text, "expected 1"));
+	assert_closed(fd);
+	close(fd);
+	assert_still_answers();
+}
+
+static void
+test_wrong_version(void **state)
+{
+	struct reply r;
+	int fd = client();
+
+	assert_true(fd >= 0);
+	/* Two bytes are enough to know; no waiting for a full header. */
+	send_raw(fd, "\2\0", 2);
+	assert_int_equal(read_reply(fd, &r), DCPI_CTL_EVERSION);
+	assert_non_null(strstr(r.text, "version 2"));
+	assert_closed(fd);
+	close(fd);
+}
+
+static void
+test_oversized(void **state)
+{
+	struct dcpi_ctl_hdr h = { .version = DCPI_CTL_VERSION, .type = DCPI_CTL_STATUS,
+	    .length = 1u << 31, .seq = 99 };
+	struct reply r;
+	int fd = client();
+
+	assert_true(fd >= 0);
+	send_raw(fd, &h, sizeof(h));
+	assert_int_equal(read_reply(fd, &r), DCPI_CTL_ELENGTH);
+	assert_non_null(strstr(r.text, "2147483648"));
+	assert_closed(fd);
+	close(fd);
+
+	/* A request with a payload is refused before the payload is read,
+	 * and the request is not carried out. */
+	fd = client();
+	h.type = DCPI_CTL_FLUSH;
+	h.length = 4;
+	send_raw(fd, &h, sizeof(h));
+	send_raw(fd, "abcd", 4);
+	assert_int_equal(read_reply(fd, &r), DCPI_CTL_ELENGTH);
+	assert_closed(fd);
+	close(fd);
+	assert_int_equal(__atomic_load_n(&nflush, __ATOMIC_SEQ_CST), 0);
+	assert_still_answers();
+}
+
+static void
+test_unknown_type_reserved(void **state)
+{
+	struct dcpi_ctl_hdr h = { .version = DCPI_CTL_VERSION, .type = 77 };
+	struct reply r;
+	int fd = client();
+
+	send_raw(fd, &h, sizeof(h));
+	assert_int_equal(read_reply(fd, &r), DCPI_CTL_ETYPE);
+	assert_closed(fd);
+	close(fd);
+	/* A reply type sent to the daemon is not a request either. */
+	fd = client();
+	h.type = DCPI_CTL_RESULT;
+	h.length = 4;
+	send_raw(fd, &h, sizeof(h));
+	assert_int_equal(read_reply(fd, &r), DCPI_CTL_ETYPE);
+	close(fd);
+	fd = client();
+	h.type = DCPI_CTL_STATUS;
+	h.length = 0;
+	h.reserved = 1;
+	send_raw(fd, &h, sizeof(h));
+	assert_int_equal(read_reply(fd, &r), DCPI_CTL_EHEADER);
+	assert_closed(fd);
+	close(fd);
+	assert_still_answers();
+}
+
+static void
+test_half_sent_then_close(void **state)
+{
+	struct dcpi_ctl_hdr h = { .version = DCPI_CTL_VERSION, .type = DCPI_CTL_FLUSH };
+	int i, fd;
+
+	for (i = 1; i < (int)sizeof(h); i++) {
+		fd = client();
+		assert_true(fd >= 0);
+		send_raw(fd, &h, (size_t)i);
+		close(fd);
+	}
+	assert_still_answers();
+	assert_int_equal(__atomic_load_n(&nflush, __ATOMIC_SEQ_CST), 0);
+}
+
+/* Split in pieces with pauses: the server waits for the rest. */
+static void
+test_slow_request(void **state)
+{
+	struct dcpi_ctl_hdr h = { .version = DCPI_CTL_VERSION, .type = DCPI_CTL_FLUSH,
+	    .seq = 5 };
+	const unsigned char *p = (const unsigned char *)&h;
+	struct reply r;
+	int fd = client();
+
+	send_raw(fd, p, 3);
+	usleep(20000);
+	send_raw(fd, p + 3, 10);
+	usleep(20000);
+	send_raw(fd, p + 13, 3);
+	assert_int_equal(read_reply(fd, &r), DCPI_CTL_OK);
+	close(fd);
+}
+
+/* With a 300 ms idle limit, a half-sent request is dropped with a reason
+ * and does not hold its slot. */
+static void
+test_idle_timeout(void **state)
+{
+	struct reply r;
+	int fd = client(), fd2 = client();
+
+	assert_true(fd >= 0 && fd2 >= 0);
+	send_raw(fd, "\1\0\2", 3);
+	assert_int_equal(read_reply(fd, &r), DCPI_CTL_EHEADER);
+	assert_non_null(strstr(r.text, "timed out"));
+	assert_closed(fd);
+	close(fd);
+	/* One that sends nothing at all goes the same way. */
+	assert_int_equal(read_reply(fd2, &r), DCPI_CTL_EHEADER);
+	close(fd2);
+	assert_still_answers();
+}
+
+#define NCLIENTS 100
+
+static void
+test_concurrent(void **state)
+{
+	int fds[NCLIENTS], i, max = 0, n;
+	struct reply r;
+
+	for (i = 0; i < NCLIENTS; i++) {
+		fds[i] = client();
+		assert_true(fds[i] >= 0);
+	}
+	for (i = 0; i < NCLIENTS; i++)
+		assert_int_equal(dcpi_ctl_send(fds[i], DCPI_CTL_STATUS, (uint32_t)i,
+		    NULL, 0), 0);
+	for (i = NCLIENTS - 1; i >= 0; i--) {
+		assert_int_equal(read_reply(fds[i], &r), DCPI_CTL_OK);
+		assert_int_equal(r.nlines, 3);
+		assert_int_equal(sscanf(r.lines[2], "control-connections %d", &n), 1);
+		if (n > max)
+			max = n;
+	}
+	/* They were open at the same time. */
+	assert_true(max > 1 && max <= NCLIENTS);
+	for (i = 0; i < NCLIENTS; i++)
+		close(fds[i]);
+	assert_still_answers();
+}
+
+static void
+test_connection_cap(void **state)
+{
+	int fds[CONTROL_MAX_CONNS], extra, i;
+	struct reply r;
+
+	for (i = 0; i < CONTROL_MAX_CONNS; i++) {
+		fds[i] = client();
+		assert_true(fds[i] >= 0);
+	}
+	/* Accepted in order: this one is past the cap. */
+	extra = client();
+	assert_true(extra >= 0);
+	assert_int_equal(read_reply(extra, &r), DCPI_CTL_EBUSY);
+	assert_non_null(strstr(r.text, "too many"));
+	close(extra);
+	/* Those inside still work. */
+	assert_int_equal(dcpi_ctl_send(fds[5], DCPI_CTL_STATUS, 1, NULL, 0), 0);
+	assert_int_equal(read_reply(fds[5], &r), DCPI_CTL_OK);
+	for (i = 0; i < CONTROL_MAX_CONNS; i++)
+		close(fds[i]);
+	/* Once they are gone, new clients are served again. */
+	for (i = 0; i < 100; i++) {
+		if (request(DCPI_CTL_STATUS, &r) == DCPI_CTL_OK)
+			break;
+		usleep(20000);
+	}
+	assert_int_equal(r.code, DCPI_CTL_OK);
+}
+
+/* A client whose reply is not read is closed after the idle limit, and its
+ * output does not stop the others. */
+static void
+test_unread_replies(void **state)
+{
+	unsigned char b[64 * DCPI_CTL_HDR_SIZE];
+	int fd = client(), i;
+
+	for (i = 0; i < 64; i++)
+		dcpi_ctl_encode(b + i * DCPI_CTL_HDR_SIZE, DCPI_CTL_HDR_SIZE,
+		    DCPI_CTL_STATUS, (uint32_t)i, NULL, 0);
+	for (i = 0; i < 50; i++)
+		if (send(fd, b, sizeof(b), MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+			break;
+	assert_still_answers();
+	close(fd);
+	assert_still_answers();
+}
+
+/* In a child: drop to nobody with the given groups, then send type and
+ * expect want; exit 0 if so.  No cmocka in the child. */
+static int
+as_nobody(gid_t gid, const gid_t *groups, size_t ngroups, int type, int want,
+    const char *want_text)
+{
+	struct reply r;
+	pid_t pid;
+	int status;
+
+	memset(&r, 0, sizeof(r));
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (setgroups(ngroups, groups) < 0 || setgid(gid) < 0 ||
+		    setuid(NOBODY) < 0)
+			_exit(10);
+		if (request(type, &r) != want) {
+			fprintf(stderr, "type %d: got %d (%s), want %d\n", type,
+			    r.code, r.text, want);
+			_exit(11);
+		}
+		if (want_text != NULL && strstr(r.text, want_text) == NULL) {
+			fprintf(stderr, "type %d: message '%s'\n", type, r.text);
+			_exit(12);
+		}
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+static void
+test_permissions(void **state)
+{
+	gid_t in = SOCK_GID, other = 100;
+	char want[128];
+	struct group *gr = getgrgid(SOCK_GID);
+
+	snprintf(want, sizeof(want), "only root or members of group %s may",
+	    gr != NULL ? gr->gr_name : "4242");
+	/* Others may connect only where the admin opened the socket up. */
+	assert_int_equal(as_nobody(NOBODY, NULL, 0, DCPI_CTL_STATUS, -1, NULL), 0);
+	assert_int_equal(chmod(path, 0666), 0);
+
+	/* Not root, not in the group: status yes, the rest no. */
+	assert_int_equal(as_nobody(NOBODY, &other, 1, DCPI_CTL_STATUS, DCPI_CTL_OK,
+	    NULL), 0);
+	assert_int_equal(as_nobody(NOBODY, &other, 1, DCPI_CTL_FLUSH, DCPI_CTL_EPERM,
+	    want), 0);
+	assert_int_equal(as_nobody(NOBODY, &other, 1, DCPI_CTL_EPOCH, DCPI_CTL_EPERM,
+	    "rotate the epoch"), 0);
+	assert_int_equal(as_nobody(NOBODY, NULL, 0, DCPI_CTL_QUIT, DCPI_CTL_EPERM,
+	    "stop dcpid"), 0);
+	assert_int_equal(__atomic_load_n(&nflush, __ATOMIC_SEQ_CST), 0);
+	assert_int_equal(__atomic_load_n(&nepoch, __ATOMIC_SEQ_CST), 0);
+	assert_int_equal(__atomic_load_n(&nquit, __ATOMIC_SEQ_CST), 0);
+
+	/* In the group, as a supplementary or as the primary group. */
+	assert_int_equal(as_nobody(NOBODY, &in, 1, DCPI_CTL_FLUSH, DCPI_CTL_OK,
+	    "written"), 0);
+	assert_int_equal(as_nobody(SOCK_GID, NULL, 0, DCPI_CTL_FLUSH, DCPI_CTL_OK,
+	    "written"), 0);
+	assert_int_equal(__atomic_load_n(&nflush, __ATOMIC_SEQ_CST), 2);
+}
+
+static void
+test_second_server_refused(void **state)
+{
+	static const struct control_ops none;
+	char other[160];
+	int fd;
+
+	/* Someone answers on the path: refuse, and leave it alone. */
+	errno = 0;
+	assert_int_equal(control_init(path, (gid_t)-1, &none), -1);
+	assert_int_equal(errno, EADDRINUSE);
+	assert_still_answers();
+	/* Not a socket: refuse rather than delete it. */
+	snprintf(other, sizeof(other), "%s/file", dir);
+	fd = open(other, O_CREAT | O_WRONLY, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	errno = 0;
+	assert_int_equal(control_init(other, (gid_t)-1, &none), -1);
+	assert_int_equal(errno, EEXIST);
+	assert_int_equal(unlink(other), 0);
+}
+
+static void
+test_stale_socket(void **state)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct reply r;
+	int fd;
+
+	/* Stop the server set up for this test and leave a dead socket. */
+	__atomic_store_n(&stop_loop, 1, __ATOMIC_RELEASE);
+	pthread_join(loop_thread, NULL);
+	control_fini();
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
+	close(fd);
+	assert_int_equal(control_init(path, SOCK_GID, &ops), 0);
+	stop_loop = 0;
+	assert_int_equal(pthread_create(&loop_thread, NULL, loop_main, NULL), 0);
+	assert_int_equal(request(DCPI_CTL_STATUS, &r), DCPI_CTL_OK);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_socket_mode, setup_default, teardown),
+		cmocka_unit_test_setup_teardown(test_status, setup_default, teardown),
+		cmocka_unit_test_setup_teardown(test_flush_epoch_quit_root, setup_default, teardown),
+		cmocka_unit_test_setup_teardown(test_sequence_and_pipelining, setup_default, teardown),
+		cmocka_unit_test_setup_teardown(test_garbage, setup_default, teardown),
+		cmocka_unit_test_setup_teardown(test_wrong_version, setup_default, teardown),
+		cmocka_unit_test_setup_teardown(test_oversized, setup_default, teardown),
+		cmocka_unit_test_setup_teardown(test_unknown_type_reserved, setup_default, teardown),
+		cmocka_unit_test_setup_teardown(test_half_sent_then_close, setup_default, teardown),
+		cmocka_unit_test_setup_teardown(test_slow_request, setup_default, teardown),
+		cmocka_unit_test_setup_teardown(test_idle_timeout, setup_short, teardown),
+		cmocka_unit_test_setup_teardown(test_concurrent, setup_default, teardown),
+		cmocka_unit_test_setup_teardown(test_connection_cap, setup_default, teardown),
+		cmocka_unit_test_setup_teardown(test_unread_replies, setup_short, teardown),
+		cmocka_unit_test_setup_teardown(test_permissions, setup_default, teardown),
+		cmocka_unit_test_setup_teardown(test_second_server_refused, setup_default, teardown),
+		cmocka_unit_test_setup_teardown(test_stale_socket, setup_default, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
