@@ -60,7 +60,7 @@ check_bad "$G/bad-overlap.prof" \
 check_bad "$G/bad-noterm.prof" \
 	"dcpictl: $G/bad-noterm.prof: line 4: end of file before the 'samples' line that ends the header"
 head -c -4 "$T/p.prof" >"$T/short.prof"
-check_bad "$T/short.prof" "dcpictl: $T/short.prof: byte $((h + 40)): 4 bytes left where a chunk or the 8-byte footer was expected"
+check_bad "$T/short.prof" "dcpictl: $T/short.prof: byte $((h + 40)): truncated chunk: 1 counts need 4 bytes, 0 left before the footer"
 sed 's/^tsize 8192/tsize 8191/' "$T/p.prof" >"$T/tsize.prof"
 check_bad "$T/tsize.prof" "dcpictl: $T/tsize.prof: byte $((h + 40)): chunk at offset 0x1fff with 1 counts ends at 0x2000, past tsize 8191"
 sed 's/^period 250000/period 25x000/' "$T/p.prof" >"$T/period.prof"
