@@ -1,1 +1,18 @@
-# tests: daemon
+# tests: daemon (sampling, ordering, aggregation, flush; integration tests
+# against a live dcpid)
+if ENABLE_TESTS
+check_PROGRAMS += tests/test_daemon_core
+TESTS += tests/test_daemon_core
+tests_test_daemon_core_SOURCES = tests/test_daemon_core.c
+tests_test_daemon_core_CFLAGS = $(TESTS_CFLAGS)
+tests_test_daemon_core_LDADD = daemon/libdcpid.la $(TESTS_LIBS)
+endif
+
+DAEMON_ITESTS = tests/integration/test_daemon_hot.sh \
+	tests/integration/test_daemon_procs.sh \
+	tests/integration/test_daemon_epoch.sh \
+	tests/integration/test_daemon_stop.sh \
+	tests/integration/test_daemon_flushfail.sh \
+	tests/integration/test_daemon_status.sh
+TESTS += $(DAEMON_ITESTS)
+EXTRA_DIST += $(DAEMON_ITESTS) tests/integration/lib.sh tests/workload/hot.c

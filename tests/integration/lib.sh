@@ -40,7 +40,7 @@ require_perf() {
 # Compiles a C file with debug info into $T: cc_work OUT SRC [CFLAGS...].
 cc_work() {
 	out=$1 src=$2; shift 2
-	${CC:-cc} -O1 -g -fno-inline "$@" -o "$T/$out" "$src" || fail "cannot compile $src"
+	${CC:-cc} -O1 -g -fno-inline -o "$T/$out" "$src" "$@" || fail "cannot compile $src"
 }
 
 # Starts dcpid in the background with the test's DB and socket; extra
@@ -66,3 +66,70 @@ stop_dcpid() {
 }
 
 ctl() { "$DCPICTL" -d "$DB" --socket "$SOCK" "$@"; }
+
+# Builds the hot workload as a PIE with its own build-id: build_hot NAME
+# [CFLAGS...] makes $T/NAME.
+build_hot() {
+	name=$1; shift
+	cc_work "$name" "$top_srcdir/tests/workload/hot.c" -fPIE -pie \
+	    -DWORKLOAD_TAG="\"$name\"" "$@"
+}
+
+# A function's address range from the symbol table, in decimal:
+# fn_range BINARY SYMBOL prints "START END" (ELF virtual addresses).
+fn_range() {
+	set -- $(nm -S --defined-only "$1" | awk -v s="$2" '$4 == s { print $1, $2; exit }')
+	[ $# = 2 ] || fail "no symbol with a size in the symbol table"
+	echo $((0x$1)) $((0x$1 + 0x$2))
+}
+
+# The profile file of the image whose file is named NAME in an epoch:
+# profile_file EPOCH NAME [EVENT]; prints nothing if there is none.
+profile_file() {
+	for f in "$DB/$1"/*/"${3:-perf::cpu-clock}/$2".*; do
+		[ -f "$f" ] && { echo "$f"; return 0; }
+	done
+	return 0
+}
+
+# Samples of a profile file inside [START, END) and in all:
+# samples_in FILE START END prints "INSIDE TOTAL".  `dcpictl cat` lists
+# each sampled address as an ELF virtual address (tstart + offset).
+samples_in() {
+	"$DCPICTL" cat "$1" >"$T/cat.out" || fail "dcpictl cat $1 failed"
+	inside=0 total=0
+	while read -r a n; do
+		case $a in 0x*) ;; *) continue ;; esac
+		total=$((total + n))
+		if [ $((a)) -ge "$2" ] && [ $((a)) -lt "$3" ]; then inside=$((inside + n)); fi
+	done <"$T/cat.out"
+	echo "$inside $total"
+}
+
+# Checks that at least 90% of an image's samples, and at least MIN
+# samples, lie in a function: assert_hot EPOCH NAME BINARY SYMBOL MIN.
+assert_hot() {
+	f=$(profile_file "$1" "$2")
+	[ -n "$f" ] || fail "no profile for image $2 in epoch $1"
+	set -- "$f" "$2" "$3" "$4" "$5"
+	r=$(fn_range "$3" "$4")
+	s=$(samples_in "$1" $r)
+	set -- "$1" "$2" "$3" "$4" "$5" $s
+	echo "$2: $6 of $7 samples in $4"
+	[ "$7" -ge "$5" ] || fail "$2: $7 samples, expected at least $5"
+	[ $(($6 * 100)) -ge $(($7 * 90)) ] || fail "$2: only $6 of $7 samples in $4"
+}
+
+# Every file of the database passes the format reader.
+assert_db_valid() {
+	n=0
+	for f in $(find "$DB" -mindepth 4 -maxdepth 4 -type f ! -name '.*'); do
+		"$DCPICTL" cat --summary "$f" >/dev/null || fail "$f does not pass the reader"
+		n=$((n + 1))
+	done
+	[ "$n" -gt 0 ] || fail "no profile files in $DB"
+	echo "$n profile files valid"
+}
+
+# The epoch DB/current points at.
+current_epoch() { readlink "$DB/current"; }

@@ -1,0 +1,31 @@
+#!/bin/sh
+# `dcpictl epoch` flushes, makes a new epoch directory, points `current` at
+# it, and later samples land only there.
+. "$top_srcdir/tests/integration/lib.sh"
+require_perf
+
+build_hot hot_before
+build_hot hot_after
+
+start_dcpid -e perf::cpu-clock
+e1=$(current_epoch)
+[ -d "$DB/$e1" ] || fail "no epoch directory $e1"
+"$T/hot_before" 1 || fail "workload failed"
+ctl epoch || fail "dcpictl epoch failed"
+e2=$(current_epoch)
+[ -n "$e2" ] && [ "$e2" != "$e1" ] || fail "current did not move from $e1 (now $e2)"
+[ -d "$DB/$e2/$(hostname)" ] || fail "no directory for the new epoch $e2"
+[ -s "$DB/$e2/$(hostname)/kallsyms" ] || fail "no kallsyms snapshot in $e2"
+# The old epoch got its samples before it ended.
+assert_hot "$e1" hot_before "$T/hot_before" dcpi_workload_hot 200
+"$T/hot_after" 1 || fail "workload failed"
+ctl flush || fail "dcpictl flush failed"
+assert_hot "$e2" hot_after "$T/hot_after" dcpi_workload_hot 200
+[ -z "$(profile_file "$e1" hot_after)" ] || fail "samples after the rotation landed in the old epoch $e1"
+[ -z "$(profile_file "$e2" hot_before)" ] || fail "samples before the rotation landed in the new epoch $e2"
+# Two rotations in the same second still give distinct epochs.
+ctl epoch >/dev/null || fail "second dcpictl epoch failed"
+ctl epoch >/dev/null || fail "third dcpictl epoch failed"
+[ "$(ls -d "$DB"/2* | wc -l)" -eq 4 ] || fail "expected 4 epoch directories: $(ls "$DB")"
+assert_db_valid
+stop_dcpid

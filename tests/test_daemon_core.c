@@ -1,0 +1,242 @@
+/*
+ * Unit tests of dcpid's aggregation (daemon/agg.c) and record ordering
+ * (daemon/order.c).
+ */
+#include <config.h>
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "../daemon/agg.h"
+#include "../daemon/order.h"
+
+struct got {
+	uint32_t		 event, image;
+	struct dcpi_count	*c;
+	size_t			 n;
+};
+
+static struct got	 got[16];
+static size_t		 ngot;
+static int		 cb_result;
+
+static int
+collect(uint32_t event, uint32_t image, const struct dcpi_count *c, size_t n, void *arg)
+{
+	struct got *g = &got[ngot++];
+
+	(void)arg;
+	assert_true(ngot <= 16);
+	g->event = event;
+	g->image = image;
+	g->c = malloc(n * sizeof(*c));
+	memcpy(g->c, c, n * sizeof(*c));
+	g->n = n;
+	return cb_result;
+}
+
+static void
+clear_got(void)
+{
+	while (ngot > 0)
+		free(got[--ngot].c);
+}
+
+static struct got *
+find(uint32_t event, uint32_t image)
+{
+	size_t i;
+
+	for (i = 0; i < ngot; i++)
+		if (got[i].event == event && got[i].image == image)
+			return &got[i];
+	return NULL;
+}
+
+static void
+test_agg_counts(void **state)
+{
+	struct got *g;
+	size_t i;
+
+	(void)state;
+	agg_init();
+	/* Offsets 0 and UINT32_MAX are ordinary keys. */
+	for (i = 0; i < 3; i++)
+		agg_add(0, 5, 0);
+	agg_add(0, 5, UINT32_MAX);
+	for (i = 0; i < 1000; i++)
+		agg_add(0, 5, (uint32_t)(999 - i) * 4);
+	agg_add(1, 0, 7);
+	assert_int_equal(agg_entries(), 1000 + 1 + 1);
+
+	cb_result = 0;
+	agg_flush(collect, NULL);
+	assert_int_equal(ngot, 2);
+	g = find(0, 5);
+	assert_non_null(g);
+	assert_int_equal(g->n, 1001);
+	assert_int_equal(g->c[0].offset, 0);
+	assert_int_equal(g->c[0].count, 4);	/* 3 + the loop's offset 0 */
+	for (i = 1; i < 1000; i++) {
+		assert_int_equal(g->c[i].offset, i * 4);
+		assert_int_equal(g->c[i].count, 1);
+	}
+	assert_int_equal(g->c[1000].offset, UINT32_MAX);
+	g = find(1, 0);
+	assert_non_null(g);
+	assert_int_equal(g->n, 1);
+	assert_int_equal(g->c[0].count, 1);
+	clear_got();
+	/* Flushed tables are emptied. */
+	assert_int_equal(agg_entries(), 0);
+	agg_flush(collect, NULL);
+	assert_int_equal(ngot, 0);
+	agg_fini();
+}
+
+static void
+test_agg_failed_flush_keeps_counts(void **state)
+{
+	struct got *g;
+
+	(void)state;
+	agg_init();
+	agg_add(2, 1, 100);
+	agg_add(2, 1, 100);
+	cb_result = -1;
+	agg_flush(collect, NULL);
+	assert_int_equal(ngot, 1);
+	clear_got();
+	agg_add(2, 1, 100);
+	agg_add(2, 1, 104);
+	cb_result = 0;
+	agg_flush(collect, NULL);
+	g = find(2, 1);
+	assert_non_null(g);
+	assert_int_equal(g->n, 2);
+	assert_int_equal(g->c[0].count, 3);
+	assert_int_equal(g->c[1].count, 1);
+	clear_got();
+	agg_fini();
+}
+
+static void
+test_agg_memory_follows_distinct_pcs(void **state)
+{
+	size_t i, small, big;
+
+	(void)state;
+	agg_init();
+	for (i = 0; i < 1000000; i++)
+		agg_add(0, 0, (uint32_t)(i % 16) * 4);
+	small = agg_memory();
+	assert_true(small < 4096);
+	for (i = 0; i < 100000; i++)
+		agg_add(0, 0, (uint32_t)i * 4);
+	big = agg_memory();
+	/* 8 bytes a slot, at most 3/4 full, at most doubled by growth. */
+	assert_true(big >= 100000 * 8);
+	assert_true(big <= 100000 * 8 * 3);
+	cb_result = 0;
+	agg_flush(collect, NULL);
+	clear_got();
+	assert_true(agg_memory() < small + 1024);
+	agg_fini();
+}
+
+struct rec {
+	uint64_t	time;
+	uint32_t	cpu, n;
+};
+
+static struct rec	 seen[64];
+static size_t		 nseen;
+
+static void
+order_collect(const void *r, size_t size, uint64_t time, void *arg)
+{
+	(void)arg;
+	assert_int_equal(size, sizeof(struct rec));
+	assert_int_equal(((uintptr_t)r) % 8, 0);
+	memcpy(&seen[nseen], r, sizeof(struct rec));
+	assert_int_equal(seen[nseen].time, time);
+	nseen++;
+}
+
+static void
+push(uint64_t time, uint32_t cpu, uint32_t n)
+{
+	struct rec r = { time, cpu, n };
+
+	order_push(&r, sizeof(r), time);
+}
+
+static void
+test_order_merges_cpus(void **state)
+{
+	(void)state;
+	order_init();
+	nseen = 0;
+	/* CPU 0's buffer is read before CPU 1's, which holds older records:
+	 * the mmap on CPU 1 at t=10 must come before CPU 0's sample at 20. */
+	push(20, 0, 0);
+	push(40, 0, 1);
+	push(10, 1, 2);
+	push(30, 1, 3);
+	push(30, 0, 4);		/* same time as the previous: arrival order */
+	assert_int_equal(order_process(30, order_collect, NULL), 4);
+	assert_int_equal(nseen, 4);
+	assert_int_equal(seen[0].n, 2);
+	assert_int_equal(seen[1].n, 0);
+	assert_int_equal(seen[2].n, 3);
+	assert_int_equal(seen[3].n, 4);
+	assert_int_equal(order_queued(), 1);
+	/* A late record from another CPU, older than what is queued but
+	 * newer than what was handed out, still comes first. */
+	push(35, 1, 5);
+	assert_int_equal(order_process(UINT64_MAX, order_collect, NULL), 2);
+	assert_int_equal(seen[4].n, 5);
+	assert_int_equal(seen[5].n, 1);
+	assert_int_equal(order_queued(), 0);
+	assert_int_equal(order_process(UINT64_MAX, order_collect, NULL), 0);
+	order_fini();
+}
+
+static void
+test_order_odd_sizes(void **state)
+{
+	unsigned char buf[13] = "abcdefghijkl";
+	size_t n;
+
+	(void)state;
+	order_init();
+	order_push(buf, sizeof(buf), 5);
+	order_push(buf, 0, 1);
+	assert_true(order_memory() >= sizeof(buf));
+	nseen = 0;
+	n = order_process(0, order_collect, NULL);
+	assert_int_equal(n, 0);
+	assert_int_equal(order_queued(), 2);
+	order_fini();
+	assert_int_equal(order_queued(), 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_agg_counts),
+		cmocka_unit_test(test_agg_failed_flush_keeps_counts),
+		cmocka_unit_test(test_agg_memory_follows_distinct_pcs),
+		cmocka_unit_test(test_order_merges_cpus),
+		cmocka_unit_test(test_order_odd_sizes),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
