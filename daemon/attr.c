@@ -7,13 +7,15 @@
  * opened and each file is read once (image.c caches by build-id and by
  * device and inode).  Resolution policy:
  *   1. a build-id from MMAP2 names an image already read: done, no I/O;
- *   2. the (device, inode) of a file already read: done, no I/O;
- *   3. open the path, unless it ends in " (deleted)", and accept it if it
+ *   2. open the path, unless it ends in " (deleted)", and accept it if it
  *      carries the MMAP2 build-id (or, without one, has the mapped inode);
- *   4. else open /proc/PID/map_files/START-END of the sampled process: the
+ *   3. else open /proc/PID/map_files/START-END of the sampled process: the
  *      mapped file itself even if deleted or replaced, while it is alive;
- *   5. else the mapping is unreadable (ATTR_UNREADABLE), and stays so: a
+ *   4. else the mapping is unreadable (ATTR_UNREADABLE), and stays so: a
  *      short-lived process running a since-replaced binary is lost.
+ * An opened file whose (device, inode, mtime, size) was read before reuses
+ * that image without reading the ELF again (an open and fstat per mapped
+ * file; the inode alone could have been reused by another file).
  * The /proc scan resolves deleted files at once, while map_files is there.
  */
 #include "config.h"
@@ -194,18 +196,31 @@ mf_try(struct mfile *f, const char *candidate, int check_inode)
 {
 	struct stat st;
 	struct img *im;
-	int fd, mismatch;
+	int fd, mismatch = 0;
+	uint64_t stamp;
+	char hex[2 * BUILD_ID_MAX + 1];
 
 	if ((fd = open(candidate, O_RDONLY | O_CLOEXEC)) < 0)
 		return NULL;
-	if (check_inode && f->ino != 0 && (fstat(fd, &st) < 0 ||
+	if (fstat(fd, &st) < 0 || (check_inode && f->ino != 0 &&
 	    (uint64_t)st.st_ino != f->ino)) {
 		close(fd);
 		return NULL;
 	}
-	im = image_from_fd(fd, f->path, f->bid, f->bidlen, &mismatch);
+	/* A file read before under another path or mapping. */
+	stamp = image_stamp(&st);
+	im = image_by_inode(st.st_dev, st.st_ino, stamp);
+	if (im && f->bidlen) {
+		image_hex(f->bid, f->bidlen, hex);
+		if (strcmp(im->pub.id, hex) != 0)
+			im = NULL;
+	}
+	if (im == NULL)
+		im = image_from_fd(fd, f->path, f->bid, f->bidlen, &mismatch);
 	close(fd);
-	if (im == NULL && !mismatch)
+	if (im)
+		image_set_inode(st.st_dev, st.st_ino, stamp, im);
+	else if (!mismatch)
 		log_debug("%s: no usable ELF text for %s", candidate, f->path);
 	return im;
 }
@@ -218,8 +233,6 @@ mf_resolve(struct mfile *f, uint32_t pid, const struct map *m)
 
 	if (f->bidlen)
 		im = image_by_build_id(f->bid, f->bidlen);
-	if (im == NULL && f->ino)
-		im = image_by_inode(f->dev, f->ino);
 	if (im == NULL && f->path[0] == '/' && !deleted(f->path))
 		im = mf_try(f, f->path, 1);
 	if (im == NULL) {
@@ -227,8 +240,6 @@ mf_resolve(struct mfile *f, uint32_t pid, const struct map *m)
 		    PRIx64, pid, m->start, m->end);
 		im = mf_try(f, mf, 0);
 	}
-	if (im && f->ino)
-		image_set_inode(f->dev, f->ino, im);
 	f->img = im;
 	f->state = im ? MF_OK : MF_FAILED;
 	if (im == NULL)

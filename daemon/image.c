@@ -25,7 +25,7 @@ static uint32_t		 *idtab;
 static size_t		  idcap;
 
 struct inode_ent {
-	uint64_t	 dev, ino;
+	uint64_t	 dev, ino, stamp;
 	struct img	*img;
 };
 static struct inode_ent	 *inotab;
@@ -354,22 +354,34 @@ image_note_build_id(const void *buf, size_t len, uint8_t *out)
 	return 0;
 }
 
-struct img *
-image_by_inode(uint64_t dev, uint64_t ino)
+uint64_t
+image_stamp(const struct stat *st)
 {
+	uint64_t t = (uint64_t)st->st_mtim.tv_sec * 1000000000 +
+	    st->st_mtim.tv_nsec;
+
+	return mix(t, st->st_size);
+}
+
+struct img *
+image_by_inode(uint64_t dev, uint64_t ino, uint64_t stamp)
+{
+	struct inode_ent *e;
 	size_t i;
 
 	if (inocap == 0)
 		return NULL;
 	for (i = mix(dev, ino) & (inocap - 1); inotab[i].img;
-	    i = (i + 1) & (inocap - 1))
-		if (inotab[i].dev == dev && inotab[i].ino == ino)
-			return inotab[i].img;
+	    i = (i + 1) & (inocap - 1)) {
+		e = &inotab[i];
+		if (e->dev == dev && e->ino == ino)
+			return e->stamp == stamp ? e->img : NULL;
+	}
 	return NULL;
 }
 
 void
-image_set_inode(uint64_t dev, uint64_t ino, struct img *img)
+image_set_inode(uint64_t dev, uint64_t ino, uint64_t stamp, struct img *img)
 {
 	size_t i;
 
@@ -384,19 +396,19 @@ image_set_inode(uint64_t dev, uint64_t ino, struct img *img)
 		for (j = 0; j < oldcap; j++)
 			if (old[j].img)
 				image_set_inode(old[j].dev, old[j].ino,
-				    old[j].img);
+				    old[j].stamp, old[j].img);
 		free(old);
 	}
 	for (i = mix(dev, ino) & (inocap - 1); inotab[i].img;
 	    i = (i + 1) & (inocap - 1))
-		if (inotab[i].dev == dev && inotab[i].ino == ino) {
-			inotab[i].img = img;
-			return;
-		}
+		if (inotab[i].dev == dev && inotab[i].ino == ino)
+			break;
+	if (inotab[i].img == NULL)
+		inocount++;
 	inotab[i].dev = dev;
 	inotab[i].ino = ino;
+	inotab[i].stamp = stamp;
 	inotab[i].img = img;
-	inocount++;
 }
 
 size_t

@@ -54,9 +54,15 @@ struct img *image_from_memory(const void *buf, size_t len, const char *path);
 struct img *image_pseudo(const uint8_t *bid, size_t bidlen, const char *descr,
     const char *path, uint64_t tstart, uint64_t tsize);
 
-/* File cache by (dev, ino): the image read from that file. */
-struct img *image_by_inode(uint64_t dev, uint64_t ino);
-void image_set_inode(uint64_t dev, uint64_t ino, struct img *img);
+/* File cache by (dev, ino, stamp): the image read from that file, so that
+ * each file is read (and, without a build-id, hashed) once.  stamp is
+ * image_stamp() of the file's stat (mtime and size): a reused inode is
+ * another file. */
+struct img *image_by_inode(uint64_t dev, uint64_t ino, uint64_t stamp);
+void image_set_inode(uint64_t dev, uint64_t ino, uint64_t stamp,
+    struct img *img);
+struct stat;
+uint64_t image_stamp(const struct stat *st);
 
 /* Parses ELF notes in buf (a /sys notes file) for NT_GNU_BUILD_ID; returns
  * its length (copied into out, at most BUILD_ID_MAX bytes) or 0. */
