@@ -7,7 +7,8 @@
  *
  * EPOCH is the epoch's UTC start, YYYYMMDDHHMMSS.  EVENT is the libpfm4
  * event string with '/' written as "%2F" and '%' as "%25" (so that every
- * string maps to one directory name and back).  Errors as in profile.h:
+ * string maps to one directory name and back); the events "." and ".."
+ * have their dots written as "%2E".  Errors as in profile.h:
  * -1 with errno, and a message in err when it is not NULL.
  */
 #ifndef DCPI_DB_H
@@ -35,14 +36,19 @@ void dcpi_epoch_name(time_t t, char out[DCPI_EPOCH_LEN + 1]);
  * with EINVAL if malformed. */
 int dcpi_epoch_parse(const char *name, time_t *t);
 
-/* Directory name for event (escaped as above) into out[outlen]; -1/ENAMETOOLONG. */
+/* Directory name for event (escaped as above) into out[outlen]; -1/ENAMETOOLONG
+ * if it needs more than outlen bytes or NAME_MAX characters, -1/EINVAL for
+ * an empty event. */
 int dcpi_db_event_dirname(const char *event, char *out, size_t outlen);
-/* Inverse of dcpi_db_event_dirname; -1/EINVAL on a bad escape. */
+/* Inverse of dcpi_db_event_dirname; -1/EINVAL on a bad escape ('%' not
+ * followed by 2F, 25 or 2E), -1/ENAMETOOLONG if out is too small. */
 int dcpi_db_event_from_dirname(const char *dirname, char *out, size_t outlen);
 
 /* Profile file name "NAME.IMAGEID" for an image path and id: NAME is the
  * basename of path with brackets and '/' dropped ("[kernel.kallsyms]" ->
- * "kernel.kallsyms"), or "unknown". */
+ * "kernel.kallsyms"), or "unknown" if that leaves nothing (or "." or "..").
+ * -1/EINVAL for an empty imageid or one holding '/'; -1/ENAMETOOLONG if the
+ * name needs more than outlen bytes or NAME_MAX characters. */
 int dcpi_db_profile_name(const char *path, const char *imageid, char *out, size_t outlen);
 
 /* malloc'd "DB/EPOCH/HOST/EVENTDIR" (caller frees); NULL/ENOMEM. */
@@ -55,9 +61,11 @@ int dcpi_db_mkdirs(const char *db, const char *epoch, const char *host,
     const char *event, struct dcpi_error *err);
 
 /* Points DB/current at epoch atomically (a new symlink renamed over the
- * old one, then the directory fsynced). */
+ * old one, then the directory fsynced).  -1/EINVAL if epoch is not an epoch
+ * name (10 or 14 digits of a valid date). */
 int dcpi_db_set_current(const char *db, const char *epoch, struct dcpi_error *err);
-/* The current epoch's name into out[DCPI_EPOCH_LEN + 1]; -1/ENOENT if none. */
+/* The current epoch's name into out[DCPI_EPOCH_LEN + 1]; -1/ENOENT if none,
+ * -1/EINVAL if DB/current is not a symlink to an epoch name. */
 int dcpi_db_current(const char *db, char out[DCPI_EPOCH_LEN + 1], struct dcpi_error *err);
 
 /* The epochs of db (directory names of 10 or 14 digits), sorted oldest

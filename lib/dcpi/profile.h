@@ -103,7 +103,12 @@ uint32_t dcpi_profile_total_offsets(const struct dcpi_profile *p);
 uint32_t dcpi_profile_total_samples(const struct dcpi_profile *p);
 
 /* Parses a whole file image buf[0..len) named name (for messages).  On
- * success *out is a new profile the caller frees. */
+ * success *out is a new profile the caller frees; on failure *out is NULL.
+ * Strict (spec "ASCII HEADER", "BINARY DATA FOR MAJOR-VERSION 0"): every
+ * required line exactly once (and each optional line at most once), values
+ * that fit their fields (numbers in 64 bits), major version 0 only, chunks
+ * sorted, non-overlapping, of at least one count and within tsize, a
+ * footer whose totals match (total_samples saturated), nothing after it. */
 int dcpi_profile_parse(const void *buf, size_t len, const char *name,
     struct dcpi_profile **out, struct dcpi_error *err);
 /* Reads and parses the file at path. */
@@ -111,6 +116,7 @@ int dcpi_profile_read(const char *path, struct dcpi_profile **out,
     struct dcpi_error *err);
 
 /* Encodes p: header (required lines, optional ones present, unknown lines,
+ * one blank between keyword and value,
  * "samples" padded with blanks so the header is a multiple of 4 bytes),
  * chunks (a new chunk only where a run of zero counts is longer than a chunk
  * header, i.e. more than 2 words), footer.  *buf is malloc'd, caller frees;
@@ -135,6 +141,9 @@ int dcpi_profile_merge(struct dcpi_profile *into, const struct dcpi_profile *fro
  * same directory (".NAME.XXXXXX"), fsyncs it, renames it over path, fsyncs
  * the directory.  On failure the temporary file is removed and path is
  * untouched.  mode: permission bits for a new file (before the umask).
+ * Errors: -1 with errno of the failed call (ENOENT for a missing directory,
+ * EACCES, ENOSPC, EFBIG, EISDIR when path is a directory, ...), and
+ * "PATH: what failed: strerror" in err.
  */
 int dcpi_atomic_write(const char *path, const void *buf, size_t len, mode_t mode,
     struct dcpi_error *err);
