@@ -13,8 +13,9 @@
 #include "xmalloc.h"
 
 static const struct agg *sort_agg;
+static const size_t *sort_ev;
 
-/* By the first event's samples, then the others, then name. */
+/* By the first column's samples, then the others, then name. */
 static int
 row_cmp(const void *a, const void *b)
 {
@@ -24,8 +25,8 @@ row_cmp(const void *a, const void *b)
 	int c;
 
 	for (e = 0; e < sort_agg->n_events; e++)
-		if (x->n[e] != y->n[e])
-			return x->n[e] > y->n[e] ? -1 : 1;
+		if (x->n[sort_ev[e]] != y->n[sort_ev[e]])
+			return x->n[sort_ev[e]] > y->n[sort_ev[e]] ? -1 : 1;
 	if ((c = strcmp(x->proc, y->proc)) != 0)
 		return c;
 	return strcmp(x->image, y->image);
@@ -128,7 +129,7 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 	const char **head;
 	int *right, by_image = 0, ch, r;
 	enum fmt f = FMT_TEXT;
-	size_t *order, i, e, nc, limit = (size_t)-1;
+	size_t *order, *ev, i, e, nc, limit = (size_t)-1;
 	uint64_t cum = 0;
 	char *end;
 
@@ -169,10 +170,27 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 	agg_init(&a, d->n_events);
 	agg_dataset(&a, d, c, by_image);
 
+	/* Columns in the order of -e, else by name. */
+	ev = xcalloc(d->n_events + 1, sizeof(size_t));
+	for (i = 0, nc = 0; i < s.n_events; i++)
+		for (e = 0; e < d->n_events; e++)
+			if (strcmp(s.events[i], d->events[e].name) == 0) {
+				for (r = 0; (size_t)r < nc && ev[r] != e; r++)
+					;
+				if ((size_t)r == nc)
+					ev[nc++] = e;
+			}
+	for (e = 0; e < d->n_events; e++) {
+		for (r = 0; (size_t)r < nc && ev[r] != e; r++)
+			;
+		if ((size_t)r == nc)
+			ev[nc++] = e;
+	}
 	order = xcalloc(a.n_rows + 1, sizeof(size_t));
 	for (i = 0; i < a.n_rows; i++)
 		order[i] = i;
 	sort_agg = &a;
+	sort_ev = ev;
 	qsort(order, a.n_rows, sizeof(size_t), row_cmp);
 
 	/* Per event: samples and %; then cum% (first event), procedure, image. */
@@ -180,7 +198,7 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 	head = xcalloc(nc, sizeof(char *));
 	right = xcalloc(nc, sizeof(int));
 	for (e = 0; e < d->n_events; e++) {
-		head[2 * e] = d->events[e].name;
+		head[2 * e] = d->events[ev[e]].name;
 		head[2 * e + 1] = "%";
 		right[2 * e] = right[2 * e + 1] = 1;
 	}
@@ -193,11 +211,11 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 	for (i = 0; i < a.n_rows && i < limit; i++) {
 		const struct row *rw = &a.rows[order[i]];
 		for (e = 0; e < d->n_events; e++) {
-			table_addf(&t, 2 * e, "%llu", (unsigned long long)rw->n[e]);
-			table_addf(&t, 2 * e + 1, "%.2f", pct(rw->n[e], d->events[e].samples));
+			table_addf(&t, 2 * e, "%llu", (unsigned long long)rw->n[ev[e]]);
+			table_addf(&t, 2 * e + 1, "%.2f", pct(rw->n[ev[e]], d->events[ev[e]].samples));
 		}
-		cum += d->n_events ? rw->n[0] : 0;
-		table_addf(&t, 2 * e, "%.2f", pct(cum, d->n_events ? d->events[0].samples : 0));
+		cum += d->n_events ? rw->n[ev[0]] : 0;
+		table_addf(&t, 2 * e, "%.2f", pct(cum, d->n_events ? d->events[ev[0]].samples : 0));
 		if (!by_image)
 			table_addf(&t, 2 * e + 1, "%s", rw->proc);
 		table_addf(&t, nc - 1, "%s", rw->image);
@@ -213,6 +231,7 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 	free(head);
 	free(right);
 	free(order);
+	free(ev);
 	agg_free(&a);
 	symcache_free(c);
 	dcpi_dataset_free(d);

@@ -256,8 +256,6 @@ fail:
 	return -1;
 }
 
-static const char **sorted_events;	/* for loaded_cmp: qsort has no argument */
-
 static int
 loaded_cmp(const void *a, const void *b)
 {
@@ -265,8 +263,8 @@ loaded_cmp(const void *a, const void *b)
 	const struct dcpi_profile *p = x->prof, *q = y->prof;
 	int c;
 
-	if ((c = strcmp(sorted_events[x->event], sorted_events[y->event])) != 0)
-		return c;
+	if (x->event != y->event)
+		return x->event < y->event ? -1 : 1;
 	if ((c = strcmp(p->image ? p->image : "", q->image ? q->image : "")) != 0)
 		return c;
 	if (p->tstart != q->tstart)
@@ -293,7 +291,7 @@ dcpi_dataset_load(const char *db, const struct dcpi_dataset_filter *f,
 	struct dcpi_dataset_image *im;
 	struct dcpi_dataset_event *de;
 	struct dcpi_error e;
-	size_t i, j, *remap = NULL;
+	size_t i, j, k, *remap = NULL;
 
 	memset(&c, 0, sizeof(c));
 	c.db = db;
@@ -306,8 +304,6 @@ dcpi_dataset_load(const char *db, const struct dcpi_dataset_filter *f,
 	    (remap = calloc(c.events.n + 1, sizeof(*remap))) == NULL)
 		goto nomem;
 	/* Events sorted by name; loaded entries renumbered to match. */
-	sorted_events = (const char **)c.events.v;
-	qsort(c.l, c.n, sizeof(*c.l), loaded_cmp);
 	for (i = 0; i < c.events.n; i++)
 		d->events[i].name = c.events.v[i];
 	qsort(d->events, c.events.n, sizeof(*d->events), strp_cmp);
@@ -315,34 +311,34 @@ dcpi_dataset_load(const char *db, const struct dcpi_dataset_filter *f,
 		for (j = 0; j < c.events.n; j++)
 			if (d->events[j].name == c.events.v[i])
 				remap[i] = j;
+	for (i = 0; i < c.n; i++)
+		c.l[i].event = remap[c.l[i].event];
+	qsort(c.l, c.n, sizeof(*c.l), loaded_cmp);
 	d->n_events = c.events.n;
 	free(c.events.v);
 	c.events.v = NULL;
 	c.events.n = 0;
-	/* Merge runs of equal keys. */
+	/* Merge runs of equal keys into the run's first profile. */
 	for (i = 0; i < c.n; i = j) {
+		for (j = i + 1; j < c.n && loaded_cmp(&c.l[i], &c.l[j]) == 0; j++)
+			if (dcpi_profile_merge(c.l[i].prof, c.l[j].prof, &e) == -1) {
+				seterr(err, errno, "%s", e.msg);
+				goto fail;
+			}
 		im = &d->images[d->n_images++];
-		im->event = remap[c.l[i].event];
+		im->event = c.l[i].event;
 		im->prof = c.l[i].prof;
 		im->kallsyms = c.l[i].kallsyms;
 		c.l[i].prof = NULL;
 		c.l[i].kallsyms = NULL;
-		for (j = i + 1; j < c.n && loaded_cmp(&c.l[i], &c.l[j]) == 0; j++) {
-			if (dcpi_profile_merge(im->prof, c.l[j].prof, &e) == -1) {
-				seterr(err, errno, "%s", e.msg);
-				goto fail;
-			}
-		}
-		for (j = 0; j < im->prof->n_counts; j++)
-			im->samples += im->prof->counts[j].count;
+		for (k = 0; k < im->prof->n_counts; k++)
+			im->samples += im->prof->counts[k].count;
 		de = &d->events[im->event];
 		if (de->period == 0)
 			de->period = im->prof->period;
 		else if (de->period != im->prof->period)
 			de->mixed_period = 1;
 		de->samples += im->samples;
-		for (j = i + 1; j < c.n && loaded_cmp(&c.l[i], &c.l[j]) == 0; j++)
-			;
 	}
 	/* The image order of the contract: event index order. */
 	qsort(c.epochs.v, c.epochs.n, sizeof(char *), strp_cmp);

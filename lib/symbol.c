@@ -77,6 +77,11 @@ rust_unescape(char *s)
 	size_t i, l;
 
 	while (*r != '\0') {
+		/* rustc prefixes '_' to a component that starts with '$'. */
+		if (r[0] == '_' && r[1] == '$' && (w == s || w[-1] == ':')) {
+			r++;
+			continue;
+		}
 		for (i = 0; i < sizeof(esc) / sizeof(esc[0]); i++) {
 			l = strlen(esc[i].from);
 			if (strncmp(r, esc[i].from, l) == 0)

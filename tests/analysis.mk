@@ -1,1 +1,13 @@
-# tests: analysis
+# tests: analysis (symbolization, dataset, prof/list/diff/epochs/gc)
+if ENABLE_TESTS
+check_PROGRAMS += tests/test_symbol tests/test_analysis
+TESTS += tests/test_symbol tests/test_analysis
+tests_test_symbol_SOURCES = tests/test_symbol.c tests/analysis_util.h
+tests_test_symbol_CFLAGS = $(TESTS_CFLAGS) -g -O1
+tests_test_symbol_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ctl
+tests_test_symbol_LDADD = lib/libdcpi.la $(TESTS_LIBS) $(ELF_LIBS) $(DW_LIBS)
+tests_test_analysis_SOURCES = tests/test_analysis.c tests/analysis_util.h
+tests_test_analysis_CFLAGS = $(TESTS_CFLAGS) -g -O1
+tests_test_analysis_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ctl
+tests_test_analysis_LDADD = ctl/libdcpictl.la lib/libdcpi.la lib/libdcpiutil.la $(TESTS_LIBS) $(ELF_LIBS) $(DW_LIBS)
+endif

@@ -1,0 +1,393 @@
+/*
+ * The analysis commands over hand-written databases whose profiles name
+ * this test program: prof (ordering, percentages, CSV/JSON, images, hosts,
+ * events, corrupt files, stale images), list, diff, epochs, gc.
+ */
+#include "analysis_util.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <cmocka.h>
+
+#include "commands.h"
+
+#define EV	"perf::cpu-clock"
+#define E1	"20261120100000"
+#define E2	"20261120110000"
+
+unsigned long dcpi_test_fn_a(unsigned long) __attribute__((noinline));
+unsigned long dcpi_test_fn_b(unsigned long) __attribute__((noinline));
+unsigned long dcpi_test_fn_c(unsigned long) __attribute__((noinline));
+unsigned long dcpi_test_fn_a(unsigned long n) { volatile unsigned long x = n; while (n--) x += n * 3; return x; }
+unsigned long dcpi_test_fn_b(unsigned long n) { volatile unsigned long x = n; while (n--) x ^= n * 5; return x; }
+unsigned long dcpi_test_fn_c(unsigned long n) { volatile unsigned long x = n; while (n--) x -= n * 7; return x; }
+
+static struct self s;
+static char db[64];
+static struct ctl_globals g;
+
+static int
+rm_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	return remove(path);
+}
+
+static int
+setup(void **state)
+{
+	self_load(&s);
+	strcpy(db, "/tmp/dcpi-test-analysis.XXXXXX");
+	if (mkdtemp(db) == NULL)
+		return -1;
+	g.db = db;
+	g.socket = "/nonexistent";
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	nftw(db, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return 0;
+}
+
+/* Writes a profile of this program: a, b, c samples in fn_a, fn_b, fn_c
+ * (spread over two addresses each, to test the per-procedure sums). */
+static void
+write_self(const char *epoch, const char *host, const char *event, uint32_t a, uint32_t b,
+    uint32_t c)
+{
+	struct dcpi_count cn[6];
+	size_t n = 0;
+
+	if (a) {
+		cn[n++] = (struct dcpi_count){ (uint32_t)self_offset(&s, (void *)dcpi_test_fn_a), a - a / 2 };
+		if (a / 2)
+			cn[n++] = (struct dcpi_count){ (uint32_t)self_offset(&s, (void *)dcpi_test_fn_a) + 2, a / 2 };
+	}
+	if (b)
+		cn[n++] = (struct dcpi_count){ (uint32_t)self_offset(&s, (void *)dcpi_test_fn_b) + 1, b };
+	if (c)
+		cn[n++] = (struct dcpi_count){ (uint32_t)self_offset(&s, (void *)dcpi_test_fn_c), c };
+	/* Counts must be sorted by offset. */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && cn[j - 1].offset > cn[j].offset; j--) {
+			struct dcpi_count t = cn[j];
+			cn[j] = cn[j - 1];
+			cn[j - 1] = t;
+		}
+	write_profile(db, epoch, host, event, 1000000, s.path, s.buildid, s.tstart, s.tsize, cn, n);
+}
+
+/* Field f (0-based) of CSV line l (1 = first row after the header). */
+static void
+csv_field(const char *out, int l, int f, char *buf, size_t len)
+{
+	const char *p = out, *e;
+	int i;
+
+	for (i = 0; i < l && p != NULL; i++)
+		if ((p = strchr(p, '\n')) != NULL)
+			p++;
+	assert_non_null(p);
+	for (i = 0; i < f; i++) {
+		p = strchr(p, ',');
+		assert_non_null(p);
+		p++;
+	}
+	e = p + strcspn(p, ",\n");
+	snprintf(buf, len, "%.*s", (int)(e - p), p);
+}
+
+static void
+assert_field(const char *out, int l, int f, const char *want)
+{
+	char buf[256];
+
+	csv_field(out, l, f, buf, sizeof(buf));
+	assert_string_equal(buf, want);
+}
+
+static int
+count_lines(const char *t)
+{
+	int n = 0;
+
+	for (; *t; t++)
+		n += *t == '\n';
+	return n;
+}
+
+static void
+test_prof_order_and_percent(void **state)
+{
+	char *out, *err, *argv[] = { "prof", "--csv", NULL }, stale[600];
+	struct dcpi_count other[] = { { 0x10, 6 }, { 0x20, 4 } };
+	int rc;
+
+	write_self(E1, "h1", EV, 60, 30, 0);
+	/* Same path, another build-id: the file on disk is not that image. */
+	write_profile(db, E1, "h1", EV, 1000000, s.path, "00112233445566778899aabbccddeeff00112233",
+	    s.tstart, s.tsize, other, 2);
+	rc = run_cmd(cmd_prof, &g, &out, &err, argv);
+	assert_int_equal(rc, 0);
+	assert_field(out, 0, 0, EV);
+	assert_field(out, 1, 0, "60");
+	assert_field(out, 1, 1, "60.00");
+	assert_field(out, 1, 2, "60.00");
+	assert_field(out, 1, 3, "dcpi_test_fn_a");
+	assert_field(out, 2, 0, "30");
+	assert_field(out, 2, 2, "90.00");
+	assert_field(out, 2, 3, "dcpi_test_fn_b");
+	/* The stale image's samples by address, never by this file's names. */
+	snprintf(stale, sizeof(stale), "%s+0x10", strrchr(s.path, '/') + 1);
+	assert_field(out, 3, 0, "6");
+	assert_field(out, 3, 3, stale);
+	assert_field(out, 4, 0, "4");
+	assert_field(out, 4, 2, "100.00");
+	assert_int_equal(count_lines(out), 5);
+	/* One warning for the stale image, naming the build-ids. */
+	assert_non_null(strstr(err, "00112233445566778899aabbccddeeff00112233"));
+	assert_null(strstr(strstr(err, "00112233445566778899") + 1, "00112233445566778899aabb"));
+	free(out);
+	free(err);
+}
+
+static void
+test_prof_json_images_limit(void **state)
+{
+	char *out, *err, *json[] = { "prof", "--json", NULL };
+	char *img[] = { "prof", "-i", "--csv", NULL }, *lim[] = { "prof", "-n", "1", "--csv", NULL };
+
+	write_self(E1, "h1", EV, 70, 30, 0);
+	assert_int_equal(run_cmd(cmd_prof, &g, &out, &err, json), 0);
+	assert_non_null(strstr(out, "\"procedure\": \"dcpi_test_fn_a\""));
+	assert_non_null(strstr(out, "\"" EV "\": 70"));
+	assert_non_null(strstr(out, "\"samples\": 100, \"period\": 1000000"));
+	free(out);
+	free(err);
+	assert_int_equal(run_cmd(cmd_prof, &g, &out, &err, img), 0);
+	assert_field(out, 1, 0, "100");
+	assert_field(out, 1, 3, strrchr(s.path, '/') + 1);
+	assert_int_equal(count_lines(out), 2);
+	free(out);
+	free(err);
+	assert_int_equal(run_cmd(cmd_prof, &g, &out, &err, lim), 0);
+	assert_int_equal(count_lines(out), 2);
+	free(out);
+	free(err);
+}
+
+static void
+test_prof_hosts_events(void **state)
+{
+	char *out, *err, *all[] = { "prof", "--csv", "-e", EV, "-e", "page-faults", NULL };
+	char *h2[] = { "prof", "--csv", "--host", "h2", NULL };
+	char *pf[] = { "prof", "--csv", "-e", "page-faults", NULL };
+	char *bad[] = { "prof", "-e", "no-such-event", NULL };
+
+	write_self(E1, "h1", EV, 10, 0, 0);
+	write_self(E1, "h2", EV, 30, 0, 0);
+	write_self(E1, "h1", "page-faults", 0, 5, 0);
+	/* Hosts merge. */
+	assert_int_equal(run_cmd(cmd_prof, &g, &out, &err, all), 0);
+	/* Columns in the order of -e. */
+	assert_field(out, 0, 2, "page-faults");
+	assert_field(out, 0, 0, EV);
+	assert_field(out, 1, 0, "40");
+	assert_field(out, 1, 5, "dcpi_test_fn_a");
+	assert_field(out, 2, 0, "0");
+	assert_field(out, 2, 2, "5");
+	assert_field(out, 2, 3, "100.00");
+	free(out);
+	free(err);
+	assert_int_equal(run_cmd(cmd_prof, &g, &out, &err, h2), 0);
+	assert_field(out, 1, 0, "30");
+	free(out);
+	free(err);
+	assert_int_equal(run_cmd(cmd_prof, &g, &out, &err, pf), 0);
+	assert_field(out, 1, 0, "5");
+	assert_field(out, 1, 3, "dcpi_test_fn_b");
+	free(out);
+	free(err);
+	assert_int_equal(run_cmd(cmd_prof, &g, &out, &err, bad), 1);
+	assert_non_null(strstr(err, "unknown event 'no-such-event'"));
+	free(out);
+	free(err);
+}
+
+static void
+test_prof_corrupt_file(void **state)
+{
+	char *out, *err, *argv[] = { "prof", NULL }, path[4096];
+	FILE *fp;
+
+	write_self(E1, "h1", EV, 10, 0, 0);
+	{
+		char *dir = dcpi_db_event_path(db, E1, "h1", EV);
+		snprintf(path, sizeof(path), "%s/junk.0123", dir);
+		free(dir);
+	}
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs("version pdb-0.07\nthis is not a profile\n", fp);
+	fclose(fp);
+	assert_int_equal(run_cmd(cmd_prof, &g, &out, &err, argv), 0);
+	assert_non_null(strstr(err, "junk.0123"));
+	assert_non_null(strstr(out, "1 corrupt file skipped"));
+	assert_non_null(strstr(out, "dcpi_test_fn_a"));
+	free(out);
+	free(err);
+}
+
+static void
+test_missing_db_and_epoch(void **state)
+{
+	struct ctl_globals bad = { "/nonexistent/db", "/nonexistent" };
+	char *out, *err, *argv[] = { "prof", NULL }, *ep[] = { "prof", "--epoch", "20990101000000", NULL };
+
+	assert_int_equal(run_cmd(cmd_prof, &bad, &out, &err, argv), 1);
+	assert_non_null(strstr(err, "/nonexistent/db"));
+	free(out);
+	free(err);
+	write_self(E1, "h1", EV, 10, 0, 0);
+	assert_int_equal(run_cmd(cmd_prof, &g, &out, &err, ep), 1);
+	assert_non_null(strstr(err, "20990101000000"));
+	free(out);
+	free(err);
+}
+
+static void
+test_diff(void **state)
+{
+	char *out, *err, *argv[] = { "diff", E1, E2, "--csv", NULL };
+
+	write_self(E1, "h1", EV, 50, 30, 20);
+	write_self(E2, "h1", EV, 20, 100, 80);	/* shares 10%, 50%, 40% */
+	assert_int_equal(run_cmd(cmd_diff, &g, &out, &err, argv), 0);
+	assert_field(out, 0, 0, "A%");
+	assert_field(out, 1, 6, "dcpi_test_fn_a");
+	assert_field(out, 1, 0, "50.00");
+	assert_field(out, 1, 1, "10.00");
+	assert_field(out, 1, 2, "-40.00");
+	assert_field(out, 1, 3, "0.20");
+	assert_field(out, 1, 4, "50");
+	assert_field(out, 1, 5, "20");
+	assert_field(out, 2, 6, "dcpi_test_fn_b");
+	assert_field(out, 2, 2, "+20.00");
+	assert_field(out, 3, 6, "dcpi_test_fn_c");
+	assert_field(out, 3, 2, "+20.00");
+	assert_field(out, 3, 3, "2.00");
+	free(out);
+	free(err);
+}
+
+static void
+test_list(void **state)
+{
+	char *out, *err, *argv[] = { "list", "dcpi_test_fn_a", NULL }, *line;
+	unsigned long long n, addr, first = (uintptr_t)dcpi_test_fn_a - s.base;
+	unsigned long long sum = 0, at_first = 0, second = 0;
+	double pct;
+
+	/* 5 samples at the first instruction, 4 at byte 2. */
+	write_self(E1, "h1", EV, 9, 0, 0);
+	assert_int_equal(run_cmd(cmd_list, &g, &out, &err, argv), 0);
+	assert_non_null(strstr(out, "9 samples in dcpi_test_fn_a"));
+	for (line = strtok(out, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+		if (sscanf(line, "%llu %lf %llx", &n, &pct, &addr) != 3)
+			continue;
+		sum += n;
+		if (addr == first)
+			at_first = n;
+		else if (second == 0)
+			second = addr;
+	}
+	assert_int_equal(sum, 9);
+	/* Byte 2 belongs to the first instruction if it is longer than 2. */
+	assert_int_equal(at_first, second - first > 2 ? 9 : 5);
+	free(out);
+	free(err);
+}
+
+static int
+exists(const char *epoch)
+{
+	char path[4096];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", db, epoch);
+	return stat(path, &st) == 0;
+}
+
+static void
+test_gc(void **state)
+{
+	char recent[DCPI_EPOCH_LEN + 1], *out, *err;
+	char *argv[] = { "gc", "--keep-days", "7", "--keep-min", "2", NULL };
+	struct dcpi_error e;
+
+	dcpi_epoch_name(time(NULL) - 3600, recent);
+	write_self("20200101000000", "h1", EV, 1, 0, 0);
+	write_self("20200102000000", "h1", EV, 1, 0, 0);
+	write_self("20200103000000", "h1", EV, 1, 0, 0);
+	write_self("20200104000000", "h1", EV, 1, 0, 0);
+	write_self(recent, "h1", EV, 1, 0, 0);
+	/* The current epoch is never deleted, however old. */
+	assert_int_equal(dcpi_db_set_current(db, "20200101000000", &e), 0);
+	assert_int_equal(run_cmd(cmd_gc, &g, &out, &err, argv), 0);
+	assert_true(exists("20200101000000"));
+	assert_false(exists("20200102000000"));
+	assert_false(exists("20200103000000"));
+	assert_true(exists("20200104000000"));	/* among the 2 newest */
+	assert_true(exists(recent));
+	assert_false(exists(".gc.20200102000000"));
+	assert_string_equal(out, "deleted 20200102000000\ndeleted 20200103000000\n");
+	free(out);
+	free(err);
+}
+
+static void
+test_epochs(void **state)
+{
+	char *out, *err, *argv[] = { "epochs", "--csv", NULL };
+	struct dcpi_error e;
+
+	write_self(E1, "h1", EV, 7, 0, 0);
+	write_self(E2, "h1", EV, 5, 0, 0);
+	write_self(E2, "h2", "page-faults", 0, 3, 0);
+	assert_int_equal(dcpi_db_set_current(db, E2, &e), 0);
+	assert_int_equal(run_cmd(cmd_epochs, &g, &out, &err, argv), 0);
+	assert_field(out, 1, 0, E1);
+	assert_field(out, 1, 1, "2026-11-20 10:00:00");
+	assert_field(out, 1, 2, "1h00m");
+	assert_field(out, 1, 5, "7");
+	assert_field(out, 2, 0, E2 "*");
+	assert_field(out, 2, 3, "\"h1");	/* "h1,h2" is quoted */
+	assert_field(out, 2, 5, "\"page-faults");
+	free(out);
+	free(err);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_prof_order_and_percent, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_prof_json_images_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_prof_hosts_events, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_prof_corrupt_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_missing_db_and_epoch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_diff, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_list, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_gc, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_epochs, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
