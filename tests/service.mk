@@ -8,3 +8,5 @@ tests_test_config_LDADD = daemon/libdcpid.la $(TESTS_LIBS)
 endif
 TESTS += tests/integration/test_man.sh
 EXTRA_DIST += tests/integration/test_man.sh
+TESTS += tests/integration/test_service.sh
+EXTRA_DIST += tests/integration/test_service.sh

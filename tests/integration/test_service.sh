@@ -1,0 +1,171 @@
+#!/bin/sh
+# dcpid as systemd runs it from contrib/dcpid.service (systemd is not PID 1
+# on the test machines): the unit's ExecStart, Group= and UMask=, with
+# NOTIFY_SOCKET and WATCHDOG_USEC pointing at a datagram listener.  Checks
+# that READY, STATUS, WATCHDOG and STOPPING arrive, that dcpictl works
+# through the socket, that the socket's group may flush and read the
+# database and others may not, that dcpid makes no system call outside the
+# unit's SystemCallFilter=, and that systemd-analyze finds the units valid
+# and rates dcpid.service's exposure 3.0 or lower.
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/lib.sh"
+
+require_perf
+command -v python3 >/dev/null || fail "python3 is needed for the notify listener"
+
+unit=$top_builddir/contrib/dcpid.service
+[ -f "$unit" ] || fail "$unit is not built"
+# Group members are nogroup's (nobody) and others are daemon's; where
+# those do not exist the permission checks are left out.
+grp=nogroup member=nobody other=daemon
+getent group $grp >/dev/null && getent passwd $member >/dev/null &&
+    getent passwd $other >/dev/null || grp=$(id -gn) member= other=
+
+# ExecStart= with the built dcpid in place of the installed one, and the
+# test's database and socket after the unit's own arguments.
+execstart=$(sed -n 's/^ExecStart=//p' "$unit")
+[ "$(printf '%s\n' "$execstart" | wc -l)" = 1 ] || fail "$unit: expected one ExecStart="
+set -- $execstart
+case $1 in */dcpid) ;; *) fail "$unit: ExecStart= runs $1, not dcpid" ;; esac
+shift
+umask_unit=$(sed -n 's/^UMask=//p' "$unit")
+[ -n "$umask_unit" ] || fail "$unit: no UMask="
+
+cat >"$T/dcpid.conf" <<EOF
+event = perf::cpu-clock:period=1000000
+flush-interval = 2
+group = $grp
+EOF
+
+# --check-config prints a configuration that reads back to itself, and a
+# bad line is reported with its number.
+"$DCPID" --config "$T/dcpid.conf" --check-config >"$T/eff.conf" || fail "--check-config rejects $T/dcpid.conf"
+grep -q "^group = $grp\$" "$T/eff.conf" || fail "--check-config lost the group: $(cat "$T/eff.conf")"
+"$DCPID" --config "$T/eff.conf" --check-config >"$T/eff2.conf" || fail "--check-config rejects its own output"
+cmp -s "$T/eff.conf" "$T/eff2.conf" || fail "--check-config output does not read back to itself"
+printf 'flush-interval = 2\n\nflush-interval = soon\n' >"$T/bad.conf"
+"$DCPID" --config "$T/bad.conf" --check-config >/dev/null 2>"$T/bad.err" && fail "--check-config accepted a bad file"
+grep -q "bad.conf:3: flush-interval: expected a number of seconds" "$T/bad.err" ||
+    fail "bad line not reported by number: $(cat "$T/bad.err")"
+
+# The service manager's end of NOTIFY_SOCKET: one line per assignment.
+NOTIFY_LOG=$T/notify.log
+: >"$NOTIFY_LOG"
+python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+s.settimeout(120)
+with open(sys.argv[2], "a") as log:
+    while True:
+        try:
+            data = s.recv(65536)
+        except socket.timeout:
+            break
+        for line in data.decode().split("\n"):
+            if line:
+                log.write(line + "\n")
+                log.flush()
+' "$T/notify.sock" "$NOTIFY_LOG" &
+LISTENER_PID=$!
+trap 'kill $LISTENER_PID 2>/dev/null; cleanup' EXIT
+for _ in $(seq 1 50); do [ -S "$T/notify.sock" ] && break; sleep 0.1; done
+[ -S "$T/notify.sock" ] || fail "notify listener did not start"
+
+# Waits up to $2 tenths of a second for a line matching $1 in the log.
+await() {
+	for _ in $(seq 1 "$2"); do
+		grep -q "$1" "$NOTIFY_LOG" && return 0
+		kill -0 "$DCPID_PID" 2>/dev/null || fail "dcpid exited while waiting for $1"
+		sleep 0.1
+	done
+	fail "no $1 from dcpid within $(($2 / 10)) s; got: $(tr '\n' ' ' <"$NOTIFY_LOG")"
+}
+
+# Group= is the gid dcpid runs with; the uid stays root as in the unit.
+chmod 0711 "$T"
+(umask "$umask_unit" && exec env NOTIFY_SOCKET="$T/notify.sock" WATCHDOG_USEC=2000000 \
+    setpriv --regid="$grp" --keep-groups \
+    "$DCPID" "$@" --config "$T/dcpid.conf" -d "$DB" --socket "$SOCK") >"$DCPID_LOG" 2>&1 &
+DCPID_PID=$!
+await '^READY=1$' 100
+await '^STATUS=.' 10
+await '^WATCHDOG=1$' 50
+
+ctl status >"$T/status" || fail "dcpictl status through $SOCK"
+grep -q '^samples ' "$T/status" || fail "status has no samples line: $(cat "$T/status")"
+[ "$(stat -c '%a %G' "$SOCK")" = "660 $grp" ] || fail "socket is $(stat -c '%a %G' "$SOCK"), expected 660 $grp"
+
+cc_work hot "$top_srcdir/tests/workload/hot.c"
+"$T/hot" 1 || fail "workload failed"
+ctl flush >/dev/null || fail "dcpictl flush through $SOCK"
+profile=$(find "$DB/" -name 'hot.*' -type f | head -n 1)
+[ -n "$profile" ] || fail "no profile of the workload in $DB after a flush"
+
+if [ -n "$member" ]; then
+	# The group may flush and read the database; others may do neither.
+	"$DCPICTL" --help >/dev/null 2>&1	# a libtool wrapper builds its program as root
+	as() { u=$1; shift; setpriv --reuid="$u" --regid="$(id -g "$u")" --clear-groups "$@"; }
+	as $member "$DCPICTL" --socket "$SOCK" flush >/dev/null 2>"$T/m.err" ||
+	    fail "group member $member cannot flush: $(cat "$T/m.err")"
+	as $member cat "$profile" >/dev/null 2>"$T/m.err" ||
+	    fail "group member $member cannot read $profile: $(cat "$T/m.err")"
+	as $other "$DCPICTL" --socket "$SOCK" flush >/dev/null 2>&1 &&
+	    fail "$other, not in $grp, could flush"
+	as $other cat "$profile" >/dev/null 2>&1 && fail "$other, not in $grp, could read $profile"
+fi
+
+kill -TERM "$DCPID_PID"
+wait "$DCPID_PID"; rc=$?
+DCPID_PID=
+[ "$rc" = 0 ] || fail "dcpid exited $rc after SIGTERM"
+grep -q '^STOPPING=1$' "$NOTIFY_LOG" || fail "no STOPPING=1 before exit"
+echo "notify: $(sort -u "$NOTIFY_LOG" | sed 's/=.*//' | sort -u | tr '\n' ' ')"
+
+# Every system call dcpid makes from start to quit is in the unit's filter.
+if command -v strace >/dev/null; then
+	allowed() {	# expands the filter's groups, as systemd does
+		for g in "$@"; do
+			case $g in
+			@*) allowed $(systemd-analyze syscall-filter "$g" | sed -n 's/^    \([@a-z0-9_-]*\).*/\1/p') ;;
+			*) echo "$g" ;;
+			esac
+		done
+	}
+	filters=$(sed -n 's/^SystemCallFilter=//p' "$unit")
+	printf '%s\n' "$filters" | grep -v '^~' | while read -r l; do allowed $l; done | sort -u >"$T/allow"
+	printf '%s\n' "$filters" | sed -n 's/^~//p' | while read -r l; do allowed $l; done | sort -u >"$T/deny"
+	comm -23 "$T/allow" "$T/deny" >"$T/filter"
+	[ -s "$T/filter" ] || fail "could not expand SystemCallFilter= of $unit"
+	# libtool runs strace on the program itself, not on its wrapper.
+	"$top_builddir/libtool" --mode=execute strace -f -qq -o "$T/strace" "$DCPID" "$@" --config "$T/dcpid.conf" -d "$DB" --socket "$SOCK" \
+	    >"$DCPID_LOG" 2>&1 &
+	DCPID_PID=$!
+	for _ in $(seq 1 100); do ctl status >/dev/null 2>&1 && break; sleep 0.1; done
+	ctl flush >/dev/null && ctl epoch >/dev/null && ctl quit >/dev/null || fail "dcpid under strace"
+	wait "$DCPID_PID"; DCPID_PID=
+	sed -n 's/^[0-9]* *\([a-z_0-9]*\)(.*/\1/p' "$T/strace" | sort -u >"$T/used"
+	# execve is systemd's, before the filter applies.
+	grep -v -x -e execve "$T/used" | comm -23 - "$T/filter" >"$T/outside"
+	[ -s "$T/outside" ] && fail "dcpid calls outside SystemCallFilter=: $(tr '\n' ' ' <"$T/outside")"
+	echo "system calls: $(wc -l <"$T/used") used, all in SystemCallFilter="
+fi
+
+# The units as installed, with the built programs at their paths and the
+# man pages they name reachable.
+mkdir -p "$T/units" "$T/man/man1" "$T/man/man5" "$T/man/man8"
+for p in "$top_srcdir"/man/*.[158]; do ln -s "$p" "$T/man/man${p##*.}/"; done
+sed "s|^ExecStart=[^ ]*|ExecStart=$DCPID|" "$unit" >"$T/units/dcpid.service"
+sed "s|^ExecStart=\(-*\)[^ ]*|ExecStart=\1$DCPICTL|" "$top_builddir/contrib/dcpi-epoch.service" \
+    >"$T/units/dcpi-epoch.service"
+cp "$top_srcdir/contrib/dcpi-epoch.timer" "$T/units/"
+(cd "$T/units" && MANPATH=$T/man SYSTEMD_LOG_LEVEL=notice systemd-analyze verify \
+    dcpid.service dcpi-epoch.service dcpi-epoch.timer) >"$T/verify" 2>&1 ||
+    fail "systemd-analyze verify: $(cat "$T/verify")"
+[ -s "$T/verify" ] && fail "systemd-analyze verify: $(cat "$T/verify")"
+
+systemd-analyze security --offline=yes "$T/units/dcpid.service" >"$T/security" 2>&1 ||
+    fail "systemd-analyze security: $(tail -n 3 "$T/security")"
+level=$(sed -n 's/.*Overall exposure level for dcpid.service: \([0-9.]*\).*/\1/p' "$T/security")
+[ -n "$level" ] || fail "no exposure level in: $(tail -n 3 "$T/security")"
+awk "BEGIN { exit !($level <= 3.0) }" || { grep '✗' "$T/security" >&2; fail "exposure $level is over 3.0"; }
+echo "PASS: dcpid.service exposure $level"
