@@ -11,3 +11,5 @@ tests_test_analysis_CFLAGS = $(TESTS_CFLAGS) -g -O1
 tests_test_analysis_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ctl
 tests_test_analysis_LDADD = ctl/libdcpictl.la lib/libdcpi.la lib/libdcpiutil.la $(TESTS_LIBS) $(ELF_LIBS) $(DW_LIBS)
 endif
+TESTS += tests/integration/test_prof.sh
+EXTRA_DIST += tests/integration/test_prof.sh tests/workload/other.c
