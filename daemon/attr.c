@@ -17,6 +17,13 @@
  * that image without reading the ELF again (an open and fstat per mapped
  * file; the inode alone could have been reused by another file).
  * The /proc scan resolves deleted files at once, while map_files is there.
+ *
+ * Processes are keyed by pid (the tgid): threads share theirs.  FORK of a
+ * new process copies the parent's maps; COMM with exec drops them; EXIT of
+ * the main thread (pid == tid) removes the process, its earlier samples
+ * having been processed (records come in timestamp order).  A process whose
+ * main thread exits before its other threads loses their later samples
+ * (unknown-pid).
  */
 #include "config.h"
 

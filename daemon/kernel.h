@@ -5,7 +5,8 @@
  * load address from /proc/modules, tsize = its size there, so offsets are
  * relative to the load address; build-id from
  * /sys/module/NAME/notes/.note.gnu.build-id) and the vdso ("[vdso]", read
- * from dcpid's own mapping at AT_SYSINFO_EHDR: one kernel, one vdso).
+ * from dcpid's own mapping at AT_SYSINFO_EHDR: one kernel, one vdso; the
+ * 32-bit vdso of compat processes is not told apart).
  * Internal to daemon/attr.c and kernel.c.
  */
 #ifndef DCPID_KERNEL_H
