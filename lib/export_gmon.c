@@ -17,78 +17,116 @@
 #define ARC_LEN		20	/* from, self, count */
 #define BIN_MAX		65535
 #define UNIT		2	/* gprof scales addresses by sizeof(UNIT) */
+#define GAP_BINS	64	/* empty bins that cost more than a new record */
+
+struct bin {
+	uint64_t	 index, count;
+};
+
+struct hist_out {
+	struct ebuf	*b;
+	uint64_t	 tstart;
+	uint32_t	 rate;
+	char		 dimen[15], abbrev;
+};
+
+/* One record over bins [first, first + n) with the values v[] capped. */
+static void
+record(struct hist_out *h, uint64_t first, const struct bin *v, size_t nv, uint64_t n,
+    uint64_t sub)
+{
+	uint64_t i, c;
+	size_t k = 0;
+	unsigned char cc[2];
+
+	eb_append(h->b, "\0", 1);		/* GMON_TAG_TIME_HIST */
+	eb_u64(h->b, h->tstart + first * UNIT);
+	eb_u64(h->b, h->tstart + (first + n) * UNIT);
+	eb_u32(h->b, (uint32_t)n);
+	eb_u32(h->b, h->rate);
+	eb_append(h->b, h->dimen, sizeof(h->dimen));
+	eb_append(h->b, &h->abbrev, 1);
+	for (i = 0; i < n; i++) {
+		c = 0;
+		if (k < nv && v[k].index == first + i)
+			c = v[k++].count;
+		c = c > sub ? c - sub : 0;
+		if (c > BIN_MAX)
+			c = BIN_MAX;
+		cc[0] = c & 0xff;
+		cc[1] = c >> 8;
+		eb_append(h->b, cc, 2);
+	}
+}
 
 int
 dcpi_gmon_encode(const struct dcpi_profile *p, void **buf, size_t *len,
     struct dcpi_error *err)
 {
 	struct ebuf b = { 0 };
-	uint64_t *bins, max = 0, nrec, r, v;
-	size_t nbins, i;
-	uint32_t rate;
-	char dimen[15], abbrev;
+	struct hist_out h = { .b = &b, .tstart = p->tstart };
+	struct bin *v;
+	size_t nv = 0, i, j, k;
+	uint64_t r;
 
-	if (p->tsize == 0)
-		return ex_fail(err, EINVAL, "gmon: image %s has no text size", p->path ? p->path : "?");
-	nbins = (p->tsize + UNIT - 1) / UNIT;
-	if (nbins > UINT32_MAX)
-		return ex_fail(err, EINVAL, "gmon: text of %" PRIu64 " bytes is too large", p->tsize);
-	if ((bins = calloc(nbins, sizeof(*bins))) == NULL)
+	if ((p->tstart & (UNIT - 1)) != 0)
+		return ex_fail(err, EINVAL, "gmon: text start 0x%" PRIx64 " is odd", p->tstart);
+	if ((v = calloc(p->n_counts + 1, sizeof(*v))) == NULL)
 		return ex_fail(err, ENOMEM, "gmon: out of memory");
+	/* Counts are sorted by offset, so bins come out sorted. */
 	for (i = 0; i < p->n_counts; i++) {
-		if (p->counts[i].offset >= p->tsize)
-			continue;
-		v = bins[p->counts[i].offset / UNIT] += p->counts[i].count;
-		if (v > max)
-			max = v;
+		uint64_t bi = p->counts[i].offset / UNIT;
+
+		if (nv > 0 && v[nv - 1].index == bi)
+			v[nv - 1].count += p->counts[i].count;
+		else {
+			v[nv].index = bi;
+			v[nv++].count = p->counts[i].count;
+		}
 	}
-	memset(dimen, 0, sizeof(dimen));
 	if (dcpi_event_is_time(p->event)) {
-		memcpy(dimen, "seconds", 7);
-		abbrev = 's';
-		rate = p->period ? (uint32_t)((1000000000ULL + p->period / 2) / p->period) : 1;
-		if (rate == 0)
-			rate = 1;
+		memcpy(h.dimen, "seconds", 7);
+		h.abbrev = 's';
+		h.rate = p->period ? (uint32_t)((1000000000ULL + p->period / 2) / p->period) : 1;
+		if (h.rate == 0)
+			h.rate = 1;
 	} else {
-		strncpy(dimen, p->event ? p->event : "samples", sizeof(dimen));
-		abbrev = '1';
-		rate = 1;
+		strncpy(h.dimen, p->event ? p->event : "samples", sizeof(h.dimen));
+		h.abbrev = '1';
+		h.rate = 1;
 	}
 	eb_append(&b, "gmon", 4);
 	eb_u32(&b, 1);
 	eb_append(&b, "\0\0\0\0\0\0\0\0\0\0\0\0", 12);
-	/* gprof adds up records of one range: bins above 16 bits are carried
-	 * by as many records as the largest count needs. */
-	nrec = max ? (max + BIN_MAX - 1) / BIN_MAX : 1;
-	for (r = 0; r < nrec; r++) {
-		eb_append(&b, "\0", 1);		/* GMON_TAG_TIME_HIST */
-		eb_u64(&b, p->tstart);
-		eb_u64(&b, p->tstart + (uint64_t)nbins * UNIT);
-		eb_u32(&b, (uint32_t)nbins);
-		eb_u32(&b, rate);
-		eb_append(&b, dimen, sizeof(dimen));
-		eb_append(&b, &abbrev, 1);
-		for (i = 0; i < nbins; i++) {
-			unsigned char c[2];
-
-			v = bins[i] > r * BIN_MAX ? bins[i] - r * BIN_MAX : 0;
-			if (v > BIN_MAX)
-				v = BIN_MAX;
-			c[0] = v & 0xff;
-			c[1] = v >> 8;
-			eb_append(&b, c, 2);
+	for (i = 0; i < nv; ) {
+		if (v[i].count > BIN_MAX) {
+			/* gprof adds up the records of one range. */
+			for (r = 0; r * BIN_MAX < v[i].count; r++)
+				record(&h, v[i].index, &v[i], 1, 1, r * BIN_MAX);
+			i++;
+			continue;
 		}
+		for (j = i + 1; j < nv && v[j].count <= BIN_MAX &&
+		    v[j].index - v[j - 1].index <= GAP_BINS; j++)
+			;
+		k = j - i;
+		record(&h, v[i].index, &v[i], k, v[j - 1].index - v[i].index + 1, 0);
+		i = j;
 	}
-	free(bins);
+	free(v);
 	return eb_finish(&b, buf, len, err);
 }
 
 void
 dcpi_gmon_free(struct dcpi_gmon *g)
 {
+	size_t i;
+
 	if (g == NULL)
 		return;
-	free(g->bins);
+	for (i = 0; i < g->n_hists; i++)
+		free(g->hists[i].bins);
+	free(g->hists);
 	free(g);
 }
 
@@ -98,7 +136,8 @@ dcpi_gmon_parse(const void *vbuf, size_t len, const char *name,
 {
 	const unsigned char *b = vbuf;
 	struct dcpi_gmon *g;
-	size_t at, i;
+	struct dcpi_gmon_hist *hs;
+	size_t at, i, cap = 0;
 	uint64_t low, high, nb, n;
 	uint32_t rate;
 
@@ -136,35 +175,60 @@ dcpi_gmon_parse(const void *vbuf, size_t len, const char *name,
 				    name, at, nb);
 				goto fail;
 			}
-			if (!g->has_hist) {
-				g->has_hist = 1;
-				g->low_pc = low;
-				g->high_pc = high;
+			if (g->n_hist_records == 0) {
 				g->rate = rate;
 				memcpy(g->dimen, b + at + 25, 15);
 				g->dimen[15] = '\0';
 				g->abbrev = (char)b[at + 40];
-				g->n_bins = nb;
-				if ((g->bins = calloc(nb, sizeof(*g->bins))) == NULL) {
-					ex_fail(err, ENOMEM, "%s: out of memory", name);
-					goto fail;
-				}
-			} else if (low != g->low_pc || high != g->high_pc || nb != g->n_bins) {
-				ex_fail(err, EINVAL, "%s: byte %zu: histogram range differs from the first "
-				    "record's (only one range is supported)", name, at);
-				goto fail;
 			} else if (rate != g->rate || memcmp(b + at + 25, g->dimen, 15) != 0 ||
 			    (char)b[at + 40] != g->abbrev) {
 				ex_fail(err, EINVAL, "%s: byte %zu: profiling rate or dimension differs "
 				    "from the first histogram record's", name, at);
 				goto fail;
 			}
+			for (i = 0; i < g->n_hists; i++) {
+				hs = &g->hists[i];
+				if (hs->low_pc == low && hs->high_pc == high)
+					break;
+				if (low < hs->high_pc && hs->low_pc < high) {
+					ex_fail(err, EINVAL, "%s: byte %zu: histogram range 0x%" PRIx64 "-0x%"
+					    PRIx64 " overlaps an earlier one (0x%" PRIx64 "-0x%" PRIx64 ")",
+					    name, at, low, high, hs->low_pc, hs->high_pc);
+					goto fail;
+				}
+			}
+			if (i == g->n_hists) {
+				if (g->n_hists == cap) {
+					cap = cap ? cap * 2 : 16;
+					if ((hs = reallocarray(g->hists, cap, sizeof(*hs))) == NULL) {
+						ex_fail(err, ENOMEM, "%s: out of memory", name);
+						goto fail;
+					}
+					g->hists = hs;
+				}
+				hs = &g->hists[g->n_hists];
+				memset(hs, 0, sizeof(*hs));
+				if ((hs->bins = calloc(nb, sizeof(*hs->bins))) == NULL) {
+					ex_fail(err, ENOMEM, "%s: out of memory", name);
+					goto fail;
+				}
+				hs->low_pc = low;
+				hs->high_pc = high;
+				hs->n_bins = nb;
+				g->n_hists++;
+			} else if (nb != g->hists[i].n_bins) {
+				ex_fail(err, EINVAL, "%s: byte %zu: %" PRIu64 " bins where an earlier record "
+				    "of the same range has %zu", name, at, nb, g->hists[i].n_bins);
+				goto fail;
+			}
+			hs = &g->hists[i];
 			at += 1 + HIST_HDR_LEN;
 			for (i = 0; i < nb; i++, at += 2) {
 				n = (uint64_t)b[at] | (uint64_t)b[at + 1] << 8;
-				g->bins[i] += n;
+				hs->bins[i] += n;
 				g->total += n;
 			}
+			hs->n_records++;
 			g->n_hist_records++;
 			break;
 		case 1:		/* GMON_TAG_CG_ARC */
@@ -209,15 +273,16 @@ dcpi_gmon_to_profile(const struct dcpi_gmon *g, const char *name,
     const struct dcpi_image_info *info, struct dcpi_profile **out,
     uint64_t *dropped, struct dcpi_error *err)
 {
+	const struct dcpi_gmon_hist *hs;
 	struct dcpi_profile *p;
 	const char *event = "perf::cpu-clock";
 	char dimen[16];
 	uint64_t period = 1, addr;
-	size_t i;
+	size_t h, i;
 
 	*out = NULL;
 	*dropped = 0;
-	if (!g->has_hist)
+	if (g->n_hists == 0)
 		return ex_fail(err, EINVAL, "%s: no histogram record: nothing to import", name);
 	if (strcmp(g->dimen, "seconds") == 0) {
 		if (g->rate == 0)
@@ -232,18 +297,22 @@ dcpi_gmon_to_profile(const struct dcpi_gmon *g, const char *name,
 	if ((p = ex_profile_like(info->image, info->path, event, period, info->tstart,
 	    info->tsize)) == NULL)
 		return ex_fail(err, ENOMEM, "%s: out of memory", name);
-	for (i = 0; i < g->n_bins; i++) {
-		if (g->bins[i] == 0)
-			continue;
-		/* The first byte of bin i, exactly, for any bin size. */
-		addr = g->low_pc + (uint64_t)((unsigned __int128)i * (g->high_pc - g->low_pc) / g->n_bins);
-		if (addr < info->tstart || addr - info->tstart >= info->tsize) {
-			*dropped += g->bins[i];
-			continue;
-		}
-		if (dcpi_profile_add(p, (uint32_t)(addr - info->tstart), g->bins[i]) == -1) {
-			dcpi_profile_free(p);
-			return ex_fail(err, errno, "%s: cannot add samples: %s", name, strerror(errno));
+	for (h = 0; h < g->n_hists; h++) {
+		hs = &g->hists[h];
+		for (i = 0; i < hs->n_bins; i++) {
+			if (hs->bins[i] == 0)
+				continue;
+			/* The first byte of bin i, exactly, for any bin size. */
+			addr = hs->low_pc + (uint64_t)((unsigned __int128)i *
+			    (hs->high_pc - hs->low_pc) / hs->n_bins);
+			if (addr < info->tstart || addr - info->tstart >= info->tsize) {
+				*dropped += hs->bins[i];
+				continue;
+			}
+			if (dcpi_profile_add(p, (uint32_t)(addr - info->tstart), hs->bins[i]) == -1) {
+				dcpi_profile_free(p);
+				return ex_fail(err, errno, "%s: cannot add samples: %s", name, strerror(errno));
+			}
 		}
 	}
 	*out = p;

@@ -279,6 +279,7 @@ dcpi_pprof_parse(const void *vbuf, size_t len, const char *name,
 		    name, nslots * slot);
 		goto fail;
 	}
+	at = i * slot;		/* the text list of mapped objects */
 	if (pp->n_samples > 0) {
 		qsort(pp->samples, pp->n_samples, sizeof(*pp->samples), cmp_sample);
 		for (i = 1, k = 0; i < pp->n_samples; i++) {
@@ -289,8 +290,6 @@ dcpi_pprof_parse(const void *vbuf, size_t len, const char *name,
 		}
 		pp->n_samples = k + 1;
 	}
-	/* The text list of mapped objects. */
-	at = i * slot;
 	if ((text = malloc(len - at + 1)) == NULL) {
 		ex_fail(err, ENOMEM, "%s: out of memory", name);
 		goto fail;

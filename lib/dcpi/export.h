@@ -138,29 +138,37 @@ int dcpi_pprof_to_profiles(const struct dcpi_pprof *pp, const char *name,
 /* ---- gmon.out (GNU gprof, 64-bit addresses, native byte order) ---- */
 
 /*
- * Encodes one image's profile as a gmon.out over [tstart, tstart + tsize)
- * (ELF vaddrs, as gprof's symbols are) with one 16-bit bin per 2 bytes of
- * text (gprof's UNIT), so a bin holds the samples at offsets 2k and 2k+1.
- * Bins above 65,535 are carried by further histogram records of the same
- * range, which gprof adds up.  Time events: dimension "seconds", 's', rate
- * 1e9 / period (samples per second); others: the event's name (first 15
- * bytes), '1', rate 1.  -1/EINVAL if tsize is 0.
+ * Encodes one image's profile as a gmon.out of time-histogram records with
+ * one 16-bit bin per 2 bytes of text (gprof's UNIT), at ELF vaddrs (as
+ * gprof's symbols are), so a bin holds the samples at offsets 2k and 2k+1.
+ * Records cover the sampled parts of the text only: runs of bins below
+ * 65,536 share a record (a gap of 64 empty bins starts a new one), and a
+ * bin above that gets a one-bin range of its own, repeated as often as its
+ * count needs, which gprof adds up.  Time events: dimension "seconds", 's',
+ * rate 1e9 / period (samples per second); others: the event's name (first
+ * 15 bytes), '1', rate 1.
  */
 int dcpi_gmon_encode(const struct dcpi_profile *p, void **buf, size_t *len,
     struct dcpi_error *err);
 
+/* One histogram range: the sum of the records with that exact range. */
+struct dcpi_gmon_hist {
+	uint64_t	 low_pc, high_pc;
+	uint64_t	*bins;		/* n_bins */
+	size_t		 n_bins, n_records;
+};
 struct dcpi_gmon {
 	uint32_t	 version;
-	int		 has_hist;
-	uint64_t	 low_pc, high_pc;	/* of the (first) histogram range */
-	uint32_t	 rate;
+	uint32_t	 rate;		/* of every histogram record (checked) */
 	char		 dimen[16];
 	char		 abbrev;
-	uint64_t	*bins;		/* n_bins, summed over records of the range */
-	size_t		 n_bins;
+	struct dcpi_gmon_hist *hists;	/* file order */
+	size_t		 n_hists;
 	size_t		 n_hist_records, n_arcs, n_bb;
 	uint64_t	 total;
 };
+/* Reads histogram, arc and basic-block records (64-bit addresses); records
+ * of one range add up, ranges must not overlap (as gprof requires). */
 int dcpi_gmon_parse(const void *buf, size_t len, const char *name,
     struct dcpi_gmon **out, struct dcpi_error *err);
 void dcpi_gmon_free(struct dcpi_gmon *g);
