@@ -30,7 +30,7 @@
 #include "xmalloc.h"
 
 #define TICK_MS		1000
-#define STATUS_EVERY	10	/* ticks between STATUS= notifications */
+#define STATUS_EVERY	5	/* ticks between STATUS= notifications */
 
 static volatile sig_atomic_t sig_quit, sig_hup;
 
