@@ -813,6 +813,11 @@ check_for_encode(const struct dcpi_profile *p, struct dcpi_error *err)
 			    p->counts[i].offset, p->tsize);
 			return -1;
 		}
+		if (p->counts[i].count == 0) {
+			seterr(err, "profile: zero count at offset 0x%" PRIx32
+			    " (counts must be > 0)", p->counts[i].offset);
+			return -1;
+		}
 		if (i > 0 && p->counts[i].offset <= p->counts[i - 1].offset) {
 			seterr(err, "profile: counts are not sorted at offset 0x%" PRIx32,
 			    p->counts[i].offset);

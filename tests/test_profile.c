@@ -769,6 +769,11 @@ test_set_and_encode_errors(void **state)
 	assert_int_equal(dcpi_profile_add(p, 7, 1), 0);
 	assert_int_equal(dcpi_profile_encode(p, &buf, &len, &err), -1);
 	assert_non_null(strstr(err.msg, "offset 0x7 is not below tsize 0"));
+	/* Neither would a zero count (the footer counts addresses with samples). */
+	assert_int_equal(dcpi_profile_set(p, "tsize", "8", &err), 0);
+	p->counts[0].count = 0;
+	assert_int_equal(dcpi_profile_encode(p, &buf, &len, &err), -1);
+	assert_non_null(strstr(err.msg, "zero count at offset 0x7"));
 	dcpi_profile_free(p);
 }
 
