@@ -7,3 +7,15 @@ tests_test_attr_SOURCES = tests/test_attr.c daemon/attr.c daemon/image.c \
 tests_test_attr_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon
 tests_test_attr_CFLAGS = $(TESTS_CFLAGS)
 tests_test_attr_LDADD = lib/libdcpiutil.la $(TESTS_LIBS) $(ELF_LIBS) $(DW_LIBS) -ldl
+
+# The ELF image reader and note parser on the fuzz corpus (tests/fuzz/run.sh
+# fuzzes them with libFuzzer).
+check_PROGRAMS += tests/fuzz/fuzz_image_corpus
+TESTS += tests/fuzz/fuzz_image_corpus
+tests_fuzz_fuzz_image_corpus_SOURCES = tests/fuzz/driver.c \
+	tests/fuzz/fuzz_image.c daemon/image.c
+tests_fuzz_fuzz_image_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFUZZ_CORPUS='"$(abs_top_srcdir)/tests/fuzz/corpus/image"'
+tests_fuzz_fuzz_image_corpus_CFLAGS = $(AM_CFLAGS) $(ELF_CFLAGS) $(DW_CFLAGS)
+tests_fuzz_fuzz_image_corpus_LDADD = lib/libdcpiutil.la $(ELF_LIBS) $(DW_LIBS)
+EXTRA_DIST += tests/fuzz/fuzz_image.c
