@@ -3,6 +3,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -183,6 +184,8 @@ cmd_gc(const struct ctl_globals *g, int argc, char **argv)
 	size_t n, i;
 	time_t end, cutoff;
 	int ch, has_cur, dry = 0, rc = 0;
+	struct dirent *de;
+	DIR *dir;
 
 	while ((ch = getopt_long(argc, argv, "nh", opts, NULL)) != -1) {
 		switch (ch) {
@@ -211,6 +214,16 @@ cmd_gc(const struct ctl_globals *g, int argc, char **argv)
 		return 1;
 	}
 	has_cur = dcpi_db_current(g->db, cur, NULL) == 0;
+	/* Finish what an interrupted gc left hidden. */
+	if (!dry && (dir = opendir(g->db)) != NULL) {
+		while ((de = readdir(dir)) != NULL)
+			if (strncmp(de->d_name, ".gc.", 4) == 0) {
+				snprintf(tmp, sizeof(tmp), "%s/%s", g->db, de->d_name);
+				if (nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS) != 0)
+					rc = 1;
+			}
+		closedir(dir);
+	}
 	cutoff = time(NULL) - (time_t)days * 86400;
 	for (i = 0; i + (size_t)keep < n; i++) {
 		if (has_cur && strcmp(cur, ep[i]) == 0)

@@ -89,7 +89,7 @@ cmd_list(const struct ctl_globals *g, int argc, char **argv)
 	size_t nfiles = 0, i, j, k, e, n_insn = 0, got, lo, hi;
 	uint64_t *counts, *tot, *imgtot;
 	const char *proc, *file, *text, *lastfile = NULL;
-	int ch, r, stale, line, lastline = -1, rc = 1;
+	int ch, r, stale, line, lastline = -1, rc = 1, *w;
 	cs_insn *insn = NULL;
 	cs_arch arch;
 	cs_mode mode;
@@ -186,8 +186,11 @@ cmd_list(const struct ctl_globals *g, int argc, char **argv)
 		    imgtot[e] ? 100.0 * (double)tot[e] / (double)imgtot[e] : 0.0,
 		    (unsigned long long)imgtot[e]);
 	putchar('\n');
-	for (e = 0; e < d->n_events; e++)
-		printf("%12.12s      %% ", d->events[e].name);
+	w = xcalloc(d->n_events + 1, sizeof(int));
+	for (e = 0; e < d->n_events; e++) {
+		w[e] = strlen(d->events[e].name) > 8 ? (int)strlen(d->events[e].name) : 8;
+		printf("%*s      %% ", w[e], d->events[e].name);
+	}
 	printf("%-12s  instruction\n", "address");
 	for (i = 0; i < n_insn; i++) {
 		if (dcpi_symtab_srcline(found_t, insn[i].address - found->prof->tstart, &file,
@@ -199,7 +202,7 @@ cmd_list(const struct ctl_globals *g, int argc, char **argv)
 			lastline = line;
 		}
 		for (e = 0; e < d->n_events; e++)
-			printf("%12llu %6.2f ", (unsigned long long)counts[i * d->n_events + e],
+			printf("%*llu %6.2f ", w[e], (unsigned long long)counts[i * d->n_events + e],
 			    tot[e] ? 100.0 * (double)counts[i * d->n_events + e] / (double)tot[e] : 0.0);
 		printf("%-12llx  %s %s\n", (unsigned long long)insn[i].address, insn[i].mnemonic,
 		    insn[i].op_str);
@@ -207,6 +210,7 @@ cmd_list(const struct ctl_globals *g, int argc, char **argv)
 	if (n_insn * 16 < got && n_insn == 0)
 		printf("(could not disassemble the procedure's bytes)\n");
 	free(counts);
+	free(w);
 	free(tot);
 	free(imgtot);
 	rc = fflush(stdout) == 0 ? 0 : 1;

@@ -127,6 +127,7 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 	struct agg a;
 	struct table t;
 	const char **head;
+	char **pcthead;
 	int *right, by_image = 0, ch, r;
 	enum fmt f = FMT_TEXT;
 	size_t *order, *ev, i, e, nc, limit = (size_t)-1;
@@ -197,9 +198,16 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 	nc = 2 * d->n_events + (by_image ? 2 : 3);
 	head = xcalloc(nc, sizeof(char *));
 	right = xcalloc(nc, sizeof(int));
+	pcthead = xcalloc(d->n_events + 1, sizeof(char *));
 	for (e = 0; e < d->n_events; e++) {
 		head[2 * e] = d->events[ev[e]].name;
-		head[2 * e + 1] = "%";
+		/* Scripts need distinct column names. */
+		if (f == FMT_TEXT)
+			head[2 * e + 1] = "%";
+		else {
+			xasprintf(&pcthead[e], "%s %%", d->events[ev[e]].name);
+			head[2 * e + 1] = pcthead[e];
+		}
 		right[2 * e] = right[2 * e + 1] = 1;
 	}
 	head[2 * e] = "cum%";
@@ -232,6 +240,9 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 	free(right);
 	free(order);
 	free(ev);
+	for (e = 0; e < d->n_events; e++)
+		free(pcthead[e]);
+	free(pcthead);
 	agg_free(&a);
 	symcache_free(c);
 	dcpi_dataset_free(d);

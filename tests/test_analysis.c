@@ -263,6 +263,51 @@ test_missing_db_and_epoch(void **state)
 	free(err);
 }
 
+/* Samples of fn_a in the first row of prof with extra arguments. */
+static const char *
+prof_a(char *a1, char *a2, char *a3, int *rc)
+{
+	static char buf[64];
+	char *out, *err, *argv[] = { "prof", "--csv", a1, a2, a3, NULL };
+
+	*rc = run_cmd(cmd_prof, &g, &out, &err, argv);
+	buf[0] = '\0';
+	if (*rc == 0)
+		csv_field(out, 1, 0, buf, sizeof(buf));
+	free(out);
+	free(err);
+	return buf;
+}
+
+static void
+test_epoch_selection(void **state)
+{
+	struct dcpi_error e;
+	int rc;
+
+	write_self(E1, "h1", EV, 10, 0, 0);
+	write_self(E2, "h1", EV, 20, 0, 0);
+	/* Without a current epoch: the newest. */
+	assert_string_equal(prof_a(NULL, NULL, NULL, &rc), "20");
+	assert_int_equal(dcpi_db_set_current(db, E1, &e), 0);
+	assert_string_equal(prof_a(NULL, NULL, NULL, &rc), "10");
+	assert_string_equal(prof_a("--all", NULL, NULL, &rc), "30");
+	assert_string_equal(prof_a("--epoch", E2, NULL, &rc), "20");
+	assert_string_equal(prof_a("--epoch", E2, "--epoch=" E1, &rc), "30");
+	assert_string_equal(prof_a("--since", E2, NULL, &rc), "20");
+	/* The epoch that holds the time counts. */
+	assert_string_equal(prof_a("--since", "2026-11-20T10:30", NULL, &rc), "30");
+	assert_string_equal(prof_a("--since", "2026-11-20", NULL, &rc), "30");
+	prof_a("--since", "yesterday", NULL, &rc);
+	assert_int_equal(rc, 1);
+	prof_a("--all", "--epoch", E1, &rc);
+	assert_int_equal(rc, 1);
+	prof_a("--image", "no-such-image", NULL, &rc);
+	assert_int_equal(rc, 1);
+	prof_a("--host", "no-such-host", NULL, &rc);
+	assert_int_equal(rc, 1);
+}
+
 static void
 test_diff(void **state)
 {
@@ -347,8 +392,23 @@ test_gc(void **state)
 	assert_false(exists("20200103000000"));
 	assert_true(exists("20200104000000"));	/* among the 2 newest */
 	assert_true(exists(recent));
-	assert_false(exists(".gc.20200102000000"));
 	assert_string_equal(out, "deleted 20200102000000\ndeleted 20200103000000\n");
+	assert_false(exists(".gc.20200102000000"));
+	/* What an interrupted gc left hidden goes on the next run. */
+	{
+		char from[4096], to[4096];
+		write_self("20200105000000", "h1", EV, 1, 0, 0);
+		snprintf(from, sizeof(from), "%s/20200105000000", db);
+		snprintf(to, sizeof(to), "%s/.gc.20200105000000", db);
+		assert_int_equal(rename(from, to), 0);
+	}
+	assert_true(exists(".gc.20200105000000"));
+	free(out);
+	free(err);
+	assert_int_equal(run_cmd(cmd_gc, &g, &out, &err, argv), 0);
+	assert_false(exists(".gc.20200105000000"));
+	assert_true(exists("20200101000000"));
+	assert_string_equal(out, "");
 	free(out);
 	free(err);
 }
@@ -384,6 +444,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_prof_hosts_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prof_corrupt_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_db_and_epoch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_epoch_selection, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_diff, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_list, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gc, setup, teardown),
