@@ -207,10 +207,13 @@ mf_try(struct mfile *f, const char *candidate, int check_inode)
 	uint64_t stamp;
 	char hex[2 * BUILD_ID_MAX + 1];
 
-	if ((fd = open(candidate, O_RDONLY | O_CLOEXEC)) < 0)
+	/* The path may have been replaced by a FIFO or a device since the
+	 * mapping: never block on it, never read one. */
+	if ((fd = open(candidate, O_RDONLY | O_CLOEXEC | O_NONBLOCK |
+	    O_NOCTTY | (check_inode ? O_NOFOLLOW : 0))) < 0)
 		return NULL;
-	if (fstat(fd, &st) < 0 || (check_inode && f->ino != 0 &&
-	    (uint64_t)st.st_ino != f->ino)) {
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (check_inode &&
+	    f->ino != 0 && (uint64_t)st.st_ino != f->ino)) {
 		close(fd);
 		return NULL;
 	}

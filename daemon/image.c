@@ -43,6 +43,7 @@ fnv1a(uint64_t h, const void *p, size_t n)
 	return h;
 }
 #define FNV_INIT	0xcbf29ce484222325ULL
+#define HASH_MAX_BYTES	(512 << 20)
 
 static uint64_t
 mix(uint64_t a, uint64_t b)
@@ -226,7 +227,15 @@ hash_fd(int fd, char *id)
 	uint64_t h = FNV_INIT;
 	off_t off = 0;
 	ssize_t r;
+	struct stat st;
 
+	/* Anyone can map a huge sparse file executable: don't hash it. */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size > HASH_MAX_BYTES) {
+		log_info("image without build-id not hashed: over %d MiB or "
+		    "not a regular file", HASH_MAX_BYTES >> 20);
+		return -1;
+	}
 	while ((r = pread(fd, buf, sizeof(buf), off)) != 0) {
 		if (r < 0) {
 			if (errno == EINTR)

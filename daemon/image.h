@@ -5,7 +5,8 @@
  * Image id: the GNU build-id in lowercase hex; for an ELF object without
  * one, "h" followed by 16 hex digits of the 64-bit FNV-1a hash of the whole
  * file's content (stable across daemon restarts and hosts, and computable
- * offline from the file alone).  Pseudo images without a build-id (kernel,
+ * offline from the file alone); files over 512 MiB without a build-id are
+ * not hashed and stay unattributed.  Pseudo images without a build-id (kernel,
  * modules) hash a descriptive string the same way.
  *
  * Text range: tstart is the p_vaddr of the first executable PT_LOAD, and the

@@ -230,8 +230,11 @@ setup(void **state)
 	fn = dlsym(RTLD_DEFAULT, lib_symname);
 	assert_non_null(fn);
 	assert_true(dladdr(fn, &di) != 0);
-	read_felf(di.dli_fname, &lib);
-	lib_sym = sym_value(di.dli_fname, lib_symname);
+	/* Canonical, as the kernel's paths are (dcpid does not follow a
+	 * symbolic link in the last component). */
+	assert_non_null(realpath(di.dli_fname, exe));
+	read_felf(exe, &lib);
+	lib_sym = sym_value(exe, lib_symname);
 	assert_true(lib_sym != 0);
 	assert_int_equal(attr_init(), 0);
 	return 0;
@@ -675,6 +678,28 @@ test_deleted(void **state)
 	attr_exit(getpid(), 1, getpid(), 1);
 }
 
+/* A mapped path since replaced by a FIFO neither blocks nor attributes. */
+static void
+test_fifo(void **state)
+{
+	char dir[] = "/tmp/attrfifoXXXXXX", path[100];
+	struct felf fe = lib;
+	struct stat st;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/lib.so", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_int_equal(stat(path, &st), 0);
+	fe.st = st;
+	mmap_exec(1000, &fe, BASE, 0, path);
+	assert_int_equal(sample(1000, pc_of(&lib, BASE, lib_sym)),
+	    ATTR_UNREADABLE);
+	attr_exit(1000, 1, 1000, 1);
+	unlink(path);
+	rmdir(dir);
+}
+
 /* Processes come and go; memory returns to where it was. */
 static void
 test_memory(void **state)
@@ -723,6 +748,7 @@ main(void)
 		cmocka_unit_test(test_modules),
 		cmocka_unit_test(test_scan_self),
 		cmocka_unit_test(test_deleted),
+		cmocka_unit_test(test_fifo),
 		cmocka_unit_test(test_memory),
 	};
 
