@@ -357,7 +357,7 @@ cmd_import(const struct ctl_globals *g, int argc, char **argv)
 	struct stat st;
 	void *buf = NULL;
 	time_t t;
-	int ch, rc = 1;
+	int ch, rc = 1, x;
 
 	host[0] = '\0';
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -391,9 +391,16 @@ cmd_import(const struct ctl_globals *g, int argc, char **argv)
 		snprintf(epoch, sizeof(epoch), "%s", epoch_arg);
 	else
 		dcpi_epoch_name(st.st_mtime, epoch);
-	if (binary != NULL && dcpi_image_info_read(binary, &info, &err) == -1) {
-		fprintf(stderr, "dcpictl: import: %s\n", err.msg);
-		goto out;
+	if (binary != NULL) {
+		/* The database names images by absolute path. */
+		char *abs = realpath(binary, NULL);
+
+		x = dcpi_image_info_read(abs ? abs : binary, &info, &err);
+		free(abs);
+		if (x == -1) {
+			fprintf(stderr, "dcpictl: import: %s\n", err.msg);
+			goto out;
+		}
 	}
 	switch (dcpi_format_detect(buf, len)) {
 	case DCPI_FMT_PPROF:
