@@ -47,6 +47,14 @@ printf 'flush-interval = 2\n\nflush-interval = soon\n' >"$T/bad.conf"
 grep -q "bad.conf:3: flush-interval: expected a number of seconds" "$T/bad.err" ||
     fail "bad line not reported by number: $(cat "$T/bad.err")"
 
+# The example configuration is valid, and the defaults it shows commented
+# out are the real ones.
+sed "s/^group = dcpi\$/group = $grp/" "$top_srcdir/contrib/dcpid.conf" >"$T/example.conf"
+"$DCPID" --config "$T/example.conf" --check-config >"$T/ex1" 2>&1 || fail "contrib/dcpid.conf: $(cat "$T/ex1")"
+sed 's/^#\([a-z-]* = \)/\1/; /^event = /d' "$T/example.conf" >"$T/example2.conf"
+"$DCPID" --config "$T/example2.conf" --check-config >"$T/ex2" 2>&1 || fail "contrib/dcpid.conf uncommented: $(cat "$T/ex2")"
+diff "$T/ex1" "$T/ex2" >&2 || fail "contrib/dcpid.conf shows defaults that are not dcpid's"
+
 # The service manager's end of NOTIFY_SOCKET: one line per assignment.
 NOTIFY_LOG=$T/notify.log
 : >"$NOTIFY_LOG"
