@@ -308,16 +308,11 @@ conn_request(struct conn *c, const struct dcpi_ctl_hdr *h)
 		log_notice("control: quit requested by uid %u (pid %d)",
 		    (unsigned)c->cred.uid, (int)c->cred.pid);
 		conn_result(c, h->seq, DCPI_CTL_OK, "dcpid is flushing and stopping");
-		/* Send before the daemon starts to wind down; control_fini
-		 * tries again for a reply the socket could not take yet. */
-		if (conn_flush(c) < 0) {
-			if (ops->quit != NULL)
-				ops->quit();
-			return -1;
-		}
+		/* quit() only sets a flag the loop acts on later; the reply goes
+		 * out now, or from control_fini if the socket cannot take it. */
 		if (ops->quit != NULL)
 			ops->quit();
-		return 0;
+		break;
 	}
 	return conn_flush(c);
 }

@@ -155,5 +155,6 @@ main(int argc, char **argv)
 		}
 		close(fds[i]);
 	}
+	free(fds);
 	return ok == n ? 0 : 1;
 }

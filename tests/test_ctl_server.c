@@ -304,7 +304,7 @@ test_flush_epoch_quit_root(void **state)
 	/* A failure carries the daemon's message. */
 	assert_int_equal(request(DCPI_CTL_EPOCH, &r), DCPI_CTL_EFAIL);
 	assert_string_equal(r.text, "epoch failed: /db: No space left on device");
-	assert_int_equal(nepoch, 1);
+	assert_int_equal(__atomic_load_n(&nepoch, __ATOMIC_SEQ_CST), 1);
 	assert_int_equal(request(DCPI_CTL_QUIT, &r), DCPI_CTL_OK);
 	assert_int_equal(__atomic_load_n(&nquit, __ATOMIC_SEQ_CST), 1);
 }
@@ -380,8 +380,13 @@ test_oversized(void **state)
 	fd = client();
 	h.type = DCPI_CTL_FLUSH;
 	h.length = 4;
-	send_raw(fd, &h, sizeof(h));
-	send_raw(fd, "abcd", 4);
+	{
+		unsigned char b[sizeof(h) + 4];
+
+		memcpy(b, &h, sizeof(h));
+		memcpy(b + sizeof(h), "abcd", 4);
+		send_raw(fd, b, sizeof(b));
+	}
 	assert_int_equal(read_reply(fd, &r), DCPI_CTL_ELENGTH);
 	assert_closed(fd);
 	close(fd);
