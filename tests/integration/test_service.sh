@@ -122,6 +122,19 @@ if [ -n "$member" ]; then
 	as $other cat "$profile" >/dev/null 2>&1 && fail "$other, not in $grp, could read $profile"
 fi
 
+# systemctl reload (ExecReload=) re-reads the file: a new event set is
+# sampled from then on.
+grep -q '^ExecReload=.*kill -HUP \$MAINPID' "$unit" || fail "$unit: ExecReload= does not send SIGHUP"
+sed -i 's/^event = .*/event = perf::task-clock:period=1000000/' "$T/dcpid.conf"
+kill -HUP "$DCPID_PID"
+for _ in $(seq 1 100); do
+	ctl status 2>/dev/null | grep -q '^event .*task-clock' && break
+	sleep 0.1
+done
+ctl status | grep '^event' >"$T/events"
+grep -q 'task-clock' "$T/events" && ! grep -q 'cpu-clock' "$T/events" ||
+    fail "after SIGHUP dcpid samples: $(cat "$T/events")"
+
 kill -TERM "$DCPID_PID"
 wait "$DCPID_PID"; rc=$?
 DCPID_PID=
