@@ -19,11 +19,11 @@ awk '$1 == "flush-errors" && $2 == 1 { ok = 1 } END { exit !ok }' "$T/status" ||
 grep -q "^last-flush-result *flush failed" "$T/status" || fail "status lacks the last result"
 rm -f "$h"
 ctl flush || fail "flush after the fix failed"
-assert_hot "$e" hot_ff "$T/hot_ff" dcpi_workload_hot 200
+assert_hot "$e" hot_ff "$T/hot_ff" dcpi_workload_hot 50
 # A database directory removed while dcpid runs comes back at the next flush.
 rm -rf "${DB:?}/$e"
 "$T/hot_ff" 0.5 || fail "workload failed"
 ctl flush || fail "flush into a removed epoch failed"
-assert_hot "$e" hot_ff "$T/hot_ff" dcpi_workload_hot 100
+assert_hot "$e" hot_ff "$T/hot_ff" dcpi_workload_hot 25
 assert_db_valid
 stop_dcpid

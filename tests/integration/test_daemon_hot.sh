@@ -20,9 +20,10 @@ ctl flush || fail "dcpictl flush failed"
 
 e=$(current_epoch)
 [ -n "$e" ] || fail "no current epoch"
-# 2 s of CPU at 1,000 samples/s: allow for a loaded machine.
-assert_hot "$e" hot_pie "$T/hot_pie" dcpi_workload_hot 500
-assert_hot "$e" libdcpihot.so "$T/libdcpihot.so" dcpi_workload_hot 500
+# 2 s of CPU at 1,000 samples/s; a VM whose host is busy loses timer
+# interrupts (steal time), hence the low minimum.
+assert_hot "$e" hot_pie "$T/hot_pie" dcpi_workload_hot 200
+assert_hot "$e" libdcpihot.so "$T/libdcpihot.so" dcpi_workload_hot 200
 k=$(profile_file "$e" kernel.kallsyms)
 [ -n "$k" ] || fail "no kernel profile in epoch $e"
 grep -q '^path \[kernel.kallsyms\]' "$k" || fail "$k: path is not [kernel.kallsyms]"

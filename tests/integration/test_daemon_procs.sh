@@ -23,10 +23,10 @@ wait $pre || fail "hot_pre failed"
 ctl flush || fail "dcpictl flush failed"
 
 e=$(current_epoch)
-assert_hot "$e" hot_pre "$T/hot_pre" dcpi_workload_hot 500
-assert_hot "$e" hot_exec1 "$T/hot_exec1" dcpi_workload_hot 200
-assert_hot "$e" hot_exec2 "$T/hot_exec2" dcpi_workload_hot 200
-assert_hot "$e" hot_fork "$T/hot_fork" dcpi_workload_hot 200
-assert_hot "$e" hot_short "$T/hot_short" dcpi_workload_hot 100
+assert_hot "$e" hot_pre "$T/hot_pre" dcpi_workload_hot 100
+assert_hot "$e" hot_exec1 "$T/hot_exec1" dcpi_workload_hot 50
+assert_hot "$e" hot_exec2 "$T/hot_exec2" dcpi_workload_hot 50
+assert_hot "$e" hot_fork "$T/hot_fork" dcpi_workload_hot 50
+assert_hot "$e" hot_short "$T/hot_short" dcpi_workload_hot 30
 assert_db_valid
 stop_dcpid

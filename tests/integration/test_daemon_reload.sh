@@ -20,7 +20,7 @@ ctl status | grep -q '^event *perf::task-clock' || fail "SIGHUP did not switch t
 ctl flush || fail "dcpictl flush failed"
 e=$(current_epoch)
 # The old event's counts were flushed by the reload.
-assert_hot "$e" hot_old "$T/hot_old" dcpi_workload_hot 200
+assert_hot "$e" hot_old "$T/hot_old" dcpi_workload_hot 50
 f=$(profile_file "$e" hot_new perf::task-clock)
 [ -n "$f" ] || fail "no perf::task-clock profile for hot_new"
 [ -z "$(profile_file "$e" hot_new perf::cpu-clock)" ] || fail "hot_new sampled with the old event"

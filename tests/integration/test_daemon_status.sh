@@ -13,7 +13,7 @@ for k in samples samples/s lost throttled unattributed images processes memory e
 	grep -q "$k" "$T/status" || fail "status lacks $k"
 done
 n=$(awk '$1 == "samples" { print $2 }' "$T/status")
-[ -n "$n" ] && [ "$n" -ge 200 ] || fail "status shows $n samples after 1 s of CPU"
+[ -n "$n" ] && [ "$n" -ge 50 ] || fail "status shows $n samples after 1 s of CPU"
 grep -q "$(current_epoch)" "$T/status" || fail "status does not show the current epoch"
 
 # A second daemon on the same database.

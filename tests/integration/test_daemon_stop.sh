@@ -11,7 +11,7 @@ start_dcpid -e perf::cpu-clock
 "$T/hot_term" 1 || fail "workload failed"
 stop_dcpid
 e=$(current_epoch)
-assert_hot "$e" hot_term "$T/hot_term" dcpi_workload_hot 200
+assert_hot "$e" hot_term "$T/hot_term" dcpi_workload_hot 50
 before=$(samples_in "$(profile_file "$e" hot_term)" 0 0 | cut -d' ' -f2)
 
 # Restart on the same database: the epoch continues and counts add up.
