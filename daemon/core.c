@@ -168,7 +168,7 @@ core_process(int all)
 	safe = all ? UINT64_MAX : safe - CORE_ORDER_SLACK_NS;
 	perf_drain();
 	order_process(safe, handle, NULL);
-	if (memcap && agg_memory() > memcap) {
+	if (memcap && agg_memory() > memcap && agg_entries() > 0) {
 		log_notice("counts use %zu bytes, over the cap of %zu: flushing early",
 		    agg_memory(), memcap);
 		flush_run(msg, sizeof(msg));

@@ -398,7 +398,8 @@ perf_init(char *const *evnames, size_t nev, const char *cpus,
 		if (open_event("cycles", 0, why, sizeof(why)) == -1) {
 			close_rbs();
 			free_events();
-			log_notice("%s; sampling perf::cpu-clock instead", why);
+			why[strcspn(why, ";")] = '\0';
+			log_notice("%s; falling back to perf::cpu-clock", why);
 			if (open_event("perf::cpu-clock", 0, err, errlen) == -1)
 				goto fail;
 		}
