@@ -1,8 +1,8 @@
 # tests: control (the protocol codec, the daemon's control server against a
 # loop of the test's own, fuzzing of the decoder, dcpictl against dcpid).
 if ENABLE_TESTS
-check_PROGRAMS += tests/test_ctl tests/test_ctl_server
-TESTS += tests/test_ctl tests/test_ctl_server
+check_PROGRAMS += tests/test_ctl tests/test_ctl_server tests/test_ctl_client
+TESTS += tests/test_ctl tests/test_ctl_server tests/test_ctl_client
 tests_test_ctl_SOURCES = tests/test_ctl.c
 tests_test_ctl_CFLAGS = $(TESTS_CFLAGS)
 tests_test_ctl_LDADD = lib/libdcpi.la $(TESTS_LIBS)
@@ -12,6 +12,11 @@ tests_test_ctl_server_SOURCES = tests/test_ctl_server.c daemon/control.c
 tests_test_ctl_server_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon
 tests_test_ctl_server_CFLAGS = $(TESTS_CFLAGS) -pthread
 tests_test_ctl_server_LDADD = lib/libdcpi.la lib/libdcpiutil.la $(TESTS_LIBS) -lpthread
+# dcpictl's control commands against a scripted daemon.
+tests_test_ctl_client_SOURCES = tests/test_ctl_client.c ctl/control.c
+tests_test_ctl_client_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ctl
+tests_test_ctl_client_CFLAGS = $(TESTS_CFLAGS) -pthread
+tests_test_ctl_client_LDADD = lib/libdcpi.la lib/libdcpiutil.la $(TESTS_LIBS) -lpthread
 endif
 
 check_PROGRAMS += tests/fuzz/fuzz_ctl_corpus

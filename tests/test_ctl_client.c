@@ -1,0 +1,375 @@
+/*
+ * dcpictl's control commands (ctl/control.c) against a scripted daemon: a
+ * thread that accepts one connection, checks the request and answers with
+ * bytes the test chose.  Output, messages and exit statuses.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include <cmocka.h>
+
+#include <dcpi/ctl.h>
+
+#include "commands.h"
+
+static char dir[48], path[96];
+static int lfd = -1;
+static pthread_t thr;
+
+/* The script: bytes to answer with ({SEQ} headers get the request's seq). */
+static unsigned char reply[4096];
+static size_t replylen;
+static struct dcpi_ctl_hdr got;	/* the request the fake daemon received */
+
+static void
+add_msg(int version, int type, const void *payload, size_t len)
+{
+	struct dcpi_ctl_hdr h = { .version = (uint16_t)version, .type = (uint16_t)type,
+	    .length = (uint32_t)len, .seq = UINT32_MAX /* patched */ };
+
+	memcpy(reply + replylen, &h, sizeof(h));
+	if (len > 0)
+		memcpy(reply + replylen + sizeof(h), payload, len);
+	replylen += sizeof(h) + len;
+}
+
+static void
+add_line(const char *s)
+{
+	add_msg(DCPI_CTL_VERSION, DCPI_CTL_STATUS_LINE, s, strlen(s));
+}
+
+static void
+add_result(int code, const char *msg)
+{
+	unsigned char b[512];
+	int32_t c = code;
+
+	memcpy(b, &c, 4);
+	memcpy(b + 4, msg, strlen(msg));
+	add_msg(DCPI_CTL_VERSION, DCPI_CTL_RESULT, b, 4 + strlen(msg));
+}
+
+static void *
+fake_daemon(void *arg)
+{
+	unsigned char req[DCPI_CTL_HDR_SIZE];
+	struct dcpi_ctl_hdr h;
+	size_t off, n = 0;
+	ssize_t r;
+	int fd = accept(lfd, NULL, NULL);
+
+	if (fd < 0)
+		return NULL;
+	while (n < sizeof(req) && (r = read(fd, req + n, sizeof(req) - n)) > 0)
+		n += (size_t)r;
+	memcpy(&got, req, sizeof(got));
+	/* Replies carry the request's sequence number. */
+	for (off = 0; off + sizeof(h) <= replylen; off += sizeof(h) + h.length) {
+		memcpy(&h, reply + off, sizeof(h));
+		if (h.seq == UINT32_MAX) {
+			h.seq = got.seq;
+			memcpy(reply + off, &h, sizeof(h));
+		}
+		if (h.length > replylen)
+			break;
+	}
+	if (replylen > 0 && write(fd, reply, replylen) < 0)
+		perror("fake daemon: write");
+	close(fd);
+	return NULL;
+}
+
+static int
+setup(void **state)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+
+	snprintf(dir, sizeof(dir), "/tmp/dcpi-ctlclient.XXXXXX");
+	if (mkdtemp(dir) == NULL)
+		return -1;
+	snprintf(path, sizeof(path), "%s/s", dir);
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sun, sizeof(sun)) < 0 ||
+	    listen(lfd, 4) < 0)
+		return -1;
+	replylen = 0;
+	memset(&got, 0, sizeof(got));
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	close(lfd);
+	unlink(path);
+	return rmdir(dir);
+}
+
+struct run {
+	int	status;
+	char	out[4096];
+	char	err[4096];
+};
+
+static void
+slurp(int fd, char *buf, size_t size)
+{
+	ssize_t n;
+
+	lseek(fd, 0, SEEK_SET);
+	n = read(fd, buf, size - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	close(fd);
+}
+
+/* Runs a command with stdout and stderr captured; the fake daemon serves
+ * one connection if serve. */
+static void
+run(int (*cmd)(const struct ctl_globals *, int, char **), char *name,
+    const char *extra, int serve, struct run *res)
+{
+	struct ctl_globals g = { .db = "/nonexistent", .socket = path };
+	char *argv[] = { name, (char *)extra, NULL };
+	char tmpl1[] = "/tmp/dcpi-ctlout.XXXXXX", tmpl2[] = "/tmp/dcpi-ctlerr.XXXXXX";
+	int o = mkstemp(tmpl1), e = mkstemp(tmpl2), so, se;
+
+	assert_true(o >= 0 && e >= 0);
+	unlink(tmpl1);
+	unlink(tmpl2);
+	if (serve)
+		assert_int_equal(pthread_create(&thr, NULL, fake_daemon, NULL), 0);
+	fflush(stdout);
+	fflush(stderr);
+	so = dup(1);
+	se = dup(2);
+	dup2(o, 1);
+	dup2(e, 2);
+	res->status = cmd(&g, extra != NULL ? 2 : 1, argv);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(so, 1);
+	dup2(se, 2);
+	close(so);
+	close(se);
+	if (serve)
+		pthread_join(thr, NULL);
+	slurp(o, res->out, sizeof(res->out));
+	slurp(e, res->err, sizeof(res->err));
+}
+
+static void
+test_status_aligned(void **state)
+{
+	struct run r;
+
+	add_line("samples 12345");
+	add_line("memory-attribution 56712");
+	add_line("epoch 20261121223000");
+	add_result(DCPI_CTL_OK, "");
+	run(cmd_status, "status", NULL, 1, &r);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(got.type, DCPI_CTL_STATUS);
+	assert_int_equal(got.version, DCPI_CTL_VERSION);
+	assert_int_equal(got.length, 0);
+	assert_string_equal(r.out,
+	    "samples            12345\n"
+	    "memory-attribution 56712\n"
+	    "epoch              20261121223000\n");
+	assert_string_equal(r.err, "");
+}
+
+static void
+test_status_short_keys(void **state)
+{
+	struct run r;
+
+	add_line("samples 1");
+	add_line("lost 0");
+	add_result(DCPI_CTL_OK, "");
+	run(cmd_status, "status", NULL, 1, &r);
+	assert_int_equal(r.status, 0);
+	/* At least 15 columns for the keys, as in "samples        12345". */
+	assert_string_equal(r.out, "samples        1\nlost           0\n");
+}
+
+static void
+test_flush_ok(void **state)
+{
+	struct run r;
+
+	add_result(DCPI_CTL_OK, "flushed 19 files into epoch 20261121232425");
+	run(cmd_flush, "flush", NULL, 1, &r);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(got.type, DCPI_CTL_FLUSH);
+	assert_string_equal(r.out, "flushed 19 files into epoch 20261121232425\n");
+}
+
+static void
+test_denied(void **state)
+{
+	struct run r;
+
+	add_result(DCPI_CTL_EPERM, "only root or members of group dcpi may flush");
+	run(cmd_flush, "flush", NULL, 1, &r);
+	assert_int_equal(r.status, 1);
+	assert_string_equal(r.err, "dcpictl: flush: permission denied: only root "
+	    "or members of group dcpi may flush\n");
+	assert_string_equal(r.out, "");
+}
+
+static void
+test_epoch_failed(void **state)
+{
+	struct run r;
+
+	add_result(DCPI_CTL_EFAIL, "flush failed: /db/x: No space left on device");
+	run(cmd_epoch, "epoch", NULL, 1, &r);
+	assert_int_equal(r.status, 1);
+	assert_int_equal(got.type, DCPI_CTL_EPOCH);
+	assert_string_equal(r.err, "dcpictl: epoch: failed: flush failed: /db/x: "
+	    "No space left on device\n");
+}
+
+static void
+test_version_mismatch(void **state)
+{
+	struct run r;
+	int32_t c = 0;
+
+	add_msg(DCPI_CTL_VERSION + 1, DCPI_CTL_RESULT, &c, 4);
+	run(cmd_quit, "quit", NULL, 1, &r);
+	assert_int_equal(r.status, 1);
+	assert_int_equal(got.type, DCPI_CTL_QUIT);
+	assert_non_null(strstr(r.err, "protocol version mismatch"));
+	assert_non_null(strstr(r.err, "speaks control protocol version 2, "
+	    "dcpictl speaks version 1"));
+}
+
+static void
+test_daemon_refuses_version(void **state)
+{
+	struct run r;
+
+	add_result(DCPI_CTL_EVERSION, "protocol version mismatch: message has "
+	    "version 1, expected 2");
+	run(cmd_status, "status", NULL, 1, &r);
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "does not speak control protocol version 1"));
+}
+
+static void
+test_truncated_reply(void **state)
+{
+	struct run r;
+
+	add_line("samples 1");
+	replylen -= 3;	/* the line is cut and the connection closed */
+	run(cmd_status, "status", NULL, 1, &r);
+	assert_int_equal(r.status, 1);
+	assert_string_equal(r.err, "dcpictl: status: dcpid closed the connection "
+	    "before its reply was complete\n");
+	assert_string_equal(r.out, "");
+}
+
+static void
+test_bad_reply(void **state)
+{
+	struct run r;
+
+	/* A request type where a reply belongs. */
+	add_msg(DCPI_CTL_VERSION, DCPI_CTL_FLUSH, NULL, 0);
+	run(cmd_status, "status", NULL, 1, &r);
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "bad reply from dcpid: unknown reply type 0x2"));
+}
+
+static void
+test_wrong_seq(void **state)
+{
+	struct dcpi_ctl_hdr h;
+	struct run r;
+
+	add_result(DCPI_CTL_OK, "");
+	memcpy(&h, reply, sizeof(h));
+	h.seq = 12345678;
+	memcpy(reply, &h, sizeof(h));
+	run(cmd_flush, "flush", NULL, 1, &r);
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "sequence 12345678"));
+}
+
+static void
+test_control_characters(void **state)
+{
+	struct run r;
+
+	add_line("evil \033[2Jx");
+	add_result(DCPI_CTL_OK, "");
+	run(cmd_status, "status", NULL, 1, &r);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, "evil           ?[2Jx\n");
+}
+
+static void
+test_no_daemon(void **state)
+{
+	struct run r;
+	char want[256];
+
+	close(lfd);
+	unlink(path);
+	lfd = -1;
+	run(cmd_status, "status", NULL, 0, &r);
+	assert_int_equal(r.status, 1);
+	snprintf(want, sizeof(want), "dcpictl: cannot connect to %s: No such file "
+	    "or directory (is dcpid running?)\n", path);
+	assert_string_equal(r.err, want);
+}
+
+static void
+test_usage(void **state)
+{
+	struct run r;
+
+	run(cmd_flush, "flush", "now", 0, &r);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "unexpected argument 'now'"));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_status_aligned, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_status_short_keys, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_flush_ok, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_denied, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_epoch_failed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_version_mismatch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_daemon_refuses_version, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_truncated_reply, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_reply, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wrong_seq, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_control_characters, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_daemon, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_usage, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
