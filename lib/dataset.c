@@ -313,7 +313,8 @@ dcpi_dataset_load(const char *db, const struct dcpi_dataset_filter *f,
 				remap[i] = j;
 	for (i = 0; i < c.n; i++)
 		c.l[i].event = remap[c.l[i].event];
-	qsort(c.l, c.n, sizeof(*c.l), loaded_cmp);
+	if (c.n > 1)
+		qsort(c.l, c.n, sizeof(*c.l), loaded_cmp);
 	d->n_events = c.events.n;
 	free(c.events.v);
 	c.events.v = NULL;
@@ -341,8 +342,10 @@ dcpi_dataset_load(const char *db, const struct dcpi_dataset_filter *f,
 		de->samples += im->samples;
 	}
 	/* The image order of the contract: event index order. */
-	qsort(c.epochs.v, c.epochs.n, sizeof(char *), strp_cmp);
-	qsort(c.hosts.v, c.hosts.n, sizeof(char *), strp_cmp);
+	if (c.epochs.n > 1)
+		qsort(c.epochs.v, c.epochs.n, sizeof(char *), strp_cmp);
+	if (c.hosts.n > 1)
+		qsort(c.hosts.v, c.hosts.n, sizeof(char *), strp_cmp);
 	d->epochs = c.epochs.v;
 	d->n_epochs = c.epochs.n;
 	d->hosts = c.hosts.v;

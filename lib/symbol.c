@@ -151,7 +151,8 @@ finish(struct dcpi_symtab *t, struct rawsym *raw, size_t n, const char *what,
 	uint64_t end;
 	char *d;
 
-	qsort(raw, n, sizeof(*raw), rawsym_cmp);
+	if (n > 1)
+		qsort(raw, n, sizeof(*raw), rawsym_cmp);
 	t->syms = calloc(n ? n : 1, sizeof(*t->syms));
 	if (t->syms == NULL) {
 		for (i = 0; i < n; i++)
