@@ -14,7 +14,8 @@ demo: daemon/dcpid ctl/dcpictl
 	daemon/dcpid -f -e perf::cpu-clock -d $(abs_top_builddir)/demo-db \
 	    --socket $(abs_top_builddir)/demo.sock & pid=$$!; \
 	sleep 0.5; ./demo-hot 4; sleep 0.5; kill -TERM $$pid; wait $$pid
-	DCPIDB=$(abs_top_builddir)/demo-db ctl/dcpictl prof 2>/dev/null || \
+	DCPIDB=$(abs_top_builddir)/demo-db ctl/dcpictl prof -i -n 15 && \
+	DCPIDB=$(abs_top_builddir)/demo-db ctl/dcpictl prof --image demo-hot -n 10 || \
 	for f in $$(ls -S $(abs_top_builddir)/demo-db/2*/*/*/* | head -5); do \
 	    ctl/dcpictl cat --summary "$$f" | grep -E '^(path|total_samples)'; done
 CLEANFILES += demo-hot
