@@ -165,6 +165,68 @@ test_kallsyms(void **state)
 	assert_int_equal(errno, ENOENT);
 }
 
+/* A stripped copy of this program finds its symbols and lines in separate
+ * debuginfo: by build-id under the debug root, and by .gnu_debuglink next
+ * to it.  Needs objcopy (binutils). */
+static void
+test_separate_debuginfo(void **state)
+{
+	char dir[] = "/tmp/dcpi-debug.XXXXXX", cmd[32768], stripped[4096], linked[4096];
+	struct dcpi_symtab_opts o = { NULL, NULL, 1 };
+	struct dcpi_symtab *t;
+	const struct dcpi_symbol *sym;
+	struct dcpi_error err;
+	struct self s;
+	uint64_t off;
+	const char *file;
+	int line;
+
+	if (system("objcopy --version >/dev/null 2>&1") != 0)
+		skip();
+	self_load(&s);
+	assert_non_null(mkdtemp(dir));
+	o.debugdir = dir;
+	snprintf(stripped, sizeof(stripped), "%s/stripped", dir);
+	snprintf(linked, sizeof(linked), "%s/linked", dir);
+	snprintf(cmd, sizeof(cmd),
+	    "set -e; cd %s; mkdir -p .build-id/%.2s; "
+	    "objcopy --only-keep-debug '%s' .build-id/%.2s/%s.debug; "
+	    "objcopy --strip-all '%s' stripped; "
+	    "mkdir sub; objcopy --only-keep-debug '%s' sub/linked.debug; "
+	    "objcopy --strip-all --add-gnu-debuglink=sub/linked.debug '%s' sub/linked; "
+	    "mv sub/linked sub/linked.debug .",
+	    dir, s.buildid, s.path, s.buildid, s.buildid + 2, s.path, s.path, s.path);
+	assert_int_equal(system(cmd), 0);
+	off = self_offset(&s, (const void *)dcpi_test_known_function);
+
+	/* The stripped file alone has no function symbols. */
+	o.debugdir = "/nonexistent";
+	t = dcpi_symtab_open(stripped, s.buildid, s.tstart, &o, &err);
+	assert_true(t == NULL || dcpi_symtab_find(t, "dcpi_test_known_function") == NULL);
+	dcpi_symtab_close(t);
+
+	o.debugdir = dir;
+	t = dcpi_symtab_open(stripped, s.buildid, s.tstart, &o, &err);
+	assert_non_null(t);
+	sym = dcpi_symtab_lookup(t, off);
+	assert_non_null(sym);
+	assert_string_equal(sym->name, "dcpi_test_known_function");
+	assert_int_equal(dcpi_symtab_srcline(t, off, &file, &line), 0);
+	assert_non_null(strstr(file, "test_symbol.c"));
+	dcpi_symtab_close(t);
+
+	o.debugdir = "/nonexistent";
+	t = dcpi_symtab_open(linked, s.buildid, s.tstart, &o, &err);
+	assert_non_null(t);
+	sym = dcpi_symtab_lookup(t, off);
+	assert_non_null(sym);
+	assert_string_equal(sym->name, "dcpi_test_known_function");
+	dcpi_symtab_close(t);
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 static void
 test_demangle(void **state)
 {
@@ -194,6 +256,7 @@ main(void)
 		cmocka_unit_test(test_read_code),
 		cmocka_unit_test(test_stale_build_id),
 		cmocka_unit_test(test_kallsyms),
+		cmocka_unit_test(test_separate_debuginfo),
 		cmocka_unit_test(test_demangle),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
