@@ -159,6 +159,20 @@ sel_load(const char *db, const struct selection *s, const char *cmd)
 		dcpi_strv_free(all, n_all);
 		return NULL;
 	}
+	if (d->n_images == 0 && d->n_skipped == 0 && s->image == NULL &&
+	    (s->host == NULL || d->n_hosts > 0)) {
+		if (f.n_epochs == 0)
+			fprintf(stderr, "dcpictl: %s: %s: no profiles in any epoch\n", cmd, db);
+		else if (f.n_epochs == 1)
+			fprintf(stderr, "dcpictl: %s: %s/%s: no profiles in this epoch\n", cmd, db,
+			    f.epochs[0]);
+		else
+			fprintf(stderr, "dcpictl: %s: %s: no profiles in the %zu epochs selected\n",
+			    cmd, db, f.n_epochs);
+		dcpi_strv_free(all, n_all);
+		dcpi_dataset_free(d);
+		return NULL;
+	}
 	dcpi_strv_free(all, n_all);
 	for (i = 0; i < d->n_skipped; i++)
 		fprintf(stderr, "dcpictl: warning: skipped %s\n", d->skipped[i]);

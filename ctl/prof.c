@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include <dcpi/db.h>
 
 #include "analysis.h"
 #include "commands.h"
@@ -40,21 +43,35 @@ pct(uint64_t n, uint64_t total)
 
 /* The header: events with their totals and periods, the epochs and hosts,
  * skipped files. */
+static const char *
+when(const char *epoch, char buf[32])
+{
+	struct tm tm;
+	time_t t;
+
+	if (dcpi_epoch_parse(epoch, &t) == -1 || gmtime_r(&t, &tm) == NULL)
+		return "?";
+	strftime(buf, 32, "%Y-%m-%d %H:%M:%S", &tm);
+	return buf;
+}
+
 static void
 print_header(const struct dcpi_dataset *d, FILE *fp)
 {
+	char b0[32], b1[32];
 	struct table t;
 	static const char *const head[] = { "event", "samples", "period" };
 	static const int right[] = { 0, 1, 1 };
 	size_t i;
 
 	if (d->n_epochs == 0)
-		fprintf(fp, "epochs: none\n");
+		fprintf(fp, "epochs: none");
 	else if (d->n_epochs == 1)
-		fprintf(fp, "epoch %s", d->epochs[0]);
+		fprintf(fp, "epoch %s (started %s UTC)", d->epochs[0], when(d->epochs[0], b0));
 	else
-		fprintf(fp, "epochs %s .. %s (%zu)", d->epochs[0], d->epochs[d->n_epochs - 1],
-		    d->n_epochs);
+		fprintf(fp, "epochs %s .. %s (%zu, started %s .. %s UTC)", d->epochs[0],
+		    d->epochs[d->n_epochs - 1], d->n_epochs, when(d->epochs[0], b0),
+		    when(d->epochs[d->n_epochs - 1], b1));
 	if (d->n_hosts > 0) {
 		fprintf(fp, ", host%s", d->n_hosts > 1 ? "s" : "");
 		for (i = 0; i < d->n_hosts; i++)
@@ -165,8 +182,6 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 	}
 	if ((d = sel_load(g->db, &s, "prof")) == NULL)
 		return 1;
-	if (d->n_images == 0 && d->n_skipped == 0)
-		fprintf(stderr, "dcpictl: prof: warning: no samples in the selected epochs\n");
 	c = symcache_new();
 	agg_init(&a, d->n_events);
 	agg_dataset(&a, d, c, by_image);

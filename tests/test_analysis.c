@@ -261,6 +261,16 @@ test_missing_db_and_epoch(void **state)
 	assert_non_null(strstr(err, "20990101000000"));
 	free(out);
 	free(err);
+	/* An empty epoch (just rotated): an error naming it. */
+	{
+		char path[4096], *em[] = { "prof", "--epoch", "20300101000000", NULL };
+		snprintf(path, sizeof(path), "%s/20300101000000", db);
+		assert_int_equal(mkdir(path, 0755), 0);
+		assert_int_equal(run_cmd(cmd_prof, &g, &out, &err, em), 1);
+		assert_non_null(strstr(err, "20300101000000: no profiles"));
+		free(out);
+		free(err);
+	}
 }
 
 /* Samples of fn_a in the first row of prof with extra arguments. */
@@ -331,6 +341,25 @@ test_diff(void **state)
 	assert_field(out, 3, 3, "2.00");
 	free(out);
 	free(err);
+
+	/* Two databases: all the epochs of each. */
+	{
+		char dbb[4096], *dbs[] = { "diff", db, dbb, "--csv", NULL };
+		snprintf(dbb, sizeof(dbb), "%s/other-db", db);
+		mkdir(dbb, 0755);
+		strcpy(db + strlen(db), "/other-db");	/* write_self writes to db */
+		write_self(E2, "h9", EV, 0, 0, 10);
+		db[strlen(db) - strlen("/other-db")] = '\0';
+		assert_int_equal(run_cmd(cmd_diff, &g, &out, &err, dbs), 0);
+		/* A: fn_a 70/300, fn_b 130/300, fn_c 100/300; B: fn_c 100%. */
+		assert_field(out, 1, 6, "dcpi_test_fn_c");
+		assert_field(out, 1, 1, "100.00");
+		assert_field(out, 1, 0, "33.33");
+		assert_field(out, 2, 6, "dcpi_test_fn_b");
+		assert_field(out, 2, 3, "0.00");
+		free(out);
+		free(err);
+	}
 }
 
 static void
