@@ -606,9 +606,10 @@ header_line(struct cg_parser *ps, const char *key, size_t klen, const char *v,
 			else if (strcmp(tok, "line") == 0 && !cg->has_positions_line)
 				cg->has_positions_line = 1;
 			else {
-				free(copy);
-				return ex_fail(ps->err, EINVAL, "%s: line %zu: positions: \"%s\" "
+				ex_fail(ps->err, EINVAL, "%s: line %zu: positions: \"%.64s\" "
 				    "(expected instr, bb, line in that order)", ps->name, ps->lineno, tok);
+				free(copy);
+				return -1;
 			}
 			ps->npos++;
 		}
@@ -621,6 +622,9 @@ header_line(struct cg_parser *ps, const char *key, size_t klen, const char *v,
 	if (klen == 6 && strncmp(key, "totals", 6) == 0) {
 		if (cg->events == NULL)
 			return ex_fail(ps->err, EINVAL, "%s: line %zu: totals: before events:",
+			    ps->name, ps->lineno);
+		if (*totals_seen != NULL)
+			return ex_fail(ps->err, EINVAL, "%s: line %zu: second totals: line",
 			    ps->name, ps->lineno);
 		if ((*totals_seen = calloc(cg->n_events, sizeof(**totals_seen))) == NULL)
 			return ex_fail(ps->err, ENOMEM, "%s: out of memory", ps->name);
