@@ -159,13 +159,11 @@ handle(const void *rec, size_t size, uint64_t time, void *arg)
 	}
 }
 
-void
-core_process(int all)
+static void
+process_until(uint64_t safe)
 {
-	uint64_t safe = perf_now();
 	char msg[512];
 
-	safe = all ? UINT64_MAX : safe - CORE_ORDER_SLACK_NS;
 	perf_drain();
 	order_process(safe, handle, NULL);
 	if (memcap && agg_memory() > memcap && agg_entries() > 0) {
@@ -173,6 +171,25 @@ core_process(int all)
 		    agg_memory(), memcap);
 		flush_run(msg, sizeof(msg));
 	}
+}
+
+void
+core_process(int all)
+{
+	process_until(all ? UINT64_MAX : perf_now() - CORE_ORDER_SLACK_NS);
+}
+
+/* A flush or epoch request must include every sample taken before it
+ * arrived, without the periodic slack: records stamped before t0 have been
+ * published after a short wait. */
+static void
+process_request(void)
+{
+	struct timespec ts = { 0, CORE_PUBLISH_NS };
+	uint64_t t0 = perf_now();
+
+	nanosleep(&ts, NULL);
+	process_until(t0);
 }
 
 void
@@ -227,14 +244,14 @@ core_status(struct status_writer *w)
 static int
 core_flush(char *msg, size_t msglen)
 {
-	core_process(0);
+	process_request();
 	return flush_run(msg, msglen);
 }
 
 static int
 core_epoch(char *msg, size_t msglen)
 {
-	core_process(0);
+	process_request();
 	return flush_rotate(msg, msglen);
 }
 

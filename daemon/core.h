@@ -15,6 +15,8 @@
 /* Slack behind the clock read before a drain: a record stamped earlier has
  * been published by then (its writer runs with interrupts off). */
 #define CORE_ORDER_SLACK_NS	10000000ull
+/* What a flush request waits for records stamped before it to appear. */
+#define CORE_PUBLISH_NS		1000000L
 
 void core_init(size_t memory_cap);
 void core_fini(void);
