@@ -37,6 +37,8 @@ struct dcpi_symtab {
 	Dwarf		*dw;
 	int		 dw_tried;
 	char		*path;		/* for a late debuginfo search */
+	int		 is_file;	/* path is an ELF file (not kallsyms) */
+	char		 bid[130];	/* its build-id in hex, "" if none */
 	struct dcpi_symtab_opts opts;
 };
 
@@ -440,6 +442,24 @@ find_debug(const char *path, Elf *elf, const char *bid, const struct dcpi_symtab
 	return d;
 }
 
+static void
+close_files(struct dcpi_symtab *t)
+{
+	if (t->dw != NULL)
+		dwarf_end(t->dw);
+	if (t->dwelf != NULL)
+		elf_end(t->dwelf);
+	if (t->dwfd != -1)
+		close(t->dwfd);
+	if (t->elf != NULL)
+		elf_end(t->elf);
+	if (t->fd != -1)
+		close(t->fd);
+	t->dw = NULL;
+	t->dwelf = t->elf = NULL;
+	t->dwfd = t->fd = -1;
+}
+
 static int
 load_elf(struct dcpi_symtab *t, const char *path, const char *imageid,
     const struct dcpi_symtab_opts *o, struct dcpi_error *err)
@@ -479,7 +499,40 @@ load_elf(struct dcpi_symtab *t, const char *path, const char *imageid,
 	}
 	rc = finish(t, raw, n, path, err);
 	free(raw);
+	/* Symbols are copied: release the files, so that 1,000s of tables
+	 * do not hold 1,000s of descriptors.  Reopened when code or lines
+	 * are asked for. */
+	snprintf(t->bid, sizeof(t->bid), "%s", bid);
+	t->is_file = 1;
+	close_files(t);
 	return rc;
+}
+
+/* The image file again, after the symbols were read; -1/ESTALE if it has
+ * changed since. */
+static int
+reopen(struct dcpi_symtab *t)
+{
+	char hex[130] = "";
+
+	if (t->elf != NULL)
+		return 0;
+	if (!t->is_file) {
+		errno = ENOENT;
+		return -1;
+	}
+	if ((t->elf = open_elf(t->path, &t->fd)) == NULL)
+		return -1;
+	build_id_hex(t->elf, hex, sizeof(hex));
+	if (strcasecmp(hex, t->bid) != 0) {
+		elf_end(t->elf);
+		close(t->fd);
+		t->elf = NULL;
+		t->fd = -1;
+		errno = ESTALE;
+		return -1;
+	}
+	return 0;
 }
 
 struct dcpi_symtab *
@@ -538,16 +591,7 @@ dcpi_symtab_close(struct dcpi_symtab *t)
 	for (i = 0; i < t->n; i++)
 		free((char *)t->syms[i].name);
 	free(t->syms);
-	if (t->dw != NULL)
-		dwarf_end(t->dw);
-	if (t->dwelf != NULL)
-		elf_end(t->dwelf);
-	if (t->dwfd != -1)
-		close(t->dwfd);
-	if (t->elf != NULL)
-		elf_end(t->elf);
-	if (t->fd != -1)
-		close(t->fd);
+	close_files(t);
 	free(t->debugpath);
 	free(t->path);
 	free((char *)t->opts.debugdir);
@@ -602,11 +646,14 @@ get_dwarf(struct dcpi_symtab *t)
 	if (t->dw_tried)
 		return t->dw;
 	t->dw_tried = 1;
-	if (t->elf == NULL)
+	if (reopen(t) == -1)
 		return NULL;
 	if ((t->dw = dwarf_begin_elf(t->elf, DWARF_C_READ, NULL)) != NULL)
 		return t->dw;
-	if (t->dwelf == NULL) {
+	if (t->debugpath != NULL) {
+		if ((t->dwelf = open_elf(t->debugpath, &t->dwfd)) == NULL)
+			return NULL;
+	} else {
 		/* Symbols came from the file itself, which has no DWARF: its
 		 * debuginfo is only looked for now, when lines are asked for. */
 		build_id_hex(t->elf, hex, sizeof(hex));
@@ -665,10 +712,8 @@ dcpi_symtab_read(struct dcpi_symtab *t, uint64_t offset, size_t len, void **buf,
 	ssize_t r;
 	void *b;
 
-	if (t->elf == NULL) {
-		errno = ENOENT;
+	if (reopen(t) == -1)
 		return -1;
-	}
 	if (elf_getphdrnum(t->elf, &nph) != 0)
 		nph = 0;
 	for (i = 0; i < nph; i++) {

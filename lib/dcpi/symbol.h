@@ -82,7 +82,10 @@ const struct dcpi_symbol *dcpi_symtab_find(const struct dcpi_symtab *t, const ch
  * Source position of the instruction at offset, from DWARF (libdw) of the
  * file or its separate debuginfo: *file (owned by t, valid until close) and
  * *line (1-based).  0 on success; -1 with ENOENT when there is no line
- * information for offset (or no DWARF at all).
+ * information for offset (or no DWARF at all), ESTALE if the file changed
+ * since dcpi_symtab_open().  The table holds no open file after
+ * dcpi_symtab_open(); the first call of this function or of
+ * dcpi_symtab_read() opens the file (and its debuginfo) until close.
  */
 int dcpi_symtab_srcline(struct dcpi_symtab *t, uint64_t offset, const char **file,
     int *line);
@@ -92,7 +95,8 @@ int dcpi_symtab_srcline(struct dcpi_symtab *t, uint64_t offset, const char **fil
  * PT_LOAD segments, for disassembly): *buf is malloc'd, caller frees; *got
  * gets the bytes available (< len at the end of the segment).  -1 with
  * ENOENT for the kernel and modules (no file), EFAULT if offset is not in a
- * loadable segment with file contents.
+ * loadable segment with file contents, ESTALE if the file changed since
+ * dcpi_symtab_open().
  */
 int dcpi_symtab_read(struct dcpi_symtab *t, uint64_t offset, size_t len, void **buf,
     size_t *got);
