@@ -36,6 +36,8 @@ struct dcpi_symtab {
 	Elf		*dwelf;
 	Dwarf		*dw;
 	int		 dw_tried;
+	Dwarf_Die	 last_cu;	/* consecutive addresses share a CU */
+	int		 have_cu;
 	char		*path;		/* for a late debuginfo search */
 	int		 is_file;	/* path is an ELF file (not kallsyms) */
 	char		 bid[130];	/* its build-id in hex, "" if none */
@@ -680,7 +682,10 @@ dcpi_symtab_srcline(struct dcpi_symtab *t, uint64_t offset, const char **file, i
 		errno = ENOENT;
 		return -1;
 	}
-	if (dwarf_addrdie(dw, addr, &cu) != NULL)
+	if (t->have_cu && dwarf_haspc(&t->last_cu, addr) == 1) {
+		cu = t->last_cu;
+		cup = &cu;
+	} else if (dwarf_addrdie(dw, addr, &cu) != NULL)
 		cup = &cu;
 	else {
 		/* No .debug_aranges (recent GCC omits them): scan the CUs. */
@@ -691,6 +696,10 @@ dcpi_symtab_srcline(struct dcpi_symtab *t, uint64_t offset, const char **file, i
 			}
 			off = next;
 		}
+	}
+	if (cup != NULL) {
+		t->last_cu = *cup;
+		t->have_cu = 1;
 	}
 	if (cup == NULL || (l = dwarf_getsrc_die(cup, addr)) == NULL ||
 	    (*file = dwarf_linesrc(l, NULL, NULL)) == NULL || dwarf_lineno(l, &ln) != 0 ||
