@@ -323,8 +323,14 @@ dcpi_dataset_load(const char *db, const struct dcpi_dataset_filter *f,
 	for (i = 0; i < c.n; i = j) {
 		for (j = i + 1; j < c.n && loaded_cmp(&c.l[i], &c.l[j]) == 0; j++)
 			if (dcpi_profile_merge(c.l[i].prof, c.l[j].prof, &e) == -1) {
-				seterr(err, errno, "%s", e.msg);
-				goto fail;
+				/* E.g. an event line that is not its directory's:
+				 * that file is skipped like a corrupt one. */
+				if (errno == ENOMEM ||
+				    grow((void **)&c.skipped.v, &c.skipped.cap, c.skipped.n,
+				    sizeof(char *)) == -1 ||
+				    (c.skipped.v[c.skipped.n] = strdup(e.msg)) == NULL)
+					goto nomem;
+				c.skipped.n++;
 			}
 		im = &d->images[d->n_images++];
 		im->event = c.l[i].event;
