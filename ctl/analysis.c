@@ -309,10 +309,8 @@ agg_free(struct agg *a)
 {
 	size_t i;
 
-	for (i = 0; i < a->n_rows; i++) {
-		free(a->rows[i].proc);
+	for (i = 0; i < a->n_rows; i++)
 		free(a->rows[i].n);
-	}
 	free(a->rows);
 	free(a->slots);
 }
@@ -326,7 +324,7 @@ agg_rehash(struct agg *a)
 	a->n_slots *= 2;
 	a->slots = xcalloc(a->n_slots, sizeof(size_t));
 	for (i = 0; i < a->n_rows; i++) {
-		h = rowhash(a->rows[i].imageid, a->rows[i].proc) & (a->n_slots - 1);
+		h = a->rows[i].hash & (a->n_slots - 1);
 		while (a->slots[h] != 0)
 			h = (h + 1) & (a->n_slots - 1);
 		a->slots[h] = i + 1;
@@ -338,12 +336,14 @@ agg_add(struct agg *a, const char *imageid, const char *image, const char *proc,
     size_t event, uint64_t n)
 {
 	struct row *r;
-	size_t h;
+	size_t h, hash, l;
 
-	h = rowhash(imageid, proc) & (a->n_slots - 1);
+	hash = rowhash(imageid, proc);
+	h = hash & (a->n_slots - 1);
 	while (a->slots[h] != 0) {
 		r = &a->rows[a->slots[h] - 1];
-		if (strcmp(r->proc, proc) == 0 && strcmp(r->imageid, imageid) == 0) {
+		if (r->hash == hash && strcmp(r->proc, proc) == 0 &&
+		    strcmp(r->imageid, imageid) == 0) {
 			r->n[event] += n;
 			return;
 		}
@@ -354,10 +354,14 @@ agg_add(struct agg *a, const char *imageid, const char *image, const char *proc,
 		a->rows = xreallocarray(a->rows, a->cap_rows, sizeof(*a->rows));
 	}
 	r = &a->rows[a->n_rows++];
-	r->proc = xstrdup(proc);
+	/* One allocation for the counts and the name. */
+	l = strlen(proc) + 1;
+	r->n = xmalloc(a->n_events * sizeof(uint64_t) + l);
+	memset(r->n, 0, a->n_events * sizeof(uint64_t));
+	r->proc = memcpy((char *)(r->n + a->n_events), proc, l);
 	r->image = image;
 	r->imageid = imageid;
-	r->n = xcalloc(a->n_events, sizeof(uint64_t));
+	r->hash = hash;
 	r->n[event] = n;
 	a->slots[h] = a->n_rows;
 	if (a->n_rows * 2 > a->n_slots)

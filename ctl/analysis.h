@@ -64,7 +64,8 @@ struct row {
 	char		*proc;
 	const char	*image;		/* display name (points into a profile) */
 	const char	*imageid;
-	uint64_t	*n;		/* per event */
+	uint64_t	*n;		/* per event; proc is in the same allocation */
+	size_t		 hash;
 };
 struct agg {
 	size_t		 n_events;

@@ -35,6 +35,14 @@ row_cmp(const void *a, const void *b)
 	return strcmp(x->image, y->image);
 }
 
+static int
+u64_desc(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x > y ? -1 : x < y;
+}
+
 static double
 pct(uint64_t n, uint64_t total)
 {
@@ -147,7 +155,8 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 	char **pcthead;
 	int *right, by_image = 0, ch, r;
 	enum fmt f = FMT_TEXT;
-	size_t *order, *ev, i, e, nc, limit = (size_t)-1;
+	size_t *order, *ev, i, n, e, nc, limit = (size_t)-1;
+	uint64_t min;
 	uint64_t cum = 0;
 	char *end;
 
@@ -202,12 +211,24 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 		if ((size_t)r == nc)
 			ev[nc++] = e;
 	}
+	/* With -n, only rows that can make the top N are sorted: those with
+	 * at least the Nth largest count of the first column. */
 	order = xcalloc(a.n_rows + 1, sizeof(size_t));
-	for (i = 0; i < a.n_rows; i++)
-		order[i] = i;
+	min = 0;
+	if (limit < a.n_rows && d->n_events > 0) {
+		uint64_t *top = xcalloc(a.n_rows, sizeof(uint64_t));
+		for (i = 0; i < a.n_rows; i++)
+			top[i] = a.rows[i].n[ev[0]];
+		qsort(top, a.n_rows, sizeof(uint64_t), u64_desc);
+		min = top[limit > 0 ? limit - 1 : 0];
+		free(top);
+	}
+	for (i = 0, n = 0; i < a.n_rows; i++)
+		if (d->n_events == 0 || a.rows[i].n[ev[0]] >= min)
+			order[n++] = i;
 	sort_agg = &a;
 	sort_ev = ev;
-	qsort(order, a.n_rows, sizeof(size_t), row_cmp);
+	qsort(order, n, sizeof(size_t), row_cmp);
 
 	/* Per event: samples and %; then cum% (first event), procedure, image. */
 	nc = 2 * d->n_events + (by_image ? 2 : 3);
@@ -231,7 +252,7 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 		head[2 * e + 1] = "procedure";
 	head[nc - 1] = "image";
 	table_init(&t, nc, head, right);
-	for (i = 0; i < a.n_rows && i < limit; i++) {
+	for (i = 0; i < n && i < limit; i++) {
 		const struct row *rw = &a.rows[order[i]];
 		for (e = 0; e < d->n_events; e++) {
 			table_addf(&t, 2 * e, "%llu", (unsigned long long)rw->n[ev[e]]);
