@@ -180,6 +180,8 @@ test_prof_json_images_limit(void **state)
 	free(err);
 	assert_int_equal(run_cmd(cmd_prof, &g, &out, &err, lim), 0);
 	assert_int_equal(count_lines(out), 2);
+	assert_field(out, 1, 3, "dcpi_test_fn_a");
+	assert_field(out, 1, 2, "70.00");
 	free(out);
 	free(err);
 }
