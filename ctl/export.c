@@ -84,7 +84,7 @@ export_usage(FILE *fp)
 {
 	fprintf(fp, "usage: dcpictl export --format=pprof|gmon|callgrind|xprof [-e EVENT]\n"
 	    "                      [--epoch E | --all | --since TIME] [--host H] [--image NAME] -o FILE\n"
-	    "gmon writes one file per image: FILE itself for one image, else FILE.NAME\n");
+	    "gmon writes one file per image: FILE itself for one image, else FILE.NAME.IMAGEID\n");
 }
 
 int
@@ -184,8 +184,13 @@ cmd_export(const struct ctl_globals *g, int argc, char **argv)
 		x = dcpi_xprof_encode(profs, n, resolve, &r, &buf, &len, &err);
 	else {
 		for (i = 0; i < n; i++) {
-			char *path = NULL;
-			const char *name = image_name(profs[i]);
+			char *path = NULL, name[1024];
+
+			/* NAME.IMAGEID: images of one name (other builds, other
+			 * directories) must not overwrite each other. */
+			if (dcpi_db_profile_name(profs[i]->path, profs[i]->image, name,
+			    sizeof(name)) == -1)
+				snprintf(name, sizeof(name), "%s", profs[i]->image);
 
 			if (dcpi_gmon_encode(profs[i], &buf, &len, &err) == -1) {
 				fprintf(stderr, "dcpictl: export: %s\n", err.msg);

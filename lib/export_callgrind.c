@@ -187,7 +187,7 @@ dcpi_callgrind_encode(const struct dcpi_profile *const *profiles, size_t n,
 	/* One ob= per image: the profiles of its events as one cell list. */
 	for (i = 0; i < n; i++) {
 		const struct dcpi_profile *p = profiles[i];
-		const char *curfn = NULL, *curfile = NULL;
+		const char *curfn = NULL, *curfile = NULL, *lastfl = NULL;
 		char *fnbuf = NULL;
 		uint64_t last_addr = 0;
 		unsigned last_line = 0;
@@ -240,12 +240,16 @@ dcpi_callgrind_encode(const struct dcpi_profile *const *profiles, size_t n,
 				if ((fnbuf = strdup(loc.proc)) == NULL)
 					b.failed = 1;
 				curfn = fnbuf ? fnbuf : "";
-				cg_name(&b, &files, "fl", loc.file);
+				/* fl= holds across procedures of one file, unless an
+				 * fi= (inlined code) changed the current file. */
+				if (lastfl == NULL || curfile != lastfl || strcmp(lastfl, loc.file) != 0) {
+					cg_name(&b, &files, "fl", loc.file);
+					lastfl = curfile = NULL;
+					for (m = 0; m < files.n; m++)
+						if (strcmp(files.v[m], loc.file) == 0)
+							lastfl = curfile = files.v[m];
+				}
 				cg_name(&b, &fns, "fn", curfn);
-				curfile = NULL;
-				for (m = 0; m < files.n; m++)
-					if (strcmp(files.v[m], loc.file) == 0)
-						curfile = files.v[m];
 				first = 1;
 			} else if (curfile == NULL || strcmp(curfile, loc.file) != 0) {
 				/* Inlined code from another file within the procedure. */

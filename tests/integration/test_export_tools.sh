@@ -40,6 +40,15 @@ echo "pprof (all images): $*"
 share=$(awk -v h="$hot" -v t="$total" 'BEGIN { printf "%.1f", 100 * h / t }')
 near "${2%\%}" "$share" 0.051 || fail "pprof share $2, dcpi $share%"
 
+# Callgrind of the whole system: every image under its ob=.
+ctl export --format=callgrind -o "$T/all.cg" 2>/dev/null || fail "export callgrind failed"
+callgrind_annotate "$T/all.cg" >"$T/cgall.txt" 2>&1 || fail "callgrind_annotate failed: $(cat "$T/cgall.txt")"
+got=$(awk -v w="/$W]" '/hot.c:dcpi_workload_hot / && index($0, w) { gsub(",", "", $1); print $1 }' "$T/cgall.txt")
+[ "$got" = "$hot" ] || fail "callgrind_annotate (all images) counts '$got' in dcpi_workload_hot, dcpi $hot"
+got=$(awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }' "$T/cgall.txt")
+[ "$got" = "$total" ] || fail "callgrind_annotate (all images) total $got, dcpi $total"
+echo "callgrind_annotate (all images): $hot of $got"
+
 # From here on, the workload's image: other processes cannot come first.
 share=$(awk -v h="$hot" -v t="$itotal" 'BEGIN { printf "%.2f", 100 * h / t }')
 ctl export --format=pprof --image $W -o "$T/x.prof" || fail "export pprof --image failed"
