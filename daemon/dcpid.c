@@ -222,9 +222,11 @@ reload(struct config *c, const struct cmdline *cl)
 	c->memory_cap = n.memory_cap;
 	if (!same_events(c, &n) || (n.cpus == NULL) != (c->cpus == NULL) ||
 	    (n.cpus && strcmp(n.cpus, c->cpus) != 0)) {
+		perf_disable();
 		core_process(1);
 		if (flush_run(msg, sizeof(msg)) == -1) {
 			log_warnx("SIGHUP: %s; keeping the old events", msg);
+			perf_enable();
 			config_free(&n);
 			return;
 		}
@@ -379,6 +381,7 @@ main(int argc, char **argv)
 
 	sd_notify(0, "STOPPING=1\nSTATUS=flushing");
 	log_notice("flushing and exiting");
+	perf_disable();
 	core_process(1);
 	if (flush_run(msg, sizeof(msg)) == -1) {
 		log_warnx("final %s", msg);

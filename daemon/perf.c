@@ -356,6 +356,8 @@ free_events(void)
 	nevents = 0;
 }
 
+static int cmp_id(const void *, const void *);
+
 static int
 pfm_init(char *err, size_t errlen)
 {
@@ -407,6 +409,8 @@ perf_init(char *const *evnames, size_t nev, const char *cpus,
 	for (i = 0; i < nev; i++)
 		if (open_event(evnames[i], i, err, errlen) == -1)
 			goto fail;
+	/* Every sample looks its event up by id. */
+	qsort(ids, nrbs, sizeof(*ids), cmp_id);
 	for (i = 0; i < nrbs; i++) {
 		loop_add(rbs[i].fd, EPOLLIN, rb_ready, &rbs[i]);
 		rbs[i].inloop = 1;
@@ -429,12 +433,18 @@ perf_enable(void)
 }
 
 void
-perf_fini(void)
+perf_disable(void)
 {
 	size_t i;
 
 	for (i = 0; i < nrbs; i++)
 		ioctl(rbs[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+}
+
+void
+perf_fini(void)
+{
+	perf_disable();
 	close_rbs();
 	free_events();
 	free(cpulist);
@@ -456,15 +466,21 @@ const char *perf_event_name(size_t i) { return events[i].name; }
 uint64_t perf_event_period(size_t i) { return events[i].period; }
 size_t perf_ncpus(void) { return ncpu; }
 
+static int
+cmp_id(const void *a, const void *b)
+{
+	const struct idmap *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
 int
 perf_event_of_id(uint64_t id)
 {
-	size_t i;
+	struct idmap key = { id, 0 }, *m;
 
-	for (i = 0; i < nrbs; i++)
-		if (ids[i].id == id)
-			return (int)ids[i].event;
-	return -1;
+	m = bsearch(&key, ids, nrbs, sizeof(*ids), cmp_id);
+	return m ? (int)m->event : -1;
 }
 
 size_t

@@ -33,6 +33,8 @@ int perf_init(char *const *events, size_t nevents, const char *cpus,
  * message as above. */
 int perf_check_event(const char *name, char *err, size_t errlen);
 void perf_enable(void);
+/* Stops sampling; the buffers keep what they hold for perf_drain. */
+void perf_disable(void);
 void perf_fini(void);
 /* Reads every ring buffer, handing each record to the callback. */
 void perf_drain(void);
