@@ -143,9 +143,11 @@ encode(const char *name, struct perf_event_attr *a, char *err, size_t errlen)
 		else
 			a->sample_period = PERF_PERIOD_HW;
 	}
+	/* No PERF_SAMPLE_PERIOD: the period is fixed, and with it the
+	 * kernel samples software events such as page-faults at every
+	 * occurrence whatever sample_period says (perf_swevent_event). */
 	a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
-	    PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
-	    PERF_SAMPLE_PERIOD;
+	    PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
 	a->sample_id_all = 1;
 	a->exclude_guest = 1;
 	/* Monotonic timestamps can be compared with clock_gettime, which is

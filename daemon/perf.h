@@ -61,7 +61,6 @@ struct perf_sample_rec {		/* PERF_RECORD_SAMPLE */
 	uint32_t	pid, tid;
 	uint64_t	time;
 	uint32_t	cpu, res;
-	uint64_t	period;
 };
 struct perf_sample_id {			/* trailer of every other record */
 	uint32_t	pid, tid;
