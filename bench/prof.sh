@@ -21,11 +21,19 @@ ${CC:-cc} -O1 -fPIC -shared -Wl,--build-id=sha1 -o "$W/template.so" "$W/t.c"
 "$B/bench/mkprofdb" "$W/template.so" "$W" 1000 1000
 echo "database: $(du -sh "$W/db" | cut -f1), images: $(du -sh "$W/images" | cut -f1)"
 
+# The real binary rather than libtool's wrapper script (a shell and ~0.1 s).
+CTL=$B/ctl/dcpictl
+if [ -x "$B/ctl/.libs/dcpictl" ]; then
+	CTL=$B/ctl/.libs/dcpictl
+	LD_LIBRARY_PATH=$B/lib/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+	export LD_LIBRARY_PATH
+fi
+
 run() {
 	best=
 	for _ in 1 2 3; do
 		t0=$(date +%s.%N)
-		"$B/ctl/dcpictl" -d "$W/db" prof "$@" >"$W/out" 2>"$W/err"
+		"$CTL" -d "$W/db" prof "$@" >"$W/out" 2>"$W/err"
 		t1=$(date +%s.%N)
 		t=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
 		if [ -z "$best" ] || awk -v t="$t" -v b="$best" 'BEGIN { exit !(t < b) }'; then

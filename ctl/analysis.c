@@ -466,16 +466,71 @@ table_add(struct table *t, ...)
 void
 table_addf(struct table *t, size_t col, const char *fmt, ...)
 {
+	char buf[256], **r;
 	va_list ap;
-	char **r;
+	int l;
 
 	if (col == 0)
 		newrow(t);
 	r = &t->cells[(t->nrows - 1) * t->ncols];
 	va_start(ap, fmt);
+	l = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (l < 0)
+		fatal("vsnprintf");
+	if ((size_t)l < sizeof(buf)) {
+		r[col] = memcpy(xmalloc((size_t)l + 1), buf, (size_t)l + 1);
+		return;
+	}
+	va_start(ap, fmt);
 	if (vasprintf(&r[col], fmt, ap) == -1)
 		fatal("vasprintf");
 	va_end(ap);
+}
+
+void
+table_put(struct table *t, size_t col, const char *s)
+{
+	size_t l = strlen(s) + 1;
+
+	if (col == 0)
+		newrow(t);
+	t->cells[(t->nrows - 1) * t->ncols + col] = memcpy(xmalloc(l), s, l);
+}
+
+char *
+fmt_u64(char *buf, uint64_t n)
+{
+	char tmp[24], *p = tmp + sizeof(tmp);
+	size_t l;
+
+	*--p = '\0';
+	do
+		*--p = (char)('0' + n % 10);
+	while ((n /= 10) != 0);
+	l = (size_t)(tmp + sizeof(tmp) - p);
+	return memcpy(buf, p, l);
+}
+
+char *
+fmt_pct(char *buf, uint64_t n, uint64_t total)
+{
+	unsigned __int128 h;
+	uint64_t x;
+	size_t l;
+
+	if (total == 0)
+		return strcpy(buf, "0.00");
+	/* Hundredths of a percent, rounded half up. */
+	h = ((unsigned __int128)n * 20000 + total) / ((unsigned __int128)total * 2);
+	x = (uint64_t)h;
+	fmt_u64(buf, x / 100);
+	l = strlen(buf);
+	buf[l] = '.';
+	buf[l + 1] = (char)('0' + x % 100 / 10);
+	buf[l + 2] = (char)('0' + x % 10);
+	buf[l + 3] = '\0';
+	return buf;
 }
 
 void
@@ -536,6 +591,18 @@ is_number(const char *s)
 	    strcmp(s, "-inf") != 0;
 }
 
+static void
+pad(FILE *fp, size_t n)
+{
+	static const char blanks[] = "                                ";
+
+	while (n > 0) {
+		size_t k = n < sizeof(blanks) - 1 ? n : sizeof(blanks) - 1;
+		fwrite(blanks, 1, k, fp);
+		n -= k;
+	}
+}
+
 void
 table_print(const struct table *t, enum fmt f, FILE *fp)
 {
@@ -592,10 +659,13 @@ table_print(const struct table *t, enum fmt f, FILE *fp)
 			c = i == 0 ? t->head[j] : t->cells[(i - 1) * t->ncols + j];
 			if (c == NULL)
 				c = "";
-			if (j + 1 == t->ncols && !t->right[j])
-				fprintf(fp, "%s", c);	/* no trailing blanks */
-			else
-				fprintf(fp, t->right[j] ? "%*s" : "%-*s", (int)w[j], c);
+			l = strlen(c);
+			if (t->right[j])
+				pad(fp, w[j] - l);
+			fwrite(c, 1, l, fp);
+			/* No trailing blanks. */
+			if (!t->right[j] && j + 1 < t->ncols)
+				pad(fp, w[j] - l);
 			if (j + 1 < t->ncols)
 				putc(' ', fp);
 		}

@@ -99,6 +99,13 @@ void table_addf(struct table *, size_t col, const char *fmt, ...)
  * (an array of objects keyed by the headers; cells that look like numbers
  * are numbers). */
 void table_print(const struct table *, enum fmt, FILE *);
+/* Sets a cell of the last row (col 0 starts a new row) to a copy of s. */
+void table_put(struct table *, size_t col, const char *s);
+/* Decimal n into buf[24]; returns buf. */
+char *fmt_u64(char *buf, uint64_t n);
+/* 100 * n / total with 2 decimals, rounded ("0.00" if total is 0), into
+ * buf[32]; returns buf.  printf's %.2f is the time of a large listing. */
+char *fmt_pct(char *buf, uint64_t n, uint64_t total);
 void table_free(struct table *);
 void json_string(FILE *, const char *);
 

@@ -43,12 +43,6 @@ u64_desc(const void *a, const void *b)
 	return x > y ? -1 : x < y;
 }
 
-static double
-pct(uint64_t n, uint64_t total)
-{
-	return total ? 100.0 * (double)n / (double)total : 0.0;
-}
-
 /* The header: events with their totals and periods, the epochs and hosts,
  * skipped files. */
 static const char *
@@ -157,6 +151,7 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 	enum fmt f = FMT_TEXT;
 	size_t *order, *ev, i, n, e, nc, limit = (size_t)-1;
 	uint64_t min;
+	char num[32];
 	uint64_t cum = 0;
 	char *end;
 
@@ -255,14 +250,14 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 	for (i = 0; i < n && i < limit; i++) {
 		const struct row *rw = &a.rows[order[i]];
 		for (e = 0; e < d->n_events; e++) {
-			table_addf(&t, 2 * e, "%llu", (unsigned long long)rw->n[ev[e]]);
-			table_addf(&t, 2 * e + 1, "%.2f", pct(rw->n[ev[e]], d->events[ev[e]].samples));
+			table_put(&t, 2 * e, fmt_u64(num, rw->n[ev[e]]));
+			table_put(&t, 2 * e + 1, fmt_pct(num, rw->n[ev[e]], d->events[ev[e]].samples));
 		}
 		cum += d->n_events ? rw->n[ev[0]] : 0;
-		table_addf(&t, 2 * e, "%.2f", pct(cum, d->n_events ? d->events[ev[0]].samples : 0));
+		table_put(&t, 2 * e, fmt_pct(num, cum, d->n_events ? d->events[ev[0]].samples : 0));
 		if (!by_image)
-			table_addf(&t, 2 * e + 1, "%s", rw->proc);
-		table_addf(&t, nc - 1, "%s", rw->image);
+			table_put(&t, 2 * e + 1, rw->proc);
+		table_put(&t, nc - 1, rw->image);
 	}
 	if (f == FMT_TEXT)
 		print_header(d, stdout);
