@@ -9,3 +9,4 @@ EXTRA_DIST += bench/README bench/prof.sh
 bench-prof: bench/mkprofdb ctl/dcpictl
 	$(SHELL) $(srcdir)/bench/prof.sh .
 .PHONY: bench-prof
+include bench/daemon.mk

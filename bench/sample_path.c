@@ -1,0 +1,634 @@
+/*
+ * Sample-path benchmark: synthesized ring-buffer records (PERF_RECORD_SAMPLE
+ * in perf.c's sample_type layout, and the MMAP2-with-build-id, COMM, FORK
+ * and EXIT sideband of processes running real ELF files of this machine)
+ * go through the daemon's own code: core_record (order_push), core_process
+ * (order_process's sort, then core.c's record parser), perf_event_of_id,
+ * attr_sample and agg_add.  Only perf.c's copy out of the mmap'd ring
+ * buffer is not run (there is no way to write into a kernel ring buffer).
+ *
+ * Usage: sample_path [-n SAMPLES] [-p PROCS] [-c CHURN] [-b BATCH] [-k PCT]
+ *   -n  samples timed (default 10,000,000), after one untimed cycle
+ *   -p  live processes (default 64), each an executable with its libraries
+ *   -c  samples between a process exit and a new fork+exec (default 1,000)
+ *   -b  records per CPU between two core_process calls (default 1,000:
+ *       100 ms at 10 kHz)
+ *   -k  percent of samples in the kernel (default 15)
+ *   -g  generations of pids per slot in a cycle (default 16): a cycle of
+ *       PROCS * GENS * CHURN samples is synthesized once and replayed
+ * Needs root (or CAP_PERFMON): perf_init opens one disabled cpu-clock event
+ * so that samples carry an IDENTIFIER the daemon knows.  Prints ns per
+ * sample and samples per second of this thread's CPU time, and checks that
+ * every sample was attributed to the image it was synthesized in.
+ */
+#include <config.h>
+
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+
+#include <linux/perf_event.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agg.h"
+#include "attr.h"
+#include "core.h"
+#include "loop.h"
+#include "perf.h"
+
+#define MAXLIBS		8
+#define HOTPCS		512	/* distinct sampled PCs per image */
+#define NCPU		2
+
+struct elfimg {
+	char		 path[256];
+	uint8_t		 bid[20];
+	size_t		 bidlen;
+	uint64_t	 off, vaddr, filesz;	/* the executable PT_LOAD */
+	uint64_t	 tstart, tsize;		/* as image.c computes them */
+	uint64_t	 hot[HOTPCS];		/* file offsets within the text */
+	uint64_t	 expected;		/* samples synthesized here */
+};
+
+struct prog {
+	size_t	 exe;
+	size_t	 libs[MAXLIBS], nlibs;
+};
+
+static struct elfimg	*imgs;
+static size_t		 nimgs;
+static struct prog	*progs;
+static size_t		 nprogs;
+static uint64_t		 kstart, kend, kexpected;
+
+static uint64_t		 rng = 88172645463325252ull;
+static uint64_t
+rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static void __attribute__((format(printf, 1, 2)))
+die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "sample_path: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static const char *libdirs[] = {
+	"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib",
+	"/lib", NULL
+};
+
+/* Reads path's executable segment and build-id; -1 if unusable.  Text is
+ * the first executable PT_LOAD, as image.c's elf_text takes it. */
+static int
+load_elf(const char *path, char needed[MAXLIBS][128], size_t *nneeded)
+{
+	struct elfimg im;
+	Elf *e;
+	GElf_Phdr ph;
+	Elf_Scn *scn = NULL;
+	size_t n, i;
+	int fd, found = 0;
+
+	memset(&im, 0, sizeof(im));
+	if (realpath(path, im.path) == NULL)
+		return -1;
+	for (i = 0; i < nimgs; i++)
+		if (strcmp(imgs[i].path, im.path) == 0)
+			return (int)i;
+	if ((fd = open(im.path, O_RDONLY)) == -1)
+		return -1;
+	if ((e = elf_begin(fd, ELF_C_READ, NULL)) == NULL || elf_getphdrnum(e, &n) != 0) {
+		close(fd);
+		return -1;
+	}
+	for (i = 0; i < n && !found; i++)
+		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
+			im.off = ph.p_offset;
+			im.vaddr = ph.p_vaddr;
+			im.filesz = ph.p_filesz;
+			found = 1;
+		}
+	if (nneeded)
+		*nneeded = 0;
+	while ((scn = elf_nextscn(e, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (gelf_getshdr(scn, &sh) == NULL || (d = elf_getdata(scn, NULL)) == NULL)
+			continue;
+		if (sh.sh_type == SHT_NOTE) {
+			GElf_Nhdr nh;
+			size_t o = 0, no, dof;
+
+			while ((o = gelf_getnote(d, o, &nh, &no, &dof)) > 0)
+				if (nh.n_type == NT_GNU_BUILD_ID && nh.n_descsz <= 20 &&
+				    nh.n_namesz == 4 && memcmp((char *)d->d_buf + no, "GNU", 4) == 0) {
+					im.bidlen = nh.n_descsz;
+					memcpy(im.bid, (char *)d->d_buf + dof, im.bidlen);
+				}
+		} else if (sh.sh_type == SHT_DYNAMIC && nneeded) {
+			GElf_Dyn dyn;
+			int j;
+
+			for (j = 0; gelf_getdyn(d, j, &dyn); j++)
+				if (dyn.d_tag == DT_NEEDED && *nneeded < MAXLIBS) {
+					const char *s = elf_strptr(e, sh.sh_link, dyn.d_un.d_val);
+
+					if (s)
+						snprintf(needed[(*nneeded)++], 128, "%s", s);
+				}
+		}
+	}
+	elf_end(e);
+	close(fd);
+	if (!found || im.bidlen == 0 || im.filesz < 4096)
+		return -1;
+	im.tstart = im.vaddr;
+	im.tsize = im.filesz;
+	/* Hot spots skewed toward a few PCs, as real profiles are. */
+	for (i = 0; i < HOTPCS; i++)
+		im.hot[i] = im.off + rnd() % im.filesz;
+	imgs = realloc(imgs, (nimgs + 1) * sizeof(*imgs));
+	imgs[nimgs] = im;
+	return (int)nimgs++;
+}
+
+static void
+add_prog(const char *path)
+{
+	char needed[MAXLIBS][128], lib[512];
+	size_t nneeded, i, k;
+	struct prog p;
+	int x, ld;
+
+	if ((x = load_elf(path, needed, &nneeded)) == -1)
+		return;
+	memset(&p, 0, sizeof(p));
+	p.exe = (size_t)x;
+	if ((ld = load_elf("/lib64/ld-linux-x86-64.so.2", NULL, NULL)) != -1)
+		p.libs[p.nlibs++] = (size_t)ld;
+	for (i = 0; i < nneeded && p.nlibs < MAXLIBS; i++)
+		for (k = 0; libdirs[k]; k++) {
+			snprintf(lib, sizeof(lib), "%s/%s", libdirs[k], needed[i]);
+			if (access(lib, R_OK) == 0) {
+				if ((x = load_elf(lib, NULL, NULL)) != -1)
+					p.libs[p.nlibs++] = (size_t)x;
+				break;
+			}
+		}
+	progs = realloc(progs, (nprogs + 1) * sizeof(*progs));
+	progs[nprogs++] = p;
+}
+
+static void
+read_kernel_text(void)
+{
+	char line[512], name[256], t;
+	unsigned long long a;
+	FILE *fp = fopen("/proc/kallsyms", "r");
+
+	if (fp == NULL)
+		return;
+	while (fgets(line, sizeof(line), fp))
+		if (sscanf(line, "%llx %c %255s", &a, &t, name) == 3) {
+			if (strcmp(name, "_stext") == 0)
+				kstart = a;
+			else if (strcmp(name, "_etext") == 0)
+				kend = a;
+		}
+	fclose(fp);
+	if (kstart == 0 || kend <= kstart)
+		kstart = kend = 0;
+}
+
+/* ---- the record stream ---- */
+
+struct rec {
+	uint64_t	 time;
+	uint32_t	 size;
+	uint32_t	 at;		/* byte offset in buf */
+};
+
+static unsigned char	*buf;
+static size_t		 buflen, bufcap;
+static struct rec	*recs;
+static size_t		 nrecs, reccap;
+static uint64_t		 sample_id;
+
+static void *
+emit(size_t size, uint64_t time)
+{
+	void *p;
+
+	if (buflen + size > bufcap) {
+		bufcap = bufcap ? bufcap * 2 : (1 << 20);
+		buf = realloc(buf, bufcap);
+	}
+	if (nrecs == reccap) {
+		reccap = reccap ? reccap * 2 : 65536;
+		recs = realloc(recs, reccap * sizeof(*recs));
+	}
+	if (buf == NULL || recs == NULL)
+		die("%s", "out of memory");
+	recs[nrecs++] = (struct rec){ time, (uint32_t)size, (uint32_t)buflen };
+	p = buf + buflen;
+	memset(p, 0, size);
+	buflen += size;
+	return p;
+}
+
+static void
+trailer(unsigned char *end, uint32_t pid, uint64_t time, uint32_t cpu)
+{
+	struct perf_sample_id *s = (void *)(end - sizeof(*s));
+
+	s->pid = s->tid = pid;
+	s->time = time;
+	s->cpu = cpu;
+	s->id = sample_id;
+}
+
+static void
+emit_mmap2(uint32_t pid, uint64_t start, const struct elfimg *im, uint64_t time, uint32_t cpu)
+{
+	size_t slen = (strlen(im->path) + 8) & ~(size_t)7;
+	size_t size = 8 + 8 + 24 + 24 + 8 + slen + sizeof(struct perf_sample_id);
+	unsigned char *r = emit(size, time);
+	struct perf_event_header *h = (void *)r;
+	uint32_t *u32 = (uint32_t *)(r + 8);
+	uint64_t v;
+
+	h->type = PERF_RECORD_MMAP2;
+	h->misc = PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID;
+	h->size = (uint16_t)size;
+	u32[0] = u32[1] = pid;
+	v = start + (im->off & 4095);
+	memcpy(r + 16, &v, 8);
+	v = ((im->filesz + (im->off & 4095)) + 4095) & ~4095ull;
+	memcpy(r + 24, &v, 8);
+	v = im->off & ~4095ull;
+	memcpy(r + 32, &v, 8);
+	r[40] = (uint8_t)im->bidlen;
+	memcpy(r + 44, im->bid, im->bidlen);
+	u32 = (uint32_t *)(r + 64);
+	u32[0] = PROT_READ | PROT_EXEC;
+	u32[1] = MAP_PRIVATE;
+	strcpy((char *)r + 72, im->path);
+	trailer(r + size, pid, time, cpu);
+}
+
+static void
+emit_task(uint32_t type, uint32_t pid, uint32_t ppid, uint64_t time, uint32_t cpu)
+{
+	size_t size = 8 + 24 + sizeof(struct perf_sample_id);
+	unsigned char *r = emit(size, time);
+	struct perf_event_header *h = (void *)r;
+	uint32_t *u32 = (uint32_t *)(r + 8);
+
+	h->type = type;
+	h->size = (uint16_t)size;
+	u32[0] = u32[2] = pid;
+	u32[1] = u32[3] = ppid;
+	memcpy(r + 24, &time, 8);
+	trailer(r + size, pid, time, cpu);
+}
+
+static void
+emit_comm(uint32_t pid, const char *path, uint64_t time, uint32_t cpu)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	size_t slen = (strnlen(base, 15) + 8) & ~(size_t)7;
+	size_t size = 8 + 8 + slen + sizeof(struct perf_sample_id);
+	unsigned char *r = emit(size, time);
+	struct perf_event_header *h = (void *)r;
+	uint32_t *u32 = (uint32_t *)(r + 8);
+
+	h->type = PERF_RECORD_COMM;
+	h->misc = PERF_RECORD_MISC_COMM_EXEC;
+	h->size = (uint16_t)size;
+	u32[0] = u32[1] = pid;
+	memcpy(r + 16, base, strnlen(base, 15));
+	trailer(r + size, pid, time, cpu);
+}
+
+/* Processes: slot s holds pid base + s + gen * nproc (mod nproc * gens),
+ * so a cycle of nproc * gens churns ends with the pids it began with and
+ * can be replayed. */
+#define PIDBASE	100000u
+#define PARENT	99999u
+static size_t	 nproc = 64, gens = 16;
+
+struct live {
+	uint32_t	 pid;
+	size_t		 prog;
+	uint64_t	 base[1 + MAXLIBS];
+};
+static struct live	*live;
+
+static void
+start_proc(size_t slot, uint32_t pid, uint64_t time, uint32_t cpu, int fork)
+{
+	struct live *l = &live[slot];
+	const struct prog *p;
+	size_t i;
+
+	l->pid = pid;
+	l->prog = pid % nprogs;
+	p = &progs[l->prog];
+	if (fork)
+		emit_task(PERF_RECORD_FORK, pid, PARENT, time, cpu);
+	emit_comm(pid, imgs[p->exe].path, time, cpu);
+	/* Distinct, page-aligned bases per pid, as ASLR gives. */
+	l->base[0] = 0x550000000000ull + ((uint64_t)(pid * 2654435761u) & 0xffffff) * 4096;
+	emit_mmap2(pid, l->base[0], &imgs[p->exe], time, cpu);
+	for (i = 0; i < p->nlibs; i++) {
+		l->base[1 + i] = 0x7f0000000000ull + (uint64_t)i * 0x10000000ull +
+		    ((uint64_t)((pid + i) * 40503u) & 0xffff) * 4096;
+		emit_mmap2(pid, l->base[1 + i], &imgs[p->libs[i]], time, cpu);
+	}
+}
+
+static void
+emit_sample(uint64_t time, uint32_t cpu, int kpct)
+{
+	struct perf_sample_rec *s = emit(sizeof(*s), time);
+	uint64_t r = rnd();
+
+	s->type = PERF_RECORD_SAMPLE;
+	s->size = sizeof(*s);
+	s->id = sample_id;
+	s->time = time;
+	s->cpu = cpu;
+	if (kstart && (int)(r % 100) < kpct) {
+		s->misc = PERF_RECORD_MISC_KERNEL;
+		s->pid = s->tid = live[(r >> 8) % nproc].pid;
+		/* Few distinct kernel PCs, as in real profiles. */
+		s->ip = kstart + ((r >> 20) % 4096) * 37 % (kend - kstart);
+		kexpected++;
+	} else {
+		struct live *l = &live[(r >> 8) % nproc];
+		const struct prog *p = &progs[l->prog];
+		size_t k = (r >> 16) % (1 + p->nlibs), h;
+		const struct elfimg *im = &imgs[k == 0 ? p->exe : p->libs[k - 1]];
+		double u = (double)((r >> 32) & 0xffff) / 65536.0;
+
+		/* Half the samples in the libraries' first, libc-like, slot. */
+		if (k > 1 && (r & 0x100000) && p->nlibs > 1)
+			k = 2, im = &imgs[p->libs[1]];
+		h = (size_t)(u * u * u * HOTPCS);
+		s->misc = PERF_RECORD_MISC_USER;
+		s->pid = s->tid = l->pid;
+		s->ip = l->base[k] + (im->off & 4095) + (im->hot[h] - im->off);
+		((struct elfimg *)im)->expected++;
+	}
+}
+
+/* One cycle: nsamples samples over NCPU CPUs with a process replaced
+ * every churn samples; records are listed per batch, CPU after CPU, as
+ * perf_drain reads the buffers. */
+static size_t
+build_cycle(size_t nsamples, size_t churn, int kpct, uint64_t *t)
+{
+	size_t i, nchurn = 0;
+	uint32_t cpu;
+
+	for (i = 0; i < nsamples; i++) {
+		cpu = (uint32_t)(i % NCPU);
+		*t += 50000 / NCPU;		/* 10 kHz per CPU */
+		if (i % churn == churn - 1) {
+			size_t slot = nchurn % nproc;
+			uint32_t old = live[slot].pid;
+			uint32_t pid = PIDBASE + (uint32_t)((old - PIDBASE + nproc) % (nproc * gens));
+
+			emit_task(PERF_RECORD_EXIT, old, PARENT, *t, cpu);
+			start_proc(slot, pid, *t + 1, cpu, 1);
+			nchurn++;
+		}
+		emit_sample(*t + 2, cpu, kpct);
+	}
+	return nchurn;
+}
+
+/* A record's position per batch: CPU 0's records of a batch, then CPU 1's.
+ * The trailer/sample says which CPU took it. */
+static uint32_t
+rec_cpu(const struct rec *r)
+{
+	const unsigned char *p = buf + r->at;
+	const struct perf_event_header *h = (const void *)p;
+
+	if (h->type == PERF_RECORD_SAMPLE)
+		return ((const struct perf_sample_rec *)p)->cpu;
+	return ((const struct perf_sample_id *)(p + r->size - sizeof(struct perf_sample_id)))->cpu;
+}
+
+static size_t	 batch = 1000;
+
+static void __attribute__((noinline))
+replay_batches(uint64_t toff)
+{
+	size_t i = 0, j, end;
+	uint32_t c;
+
+	while (i < nrecs) {
+		end = i + batch * NCPU < nrecs ? i + batch * NCPU : nrecs;
+		for (c = 0; c < NCPU; c++)
+			for (j = i; j < end; j++)
+				if (rec_cpu(&recs[j]) == c)
+					core_record(buf + recs[j].at, recs[j].size, recs[j].time + toff);
+		core_process(1);
+		i = end;
+	}
+}
+
+/* The timed replays (callgrind --toggle-collect=timed_replay). */
+static void __attribute__((noinline))
+timed_replay(uint64_t toff)
+{
+	replay_batches(toff);
+}
+
+static uint64_t
+event_id_of_dcpid(void)
+{
+	/* Event ids come from one kernel counter: the daemon's event lies
+	 * between two events opened just before and after perf_init. */
+	struct perf_event_attr a;
+	uint64_t lo = 0, hi = 0, id;
+	int fd, i;
+	char err[512];
+	char *ev[] = { "perf::cpu-clock" };
+
+	for (i = 0; i < 2; i++) {
+		if (i == 1 && perf_init(ev, 1, "0", core_record, err, sizeof(err)) == -1)
+			die("perf_init: %s (run as root)", err);
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.type = PERF_TYPE_SOFTWARE;
+		a.config = PERF_COUNT_SW_DUMMY;
+		a.disabled = 1;
+		if ((fd = (int)syscall(SYS_perf_event_open, &a, -1, 0, -1, 0)) == -1 ||
+		    ioctl(fd, PERF_EVENT_IOC_ID, i ? &hi : &lo) == -1)
+			die("perf_event_open: %s (run as root)", strerror(errno));
+		close(fd);
+	}
+	for (id = lo + 1; id < hi; id++)
+		if (perf_event_of_id(id) == 0)
+			return id;
+	die("%s", "cannot find the daemon's event id");
+	return 0;
+}
+
+static int
+count_cb(uint32_t event, uint32_t image, const struct dcpi_count *c, size_t n, void *arg)
+{
+	struct image *im = attr_image(image);
+	uint64_t sum = 0;
+	size_t i;
+
+	(void)event;
+	(void)arg;
+	for (i = 0; i < n; i++)
+		sum += c[i].count;
+	for (i = 0; i < nimgs; i++)
+		if (strcmp(imgs[i].path, im->path) == 0) {
+			if (imgs[i].expected != sum) {
+				fprintf(stderr, "sample_path: %s: %ju samples attributed, %ju synthesized\n",
+				    im->path, (uintmax_t)sum, (uintmax_t)imgs[i].expected);
+				exit(1);
+			}
+			imgs[i].expected = 0;
+			return 0;
+		}
+	if (strcmp(im->path, "[kernel.kallsyms]") == 0 && sum == kexpected) {
+		kexpected = 0;
+		return 0;
+	}
+	fprintf(stderr, "sample_path: %ju samples in unexpected image %s\n", (uintmax_t)sum, im->path);
+	exit(1);
+}
+
+static double
+cputime(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const char *progpaths[] = {
+		"/usr/bin/bash", "/usr/bin/python3", "/usr/bin/make", "/usr/bin/perf",
+		"/usr/bin/ls", "/usr/bin/grep", "/usr/bin/sed", "/usr/bin/gcc-12",
+		"/usr/bin/gdb", "/usr/bin/valgrind", "/usr/bin/ssh", "/usr/bin/git", NULL
+	};
+	size_t n = 10000000, churn = 1000, cyc, ncycles, nchurn, i;
+	int kpct = 15, ch;
+	uint64_t t = 1000000000ull, span;
+	double t0, t1;
+
+	while ((ch = getopt(argc, argv, "n:p:c:b:k:g:")) != -1) {
+		switch (ch) {
+		case 'n': n = strtoul(optarg, NULL, 10); break;
+		case 'p': nproc = strtoul(optarg, NULL, 10); break;
+		case 'c': churn = strtoul(optarg, NULL, 10); break;
+		case 'b': batch = strtoul(optarg, NULL, 10); break;
+		case 'k': kpct = atoi(optarg); break;
+		case 'g': gens = strtoul(optarg, NULL, 10); break;
+		default:
+			fprintf(stderr, "usage: sample_path [-n SAMPLES] [-p PROCS] [-c CHURN] [-b BATCH] [-k PCT] [-g GENS]\n");
+			return 1;
+		}
+	}
+	if (n == 0 || nproc == 0 || churn == 0 || batch == 0 || gens == 0)
+		die("%s", "-n, -p, -c, -b and -g must be positive");
+	elf_version(EV_CURRENT);
+	for (i = 0; progpaths[i]; i++)
+		add_prog(progpaths[i]);
+	if (nprogs == 0)
+		die("%s", "no usable program with a build-id found");
+	read_kernel_text();
+
+	loop_init();
+	if (attr_init() == -1)
+		die("%s", "attr_init failed");
+	core_init(0);
+	sample_id = event_id_of_dcpid();
+
+	/* Set-up (untimed): the processes exist, then one cycle warms the
+	 * images and tables.  The timed run replays the cycle. */
+	/* Slot nproc is the shell that forks every process, never sampled. */
+	live = calloc(nproc + 1, sizeof(*live));
+	start_proc(nproc, PARENT, t, 0, 0);
+	for (i = 0; i < nproc; i++)
+		start_proc(i, PIDBASE + (uint32_t)i, t, 0, 1);
+	for (i = 0; i < nrecs; i++)
+		core_record(buf + recs[i].at, recs[i].size, recs[i].time);
+	core_process(1);
+	nrecs = buflen = 0;
+	cyc = churn * nproc * gens;
+	nchurn = build_cycle(cyc, churn, kpct, &t);
+	span = t + 10 - 1000000000ull;
+	replay_batches(0);
+	ncycles = (n + cyc - 1) / cyc;
+	t0 = cputime();
+	for (i = 1; i <= ncycles; i++)
+		timed_replay(i * span);
+	t1 = cputime();
+	/* Synthesized counts: the warm-up cycle plus the timed ones. */
+	for (i = 0; i < nimgs; i++)
+		imgs[i].expected *= ncycles + 1;
+	kexpected *= ncycles + 1;
+	agg_flush(count_cb, NULL);
+	for (i = 0; i < nimgs; i++)
+		if (imgs[i].expected)
+			die("%s: samples synthesized but none attributed", imgs[i].path);
+	if (kexpected)
+		die("%s", "kernel samples synthesized but none attributed");
+
+	n = ncycles * cyc;
+	printf("programs %zu, images %zu, processes %zu, kernel samples %d%%\n",
+	    nprogs, nimgs, nproc, kstart ? kpct : 0);
+	printf("records per cycle %zu (%zu samples, %zu process replacements: "
+	    "FORK, COMM, %zu MMAP2 on average, EXIT)\n", nrecs, cyc, nchurn,
+	    (nrecs - cyc - 3 * nchurn) / (nchurn ? nchurn : 1));
+	printf("samples %zu in %.3f s CPU: %.1f ns/sample, %.2f M samples/s; "
+	    "all attributed to their images\n", n, t1 - t0, (t1 - t0) * 1e9 / (double)n,
+	    (double)n / (t1 - t0) / 1e6);
+	core_fini();
+	perf_fini();
+	attr_fini();
+	loop_fini();
+	free(buf);
+	free(recs);
+	free(live);
+	free(imgs);
+	free(progs);
+	return 0;
+}
