@@ -13,3 +13,13 @@ tests_test_analysis_LDADD = ctl/libdcpictl.la lib/libdcpi.la lib/libdcpiutil.la 
 endif
 TESTS += tests/integration/test_prof.sh
 EXTRA_DIST += tests/integration/test_prof.sh tests/workload/other.c
+# The symbol table readers (ELF, kallsyms) on the fuzz corpus.
+if ENABLE_TESTS
+check_PROGRAMS += tests/fuzz/fuzz_symbol_corpus
+TESTS += tests/fuzz/fuzz_symbol_corpus
+tests_fuzz_fuzz_symbol_corpus_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz_symbol.c
+tests_fuzz_fuzz_symbol_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFUZZ_CORPUS='"$(abs_top_srcdir)/tests/fuzz/corpus/symbol"'
+tests_fuzz_fuzz_symbol_corpus_LDADD = lib/libdcpi.la
+endif
+EXTRA_DIST += tests/fuzz/fuzz_symbol.c
