@@ -33,6 +33,12 @@ core_init(size_t memory_cap)
 }
 
 void
+core_set_memory_cap(size_t memory_cap)
+{
+	memcap = memory_cap;
+}
+
+void
 core_fini(void)
 {
 	agg_fini();

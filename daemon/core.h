@@ -20,6 +20,7 @@
 
 void core_init(size_t memory_cap);
 void core_fini(void);
+void core_set_memory_cap(size_t memory_cap);
 /* perf_record_cb: queues a record for ordered processing. */
 void core_record(const void *rec, size_t size, uint64_t time);
 /* Reads every ring buffer and processes the records that are safe to

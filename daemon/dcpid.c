@@ -220,6 +220,7 @@ reload(struct config *c, const struct cmdline *cl)
 	log_setverbose(n.verbose);
 	c->flush_interval = n.flush_interval;
 	c->memory_cap = n.memory_cap;
+	core_set_memory_cap(c->memory_cap);
 	if (!same_events(c, &n) || (n.cpus == NULL) != (c->cpus == NULL) ||
 	    (n.cpus && strcmp(n.cpus, c->cpus) != 0)) {
 		perf_disable();

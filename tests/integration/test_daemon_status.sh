@@ -40,3 +40,13 @@ fi
 # --check-config prints the effective configuration.
 "$DCPID" --check-config --config /dev/null -e perf::cpu-clock -d "$T/db4" >"$T/cc" || fail "--check-config failed"
 grep -q "perf::cpu-clock" "$T/cc" || fail "--check-config: $(cat "$T/cc")"
+# Without CAP_PERFMON and CAP_SYS_ADMIN, where perf_event_paranoid forbids
+# system-wide sampling, the message names the way out.
+if command -v setpriv >/dev/null && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 0 ]; then
+	timeout 10 setpriv --bounding-set=-perfmon,-sys_admin --inh-caps=-perfmon,-sys_admin -- \
+	    "$DCPID" -f -d "$T/db5" --socket "$T/s5" -e perf::cpu-clock >"$T/perm.log" 2>&1 &&
+	    fail "dcpid without CAP_PERFMON started"
+	grep -q "perf_event_paranoid" "$T/perm.log" && grep -q "CAP_PERFMON" "$T/perm.log" ||
+	    fail "no permission hint: $(cat "$T/perm.log")"
+fi
+exit 0
