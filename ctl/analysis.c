@@ -637,7 +637,7 @@ table_print(const struct table *t, enum fmt f, FILE *fp)
 				json_string(fp, t->head[j]);
 				fputs(": ", fp);
 				if (t->right[j] && is_number(c))
-					fputs(c, fp);
+					fputs(c[0] == '+' ? c + 1 : c, fp);	/* JSON has no '+' */
 				else
 					json_string(fp, c);
 			}

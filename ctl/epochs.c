@@ -71,9 +71,9 @@ cmd_epochs(const struct ctl_globals *g, int argc, char **argv)
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	static const char *const head[] = { "epoch", "start", "duration", "hosts", "events",
-	    "samples", "bytes" };
-	static const int right[] = { 0, 0, 1, 0, 0, 1, 1 };
+	static const char *const head[] = { "epoch", "current", "start", "duration", "hosts",
+	    "events", "samples", "bytes" };
+	static const int right[] = { 0, 0, 0, 1, 0, 0, 1, 1 };
 	struct dcpi_dataset_filter f;
 	struct dcpi_dataset *d;
 	struct dcpi_error err;
@@ -104,7 +104,7 @@ cmd_epochs(const struct ctl_globals *g, int argc, char **argv)
 		return 1;
 	}
 	has_cur = dcpi_db_current(g->db, cur, NULL) == 0;
-	table_init(&t, 7, head, right);
+	table_init(&t, 8, head, right);
 	for (i = 0; i < n; i++) {
 		memset(&f, 0, sizeof(f));
 		one[0] = ep[i];
@@ -116,22 +116,23 @@ cmd_epochs(const struct ctl_globals *g, int argc, char **argv)
 		}
 		for (j = 0; j < d->n_skipped; j++)
 			fprintf(stderr, "dcpictl: warning: skipped %s\n", d->skipped[j]);
-		table_addf(&t, 0, "%s%s", ep[i], has_cur && strcmp(cur, ep[i]) == 0 ? "*" : "");
+		table_addf(&t, 0, "%s", ep[i]);
+		table_addf(&t, 1, "%s", has_cur && strcmp(cur, ep[i]) == 0 ? "yes" : "");
 		dcpi_epoch_parse(ep[i], &start);
 		fmt_time(start, buf, sizeof(buf));
-		table_addf(&t, 1, "%s", buf);
+		table_addf(&t, 2, "%s", buf);
 		/* An epoch lasts until the next one starts; the newest until now. */
 		if (i + 1 < n && dcpi_epoch_parse(ep[i + 1], &next) == 0)
 			fmt_duration(next - start, buf, sizeof(buf));
 		else
 			fmt_duration(time(NULL) - start, buf, sizeof(buf));
-		table_addf(&t, 2, "%s", buf);
+		table_addf(&t, 3, "%s", buf);
 		for (list = NULL, len = 0, j = 0; j < d->n_hosts; j++)
 			len += strlen(d->hosts[j]) + 1;
 		list = xcalloc(len + 1, 1);
 		for (j = 0; j < d->n_hosts; j++)
 			strcat(strcat(list, j ? "," : ""), d->hosts[j]);
-		table_addf(&t, 3, "%s", list);
+		table_addf(&t, 4, "%s", list);
 		free(list);
 		for (len = 0, j = 0; j < d->n_events; j++)
 			len += strlen(d->events[j].name) + 1;
@@ -140,20 +141,18 @@ cmd_epochs(const struct ctl_globals *g, int argc, char **argv)
 			strcat(strcat(list, j ? "," : ""), d->events[j].name);
 			samples += d->events[j].samples;
 		}
-		table_addf(&t, 4, "%s", list);
+		table_addf(&t, 5, "%s", list);
 		free(list);
-		table_addf(&t, 5, "%llu", (unsigned long long)samples);
+		table_addf(&t, 6, "%llu", (unsigned long long)samples);
 		snprintf(path, sizeof(path), "%s/%s", g->db, ep[i]);
 		du_bytes = 0;
 		nftw(path, du_one, 16, FTW_PHYS);
-		table_addf(&t, 6, "%llu", (unsigned long long)du_bytes);
+		table_addf(&t, 7, "%llu", (unsigned long long)du_bytes);
 		dcpi_dataset_free(d);
 	}
 	table_print(&t, fm, stdout);
 	if (fm == FMT_JSON)
 		putchar('\n');
-	else if (fm == FMT_TEXT && has_cur)
-		printf("(* the current epoch)\n");
 	table_free(&t);
 	dcpi_strv_free(ep, n);
 	return fflush(stdout) == 0 ? 0 : 1;

@@ -456,12 +456,14 @@ test_epochs(void **state)
 	assert_int_equal(dcpi_db_set_current(db, E2, &e), 0);
 	assert_int_equal(run_cmd(cmd_epochs, &g, &out, &err, argv), 0);
 	assert_field(out, 1, 0, E1);
-	assert_field(out, 1, 1, "2026-11-20 10:00:00");
-	assert_field(out, 1, 2, "1h00m");
-	assert_field(out, 1, 5, "7");
-	assert_field(out, 2, 0, E2 "*");
-	assert_field(out, 2, 3, "\"h1");	/* "h1,h2" is quoted */
-	assert_field(out, 2, 5, "\"page-faults");
+	assert_field(out, 1, 1, "");
+	assert_field(out, 1, 2, "2026-11-20 10:00:00");
+	assert_field(out, 1, 3, "1h00m");
+	assert_field(out, 1, 6, "7");
+	assert_field(out, 2, 0, E2);
+	assert_field(out, 2, 1, "yes");
+	assert_field(out, 2, 4, "\"h1");	/* "h1,h2" is quoted */
+	assert_field(out, 2, 6, "\"page-faults");
 	free(out);
 	free(err);
 }

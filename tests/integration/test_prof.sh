@@ -55,7 +55,7 @@ awk -v c="$cb" 'BEGIN { exit !(c + 0 > 1) }' || fail "diff: dcpi_workload_other 
 
 # epochs lists both; gc keeps them (young) and never the current one.
 ctl epochs >"$T/epochs.txt" || fail "epochs failed"
-grep -q "^$ea " "$T/epochs.txt" && grep -q "^$eb\\*" "$T/epochs.txt" || fail "epochs: $(cat "$T/epochs.txt")"
+grep -q "^$ea  " "$T/epochs.txt" && grep -q "^$eb yes " "$T/epochs.txt" || fail "epochs: $(cat "$T/epochs.txt")"
 ctl gc --keep-days 0 --keep-min 0 >/dev/null || fail "gc failed"
 [ -d "$DB/$eb" ] || fail "gc deleted the current epoch"
 [ ! -d "$DB/$ea" ] || fail "gc kept $ea with --keep-days 0 --keep-min 0"
