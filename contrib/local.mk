@@ -29,15 +29,19 @@ contrib-install-data-local: contrib/dcpi.cron
 	$(MKDIR_P) '$(DESTDIR)$(crondir)' '$(DESTDIR)$(sysusersdir)' '$(DESTDIR)$(dcpiconfdir)'
 	$(INSTALL_DATA) contrib/dcpi.cron '$(DESTDIR)$(crondir)/dcpi'
 	$(INSTALL_DATA) $(srcdir)/contrib/dcpi.sysusers '$(DESTDIR)$(sysusersdir)/dcpi.conf'
-	if test -e '$(DESTDIR)$(dcpiconfdir)/dcpid.conf'; then \
+	@if test -e '$(DESTDIR)$(dcpiconfdir)/dcpid.conf'; then \
 		echo 'keeping $(DESTDIR)$(dcpiconfdir)/dcpid.conf'; \
 	else \
+		echo " $(INSTALL_DATA) $(srcdir)/contrib/dcpid.conf '$(DESTDIR)$(dcpiconfdir)/dcpid.conf'"; \
 		$(INSTALL_DATA) $(srcdir)/contrib/dcpid.conf '$(DESTDIR)$(dcpiconfdir)/dcpid.conf'; \
 	fi
 # The configuration goes only if it is still the example.
 contrib-uninstall-local:
 	rm -f '$(DESTDIR)$(crondir)/dcpi' '$(DESTDIR)$(sysusersdir)/dcpi.conf'
-	if cmp -s $(srcdir)/contrib/dcpid.conf '$(DESTDIR)$(dcpiconfdir)/dcpid.conf'; then \
+	@if cmp -s $(srcdir)/contrib/dcpid.conf '$(DESTDIR)$(dcpiconfdir)/dcpid.conf'; then \
+		echo " rm -f '$(DESTDIR)$(dcpiconfdir)/dcpid.conf'"; \
 		rm -f '$(DESTDIR)$(dcpiconfdir)/dcpid.conf'; \
+	elif test -e '$(DESTDIR)$(dcpiconfdir)/dcpid.conf'; then \
+		echo 'keeping $(DESTDIR)$(dcpiconfdir)/dcpid.conf: it was changed'; \
 	fi
 .PHONY: contrib-install-data-local contrib-uninstall-local
