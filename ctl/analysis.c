@@ -210,7 +210,14 @@ struct symentry {
 struct symcache {
 	struct symentry	*e;
 	size_t		 n, cap;
+	int		 quiet;
 };
+
+void
+symcache_quiet(struct symcache *c, int quiet)
+{
+	c->quiet = quiet;
+}
 
 struct symcache *
 symcache_new(void)
@@ -272,9 +279,10 @@ symcache_get(struct symcache *c, const struct dcpi_dataset_image *im, int *stale
 	else if ((c->e[lo].t = dcpi_symtab_open(p->path, p->image, p->tstart, &o, &err)) == NULL) {
 		if (errno == ESTALE || errno == ENOENT) {
 			c->e[lo].stale = 1;
-			fprintf(stderr, "dcpictl: warning: %s; its samples show as %s+0xOFFSET\n",
-			    err.msg, image_name(p));
-		} else if (errno != ENODATA)
+			if (!c->quiet)
+				fprintf(stderr, "dcpictl: warning: %s; its samples show as "
+				    "%s+0xOFFSET\n", err.msg, image_name(p));
+		} else if (errno != ENODATA && !c->quiet)
 			fprintf(stderr, "dcpictl: warning: %s\n", err.msg);
 	}
 	*stale = c->e[lo].stale;

@@ -51,6 +51,9 @@ int parse_time(const char *s, time_t *t);
 struct symcache;
 struct symcache *symcache_new(void);
 void symcache_free(struct symcache *);
+/* Nonzero: no warnings about images that cannot be symbolized (list
+ * searches every image for one procedure). */
+void symcache_quiet(struct symcache *, int quiet);
 /* The table for a dataset image, or NULL; *stale is set when samples must
  * show as NAME+0xOFFSET (file changed or gone), else they go to [unknown]. */
 struct dcpi_symtab *symcache_get(struct symcache *, const struct dcpi_dataset_image *,

@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +55,54 @@ src_line(struct srcfile **files, size_t *nfiles, const char *name, int line)
 }
 
 static int
+u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Pseudo-instructions, one per address of sym with samples in the image
+ * of found, for code that cannot be read. */
+static cs_insn *
+sampled_addresses(const struct dcpi_dataset *d, const struct dcpi_dataset_image *found,
+    const struct dcpi_symbol *sym, size_t *n)
+{
+	const struct dcpi_profile *p;
+	uint64_t *off = NULL;
+	size_t i, k, m = 0;
+	cs_insn *insn;
+
+	for (i = 0; i < d->n_images; i++) {
+		p = d->images[i].prof;
+		if (strcmp(p->image, found->prof->image) != 0)
+			continue;
+		for (k = 0; k < p->n_counts; k++)
+			if (p->counts[k].offset >= sym->start &&
+			    p->counts[k].offset - sym->start < sym->size) {
+				off = xreallocarray(off, m + 1, sizeof(*off));
+				off[m++] = p->counts[k].offset;
+			}
+	}
+	if (m > 1)
+		qsort(off, m, sizeof(*off), u64_cmp);
+	insn = xcalloc(m + 1, sizeof(*insn));
+	for (i = 0, k = 0; i < m; i++) {
+		if (k > 0 && insn[k - 1].address == found->prof->tstart + off[i])
+			continue;
+		insn[k].address = found->prof->tstart + off[i];
+		insn[k].size = 1;
+		snprintf(insn[k].mnemonic, sizeof(insn[k].mnemonic), "%s+0x%llx", sym->name,
+		    (unsigned long long)(off[i] - sym->start));
+		snprintf(insn[k].op_str, sizeof(insn[k].op_str), "(no code to disassemble)");
+		k++;
+	}
+	free(off);
+	*n = k;
+	return insn;
+}
+
+static int
 host_arch(cs_arch *arch, cs_mode *mode)
 {
 #if defined(__x86_64__)
@@ -89,7 +138,7 @@ cmd_list(const struct ctl_globals *g, int argc, char **argv)
 	size_t nfiles = 0, i, j, k, e, n_insn = 0, got, lo, hi;
 	uint64_t *counts, *tot, *imgtot;
 	const char *proc, *file, *text, *lastfile = NULL;
-	int ch, r, stale, line, lastline = -1, rc = 1, *w;
+	int ch, r, stale, line, lastline = -1, rc = 1, *w, synthetic = 0;
 	cs_insn *insn = NULL;
 	cs_arch arch;
 	cs_mode mode;
@@ -115,6 +164,7 @@ cmd_list(const struct ctl_globals *g, int argc, char **argv)
 	if ((d = sel_load(g->db, &s, "list")) == NULL)
 		return 1;
 	c = symcache_new();
+	symcache_quiet(c, 1);
 	/* The procedure must name one image among those with samples. */
 	for (i = 0; i < d->n_images; i++) {
 		im = &d->images[i];
@@ -138,17 +188,23 @@ cmd_list(const struct ctl_globals *g, int argc, char **argv)
 		goto out;
 	}
 	if (dcpi_symtab_read(found_t, sym->start, sym->size, &code, &got) == -1) {
-		fprintf(stderr, "dcpictl: list: %s: cannot read the code of %s (%s)\n",
-		    found->prof->path, sym->name, found->prof->path[0] == '[' ?
-		    "no file for the kernel" : "not in a loaded segment");
-		goto out;
+		if (errno != ENOENT) {
+			fprintf(stderr, "dcpictl: list: %s: cannot read the code of %s (%s)\n",
+			    found->prof->path, sym->name, strerror(errno));
+			goto out;
+		}
+		/* The kernel and modules: no file to disassemble, so one line
+		 * per sampled address. */
+		insn = sampled_addresses(d, found, sym, &n_insn);
+		synthetic = 1;
+	} else {
+		if (host_arch(&arch, &mode) == -1 || cs_open(arch, mode, &cs) != CS_ERR_OK) {
+			fprintf(stderr, "dcpictl: list: no disassembler for this machine\n");
+			goto out;
+		}
+		n_insn = cs_disasm(cs, code, got, found->prof->tstart + sym->start, 0, &insn);
+		cs_close(&cs);
 	}
-	if (host_arch(&arch, &mode) == -1 || cs_open(arch, mode, &cs) != CS_ERR_OK) {
-		fprintf(stderr, "dcpictl: list: no disassembler for this machine\n");
-		goto out;
-	}
-	n_insn = cs_disasm(cs, code, got, found->prof->tstart + sym->start, 0, &insn);
-	cs_close(&cs);
 
 	/* Samples per instruction and event; offsets are image-relative. */
 	counts = xcalloc(n_insn * d->n_events + 1, sizeof(uint64_t));
@@ -207,7 +263,7 @@ cmd_list(const struct ctl_globals *g, int argc, char **argv)
 		printf("%-12llx  %s %s\n", (unsigned long long)insn[i].address, insn[i].mnemonic,
 		    insn[i].op_str);
 	}
-	if (n_insn * 16 < got && n_insn == 0)
+	if (n_insn == 0 && !synthetic)
 		printf("(could not disassemble the procedure's bytes)\n");
 	free(counts);
 	free(w);
@@ -215,7 +271,9 @@ cmd_list(const struct ctl_globals *g, int argc, char **argv)
 	free(imgtot);
 	rc = fflush(stdout) == 0 ? 0 : 1;
 out:
-	if (insn != NULL)
+	if (synthetic)
+		free(insn);
+	else if (insn != NULL)
 		cs_free(insn, n_insn);
 	for (i = 0; i < nfiles; i++) {
 		for (j = 0; j < files[i].n; j++)

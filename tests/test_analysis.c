@@ -392,6 +392,47 @@ test_list(void **state)
 	free(err);
 }
 
+/* The kernel and a module, symbolized through the epoch's kallsyms. */
+static void
+test_kernel(void **state)
+{
+	struct dcpi_count k[] = { { 0x10, 5 }, { 0x120, 3 }, { 0x124, 1 } }, m[] = { { 0x90, 2 } };
+	char *out, *err, path[4096], *argv[] = { "prof", "--csv", NULL };
+	char *ls[] = { "list", "helper_two", NULL };
+	FILE *fp;
+
+	write_profile(db, E1, "h1", EV, 1000000, "[kernel.kallsyms]", "aabbccdd", 0xffffffff81001000ULL,
+	    0x100000, k, 3);
+	write_profile(db, E1, "h1", EV, 1000000, "[nf_tables]", "eeff0011", 0xffffffffc0001000ULL,
+	    0x1000, m, 1);
+	snprintf(path, sizeof(path), "%s/" E1 "/h1/kallsyms", db);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs("ffffffff81000000 T _text\n"
+	    "ffffffff81001000 T do_one\n"
+	    "ffffffff81001100 t helper_two\n"
+	    "ffffffff81001200 T third\n"
+	    "ffffffffc0001000 t nft_do_chain\t[nf_tables]\n"
+	    "ffffffffc0001080 T nft_other\t[nf_tables]\n", fp);
+	fclose(fp);
+	assert_int_equal(run_cmd(cmd_prof, &g, &out, &err, argv), 0);
+	assert_field(out, 1, 3, "do_one");
+	assert_field(out, 1, 4, "[kernel.kallsyms]");
+	assert_field(out, 2, 0, "4");
+	assert_field(out, 2, 3, "helper_two");
+	assert_field(out, 3, 3, "nft_other");
+	assert_field(out, 3, 4, "[nf_tables]");
+	free(out);
+	free(err);
+	/* No code to disassemble: one line per sampled address. */
+	assert_int_equal(run_cmd(cmd_list, &g, &out, &err, ls), 0);
+	assert_non_null(strstr(out, "helper_two+0x20"));
+	assert_non_null(strstr(out, "helper_two+0x24"));
+	assert_non_null(strstr(out, "4 samples in helper_two"));
+	free(out);
+	free(err);
+}
+
 static int
 exists(const char *epoch)
 {
@@ -480,6 +521,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_epoch_selection, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_diff, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_list, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kernel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gc, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_epochs, setup, teardown),
 	};
