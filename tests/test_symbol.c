@@ -205,6 +205,19 @@ test_separate_debuginfo(void **state)
 	assert_true(t == NULL || dcpi_symtab_find(t, "dcpi_test_known_function") == NULL);
 	dcpi_symtab_close(t);
 
+	/* debuginfod is asked when DEBUGINFOD_URLS is set: a server that
+	 * refuses connections is a miss, not a hang or an error. */
+	snprintf(cmd, sizeof(cmd), "%s/cache", dir);
+	setenv("DEBUGINFOD_CACHE_PATH", cmd, 1);
+	setenv("DEBUGINFOD_URLS", "http://127.0.0.1:1", 1);
+	setenv("DEBUGINFOD_TIMEOUT", "5", 1);
+	o.no_debuginfod = 0;
+	t = dcpi_symtab_open(stripped, s.buildid, s.tstart, &o, &err);
+	assert_true(t == NULL || dcpi_symtab_find(t, "dcpi_test_known_function") == NULL);
+	dcpi_symtab_close(t);
+	unsetenv("DEBUGINFOD_URLS");
+	o.no_debuginfod = 1;
+
 	o.debugdir = dir;
 	t = dcpi_symtab_open(stripped, s.buildid, s.tstart, &o, &err);
 	assert_non_null(t);
