@@ -10,7 +10,7 @@ EXTRA_DIST += bench/live_cost.sh
 # per sample under callgrind (a figure free of timing noise).
 bench-sample-path: bench/sample_path
 	./bench/sample_path
-	valgrind --tool=callgrind --callgrind-out-file=bench-sample-path.callgrind \
+	$(LIBTOOL) --mode=execute valgrind --tool=callgrind --callgrind-out-file=bench-sample-path.callgrind \
 	    --toggle-collect=timed_replay ./bench/sample_path -n 256000 -g 2 2>&1 | \
 	    awk '/^samples/ { n = $$2 } /Collected/ { ir = $$NF } \
 	    END { printf "callgrind: %d instructions per sample (replay, %d samples)\n", ir / n, n }'
