@@ -29,7 +29,7 @@ struct resolver {
 	const struct dcpi_dataset *d;
 	struct symcache *c;
 	const size_t *sel;		/* dataset image indexes being exported */
-	size_t n;
+	size_t n, last;
 };
 
 static int
@@ -43,9 +43,14 @@ resolve(void *arg, const struct dcpi_profile *p, uint32_t offset, struct dcpi_ex
 	int stale = 0, line;
 	size_t i;
 
-	for (i = 0; i < r->n; i++)
-		if (r->d->images[r->sel[i]].prof == p)
+	/* Offsets come image by image: try the last image first. */
+	if (r->last < r->n && r->d->images[r->sel[r->last]].prof == p)
+		im = &r->d->images[r->sel[r->last]];
+	for (i = 0; im == NULL && i < r->n; i++)
+		if (r->d->images[r->sel[i]].prof == p) {
 			im = &r->d->images[r->sel[i]];
+			r->last = i;
+		}
 	if (im == NULL || (t = symcache_get(r->c, im, &stale)) == NULL || stale ||
 	    (s = dcpi_symtab_lookup(t, offset)) == NULL)
 		return -1;
