@@ -1,13 +1,14 @@
 #!/bin/sh
 # Profiles written by the tools themselves (gperftools' libprofiler, a -pg
-# program's gmon.out) import into a database and list; DCPI -> pprof ->
+# program's gmon.out) import into a database and list; valgrind's Callgrind
+# output reads as callgrind_annotate reads it; DCPI -> pprof ->
 # DCPI and DCPI -> gmon -> DCPI through dcpictl keep the counts; malformed
 # files in each format fail with one line naming the file and where.
 # No perf needed.
 . "$top_srcdir/tests/integration/lib.sh"
 
-for tool in google-pprof gprof; do
-	command -v $tool >/dev/null || fail "$tool is not installed (README's test packages: google-perftools, binutils)"
+for tool in google-pprof gprof valgrind callgrind_annotate; do
+	command -v $tool >/dev/null || fail "$tool is not installed (README's test packages: google-perftools, binutils, valgrind)"
 done
 HOT=$top_srcdir/tests/workload/hot.c
 
@@ -41,6 +42,15 @@ awk -v g="$got" -v s="$secs" -v r="$rate" 'BEGIN { d = g / r - s; exit !(d < 0.0
 	fail "imported gmon.out: $got samples at $rate/s, gprof says $secs s"
 ctl list --epoch 20260102000000 dcpi_workload_hot >/dev/null || fail "list of the imported gmon.out failed"
 echo "gmon.out: $got samples in dcpi_workload_hot, gprof $secs s at $rate/s"
+
+# Callgrind written by valgrind: our reader and callgrind_annotate agree.
+cc_work vg_hot "$HOT"
+valgrind --tool=callgrind --callgrind-out-file="$T/vg.cg" "$T/vg_hot" 0.1 >/dev/null 2>&1 || fail "valgrind failed"
+want=$(callgrind_annotate "$T/vg.cg" | awk '/:dcpi_workload_hot / { gsub(",", "", $1); print $1; exit }')
+ctl cat "$T/vg.cg" >"$T/vg.cat" || fail "cat of valgrind's callgrind file failed"
+got=$(awk '$2 == "dcpi_workload_hot" { print $1 }' "$T/vg.cat")
+[ -n "$want" ] && [ "$got" = "$want" ] || fail "callgrind: cat reads '$got' Ir in dcpi_workload_hot, callgrind_annotate '$want'"
+echo "valgrind's callgrind file: $got Ir in dcpi_workload_hot, as callgrind_annotate says"
 
 # Round trips through dcpictl: every procedure keeps its count.
 ctl prof --csv --epoch 20260101000000 | sort >"$T/before.csv"
