@@ -70,6 +70,47 @@ ctl export --format=gmon --epoch 20260101000000 -o "$T/rt.gmon" || fail "export 
 cmp -s "$T/before.csv" "$T/after.csv" || fail "DCPI -> gmon -> DCPI changed the profile: $(diff "$T/before.csv" "$T/after.csv")"
 echo "round trips: pprof and gmon keep every procedure's count"
 
+# Counts above gmon's 16-bit bins, through gprof and back: a gperftools
+# profile with 200000 and 70000 samples inside dcpi_workload_hot.
+cat >"$T/mkpprof.c" <<'END'
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+/* mkpprof OUT PC COUNT PC COUNT MAPLINE: a 64-bit gperftools CPU profile. */
+int main(int argc, char **argv) {
+	uint64_t hdr[] = { 0, 3, 0, 1000, 0 }, tr[] = { 0, 1, 0 }, r[3];
+	FILE *f = fopen(argv[1], "wb");
+	int i;
+	if (f == NULL || argc != 7) return 1;
+	fwrite(hdr, 8, 5, f);
+	for (i = 2; i < 6; i += 2) {
+		r[0] = strtoull(argv[i + 1], NULL, 0); r[1] = 1; r[2] = strtoull(argv[i], NULL, 0);
+		fwrite(r, 8, 3, f);
+	}
+	fwrite(tr, 8, 3, f);
+	fprintf(f, "%s\n", argv[6]);
+	return fclose(f) != 0;
+}
+END
+${CC:-cc} -o "$T/mkpprof" "$T/mkpprof.c" || fail "cannot compile mkpprof"
+a=$(nm "$T/prof_hot" | awk '$3 == "dcpi_workload_hot" { print "0x" $1 }')
+# Mapped at 0x400000 from file offset 0: the PC is 0x400000 + the vaddr
+# (PIE).  Even addresses: a gmon bin holds 2 bytes (gprof's UNIT).
+"$T/mkpprof" "$T/big.prof" $((0x400000 + ((a + 4) & ~1))) 200000 $((0x400000 + ((a + 8) & ~1))) 70000 \
+    "00400000-00500000 r-xp 00000000 00:00 0 $T/prof_hot" || fail "mkpprof failed"
+ctl import "$T/big.prof" --image "$T/prof_hot" --epoch 20260103000000 >/dev/null || fail "import of big.prof failed"
+got=$(ctl prof --csv --epoch 20260103000000 | awk -F, '$4 == "dcpi_workload_hot" { print $1 }')
+[ "$got" = 270000 ] || fail "big.prof: dcpi_workload_hot has '$got' samples, not 270000"
+ctl export --format=gmon --epoch 20260103000000 -o "$T/big.gmon" || fail "export of big counts failed"
+set -- $(gprof -b -p "$T/prof_hot" "$T/big.gmon" | awk '$NF == "dcpi_workload_hot" { print $1, $3; exit }')
+[ "${1:-}" = 100.00 ] && [ "${2:-}" = 270.00 ] || fail "gprof reads '$*' (% time, self seconds), not 100.00 270.00"
+"$DCPICTL" -d "$T/db4" import "$T/big.gmon" --image "$T/prof_hot" --epoch 20260103000000 >/dev/null || fail "import of big.gmon failed"
+for d in db db4; do
+	"$DCPICTL" -d "$T/$d" cat "$T/$d"/20260103000000/*/*/* | grep '^0x' >"$T/$d.big"
+done
+[ "$(wc -l <"$T/db.big")" = 2 ] && cmp -s "$T/db.big" "$T/db4.big" || fail "DCPI -> gmon -> DCPI changed big counts: $(cat "$T/db.big" "$T/db4.big")"
+echo "counts above 65,535: gprof reads 270.00 s; gmon round trip keeps $(tr '\n' ' ' <"$T/db.big")"
+
 # Malformed files: a non-zero exit and one line naming the file and where.
 bad() {	# bad FILE PATTERN
 	if ctl cat "$1" >/dev/null 2>"$T/err"; then fail "cat accepted malformed $1"; fi
