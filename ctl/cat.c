@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <dcpi/export.h>
 #include <dcpi/profile.h>
 
 #include "commands.h"
@@ -92,7 +93,9 @@ cat_one(const char *path, int summary, FILE *out)
 		fprintf(stderr, "dcpictl: %s: %s\n", path, strerror(errno));
 		return -1;
 	}
-	if (len < 7 || memcmp(buf, "version", 7) != 0) {
+	/* Old Callgrind files begin with "version: 1" too. */
+	if (len < 7 || memcmp(buf, "version", 7) != 0 ||
+	    dcpi_format_detect(buf, len) == DCPI_FMT_CALLGRIND) {
 		rc = cat_foreign(path, buf, len, out);
 		free(buf);
 		return rc;
