@@ -6,7 +6,7 @@ systemdsystemunit_DATA = contrib/dcpid.service contrib/dcpi-epoch.service \
 CLEANFILES += contrib/dcpid.service contrib/dcpi-epoch.service contrib/dcpi.cron
 EXTRA_DIST += contrib/dcpid.service.in contrib/dcpi-epoch.service.in \
 	contrib/dcpi-epoch.timer contrib/dcpi.cron.in contrib/dcpi.sysusers \
-	contrib/dcpid.conf contrib/README.service
+	contrib/dcpid.conf
 noinst_DATA = contrib/dcpi.cron
 
 contrib_edit = $(SED) -e 's|@sbindir[@]|$(sbindir)|g' -e 's|@bindir[@]|$(bindir)|g' \
