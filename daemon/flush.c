@@ -1,9 +1,11 @@
 #include <config.h>	/* autoconf's, not daemon/config.h */
 
 #include <sys/file.h>
+#include <sys/types.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -129,6 +131,58 @@ prepare_epoch(const char *ep, char *err, size_t errlen)
 	return 0;
 }
 
+/* Removes the hidden temporary files (".NAME.XXXXXX", ".current.PID") in
+ * dir that a writer killed mid-write left; returns how many.  Only called
+ * under the lock, so no dcpid of this host is writing them. */
+static size_t
+remove_temps(const char *dir, int subdirs)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	struct stat st;
+	size_t n = 0;
+	DIR *d;
+
+	if ((d = opendir(dir)) == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int)sizeof(path) ||
+		    lstat(path, &st) == -1)
+			continue;
+		if (de->d_name[0] == '.' && !S_ISDIR(st.st_mode)) {
+			if (unlink(path) == 0) {
+				log_info("removed temporary file %s", path);
+				n++;
+			} else
+				log_warn("%s", path);
+		} else if (subdirs > 0 && S_ISDIR(st.st_mode))
+			n += remove_temps(path, subdirs - 1);
+	}
+	closedir(d);
+	return n;
+}
+
+static void
+clean_db(void)
+{
+	char **epochs, dir[PATH_MAX];
+	struct dcpi_error de;
+	size_t n, i, removed;
+
+	removed = remove_temps(db, 0);
+	if (dcpi_db_epochs(db, &epochs, &n, &de) == 0) {
+		for (i = 0; i < n; i++) {
+			snprintf(dir, sizeof(dir), "%s/%s/%s", db, epochs[i], host);
+			removed += remove_temps(dir, 1);
+		}
+		dcpi_strv_free(epochs, n);
+	}
+	if (removed)
+		log_notice("removed %zu temporary files left by an interrupted flush", removed);
+}
+
 int
 flush_init(const char *dbpath, char *err, size_t errlen)
 {
@@ -165,6 +219,7 @@ flush_init(const char *dbpath, char *err, size_t errlen)
 	uname(&u);
 	snprintf(platform, sizeof(platform), "%s %s %s", u.sysname, u.release, u.machine);
 	cpuspeed = read_cpuspeed();
+	clean_db();
 
 	if (dcpi_db_current(db, epoch, &de) == -1) {
 		dcpi_epoch_name(time(NULL), epoch);
