@@ -3,7 +3,7 @@
  * most 3/4 full) per (event, image), found through a per-event array
  * indexed by the image's dense index.  A slot with count 0 is empty.
  */
-#include <config.h>	/* autoconf's, not daemon/config.h */
+#include "config.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -8,7 +8,7 @@
  * time; a connection with a reply still queued is not read, so a client
  * that sends without reading cannot make dcpid buffer without bound.
  */
-#include <config.h>	/* autoconf's, not daemon/config.h */
+#include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -2,7 +2,7 @@
  * dcpid: samples every CPU with perf_event_open, attributes each sample to
  * its image and keeps the epoch's profile database up to date.
  */
-#include <config.h>	/* autoconf's; daemon/config.h comes below */
+#include "config.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -20,7 +20,7 @@
 #include <dcpi/db.h>
 
 #include "attr.h"
-#include "config.h"	/* daemon/config.h: this directory comes first */
+#include "conf.h"
 #include "control.h"
 #include "core.h"
 #include "flush.h"

@@ -1,4 +1,4 @@
-#include <config.h>	/* autoconf's, not daemon/config.h */
+#include "config.h"
 
 #include <sys/file.h>
 #include <sys/types.h>

@@ -12,4 +12,4 @@ daemon_dcpid_LDADD = daemon/libdcpid.la
 include daemon/core.mk
 include daemon/attr.mk
 include daemon/control.mk
-include daemon/config.mk
+include daemon/conf.mk

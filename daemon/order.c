@@ -4,7 +4,7 @@
  * already and a drain holds a second or so of records, so a sort per drain
  * costs little and is simpler than perf's per-CPU merge.
  */
-#include <config.h>	/* autoconf's, not daemon/config.h */
+#include "config.h"
 
 #include <stdlib.h>
 #include <string.h>

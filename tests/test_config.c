@@ -1,5 +1,5 @@
 /*
- * dcpid's configuration file (daemon/config.c): values, bad lines reported
+ * dcpid's configuration file (daemon/conf.c): values, bad lines reported
  * with their line numbers, command-line overrides, and config_print's
  * output loading back to the same configuration.
  */
@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "../daemon/config.h"
+#include "../daemon/conf.h"
 
 static char tmpdir[] = "/tmp/dcpi-test-config.XXXXXX";
 

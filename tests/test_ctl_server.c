@@ -5,7 +5,7 @@
  * concurrent clients, the connection cap, and SO_PEERCRED authorization
  * for an unprivileged uid (fork + setuid, as the tests run as root).
  */
-#include <config.h>
+#include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -2,7 +2,7 @@
  * Unit tests of dcpid's aggregation (daemon/agg.c) and record ordering
  * (daemon/order.c).
  */
-#include <config.h>
+#include "config.h"
 
 #include <stdarg.h>
 #include <stddef.h>

@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+
 #include <ctype.h>
 #include <errno.h>
 #include <grp.h>
@@ -22,9 +23,10 @@
 #include <dcpi/ctl.h>
 #include <dcpi/db.h>
 
+#include "conf.h"
 #include "xmalloc.h"
 
-#define DEFAULT_FLUSH_INTERVAL	300		/* seconds */
+#define DEFAULT_FLUSH_INTERVAL	600		/* seconds */
 #define DEFAULT_MEMORY_CAP	(64UL << 20)	/* bytes */
 #define DEFAULT_KEEP_DAYS	30
 #define DEFAULT_KEEP_MIN	7

@@ -1,7 +1,7 @@
 /*
  * dcpid's configuration: defaults, then /etc/dcpi/dcpid.conf (key = value
  * lines, '#' comments), then the command line.  Implemented in
- * daemon/config.c.
+ * daemon/conf.c.
  */
 #ifndef DCPID_CONFIG_H
 #define DCPID_CONFIG_H
