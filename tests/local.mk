@@ -18,3 +18,4 @@ include tests/control.mk
 include tests/service.mk
 include tests/analysis.mk
 include tests/export.mk
+include tests/fault.mk

@@ -1,0 +1,16 @@
+# Fault tests (issue 7's reliability list): kill -9 during flushes, a full
+# disk, the database removed or read-only, process storms and churn.  A
+# second dcpid on the same database is test_daemon_status.sh's.
+FAULT_ITESTS = tests/integration/test_fault_kill.sh \
+	tests/integration/test_fault_enospc.sh \
+	tests/integration/test_fault_dbdir.sh \
+	tests/integration/test_fault_storm.sh \
+	tests/integration/test_fault_churn.sh \
+	tests/integration/test_fault_tempfiles.sh \
+	tests/integration/test_fault_dblock.sh
+TESTS += $(FAULT_ITESTS)
+EXTRA_DIST += $(FAULT_ITESTS)
+# dcpid does not yet remove the temporary files of a killed predecessor,
+# nor re-create the lock and current link of a removed database.
+XFAIL_TESTS += tests/integration/test_fault_tempfiles.sh \
+	tests/integration/test_fault_dblock.sh

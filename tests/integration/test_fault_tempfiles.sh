@@ -1,0 +1,26 @@
+#!/bin/sh
+# A dcpid killed inside a write leaves its temporary files (.NAME.XXXXXX
+# next to a profile, .current.PID next to current); the next dcpid on the
+# database removes them.  Expected to fail until dcpid cleans them up
+# (XFAIL_TESTS in tests/fault.mk).
+. "$top_srcdir/tests/integration/lib.sh"
+require_perf
+
+build_hot hot_tmp
+start_dcpid -e perf::cpu-clock
+"$T/hot_tmp" 0.5 || fail "workload failed"
+ctl flush >/dev/null || fail "flush failed"
+f=$(profile_file "$(current_epoch)" hot_tmp)
+[ -n "$f" ] || fail "no profile of hot_tmp"
+kill -KILL "$DCPID_PID"; wait "$DCPID_PID" 2>/dev/null; DCPID_PID=
+# What open_temp (lib/atomic.c) and dcpi_db_set_current leave behind.
+d=$(dirname "$f")
+head -c 100 "$f" >"$d/.$(basename "$f").a1b2c3"
+ln -s "$(current_epoch)" "$DB/.current.99999"
+start_dcpid -e perf::cpu-clock
+"$T/hot_tmp" 0.5 || fail "workload failed"
+ctl flush >/dev/null || fail "flush failed"
+stop_dcpid
+assert_db_valid
+left=$(find "$DB" -name '.*' ! -name . )
+[ -z "$left" ] || fail "temporary files left after a restart and a flush: $left"
