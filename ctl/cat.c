@@ -20,46 +20,6 @@
 
 #include "commands.h"
 
-static int
-read_file(const char *path, char **bufp, size_t *lenp)
-{
-	char *buf = NULL, *nb;
-	size_t len = 0, cap = 0;
-	ssize_t r;
-	int fd, e;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return -1;
-	for (;;) {
-		if (len == cap) {
-			cap = cap ? cap * 2 : 65536;
-			if ((nb = realloc(buf, cap)) == NULL) {
-				errno = ENOMEM;
-				goto fail;
-			}
-			buf = nb;
-		}
-		r = read(fd, buf + len, cap - len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			goto fail;
-		if (r == 0)
-			break;
-		len += r;
-	}
-	close(fd);
-	*bufp = buf;
-	*lenp = len;
-	return 0;
-fail:
-	e = errno;
-	close(fd);
-	free(buf);
-	errno = e;
-	return -1;
-}
-
 /* Prints the header lines as they are in the file, the terminator without
  * its padding.  The parser accepted buf, so a "samples" line ends it. */
 static void
@@ -86,13 +46,15 @@ cat_one(const char *path, int summary, FILE *out)
 	struct dcpi_profile *p;
 	struct dcpi_error err;
 	size_t len, i;
+	void *vbuf;
 	char *buf;
 	int rc = 0;
 
-	if (read_file(path, &buf, &len) < 0) {
-		fprintf(stderr, "dcpictl: %s: %s\n", path, strerror(errno));
+	if (dcpi_read_file(path, &vbuf, &len, &err) < 0) {
+		fprintf(stderr, "dcpictl: %s\n", err.msg);
 		return -1;
 	}
+	buf = vbuf;
 	/* Old Callgrind files begin with "version: 1" too. */
 	if (len < 7 || memcmp(buf, "version", 7) != 0 ||
 	    dcpi_format_detect(buf, len) == DCPI_FMT_CALLGRIND) {

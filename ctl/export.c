@@ -234,46 +234,6 @@ out:
 
 /* ---- import ---- */
 
-static int
-read_all(const char *path, void **buf, size_t *len, struct stat *st)
-{
-	char *b = NULL, *nb;
-	size_t cap = 0, n = 0;
-	ssize_t got;
-	int fd, e;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return -1;
-	if (fstat(fd, st) == -1)
-		goto fail;
-	for (;;) {
-		if (n == cap) {
-			cap = cap ? cap * 2 : 65536;
-			if ((nb = realloc(b, cap)) == NULL)
-				goto fail;
-			b = nb;
-		}
-		if ((got = read(fd, b + n, cap - n)) == -1) {
-			if (errno == EINTR)
-				continue;
-			goto fail;
-		}
-		if (got == 0)
-			break;
-		n += (size_t)got;
-	}
-	close(fd);
-	*buf = b;
-	*len = n;
-	return 0;
-fail:
-	e = errno;
-	free(b);
-	close(fd);
-	errno = e;
-	return -1;
-}
-
 /* Fills the header fields an import cannot know from the profile file. */
 static int
 complete(struct dcpi_profile *p, const char *epoch, struct dcpi_error *err)
@@ -392,8 +352,12 @@ cmd_import(const struct ctl_globals *g, int argc, char **argv)
 	if (host[0] == '\0' && gethostname(host, sizeof(host) - 1) == -1)
 		snprintf(host, sizeof(host), "localhost");
 	host[sizeof(host) - 1] = '\0';
-	if (read_all(file, &buf, &len, &st) == -1) {
+	if (stat(file, &st) == -1) {
 		fprintf(stderr, "dcpictl: import: %s: %s\n", file, strerror(errno));
+		return 1;
+	}
+	if (dcpi_read_file(file, &buf, &len, &err) == -1) {
+		fprintf(stderr, "dcpictl: import: %s\n", err.msg);
 		return 1;
 	}
 	/* By default, the epoch of the profile's own time. */

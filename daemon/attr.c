@@ -575,7 +575,7 @@ attr_sample(uint32_t pid, uint64_t pc, uint16_t cpumode, struct image **img,
 	struct proc *p;
 	struct map *m;
 	struct img *im;
-	const struct seg *s;
+	const struct dcpi_image_seg *s;
 	uint64_t foff, off;
 	uint32_t i;
 
@@ -614,16 +614,16 @@ attr_sample(uint32_t pid, uint64_t pc, uint16_t cpumode, struct image **img,
 		return ATTR_UNREADABLE;
 	foff = pc - m->start + m->pgoff;
 	s = &im->segs[m->seg < im->nsegs ? m->seg : 0];
-	if (foff - s->off >= s->filesz) {
+	if (foff - s->offset >= s->filesz) {
 		for (i = 0; i < im->nsegs; i++)
-			if (foff - im->segs[i].off < im->segs[i].filesz)
+			if (foff - im->segs[i].offset < im->segs[i].filesz)
 				break;
 		if (i == im->nsegs)
 			return ATTR_OUTSIDE_TEXT;
 		m->seg = i;
 		s = &im->segs[i];
 	}
-	off = foff - s->off + s->vaddr - im->pub.tstart;
+	off = foff - s->offset + s->vaddr - im->pub.tstart;
 	if (off >= im->pub.tsize)
 		return ATTR_OUTSIDE_TEXT;
 	*img = &im->pub;

@@ -1,6 +1,5 @@
 #include "config.h"
 
-#include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -43,7 +42,6 @@ fnv1a(uint64_t h, const void *p, size_t n)
 	return h;
 }
 #define FNV_INIT	0xcbf29ce484222325ULL
-#define HASH_MAX_BYTES	(512 << 20)
 
 static uint64_t
 mix(uint64_t a, uint64_t b)
@@ -133,7 +131,7 @@ image_by_build_id(const uint8_t *bid, size_t len)
 /* Takes ownership of segs. */
 static struct img *
 image_add(const char *id, const char *path, uint64_t tstart, uint64_t tsize,
-    struct seg *segs, uint32_t nsegs)
+    struct dcpi_image_seg *segs, uint32_t nsegs)
 {
 	struct img *im;
 	size_t plen, i;
@@ -179,145 +177,52 @@ image_add(const char *id, const char *path, uint64_t tstart, uint64_t tsize,
 	return im;
 }
 
-/* The executable PT_LOADs and text range; -1 when there is none. */
-static int
-elf_text(Elf *elf, struct seg **segsp, uint32_t *nsegsp, uint64_t *tstart,
-    uint64_t *tsize)
-{
-	GElf_Ehdr eh;
-	GElf_Phdr ph;
-	size_t n, i;
-	struct seg *segs;
-	uint32_t ns = 0;
-	uint64_t end = 0;
-
-	if (elf_kind(elf) != ELF_K_ELF || gelf_getehdr(elf, &eh) == NULL ||
-	    (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) ||
-	    elf_getphdrnum(elf, &n) != 0 || n == 0 || n > 65535)
-		return -1;
-	segs = xcalloc(n, sizeof(*segs));
-	for (i = 0; i < n; i++) {
-		if (gelf_getphdr(elf, i, &ph) == NULL)
-			break;
-		if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
-			continue;
-		segs[ns].off = ph.p_offset;
-		segs[ns].filesz = ph.p_filesz;
-		segs[ns].vaddr = ph.p_vaddr;
-		if (ns == 0)
-			*tstart = ph.p_vaddr;
-		if (ph.p_vaddr + ph.p_memsz > end)
-			end = ph.p_vaddr + ph.p_memsz;
-		ns++;
-	}
-	if (ns == 0 || end < *tstart || end - *tstart > UINT32_MAX) {
-		free(segs);
-		return -1;
-	}
-	*tsize = end - *tstart;
-	*segsp = xreallocarray(segs, ns, sizeof(*segs));
-	*nsegsp = ns;
-	return 0;
-}
-
-static int
-hash_fd(int fd, char *id)
-{
-	char buf[65536];
-	uint64_t h = FNV_INIT;
-	off_t off = 0;
-	ssize_t r;
-	struct stat st;
-
-	/* Anyone can map a huge sparse file executable: don't hash it. */
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    st.st_size > HASH_MAX_BYTES) {
-		log_info("image without build-id not hashed: over %d MiB or "
-		    "not a regular file", HASH_MAX_BYTES >> 20);
-		return -1;
-	}
-	while ((r = pread(fd, buf, sizeof(buf), off)) != 0) {
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		h = fnv1a(h, buf, r);
-		off += r;
-	}
-	snprintf(id, 18, "h%016llx", (unsigned long long)h);
-	return 0;
-}
-
-/* Common tail of image_from_fd and image_from_memory; fd < 0 hashes buf. */
+/* Takes the segments of ei. */
 static struct img *
-image_from_elf(Elf *elf, int fd, const void *buf, size_t len, const char *path,
-    const uint8_t *want, size_t want_len, int *mismatch)
+image_from(struct dcpi_elf_image *ei, const char *path)
 {
-	struct seg *segs;
-	uint32_t nsegs;
-	uint64_t tstart = 0, tsize = 0;
-	const void *bid;
-	ssize_t blen;
-	char id[2 * BUILD_ID_MAX + 1];
+	struct img *im;
 
-	blen = dwelf_elf_gnu_build_id(elf, &bid);
-	if (blen > BUILD_ID_MAX)
-		blen = BUILD_ID_MAX;	/* longer ids are truncated consistently */
-	if (want_len > 0 && ((size_t)blen != want_len ||
-	    memcmp(bid, want, want_len) != 0)) {
-		if (mismatch)
-			*mismatch = 1;
-		return NULL;
-	}
-	if (blen > 0) {
-		struct img *im;
-
-		image_hex(bid, blen, id);
-		if ((im = image_by_id(id)) != NULL)
-			return im;
-	} else if (fd >= 0) {
-		if (hash_fd(fd, id) < 0)
-			return NULL;
-	} else
-		snprintf(id, sizeof(id), "h%016llx",
-		    (unsigned long long)fnv1a(FNV_INIT, buf, len));
-	if (elf_text(elf, &segs, &nsegs, &tstart, &tsize) < 0)
-		return NULL;
-	return image_add(id, path, tstart, tsize, segs, nsegs);
+	im = image_add(ei->id, path, ei->tstart, ei->tsize, ei->segs, ei->nsegs);
+	ei->segs = NULL;
+	dcpi_elf_image_clear(ei);
+	return im;
 }
 
 struct img *
 image_from_fd(int fd, const char *path, const uint8_t *want, size_t want_len,
     int *mismatch)
 {
-	Elf *elf;
-	struct img *im;
+	struct dcpi_elf_image ei;
+	struct dcpi_error err;
 
 	if (mismatch)
 		*mismatch = 0;
-	if ((elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) == NULL)
+	/* A file that must carry a build-id is never worth hashing. */
+	if (dcpi_elf_image_fd(fd, path, want_len > 0 ? DCPI_IMAGE_NO_HASH : 0,
+	    &ei, &err) < 0) {
+		if (errno == EFBIG)
+			log_info("%s", err.msg);
 		return NULL;
-	im = image_from_elf(elf, fd, NULL, 0, path, want, want_len, mismatch);
-	elf_end(elf);
-	return im;
+	}
+	if (want_len > 0 && (ei.build_id_len != want_len ||
+	    memcmp(ei.build_id, want, want_len) != 0)) {
+		if (mismatch)
+			*mismatch = 1;
+		dcpi_elf_image_clear(&ei);
+		return NULL;
+	}
+	return image_from(&ei, path);
 }
 
 struct img *
 image_from_memory(const void *buf, size_t len, const char *path)
 {
-	char *copy = xmalloc(len);
-	Elf *elf;
-	struct img *im = NULL;
+	struct dcpi_elf_image ei;
 
-	/* libelf may write to a memory image; never let it touch the vdso. */
-	memcpy(copy, buf, len);
-	if ((elf = elf_memory(copy, len)) != NULL) {
-		im = image_from_elf(elf, -1, copy, len, path, NULL, 0, NULL);
-		elf_end(elf);
-	}
-	free(copy);
-	return im;
+	if (dcpi_elf_image_memory(buf, len, path, 0, &ei, NULL) < 0)
+		return NULL;
+	return image_from(&ei, path);
 }
 
 struct img *

@@ -2,38 +2,27 @@
  * Images for attribution (internal to daemon/attr.c, image.c, kernel.c):
  * the table of struct image deduplicated by id, and ELF reading.
  *
- * Image id: the GNU build-id in lowercase hex; for an ELF object without
- * one, "h" followed by 16 hex digits of the 64-bit FNV-1a hash of the whole
- * file's content (stable across daemon restarts and hosts, and computable
- * offline from the file alone); files over 512 MiB without a build-id are
- * not hashed and stay unattributed.  Pseudo images without a build-id (kernel,
- * modules) hash a descriptive string the same way.
- *
- * Text range: tstart is the p_vaddr of the first executable PT_LOAD, and the
- * range runs to the end (p_vaddr + p_memsz) of the last executable PT_LOAD,
- * so tsize covers every executable segment (one in practice).
+ * Image id and text range: lib/dcpi/image.h (dcpi_elf_image_fd), the rules
+ * the tools use too.  Pseudo images without a build-id (kernel, modules)
+ * hash a descriptive string with the same FNV-1a, as "h" + 16 hex digits.
  */
 #ifndef DCPID_IMAGE_H
 #define DCPID_IMAGE_H
 
-#include <gelf.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "attr.h"
+#include <dcpi/image.h>
 
-/* An executable PT_LOAD: file range [off, off + filesz) holds vaddr. */
-struct seg {
-	uint64_t	 off, filesz, vaddr;
-};
+#include "attr.h"
 
 struct img {
 	struct image	 pub;		/* first: struct image * casts to it */
 	uint32_t	 nsegs;
-	struct seg	*segs;		/* executable PT_LOADs; none for kernel, modules */
+	struct dcpi_image_seg *segs;	/* executable PT_LOADs; none for kernel, modules */
 };
 
-#define BUILD_ID_MAX	20
+#define BUILD_ID_MAX	DCPI_BUILD_ID_MAX
 
 void image_init(void);
 void image_fini(void);

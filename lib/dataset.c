@@ -13,6 +13,8 @@
 #include <dcpi/dataset.h>
 #include <dcpi/db.h>
 
+#include "internal.h"
+
 struct loaded {
 	size_t		 event;
 	struct dcpi_profile *prof;
@@ -24,18 +26,6 @@ struct strset {
 	size_t		 n, cap;
 };
 
-static void
-seterr(struct dcpi_error *err, int e, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err != NULL) {
-		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-		va_end(ap);
-	}
-	errno = e;
-}
 
 static int
 grow(void **v, size_t *cap, size_t n, size_t size)
@@ -127,7 +117,7 @@ pick_epochs(const char *db, const struct dcpi_dataset_filter *f, char ***names,
 	size_t i;
 
 	if (!is_dir(db)) {
-		seterr(err, ENOENT, "%s: no such database", db);
+		lib_seterr(err, ENOENT, "%s: no such database", db);
 		return -1;
 	}
 	if (f == NULL || f->n_epochs == 0)
@@ -138,7 +128,7 @@ pick_epochs(const char *db, const struct dcpi_dataset_filter *f, char ***names,
 		snprintf(path, sizeof(path), "%s/%s", db, f->epochs[i]);
 		if (!is_dir(path)) {
 			dcpi_strv_free(*names, i);
-			seterr(err, ENOENT, "%s: no such epoch", path);
+			lib_seterr(err, ENOENT, "%s: no such epoch", path);
 			return -1;
 		}
 		if (((*names)[i] = strdup(f->epochs[i])) == NULL) {
@@ -149,7 +139,7 @@ pick_epochs(const char *db, const struct dcpi_dataset_filter *f, char ***names,
 	*n = f->n_epochs;
 	return 0;
 nomem:
-	seterr(err, ENOMEM, "%s: out of memory", db);
+	lib_seterr(err, ENOMEM, "%s: out of memory", db);
 	return -1;
 }
 
@@ -190,7 +180,7 @@ walk(const char *db, const struct dcpi_dataset_filter *f, event_fn fn, void *arg
 	}
 	dcpi_strv_free(epochs, ne);
 	if (rc == -1)
-		seterr(err, errno, "%s: %s", db, strerror(errno));
+		lib_seterr(err, errno, "%s: %s", db, strerror(errno));
 	return rc;
 }
 
@@ -367,7 +357,7 @@ dcpi_dataset_load(const char *db, const struct dcpi_dataset_filter *f,
 	*out = d;
 	return 0;
 nomem:
-	seterr(err, ENOMEM, "%s: out of memory", db);
+	lib_seterr(err, ENOMEM, "%s: out of memory", db);
 fail:
 	free(remap);
 	for (i = 0; i < c.n; i++) {

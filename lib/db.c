@@ -16,12 +16,12 @@
 
 #include <dcpi/db.h>
 
+#include "internal.h"
+
 static void
 fail(struct dcpi_error *err, const char *path, const char *what, int e)
 {
-	if (err != NULL)
-		snprintf(err->msg, sizeof(err->msg), "%s: %s: %s", path, what, strerror(e));
-	errno = e;
+	lib_seterr(err, e, "%s: %s: %s", path, what, strerror(e));
 }
 
 const char *

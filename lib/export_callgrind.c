@@ -139,11 +139,11 @@ dcpi_callgrind_encode(const struct dcpi_profile *const *profiles, size_t n,
 	int *done = NULL, rc = -1;
 
 	if (n == 0)
-		return ex_fail(err, EINVAL, "callgrind: no profiles to export");
+		return lib_seterr(err, EINVAL, "callgrind: no profiles to export");
 	if ((events = calloc(n, sizeof(*events))) == NULL ||
 	    (shorts = calloc(n, sizeof(*shorts))) == NULL ||
 	    (done = calloc(n, sizeof(*done))) == NULL) {
-		ex_fail(err, ENOMEM, "callgrind: out of memory");
+		lib_seterr(err, ENOMEM, "callgrind: out of memory");
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
@@ -155,7 +155,7 @@ dcpi_callgrind_encode(const struct dcpi_profile *const *profiles, size_t n,
 	}
 	if ((totals = calloc(nev, sizeof(*totals))) == NULL ||
 	    (cost = calloc(nev, sizeof(*cost))) == NULL) {
-		ex_fail(err, ENOMEM, "callgrind: out of memory");
+		lib_seterr(err, ENOMEM, "callgrind: out of memory");
 		goto out;
 	}
 	for (i = 0; i < n; i++)
@@ -168,7 +168,7 @@ dcpi_callgrind_encode(const struct dcpi_profile *const *profiles, size_t n,
 	    profiles[0]->epoch ? profiles[0]->epoch : "?");
 	for (k = 0; k < nev; k++) {
 		if ((shorts[k] = short_event(events[k], k)) == NULL) {
-			ex_fail(err, ENOMEM, "callgrind: out of memory");
+			lib_seterr(err, ENOMEM, "callgrind: out of memory");
 			goto out;
 		}
 		for (j = 0; j < k; j++)
@@ -201,7 +201,7 @@ dcpi_callgrind_encode(const struct dcpi_profile *const *profiles, size_t n,
 				ncells += profiles[m]->n_counts;
 		free(cells);
 		if ((cells = calloc(ncells + 1, sizeof(*cells))) == NULL) {
-			ex_fail(err, ENOMEM, "callgrind: out of memory");
+			lib_seterr(err, ENOMEM, "callgrind: out of memory");
 			goto out;
 		}
 		for (m = i, ncells = 0; m < n; m++) {
@@ -386,7 +386,7 @@ position_name(struct cg_parser *ps, struct strtab *t, const char *v)
 		errno = 0;
 		id = strtoull(v + 1, &end, 10);
 		if (errno != 0 || *end != ')')
-			return ex_fail(ps->err, EINVAL, "%s: line %zu: malformed compressed name "
+			return lib_seterr(ps->err, EINVAL, "%s: line %zu: malformed compressed name "
 			    "(expected \"(NUMBER)\")", ps->name, ps->lineno);
 		v = end + 1;
 		while (*v == ' ' || *v == '\t')
@@ -396,17 +396,17 @@ position_name(struct cg_parser *ps, struct strtab *t, const char *v)
 				break;
 		if (*v == '\0') {
 			if (i == t->nids)
-				return ex_fail(ps->err, EINVAL, "%s: line %zu: compressed name (%" PRIu64
+				return lib_seterr(ps->err, EINVAL, "%s: line %zu: compressed name (%" PRIu64
 				    ") used before it is defined", ps->name, ps->lineno, id);
 			return (long)t->ids[i].idx;
 		}
 		if ((idx = strtab_intern(t, v)) == -1)
-			return ex_fail(ps->err, ENOMEM, "%s: out of memory", ps->name);
+			return lib_seterr(ps->err, ENOMEM, "%s: out of memory", ps->name);
 		if (i == t->nids) {
 			void *n = reallocarray(t->ids, t->nids + 1, sizeof(*t->ids));
 
 			if (n == NULL)
-				return ex_fail(ps->err, ENOMEM, "%s: out of memory", ps->name);
+				return lib_seterr(ps->err, ENOMEM, "%s: out of memory", ps->name);
 			t->ids = n;
 			t->nids++;
 		}
@@ -415,7 +415,7 @@ position_name(struct cg_parser *ps, struct strtab *t, const char *v)
 		return idx;
 	}
 	if ((idx = strtab_intern(t, v)) == -1)
-		return ex_fail(ps->err, ENOMEM, "%s: out of memory", ps->name);
+		return lib_seterr(ps->err, ENOMEM, "%s: out of memory", ps->name);
 	return idx;
 }
 
@@ -533,7 +533,7 @@ subpositions(struct cg_parser *ps, const char **s)
 	}
 	return 0;
 bad:
-	return ex_fail(ps->err, EINVAL, "%s: line %zu: subposition %d: expected a number, "
+	return lib_seterr(ps->err, EINVAL, "%s: line %zu: subposition %d: expected a number, "
 	    "+N, -N or *", ps->name, ps->lineno, k + 1);
 }
 
@@ -550,10 +550,10 @@ costs(struct cg_parser *ps, const char *s, uint64_t *cost)
 		if (*s == '\0')
 			return 0;
 		if (k == ps->cg->n_events)
-			return ex_fail(ps->err, EINVAL, "%s: line %zu: more costs than the %zu "
+			return lib_seterr(ps->err, EINVAL, "%s: line %zu: more costs than the %zu "
 			    "events of the events: line", ps->name, ps->lineno, ps->cg->n_events);
 		if (parse_number(&s, &v) == -1 || (*s != ' ' && *s != '\t' && *s != '\0'))
-			return ex_fail(ps->err, EINVAL, "%s: line %zu: cost %zu is not a number",
+			return lib_seterr(ps->err, EINVAL, "%s: line %zu: cost %zu is not a number",
 			    ps->name, ps->lineno, k + 1);
 		cost[k++] = v;
 	}
@@ -570,10 +570,10 @@ header_line(struct cg_parser *ps, const char *key, size_t klen, const char *v,
 		v++;
 	if (klen == 6 && strncmp(key, "events", 6) == 0) {
 		if (cg->events != NULL)
-			return ex_fail(ps->err, EINVAL, "%s: line %zu: second events: line "
+			return lib_seterr(ps->err, EINVAL, "%s: line %zu: second events: line "
 			    "(one part per file is supported)", ps->name, ps->lineno);
 		if ((copy = strdup(v)) == NULL)
-			return ex_fail(ps->err, ENOMEM, "%s: out of memory", ps->name);
+			return lib_seterr(ps->err, ENOMEM, "%s: out of memory", ps->name);
 		for (tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
 			char **ne = reallocarray(cg->events, cg->n_events + 1, sizeof(*ne));
 
@@ -581,25 +581,25 @@ header_line(struct cg_parser *ps, const char *key, size_t klen, const char *v,
 				if (ne != NULL)
 					cg->events = ne;
 				free(copy);
-				return ex_fail(ps->err, ENOMEM, "%s: out of memory", ps->name);
+				return lib_seterr(ps->err, ENOMEM, "%s: out of memory", ps->name);
 			}
 			cg->events = ne;
 			cg->n_events++;
 		}
 		free(copy);
 		if (cg->n_events == 0)
-			return ex_fail(ps->err, EINVAL, "%s: line %zu: events: names no event",
+			return lib_seterr(ps->err, EINVAL, "%s: line %zu: events: names no event",
 			    ps->name, ps->lineno);
 		if ((cg->totals = calloc(cg->n_events, sizeof(*cg->totals))) == NULL)
-			return ex_fail(ps->err, ENOMEM, "%s: out of memory", ps->name);
+			return lib_seterr(ps->err, ENOMEM, "%s: out of memory", ps->name);
 		return 0;
 	}
 	if (klen == 9 && strncmp(key, "positions", 9) == 0) {
 		if (cg->events != NULL || cg->n_cost_lines > 0)
-			return ex_fail(ps->err, EINVAL, "%s: line %zu: positions: after events: "
+			return lib_seterr(ps->err, EINVAL, "%s: line %zu: positions: after events: "
 			    "or cost lines", ps->name, ps->lineno);
 		if ((copy = strdup(v)) == NULL)
-			return ex_fail(ps->err, ENOMEM, "%s: out of memory", ps->name);
+			return lib_seterr(ps->err, ENOMEM, "%s: out of memory", ps->name);
 		ps->npos = 0;
 		cg->has_positions_instr = cg->has_positions_line = 0;
 		for (tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
@@ -610,7 +610,7 @@ header_line(struct cg_parser *ps, const char *key, size_t klen, const char *v,
 			else if (strcmp(tok, "line") == 0 && !cg->has_positions_line)
 				cg->has_positions_line = 1;
 			else {
-				ex_fail(ps->err, EINVAL, "%s: line %zu: positions: \"%.64s\" "
+				lib_seterr(ps->err, EINVAL, "%s: line %zu: positions: \"%.64s\" "
 				    "(expected instr, bb, line in that order)", ps->name, ps->lineno, tok);
 				free(copy);
 				return -1;
@@ -619,23 +619,23 @@ header_line(struct cg_parser *ps, const char *key, size_t klen, const char *v,
 		}
 		free(copy);
 		if (ps->npos == 0)
-			return ex_fail(ps->err, EINVAL, "%s: line %zu: positions: names no position",
+			return lib_seterr(ps->err, EINVAL, "%s: line %zu: positions: names no position",
 			    ps->name, ps->lineno);
 		return 0;
 	}
 	if (klen == 6 && strncmp(key, "totals", 6) == 0) {
 		if (cg->events == NULL)
-			return ex_fail(ps->err, EINVAL, "%s: line %zu: totals: before events:",
+			return lib_seterr(ps->err, EINVAL, "%s: line %zu: totals: before events:",
 			    ps->name, ps->lineno);
 		if (*totals_seen != NULL)
-			return ex_fail(ps->err, EINVAL, "%s: line %zu: second totals: line",
+			return lib_seterr(ps->err, EINVAL, "%s: line %zu: second totals: line",
 			    ps->name, ps->lineno);
 		if ((*totals_seen = calloc(cg->n_events, sizeof(**totals_seen))) == NULL)
-			return ex_fail(ps->err, ENOMEM, "%s: out of memory", ps->name);
+			return lib_seterr(ps->err, ENOMEM, "%s: out of memory", ps->name);
 		return costs(ps, v, *totals_seen);
 	}
 	if (klen == 7 && strncmp(key, "version", 7) == 0 && strtoul(v, NULL, 10) > 1)
-		return ex_fail(ps->err, EINVAL, "%s: line %zu: version %s (expected 1)",
+		return lib_seterr(ps->err, EINVAL, "%s: line %zu: version %s (expected 1)",
 		    ps->name, ps->lineno, v);
 	return 0;	/* summary:, creator:, cmd:, desc:, event: ... */
 }
@@ -680,7 +680,7 @@ dcpi_callgrind_parse(const void *buf, size_t len, const char *name,
 	ps.ob = ps.fl = ps.fn = -1;
 	ps.npos = 1;
 	if ((ps.cg = calloc(1, sizeof(*ps.cg))) == NULL)
-		return ex_fail(err, ENOMEM, "%s: out of memory", name);
+		return lib_seterr(err, ENOMEM, "%s: out of memory", name);
 	ps.cg->has_positions_line = 1;
 	for (at = 0; at < len; at = n + 1) {
 		ps.lineno++;
@@ -691,7 +691,7 @@ dcpi_callgrind_parse(const void *buf, size_t len, const char *name,
 
 			cap = n - at + 1;
 			if ((nl = realloc(line, cap)) == NULL) {
-				ex_fail(err, ENOMEM, "%s: out of memory", name);
+				lib_seterr(err, ENOMEM, "%s: out of memory", name);
 				goto out;
 			}
 			line = nl;
@@ -699,7 +699,7 @@ dcpi_callgrind_parse(const void *buf, size_t len, const char *name,
 		memcpy(line, b + at, n - at);
 		line[n - at] = '\0';
 		if (strlen(line) != n - at) {
-			ex_fail(err, EINVAL, "%s: line %zu: NUL byte in a text file", name, ps.lineno);
+			lib_seterr(err, EINVAL, "%s: line %zu: NUL byte in a text file", name, ps.lineno);
 			goto out;
 		}
 		if (n > at && line[n - at - 1] == '\r')
@@ -709,7 +709,7 @@ dcpi_callgrind_parse(const void *buf, size_t len, const char *name,
 			/* The line after calls= is the call's inclusive cost. */
 			after_calls = 0;
 			if (!(isdigit((unsigned char)*s) || *s == '+' || *s == '-' || *s == '*')) {
-				ex_fail(err, EINVAL, "%s: line %zu: expected the cost line of the "
+				lib_seterr(err, EINVAL, "%s: line %zu: expected the cost line of the "
 				    "preceding calls= line", name, ps.lineno);
 				goto out;
 			}
@@ -723,7 +723,7 @@ dcpi_callgrind_parse(const void *buf, size_t len, const char *name,
 			struct dcpi_callgrind_fn *f;
 
 			if (ps.cg->events == NULL) {
-				ex_fail(err, EINVAL, "%s: line %zu: cost line before the events: line",
+				lib_seterr(err, EINVAL, "%s: line %zu: cost line before the events: line",
 				    name, ps.lineno);
 				goto out;
 			}
@@ -731,7 +731,7 @@ dcpi_callgrind_parse(const void *buf, size_t len, const char *name,
 			if (subpositions(&ps, &s) == -1 || costs(&ps, s, cost) == -1)
 				goto out;
 			if ((f = current_fn(&ps)) == NULL) {
-				ex_fail(err, ENOMEM, "%s: out of memory", name);
+				lib_seterr(err, ENOMEM, "%s: out of memory", name);
 				goto out;
 			}
 			for (k = 0; k < ps.cg->n_events; k++) {
@@ -750,13 +750,13 @@ dcpi_callgrind_parse(const void *buf, size_t len, const char *name,
 			while (*s == ' ' || *s == '\t')
 				s++;
 			if (parse_number(&s, &v) == -1) {
-				ex_fail(err, EINVAL, "%s: line %zu: expected a count after '='",
+				lib_seterr(err, EINVAL, "%s: line %zu: expected a count after '='",
 				    name, ps.lineno);
 				goto out;
 			}
 			if (is_calls) {
 				if (ps.cg->events == NULL) {
-					ex_fail(err, EINVAL, "%s: line %zu: calls= before the events: line",
+					lib_seterr(err, EINVAL, "%s: line %zu: calls= before the events: line",
 					    name, ps.lineno);
 					goto out;
 				}
@@ -786,7 +786,7 @@ dcpi_callgrind_parse(const void *buf, size_t len, const char *name,
 			else if (k == 3 && strncmp(s, "cfn", 3) == 0)
 				t = &ps.fns;
 			if (t == NULL) {
-				ex_fail(err, EINVAL, "%s: line %zu: unknown position \"%.*s=\"",
+				lib_seterr(err, EINVAL, "%s: line %zu: unknown position \"%.*s=\"",
 				    name, ps.lineno, (int)k, s);
 				goto out;
 			}
@@ -804,28 +804,28 @@ dcpi_callgrind_parse(const void *buf, size_t len, const char *name,
 				goto out;
 			if (ps.cg->events != NULL && cost == NULL &&
 			    (cost = calloc(ps.cg->n_events, sizeof(*cost))) == NULL) {
-				ex_fail(err, ENOMEM, "%s: out of memory", name);
+				lib_seterr(err, ENOMEM, "%s: out of memory", name);
 				goto out;
 			}
 			continue;
 		}
-		ex_fail(err, EINVAL, "%s: line %zu: expected a header line (key: value), a position "
+		lib_seterr(err, EINVAL, "%s: line %zu: expected a header line (key: value), a position "
 		    "(ob=, fl=, fn= ...), calls= or a cost line", name, ps.lineno);
 		goto out;
 	}
 	if (after_calls) {
-		ex_fail(err, EINVAL, "%s: line %zu: file ends after calls= without its cost line",
+		lib_seterr(err, EINVAL, "%s: line %zu: file ends after calls= without its cost line",
 		    name, ps.lineno);
 		goto out;
 	}
 	if (ps.cg->events == NULL) {
-		ex_fail(err, EINVAL, "%s: line %zu: no events: line (required)", name, ps.lineno);
+		lib_seterr(err, EINVAL, "%s: line %zu: no events: line (required)", name, ps.lineno);
 		goto out;
 	}
 	if (totals_seen != NULL)
 		for (k = 0; k < ps.cg->n_events; k++)
 			if (totals_seen[k] != ps.cg->totals[k]) {
-				ex_fail(err, EINVAL, "%s: line %zu: totals: %s is %" PRIu64 " but the cost "
+				lib_seterr(err, EINVAL, "%s: line %zu: totals: %s is %" PRIu64 " but the cost "
 				    "lines add up to %" PRIu64, name, totals_line, ps.cg->events[k],
 				    totals_seen[k], ps.cg->totals[k]);
 				goto out;

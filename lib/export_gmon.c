@@ -70,9 +70,9 @@ dcpi_gmon_encode(const struct dcpi_profile *p, void **buf, size_t *len,
 	uint64_t r;
 
 	if ((p->tstart & (UNIT - 1)) != 0)
-		return ex_fail(err, EINVAL, "gmon: text start 0x%" PRIx64 " is odd", p->tstart);
+		return lib_seterr(err, EINVAL, "gmon: text start 0x%" PRIx64 " is odd", p->tstart);
 	if ((v = calloc(p->n_counts + 1, sizeof(*v))) == NULL)
-		return ex_fail(err, ENOMEM, "gmon: out of memory");
+		return lib_seterr(err, ENOMEM, "gmon: out of memory");
 	/* Counts are sorted by offset, so bins come out sorted. */
 	for (i = 0; i < p->n_counts; i++) {
 		uint64_t bi = p->counts[i].offset / UNIT;
@@ -143,22 +143,22 @@ dcpi_gmon_parse(const void *vbuf, size_t len, const char *name,
 
 	*out = NULL;
 	if (len < 4 || memcmp(b, "gmon", 4) != 0)
-		return ex_fail(err, EINVAL, "%s: byte 0: not a gmon.out file (no \"gmon\" cookie)", name);
+		return lib_seterr(err, EINVAL, "%s: byte 0: not a gmon.out file (no \"gmon\" cookie)", name);
 	if (len < GMON_HDR_LEN)
-		return ex_fail(err, EINVAL, "%s: byte %zu: truncated header (expected %d bytes)",
+		return lib_seterr(err, EINVAL, "%s: byte %zu: truncated header (expected %d bytes)",
 		    name, len, GMON_HDR_LEN);
 	if ((g = calloc(1, sizeof(*g))) == NULL)
-		return ex_fail(err, ENOMEM, "%s: out of memory", name);
+		return lib_seterr(err, ENOMEM, "%s: out of memory", name);
 	g->version = ex_le32(b + 4);
 	if (g->version != 1) {
-		ex_fail(err, EINVAL, "%s: byte 4: version %" PRIu32 " (expected 1)", name, g->version);
+		lib_seterr(err, EINVAL, "%s: byte 4: version %" PRIu32 " (expected 1)", name, g->version);
 		goto fail;
 	}
 	for (at = GMON_HDR_LEN; at < len; ) {
 		switch (b[at]) {
 		case 0:		/* GMON_TAG_TIME_HIST */
 			if (len - at - 1 < HIST_HDR_LEN) {
-				ex_fail(err, EINVAL, "%s: byte %zu: truncated histogram header", name, at);
+				lib_seterr(err, EINVAL, "%s: byte %zu: truncated histogram header", name, at);
 				goto fail;
 			}
 			low = ex_le64(b + at + 1);
@@ -166,12 +166,12 @@ dcpi_gmon_parse(const void *vbuf, size_t len, const char *name,
 			nb = ex_le32(b + at + 17);
 			rate = ex_le32(b + at + 21);
 			if (high <= low || nb == 0) {
-				ex_fail(err, EINVAL, "%s: byte %zu: histogram range 0x%" PRIx64 "-0x%" PRIx64
+				lib_seterr(err, EINVAL, "%s: byte %zu: histogram range 0x%" PRIx64 "-0x%" PRIx64
 				    " with %" PRIu64 " bins (need low < high and bins > 0)", name, at, low, high, nb);
 				goto fail;
 			}
 			if ((len - at - 1 - HIST_HDR_LEN) / 2 < nb) {
-				ex_fail(err, EINVAL, "%s: byte %zu: %" PRIu64 " bins run past the end of the file",
+				lib_seterr(err, EINVAL, "%s: byte %zu: %" PRIu64 " bins run past the end of the file",
 				    name, at, nb);
 				goto fail;
 			}
@@ -182,7 +182,7 @@ dcpi_gmon_parse(const void *vbuf, size_t len, const char *name,
 				g->abbrev = (char)b[at + 40];
 			} else if (rate != g->rate || memcmp(b + at + 25, g->dimen, 15) != 0 ||
 			    (char)b[at + 40] != g->abbrev) {
-				ex_fail(err, EINVAL, "%s: byte %zu: profiling rate or dimension differs "
+				lib_seterr(err, EINVAL, "%s: byte %zu: profiling rate or dimension differs "
 				    "from the first histogram record's", name, at);
 				goto fail;
 			}
@@ -191,7 +191,7 @@ dcpi_gmon_parse(const void *vbuf, size_t len, const char *name,
 				if (hs->low_pc == low && hs->high_pc == high)
 					break;
 				if (low < hs->high_pc && hs->low_pc < high) {
-					ex_fail(err, EINVAL, "%s: byte %zu: histogram range 0x%" PRIx64 "-0x%"
+					lib_seterr(err, EINVAL, "%s: byte %zu: histogram range 0x%" PRIx64 "-0x%"
 					    PRIx64 " overlaps an earlier one (0x%" PRIx64 "-0x%" PRIx64 ")",
 					    name, at, low, high, hs->low_pc, hs->high_pc);
 					goto fail;
@@ -201,7 +201,7 @@ dcpi_gmon_parse(const void *vbuf, size_t len, const char *name,
 				if (g->n_hists == cap) {
 					cap = cap ? cap * 2 : 16;
 					if ((hs = reallocarray(g->hists, cap, sizeof(*hs))) == NULL) {
-						ex_fail(err, ENOMEM, "%s: out of memory", name);
+						lib_seterr(err, ENOMEM, "%s: out of memory", name);
 						goto fail;
 					}
 					g->hists = hs;
@@ -209,7 +209,7 @@ dcpi_gmon_parse(const void *vbuf, size_t len, const char *name,
 				hs = &g->hists[g->n_hists];
 				memset(hs, 0, sizeof(*hs));
 				if ((hs->bins = calloc(nb, sizeof(*hs->bins))) == NULL) {
-					ex_fail(err, ENOMEM, "%s: out of memory", name);
+					lib_seterr(err, ENOMEM, "%s: out of memory", name);
 					goto fail;
 				}
 				hs->low_pc = low;
@@ -217,7 +217,7 @@ dcpi_gmon_parse(const void *vbuf, size_t len, const char *name,
 				hs->n_bins = nb;
 				g->n_hists++;
 			} else if (nb != g->hists[i].n_bins) {
-				ex_fail(err, EINVAL, "%s: byte %zu: %" PRIu64 " bins where an earlier record "
+				lib_seterr(err, EINVAL, "%s: byte %zu: %" PRIu64 " bins where an earlier record "
 				    "of the same range has %zu", name, at, nb, g->hists[i].n_bins);
 				goto fail;
 			}
@@ -233,7 +233,7 @@ dcpi_gmon_parse(const void *vbuf, size_t len, const char *name,
 			break;
 		case 1:		/* GMON_TAG_CG_ARC */
 			if (len - at - 1 < ARC_LEN) {
-				ex_fail(err, EINVAL, "%s: byte %zu: truncated call-graph arc record", name, at);
+				lib_seterr(err, EINVAL, "%s: byte %zu: truncated call-graph arc record", name, at);
 				goto fail;
 			}
 			at += 1 + ARC_LEN;
@@ -241,12 +241,12 @@ dcpi_gmon_parse(const void *vbuf, size_t len, const char *name,
 			break;
 		case 2:		/* GMON_TAG_BB_COUNT: n, then n (address, count) */
 			if (len - at - 1 < 4) {
-				ex_fail(err, EINVAL, "%s: byte %zu: truncated basic-block record", name, at);
+				lib_seterr(err, EINVAL, "%s: byte %zu: truncated basic-block record", name, at);
 				goto fail;
 			}
 			n = ex_le32(b + at + 1);
 			if ((len - at - 5) / 16 < n) {
-				ex_fail(err, EINVAL, "%s: byte %zu: %" PRIu64 " basic-block counts run past "
+				lib_seterr(err, EINVAL, "%s: byte %zu: %" PRIu64 " basic-block counts run past "
 				    "the end of the file", name, at, n);
 				goto fail;
 			}
@@ -254,7 +254,7 @@ dcpi_gmon_parse(const void *vbuf, size_t len, const char *name,
 			g->n_bb++;
 			break;
 		default:
-			ex_fail(err, EINVAL, "%s: byte %zu: unknown record tag %u (expected 0, 1 or 2)",
+			lib_seterr(err, EINVAL, "%s: byte %zu: unknown record tag %u (expected 0, 1 or 2)",
 			    name, at, b[at]);
 			goto fail;
 		}
@@ -283,20 +283,20 @@ dcpi_gmon_to_profile(const struct dcpi_gmon *g, const char *name,
 	*out = NULL;
 	*dropped = 0;
 	if (g->n_hists == 0)
-		return ex_fail(err, EINVAL, "%s: no histogram record: nothing to import", name);
+		return lib_seterr(err, EINVAL, "%s: no histogram record: nothing to import", name);
 	if (strcmp(g->dimen, "seconds") == 0) {
 		if (g->rate == 0)
-			return ex_fail(err, EINVAL, "%s: byte 45: profiling rate 0 for a time histogram", name);
+			return lib_seterr(err, EINVAL, "%s: byte 45: profiling rate 0 for a time histogram", name);
 		period = 1000000000ULL / g->rate;
 	} else {
 		memcpy(dimen, g->dimen, sizeof(dimen));
 		if (dimen[0] == '\0')
-			return ex_fail(err, EINVAL, "%s: byte 49: empty histogram dimension", name);
+			return lib_seterr(err, EINVAL, "%s: byte 49: empty histogram dimension", name);
 		event = dimen;
 	}
 	if ((p = ex_profile_like(info->image, info->path, event, period, info->tstart,
 	    info->tsize)) == NULL)
-		return ex_fail(err, ENOMEM, "%s: out of memory", name);
+		return lib_seterr(err, ENOMEM, "%s: out of memory", name);
 	for (h = 0; h < g->n_hists; h++) {
 		hs = &g->hists[h];
 		for (i = 0; i < hs->n_bins; i++) {
@@ -311,7 +311,7 @@ dcpi_gmon_to_profile(const struct dcpi_gmon *g, const char *name,
 			}
 			if (dcpi_profile_add(p, (uint32_t)(addr - info->tstart), hs->bins[i]) == -1) {
 				dcpi_profile_free(p);
-				return ex_fail(err, errno, "%s: cannot add samples: %s", name, strerror(errno));
+				return lib_seterr(err, errno, "%s: cannot add samples: %s", name, strerror(errno));
 			}
 		}
 	}

@@ -8,6 +8,8 @@
 
 #include <dcpi/export.h>
 
+#include "internal.h"
+
 /* A growable output buffer; after an allocation failure every append is a
  * no-op and eb_finish reports ENOMEM, so writers check once at the end. */
 struct ebuf {
@@ -22,8 +24,7 @@ void eb_u64(struct ebuf *b, uint64_t v);
 /* Hands the buffer to *buf and *len; -1/ENOMEM (buffer freed) after a failure. */
 int eb_finish(struct ebuf *b, void **buf, size_t *len, struct dcpi_error *err);
 
-/* Sets errno to e, formats "NAME: WHERE: message" into err, returns -1. */
-int ex_fail(struct dcpi_error *err, int e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* lib_seterr (errno e, "NAME: WHERE: message" into err, -1) is in internal.h. */
 
 /* Little-endian loads. */
 uint32_t ex_le32(const unsigned char *p);

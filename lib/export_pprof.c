@@ -33,7 +33,7 @@ dcpi_pprof_encode(const struct dcpi_profile *const *profiles,
 	size_t i, j;
 
 	if (n == 0)
-		return ex_fail(err, EINVAL, "pprof: no profiles to export");
+		return lib_seterr(err, EINVAL, "pprof: no profiles to export");
 	period = profiles[0]->period;
 	if (dcpi_event_is_time(profiles[0]->event))
 		period = period / 1000 ? period / 1000 : 1;
@@ -177,16 +177,16 @@ dcpi_line(struct dcpi_pprof *pp, const char *l, const char *name, size_t at,
 
 	if (sscanf(l, "dcpi-image: %" SCNx64 " %256s %" SCNx64 " %" SCNu64 " %" SCNu64 " %512s",
 	    &start, image, &tstart, &tsize, &period, event) != 6)
-		return ex_fail(err, EINVAL, "%s: byte %zu: malformed dcpi-image line "
+		return lib_seterr(err, EINVAL, "%s: byte %zu: malformed dcpi-image line "
 		    "(expected START IMAGEID TSTART TSIZE PERIOD EVENT)", name, at);
 	for (i = 0; i < pp->n_maps; i++)
 		if (pp->maps[i].start == start && !pp->maps[i].has_dcpi)
 			break;
 	if (i == pp->n_maps)
-		return ex_fail(err, EINVAL, "%s: byte %zu: dcpi-image line for 0x%" PRIx64
+		return lib_seterr(err, EINVAL, "%s: byte %zu: dcpi-image line for 0x%" PRIx64
 		    " follows no mapping that starts there", name, at, start);
 	if (pp->maps[i].end - start < tsize)
-		return ex_fail(err, EINVAL, "%s: byte %zu: dcpi-image text size %" PRIu64
+		return lib_seterr(err, EINVAL, "%s: byte %zu: dcpi-image text size %" PRIu64
 		    " exceeds its mapping", name, at, tsize);
 	pp->maps[i].has_dcpi = 1;
 	pp->maps[i].tstart = tstart;
@@ -194,7 +194,7 @@ dcpi_line(struct dcpi_pprof *pp, const char *l, const char *name, size_t at,
 	pp->maps[i].period = period;
 	if ((pp->maps[i].image = strdup(image)) == NULL ||
 	    (pp->maps[i].event = strdup(event)) == NULL)
-		return ex_fail(err, ENOMEM, "%s: out of memory", name);
+		return lib_seterr(err, ENOMEM, "%s: out of memory", name);
 	return 0;
 }
 
@@ -216,27 +216,27 @@ dcpi_pprof_parse(const void *vbuf, size_t len, const char *name,
 	else if (len >= 12 && ex_le32(b) == 0 && ex_le32(b + 8) == 0 && ex_le32(b + 4) >= 3)
 		slot = 4;
 	else
-		return ex_fail(err, EINVAL, "%s: byte 0: not a gperftools CPU profile "
+		return lib_seterr(err, EINVAL, "%s: byte 0: not a gperftools CPU profile "
 		    "(header slots must be 0, >= 3, 0)", name);
 	nslots = len / slot;
 	hdr = SLOT(1);
 	if (hdr > nslots - 2 || hdr < 3)
-		return ex_fail(err, EINVAL, "%s: byte %zu: header of %" PRIu64
+		return lib_seterr(err, EINVAL, "%s: byte %zu: header of %" PRIu64
 		    " slots runs past the end of the file", name, slot, hdr);
 	if ((pp = calloc(1, sizeof(*pp))) == NULL)
-		return ex_fail(err, ENOMEM, "%s: out of memory", name);
+		return lib_seterr(err, ENOMEM, "%s: out of memory", name);
 	pp->slot = slot;
 	pp->period_us = SLOT(3);
 	for (i = 2 + hdr; i < nslots; ) {
 		at = i * slot;
 		if (nslots - i < 2) {
-			ex_fail(err, EINVAL, "%s: byte %zu: truncated record (expected count and number of PCs)", name, at);
+			lib_seterr(err, EINVAL, "%s: byte %zu: truncated record (expected count and number of PCs)", name, at);
 			goto fail;
 		}
 		count = SLOT(i);
 		npcs = SLOT(i + 1);
 		if (npcs < 1 || npcs > nslots - i - 2) {
-			ex_fail(err, EINVAL, "%s: byte %zu: record with %" PRIu64 " PCs "
+			lib_seterr(err, EINVAL, "%s: byte %zu: record with %" PRIu64 " PCs "
 			    "(must be >= 1 and fit in the file)", name, at, npcs);
 			goto fail;
 		}
@@ -244,7 +244,7 @@ dcpi_pprof_parse(const void *vbuf, size_t len, const char *name,
 		i += 2 + npcs;
 		if (count == 0) {
 			if (npcs != 1 || pc != 0) {
-				ex_fail(err, EINVAL, "%s: byte %zu: record with count 0 "
+				lib_seterr(err, EINVAL, "%s: byte %zu: record with count 0 "
 				    "(only the trailer 0, 1, 0 may have it)", name, at);
 				goto fail;
 			}
@@ -252,7 +252,7 @@ dcpi_pprof_parse(const void *vbuf, size_t len, const char *name,
 			break;
 		}
 		if (pc == 0) {
-			ex_fail(err, EINVAL, "%s: byte %zu: call chain starts at PC 0", name, at);
+			lib_seterr(err, EINVAL, "%s: byte %zu: call chain starts at PC 0", name, at);
 			goto fail;
 		}
 		if (pp->n_samples == cap) {
@@ -260,7 +260,7 @@ dcpi_pprof_parse(const void *vbuf, size_t len, const char *name,
 
 			cap = cap ? cap * 2 : 256;
 			if ((ns = reallocarray(pp->samples, cap, sizeof(*ns))) == NULL) {
-				ex_fail(err, ENOMEM, "%s: out of memory", name);
+				lib_seterr(err, ENOMEM, "%s: out of memory", name);
 				goto fail;
 			}
 			pp->samples = ns;
@@ -269,13 +269,13 @@ dcpi_pprof_parse(const void *vbuf, size_t len, const char *name,
 		pp->samples[pp->n_samples++].count = count;
 		pp->n_records++;
 		if (pp->total > UINT64_MAX - count) {
-			ex_fail(err, EINVAL, "%s: byte %zu: sample total overflows 64 bits", name, at);
+			lib_seterr(err, EINVAL, "%s: byte %zu: sample total overflows 64 bits", name, at);
 			goto fail;
 		}
 		pp->total += count;
 	}
 	if (!trailer) {
-		ex_fail(err, EINVAL, "%s: byte %zu: no binary trailer (0, 1, 0) before the end of the file",
+		lib_seterr(err, EINVAL, "%s: byte %zu: no binary trailer (0, 1, 0) before the end of the file",
 		    name, nslots * slot);
 		goto fail;
 	}
@@ -291,13 +291,13 @@ dcpi_pprof_parse(const void *vbuf, size_t len, const char *name,
 		pp->n_samples = k + 1;
 	}
 	if ((text = malloc(len - at + 1)) == NULL) {
-		ex_fail(err, ENOMEM, "%s: out of memory", name);
+		lib_seterr(err, ENOMEM, "%s: out of memory", name);
 		goto fail;
 	}
 	memcpy(text, b + at, len - at);
 	text[len - at] = '\0';
 	if (strlen(text) != len - at) {
-		ex_fail(err, EINVAL, "%s: byte %zu: NUL byte in the list of mapped objects",
+		lib_seterr(err, EINVAL, "%s: byte %zu: NUL byte in the list of mapped objects",
 		    name, at + strlen(text));
 		goto fail;
 	}
@@ -317,7 +317,7 @@ dcpi_pprof_parse(const void *vbuf, size_t len, const char *name,
 		if (strncmp(line, "build=", 6) == 0) {
 			free(build);
 			if ((build = strdup(line + 6)) == NULL) {
-				ex_fail(err, ENOMEM, "%s: out of memory", name);
+				lib_seterr(err, ENOMEM, "%s: out of memory", name);
 				goto fail;
 			}
 			continue;
@@ -325,7 +325,7 @@ dcpi_pprof_parse(const void *vbuf, size_t len, const char *name,
 		if ((r = mapping_line(line, &m, build)) == 0)
 			continue;	/* unrecognized lines are ignored */
 		if (r < 0) {
-			ex_fail(err, ENOMEM, "%s: out of memory", name);
+			lib_seterr(err, ENOMEM, "%s: out of memory", name);
 			goto fail;
 		}
 		if (pp->n_maps == mcap) {
@@ -334,7 +334,7 @@ dcpi_pprof_parse(const void *vbuf, size_t len, const char *name,
 			mcap = mcap ? mcap * 2 : 16;
 			if ((nm = reallocarray(pp->maps, mcap, sizeof(*nm))) == NULL) {
 				free(m.path);
-				ex_fail(err, ENOMEM, "%s: out of memory", name);
+				lib_seterr(err, ENOMEM, "%s: out of memory", name);
 				goto fail;
 			}
 			pp->maps = nm;
@@ -372,7 +372,7 @@ add_sample(struct dcpi_profile *p, uint64_t off, uint64_t count, uint64_t *dropp
 		return 0;
 	}
 	if (dcpi_profile_add(p, (uint32_t)off, count) == -1)
-		return ex_fail(err, errno, "%s: cannot add samples at offset 0x%" PRIx64 ": %s",
+		return lib_seterr(err, errno, "%s: cannot add samples at offset 0x%" PRIx64 ": %s",
 		    name, off, strerror(errno));
 	return 0;
 }
@@ -390,7 +390,7 @@ dcpi_pprof_to_profile(const struct dcpi_pprof *pp, const char *name,
 	*out = NULL;
 	*dropped = 0;
 	if ((use = calloc(pp->n_maps + 1, sizeof(*use))) == NULL)
-		return ex_fail(err, ENOMEM, "%s: out of memory", name);
+		return lib_seterr(err, ENOMEM, "%s: out of memory", name);
 	/* The same path (or the same file by realpath), else the same basename. */
 	want = realpath(info->path, NULL);
 	for (pass = 0; pass < 2 && matched == 0; pass++)
@@ -410,13 +410,13 @@ dcpi_pprof_to_profile(const struct dcpi_pprof *pp, const char *name,
 	free(want);
 	if (matched == 0) {
 		free(use);
-		return ex_fail(err, EINVAL, "%s: no mapping of %s in the list of mapped objects",
+		return lib_seterr(err, EINVAL, "%s: no mapping of %s in the list of mapped objects",
 		    name, info->path);
 	}
 	if ((p = ex_profile_like(info->image, info->path, "perf::cpu-clock",
 	    pp->period_us * 1000, info->tstart, info->tsize)) == NULL) {
 		free(use);
-		return ex_fail(err, ENOMEM, "%s: out of memory", name);
+		return lib_seterr(err, ENOMEM, "%s: out of memory", name);
 	}
 	for (j = 0; j < pp->n_samples; j++) {
 		const struct dcpi_pprof_sample *s = &pp->samples[j];
@@ -456,7 +456,7 @@ dcpi_pprof_to_profiles(const struct dcpi_pprof *pp, const char *name,
 	*out = NULL;
 	*n = 0;
 	if ((v = calloc(pp->n_maps + 1, sizeof(*v))) == NULL)
-		return ex_fail(err, ENOMEM, "%s: out of memory", name);
+		return lib_seterr(err, ENOMEM, "%s: out of memory", name);
 	for (i = 0; i < pp->n_maps; i++) {
 		const struct dcpi_pprof_mapping *m = &pp->maps[i];
 
@@ -464,7 +464,7 @@ dcpi_pprof_to_profiles(const struct dcpi_pprof *pp, const char *name,
 			continue;
 		if ((v[k] = ex_profile_like(m->image, m->path, m->event, m->period,
 		    m->tstart, m->tsize)) == NULL) {
-			ex_fail(err, ENOMEM, "%s: out of memory", name);
+			lib_seterr(err, ENOMEM, "%s: out of memory", name);
 			goto fail;
 		}
 		for (j = 0; j < pp->n_samples; j++)
@@ -475,7 +475,7 @@ dcpi_pprof_to_profiles(const struct dcpi_pprof *pp, const char *name,
 		k++;
 	}
 	if (k == 0) {
-		ex_fail(err, EINVAL, "%s: no dcpi-image lines: not written by dcpictl export "
+		lib_seterr(err, EINVAL, "%s: no dcpi-image lines: not written by dcpictl export "
 		    "(import it with --image BINARY)", name);
 		goto fail;
 	}

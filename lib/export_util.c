@@ -1,17 +1,16 @@
 /*
  * Shared by the exporters: output buffers, messages, format detection,
- * event classes and the ELF facts (build-id, text range) importers need.
+ * event classes and the ELF facts (image id, text range) importers need.
  */
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <dcpi/image.h>
 
 #include "export_int.h"
 
@@ -100,28 +99,14 @@ eb_finish(struct ebuf *b, void **buf, size_t *len, struct dcpi_error *err)
 	if (b->failed) {
 		free(b->p);
 		memset(b, 0, sizeof(*b));
-		return ex_fail(err, ENOMEM, "out of memory while encoding");
+		return lib_seterr(err, ENOMEM, "out of memory while encoding");
 	}
 	if (b->p == NULL && (b->p = malloc(1)) == NULL)
-		return ex_fail(err, ENOMEM, "out of memory while encoding");
+		return lib_seterr(err, ENOMEM, "out of memory while encoding");
 	*buf = b->p;
 	*len = b->len;
 	memset(b, 0, sizeof(*b));
 	return 0;
-}
-
-int
-ex_fail(struct dcpi_error *err, int e, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err != NULL) {
-		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-		va_end(ap);
-	}
-	errno = e;
-	return -1;
 }
 
 uint32_t
@@ -260,94 +245,26 @@ dcpi_event_is_time(const char *event)
 	return 0;
 }
 
-static char *
-build_id(Elf *e)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-	GElf_Nhdr nh;
-	Elf_Data *d;
-	size_t off, noff, doff, i;
-	char *hex;
-
-	while ((scn = elf_nextscn(e, scn)) != NULL) {
-		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_NOTE)
-			continue;
-		if ((d = elf_getdata(scn, NULL)) == NULL)
-			continue;
-		for (off = 0; (off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0; ) {
-			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
-			    memcmp((char *)d->d_buf + noff, "GNU", 4) != 0 ||
-			    nh.n_descsz == 0)
-				continue;
-			if ((hex = malloc(2 * (size_t)nh.n_descsz + 1)) == NULL)
-				return NULL;
-			for (i = 0; i < nh.n_descsz; i++)
-				sprintf(hex + 2 * i, "%02x",
-				    ((unsigned char *)d->d_buf)[doff + i]);
-			return hex;
-		}
-	}
-	return NULL;
-}
-
 int
 dcpi_image_info_read(const char *path, struct dcpi_image_info *info,
     struct dcpi_error *err)
 {
-	GElf_Phdr ph;
-	size_t i, n;
-	Elf *e = NULL;
-	int fd, found = 0, saved;
-	char hash[17];
+	struct dcpi_elf_image ei;
 
 	memset(info, 0, sizeof(*info));
-	elf_version(EV_CURRENT);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
-		saved = errno;
-		return ex_fail(err, saved, "%s: %s", path, strerror(saved));
-	}
-	if ((e = elf_begin(fd, ELF_C_READ, NULL)) == NULL || elf_kind(e) != ELF_K_ELF ||
-	    elf_getphdrnum(e, &n) != 0) {
-		ex_fail(err, EINVAL, "%s: byte 0: not an ELF file", path);
-		goto fail;
-	}
-	for (i = 0; i < n && !found; i++) {
-		if (gelf_getphdr(e, i, &ph) == NULL)
-			continue;
-		if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
-			info->tstart = ph.p_vaddr;
-			info->tsize = ph.p_memsz;
-			info->toffset = ph.p_offset;
-			found = 1;
-		}
-	}
-	if (!found) {
-		ex_fail(err, EINVAL, "%s: program headers: no executable PT_LOAD segment", path);
-		goto fail;
-	}
-	info->image = build_id(e);
-	if (info->image == NULL) {
-		/* No build-id: name the image by a hash of its path. */
-		snprintf(hash, sizeof(hash), "%016llx", (unsigned long long)ex_hash(path));
-		info->image = strdup(hash);
-	}
+	if (dcpi_elf_image_path(path, 0, &ei, err) == -1)
+		return -1;
+	info->tstart = ei.tstart;
+	info->tsize = ei.tsize;
+	info->toffset = ei.toffset;
+	info->image = strdup(ei.id);
 	info->path = strdup(path);
+	dcpi_elf_image_clear(&ei);
 	if (info->image == NULL || info->path == NULL) {
-		ex_fail(err, ENOMEM, "%s: out of memory", path);
-		goto fail;
+		dcpi_image_info_clear(info);
+		return lib_seterr(err, ENOMEM, "%s: out of memory", path);
 	}
-	elf_end(e);
-	close(fd);
 	return 0;
-fail:
-	saved = errno;
-	if (e != NULL)
-		elf_end(e);
-	close(fd);
-	dcpi_image_info_clear(info);
-	errno = saved;
-	return -1;
 }
 
 void

@@ -40,7 +40,7 @@ dcpi_xprof_encode(const struct dcpi_profile *const *profiles, size_t n,
 	char *path;
 
 	if (n == 0)
-		return ex_fail(err, EINVAL, "xprof: no profiles to export");
+		return lib_seterr(err, EINVAL, "xprof: no profiles to export");
 	eb_printf(&b, "PROFILE-FEEDBACK-DATA: %d.%d %zu %zu 0\n", XPROF_MAJOR, XPROF_MINOR, n, n);
 	for (i = 0; i < n; i++) {
 		const struct dcpi_profile *p = profiles[i];
@@ -48,7 +48,7 @@ dcpi_xprof_encode(const struct dcpi_profile *const *profiles, size_t n,
 		free(procs);
 		if ((procs = calloc(p->n_counts + 1, sizeof(*procs))) == NULL) {
 			free(b.p);
-			return ex_fail(err, ENOMEM, "xprof: out of memory");
+			return lib_seterr(err, ENOMEM, "xprof: out of memory");
 		}
 		np = 0;
 		osum = omax = 0;
@@ -163,10 +163,10 @@ static int
 xp_word(struct xp_lex *lx, const char *word)
 {
 	if (xp_next(lx) != 0)
-		return ex_fail(lx->err, EINVAL, "%s: line %zu: file ends where %s was expected",
+		return lib_seterr(lx->err, EINVAL, "%s: line %zu: file ends where %s was expected",
 		    lx->name, lx->line, word);
 	if (strcmp(lx->tok, word) != 0)
-		return ex_fail(lx->err, EINVAL, "%s: line %zu: \"%.64s\" where %s was expected",
+		return lib_seterr(lx->err, EINVAL, "%s: line %zu: \"%.64s\" where %s was expected",
 		    lx->name, lx->tokline, lx->tok, word);
 	return 0;
 }
@@ -179,7 +179,7 @@ xp_num(struct xp_lex *lx, const char *what, int hex, uint64_t max, uint64_t *v)
 	char *end;
 
 	if (xp_next(lx) != 0)
-		return ex_fail(lx->err, EINVAL, "%s: line %zu: file ends where %s was expected",
+		return lib_seterr(lx->err, EINVAL, "%s: line %zu: file ends where %s was expected",
 		    lx->name, lx->line, what);
 	s = lx->tok;
 	if (hex && (s[0] != '0' || (s[1] != 'x' && s[1] != 'X')))
@@ -194,7 +194,7 @@ xp_num(struct xp_lex *lx, const char *what, int hex, uint64_t max, uint64_t *v)
 		goto bad;
 	return 0;
 bad:
-	return ex_fail(lx->err, EINVAL, "%s: line %zu: \"%.64s\" is not a valid %s (%s)",
+	return lib_seterr(lx->err, EINVAL, "%s: line %zu: \"%.64s\" is not a valid %s (%s)",
 	    lx->name, lx->tokline, lx->tok, what, hex ? "0x followed by hex digits" :
 	    max == UINT32_MAX ? "unsigned 32-bit decimal" : "unsigned 64-bit decimal");
 }
@@ -203,10 +203,10 @@ static int
 xp_str(struct xp_lex *lx, const char *what, char **out)
 {
 	if (xp_next(lx) != 0)
-		return ex_fail(lx->err, EINVAL, "%s: line %zu: file ends where %s was expected",
+		return lib_seterr(lx->err, EINVAL, "%s: line %zu: file ends where %s was expected",
 		    lx->name, lx->line, what);
 	if ((*out = strdup(lx->tok)) == NULL)
-		return ex_fail(lx->err, ENOMEM, "%s: out of memory", lx->name);
+		return lib_seterr(lx->err, ENOMEM, "%s: out of memory", lx->name);
 	return 0;
 }
 
@@ -261,10 +261,10 @@ xp_check(struct xp_lex *lx, size_t line, const char *what, int has_sum, uint64_t
     uint64_t real_sum, int has_max, uint64_t max, uint64_t real_max)
 {
 	if (has_sum && sum != real_sum)
-		return ex_fail(lx->err, EINVAL, "%s: line %zu: %s sum %" PRIu64 " but its counters "
+		return lib_seterr(lx->err, EINVAL, "%s: line %zu: %s sum %" PRIu64 " but its counters "
 		    "add up to %" PRIu64, lx->name, line, what, sum, real_sum);
 	if (has_max && max != real_max)
-		return ex_fail(lx->err, EINVAL, "%s: line %zu: %s max %" PRIu64 " but its largest "
+		return lib_seterr(lx->err, EINVAL, "%s: line %zu: %s max %" PRIu64 " but its largest "
 		    "counter is %" PRIu64, lx->name, line, what, max, real_max);
 	return 0;
 }
@@ -279,19 +279,19 @@ xp_vp(struct xp_lex *lx, uint64_t nvalues)
 
 	for (i = 0; i < nvalues; i++) {
 		if (xp_next(lx) != 0)
-			return ex_fail(lx->err, EINVAL, "%s: line %zu: file ends in a value profile record",
+			return lib_seterr(lx->err, EINVAL, "%s: line %zu: file ends in a value profile record",
 			    lx->name, lx->line);
 		for (k = 0; k < 5 && strcmp(lx->tok, types[k]) != 0; k++)
 			;
 		if (k == 5)
-			return ex_fail(lx->err, EINVAL, "%s: line %zu: \"%.64s\" is not a value profile "
+			return lib_seterr(lx->err, EINVAL, "%s: line %zu: \"%.64s\" is not a value profile "
 			    "type (VP_INT, VP_LLONG, VP_FLOAT, VP_DOUBLE, VP_PROC)", lx->name,
 			    lx->tokline, lx->tok);
 		if (xp_num(lx, "expression id", 0, UINT32_MAX, &v) == -1 ||
 		    xp_num(lx, "value count", 0, UINT64_MAX, &count) == -1)
 			return -1;
 		if (count > 0 && xp_next(lx) != 0)
-			return ex_fail(lx->err, EINVAL, "%s: line %zu: file ends where a value was expected",
+			return lib_seterr(lx->err, EINVAL, "%s: line %zu: file ends where a value was expected",
 			    lx->name, lx->line);
 	}
 	return 0;
@@ -310,11 +310,11 @@ dcpi_xprof_parse(const void *buf, size_t len, const char *name,
 
 	*out = NULL;
 	if ((x = calloc(1, sizeof(*x))) == NULL)
-		return ex_fail(err, ENOMEM, "%s: out of memory", name);
+		return lib_seterr(err, ENOMEM, "%s: out of memory", name);
 	if (xp_word(&lx, "PROFILE-FEEDBACK-DATA:") == -1)
 		goto fail;
 	if (xp_next(&lx) != 0 || sscanf(lx.tok, "%u.%u%c", &major, &minor, &extra) != 2) {
-		ex_fail(err, EINVAL, "%s: line %zu: version \"%.64s\" (expected MAJOR.MINOR)",
+		lib_seterr(err, EINVAL, "%s: line %zu: version \"%.64s\" (expected MAJOR.MINOR)",
 		    name, lx.tokline, lx.tok);
 		goto fail;
 	}
@@ -326,13 +326,13 @@ dcpi_xprof_parse(const void *buf, size_t len, const char *name,
 		goto fail;
 	/* Counts come from the file: never allocate more than it could hold. */
 	if (nobj > len / 8 || nprog > len / 8) {
-		ex_fail(err, EINVAL, "%s: line 1: %" PRIu64 " object files and %" PRIu64
+		lib_seterr(err, EINVAL, "%s: line 1: %" PRIu64 " object files and %" PRIu64
 		    " programs cannot fit in %zu bytes", name, nobj, nprog, len);
 		goto fail;
 	}
 	if ((x->objs = calloc(nobj + 1, sizeof(*x->objs))) == NULL ||
 	    (x->progs = calloc(nprog + 1, sizeof(*x->progs))) == NULL) {
-		ex_fail(err, ENOMEM, "%s: out of memory", name);
+		lib_seterr(err, ENOMEM, "%s: out of memory", name);
 		goto fail;
 	}
 	for (i = 0; i < nobj; i++) {
@@ -352,12 +352,12 @@ dcpi_xprof_parse(const void *buf, size_t len, const char *name,
 		    xp_stats(&lx, &o->has_sum, &o->sum, &o->has_max, &o->max) == -1)
 			goto fail;
 		if (nprocs > len / 8) {
-			ex_fail(err, EINVAL, "%s: line %zu: %" PRIu64 " procedures cannot fit in the file",
+			lib_seterr(err, EINVAL, "%s: line %zu: %" PRIu64 " procedures cannot fit in the file",
 			    name, oline, nprocs);
 			goto fail;
 		}
 		if ((o->procs = calloc(nprocs + 1, sizeof(*o->procs))) == NULL) {
-			ex_fail(err, ENOMEM, "%s: out of memory", name);
+			lib_seterr(err, ENOMEM, "%s: out of memory", name);
 			goto fail;
 		}
 		for (j = 0; j < nprocs; j++) {
@@ -377,12 +377,12 @@ dcpi_xprof_parse(const void *buf, size_t len, const char *name,
 			    xp_stats(&lx, &p->has_sum, &p->sum, &p->has_max, &p->max) == -1)
 				goto fail;
 			if (nctr > len / 4) {
-				ex_fail(err, EINVAL, "%s: line %zu: %" PRIu64 " counters cannot fit in the file",
+				lib_seterr(err, EINVAL, "%s: line %zu: %" PRIu64 " counters cannot fit in the file",
 				    name, pline, nctr);
 				goto fail;
 			}
 			if ((p->counters = calloc(nctr + 1, sizeof(*p->counters))) == NULL) {
-				ex_fail(err, ENOMEM, "%s: out of memory", name);
+				lib_seterr(err, ENOMEM, "%s: out of memory", name);
 				goto fail;
 			}
 			for (k = 0; k < nctr; k++) {
@@ -393,7 +393,7 @@ dcpi_xprof_parse(const void *buf, size_t len, const char *name,
 					goto fail;
 				c->id = (uint32_t)v;
 				if (psum + c->value < psum) {
-					ex_fail(err, EINVAL, "%s: line %zu: counter sum overflows 64 bits",
+					lib_seterr(err, EINVAL, "%s: line %zu: counter sum overflows 64 bits",
 					    name, lx.tokline);
 					goto fail;
 				}
@@ -408,7 +408,7 @@ dcpi_xprof_parse(const void *buf, size_t len, const char *name,
 			    p->has_max, p->max, pmax) == -1)
 				goto fail;
 			if (osum + psum < osum) {
-				ex_fail(err, EINVAL, "%s: line %zu: counter sum overflows 64 bits",
+				lib_seterr(err, EINVAL, "%s: line %zu: counter sum overflows 64 bits",
 				    name, pline);
 				goto fail;
 			}
@@ -431,12 +431,12 @@ dcpi_xprof_parse(const void *buf, size_t len, const char *name,
 		    xp_stats(&lx, &has_s, &s, &has_m, &m) == -1)
 			goto fail;
 		if (nrefs > len / 8) {
-			ex_fail(err, EINVAL, "%s: line %zu: %" PRIu64 " OBJREFs cannot fit in the file",
+			lib_seterr(err, EINVAL, "%s: line %zu: %" PRIu64 " OBJREFs cannot fit in the file",
 			    name, lx.tokline, nrefs);
 			goto fail;
 		}
 		if ((pg->objrefs = calloc(nrefs + 1, sizeof(*pg->objrefs))) == NULL) {
-			ex_fail(err, ENOMEM, "%s: out of memory", name);
+			lib_seterr(err, ENOMEM, "%s: out of memory", name);
 			goto fail;
 		}
 		for (j = 0; j < nrefs; j++) {
@@ -447,14 +447,14 @@ dcpi_xprof_parse(const void *buf, size_t len, const char *name,
 				if (strcmp(x->objs[k].path, pg->objrefs[j]) == 0)
 					break;
 			if (k == x->n_objs) {
-				ex_fail(err, EINVAL, "%s: line %zu: OBJREF %.256s names no OBJFILE "
+				lib_seterr(err, EINVAL, "%s: line %zu: OBJREF %.256s names no OBJFILE "
 				    "defined before", name, lx.tokline, pg->objrefs[j]);
 				goto fail;
 			}
 		}
 	}
 	if (xp_next(&lx) == 0) {
-		ex_fail(err, EINVAL, "%s: line %zu: \"%.64s\" after the last of %" PRIu64
+		lib_seterr(err, EINVAL, "%s: line %zu: \"%.64s\" after the last of %" PRIu64
 		    " PROGRAM sections (expected the end of the file)", name, lx.tokline, lx.tok, nprog);
 		goto fail;
 	}

@@ -1,7 +1,8 @@
 /*
- * Crash-safe file replacement (DESIGN.md "The profile database"): the
- * daemon's flush and every rewriter use it, so a crash, a full disk or a
- * killed process leaves either the old or the new file, never a torn one.
+ * Whole files: reading one, and crash-safe replacement (DESIGN.md "The
+ * profile database"): the daemon's flush and every rewriter use it, so a
+ * crash, a full disk or a killed process leaves either the old or the new
+ * file, never a torn one.
  */
 #include "config.h"
 
@@ -16,12 +17,57 @@
 
 #include <dcpi/profile.h>
 
+#include "internal.h"
+
 static void
 fail(struct dcpi_error *err, const char *path, const char *what, int e)
 {
-	if (err != NULL)
-		snprintf(err->msg, sizeof(err->msg), "%s: %s: %s", path, what, strerror(e));
-	errno = e;
+	lib_seterr(err, e, "%s: %s: %s", path, what, strerror(e));
+}
+
+int
+dcpi_read_file(const char *path, void **bufp, size_t *lenp,
+    struct dcpi_error *err)
+{
+	char *buf = NULL, *nb;
+	size_t len = 0, cap = 0;
+	ssize_t r;
+	int fd, e;
+
+	*bufp = NULL;
+	*lenp = 0;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return lib_seterr(err, errno, "%s: %s", path, strerror(errno));
+	for (;;) {
+		/* One byte spare for the NUL. */
+		if (cap - len < 2) {
+			cap = cap ? cap * 2 : 65536;
+			if ((nb = realloc(buf, cap)) == NULL) {
+				e = ENOMEM;
+				goto fail;
+			}
+			buf = nb;
+		}
+		r = read(fd, buf + len, cap - len - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			e = errno;
+			goto fail;
+		}
+		if (r == 0)
+			break;
+		len += r;
+	}
+	close(fd);
+	buf[len] = '\0';
+	*bufp = buf;
+	*lenp = len;
+	return 0;
+fail:
+	close(fd);
+	free(buf);
+	return lib_seterr(err, e, "%s: %s", path, strerror(e));
 }
 
 /* Opens a new temporary file next to path.  open(O_EXCL) with our own name

@@ -19,17 +19,8 @@
 
 #include <dcpi/profile.h>
 
-static void __attribute__((format(printf, 2, 3)))
-seterr(struct dcpi_error *err, const char *fmt, ...)
-{
-	va_list ap;
+#include "internal.h"
 
-	if (err == NULL)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-}
 
 /* Header fields in the order the writer emits them. */
 enum field {
@@ -146,11 +137,11 @@ check_value(enum field f, const char *v, size_t n, uint64_t *num, const char *wh
 	int d;
 
 	if (n == 0 || is_blank(v[0])) {
-		seterr(err, "%s: '%s' needs a value", where, key);
+		lib_seterr(err, 0, "%s: '%s' needs a value", where, key);
 		return -1;
 	}
 	if (memchr(v, '\n', n) != NULL || memchr(v, '\0', n) != NULL) {
-		seterr(err, "%s: '%s' value holds a newline or NUL byte", where, key);
+		lib_seterr(err, 0, "%s: '%s' value holds a newline or NUL byte", where, key);
 		return -1;
 	}
 	switch (fields[f].kind) {
@@ -162,14 +153,14 @@ check_value(enum field f, const char *v, size_t n, uint64_t *num, const char *wh
 		if (n < 4 || memcmp(v, "pdb-", 4) != 0 || dot == NULL ||
 		    !all_digits(v + 4, dot - v - 4) ||
 		    !all_digits(dot + 1, n - (dot + 1 - v))) {
-			seterr(err, "%s: version '%.*s' is not pdb-MAJOR.MINOR", where,
+			lib_seterr(err, 0, "%s: version '%.*s' is not pdb-MAJOR.MINOR", where,
 			    (int)(n > 64 ? 64 : n), v);
 			return -1;
 		}
 		nmaj = dot - v - 4;
 		for (i = 0; i < nmaj; i++)
 			if (v[4 + i] != '0') {
-				seterr(err, "%s: %.*s: major version %.*s is not supported",
+				lib_seterr(err, 0, "%s: %.*s: major version %.*s is not supported",
 				    where, (int)(n > 64 ? 64 : n), v,
 				    (int)(nmaj > 32 ? 32 : nmaj), v + 4);
 				return -1;
@@ -178,7 +169,7 @@ check_value(enum field f, const char *v, size_t n, uint64_t *num, const char *wh
 	}
 	case K_EPOCH:
 		if ((n != 10 && n != 14) || !all_digits(v, n)) {
-			seterr(err, "%s: epoch '%.*s' is neither YYMMDDHHMM nor YYYYMMDDHHMMSS",
+			lib_seterr(err, 0, "%s: epoch '%.*s' is neither YYMMDDHHMM nor YYYYMMDDHHMMSS",
 			    where, (int)(n > 64 ? 64 : n), v);
 			return -1;
 		}
@@ -188,14 +179,14 @@ check_value(enum field f, const char *v, size_t n, uint64_t *num, const char *wh
 	case K_HEX:
 		for (i = 0; i < n; i++) {
 			if ((d = hexval((unsigned char)v[i])) < 0) {
-				seterr(err, "%s: '%s' value '%.*s' is not hexadecimal", where,
+				lib_seterr(err, 0, "%s: '%s' value '%.*s' is not hexadecimal", where,
 				    key, (int)(n > 64 ? 64 : n), v);
 				return -1;
 			}
 			/* The image id is a string of any length; numbers must fit. */
 			if (num != NULL) {
 				if (x > UINT64_MAX >> 4) {
-					seterr(err, "%s: '%s' value '%.*s' does not fit in 64 bits",
+					lib_seterr(err, 0, "%s: '%s' value '%.*s' does not fit in 64 bits",
 					    where, key, (int)(n > 64 ? 64 : n), v);
 					return -1;
 				}
@@ -206,13 +197,13 @@ check_value(enum field f, const char *v, size_t n, uint64_t *num, const char *wh
 	case K_DEC:
 		for (i = 0; i < n; i++) {
 			if (v[i] < '0' || v[i] > '9') {
-				seterr(err, "%s: '%s' value '%.*s' is not a decimal number",
+				lib_seterr(err, 0, "%s: '%s' value '%.*s' is not a decimal number",
 				    where, key, (int)(n > 64 ? 64 : n), v);
 				return -1;
 			}
 			d = v[i] - '0';
 			if (x > (UINT64_MAX - (uint64_t)d) / 10) {
-				seterr(err, "%s: '%s' value '%.*s' does not fit in 64 bits",
+				lib_seterr(err, 0, "%s: '%s' value '%.*s' does not fit in 64 bits",
 				    where, key, (int)(n > 64 ? 64 : n), v);
 				return -1;
 			}
@@ -269,17 +260,17 @@ check_unknown(const char *line, const char *where, struct dcpi_error *err)
 	const char *r = line + w;
 
 	if (w == 0 || !is_blank(*r)) {
-		seterr(err, "%s: '%.64s' is not 'KEYWORD VALUE'", where, line);
+		lib_seterr(err, 0, "%s: '%.64s' is not 'KEYWORD VALUE'", where, line);
 		return -1;
 	}
 	while (is_blank(*r))
 		r++;
 	if (*r == '\0' || strchr(r, '\n') != NULL) {
-		seterr(err, "%s: '%.64s' is not 'KEYWORD VALUE'", where, line);
+		lib_seterr(err, 0, "%s: '%.64s' is not 'KEYWORD VALUE'", where, line);
 		return -1;
 	}
 	if (field_of(line, w) != F_UNKNOWN) {
-		seterr(err, "%s: unknown line '%.64s' uses a known keyword", where, line);
+		lib_seterr(err, 0, "%s: unknown line '%.64s' uses a known keyword", where, line);
 		return -1;
 	}
 	return 0;
@@ -331,18 +322,18 @@ dcpi_profile_set(struct dcpi_profile *p, const char *key, const char *value,
 
 	if (f == F_UNKNOWN) {
 		if (klen == 0 || key[strcspn(key, " \t\n")] != '\0') {
-			seterr(err, "'%.64s' is not a keyword", key);
+			lib_seterr(err, 0, "'%.64s' is not a keyword", key);
 			errno = EINVAL;
 			return -1;
 		}
 		if (asprintf(&line, "%s %s", key, value) < 0) {
 			errno = ENOMEM;
-			seterr(err, "out of memory");
+			lib_seterr(err, 0, "out of memory");
 			return -1;
 		}
 		rc = check_unknown(line, key, err);
 		if (rc == 0 && (rc = add_unknown(p, line, strlen(line))) < 0)
-			seterr(err, "out of memory");
+			lib_seterr(err, 0, "out of memory");
 		free(line);
 		if (rc < 0 && errno != ENOMEM)
 			errno = EINVAL;
@@ -353,7 +344,7 @@ dcpi_profile_set(struct dcpi_profile *p, const char *key, const char *value,
 		return -1;
 	}
 	if (store_value(p, f, value, vlen, num) < 0) {
-		seterr(err, "out of memory");
+		lib_seterr(err, 0, "out of memory");
 		errno = ENOMEM;
 		return -1;
 	}
@@ -531,14 +522,14 @@ parse_header(const char *buf, size_t len, const char *name, struct dcpi_profile 
 		snprintf(where, sizeof(where), "%s: line %zu", name, lineno);
 		nl = memchr(line, '\n', len - pos);
 		if (nl == NULL) {
-			seterr(err, "%s: %s before the 'samples' line that ends the header",
+			lib_seterr(err, 0, "%s: %s before the 'samples' line that ends the header",
 			    where, pos == len ? "end of file" : "unterminated line");
 			return -1;
 		}
 		n = nl - line;
 		pos += n + 1;
 		if (memchr(line, '\0', n) != NULL) {
-			seterr(err, "%s: NUL byte in the header", where);
+			lib_seterr(err, 0, "%s: NUL byte in the header", where);
 			return -1;
 		}
 		w = 0;
@@ -551,7 +542,7 @@ parse_header(const char *buf, size_t len, const char *name, struct dcpi_profile 
 				break;
 		}
 		if (w == 0 || w == n || !is_blank(line[w])) {
-			seterr(err, "%s: '%.*s' is not 'KEYWORD VALUE'", where,
+			lib_seterr(err, 0, "%s: '%.*s' is not 'KEYWORD VALUE'", where,
 			    (int)(n > 64 ? 64 : n), line);
 			return -1;
 		}
@@ -559,7 +550,7 @@ parse_header(const char *buf, size_t len, const char *name, struct dcpi_profile 
 		while (v < nl && is_blank(*v))
 			v++;
 		if (v == nl) {
-			seterr(err, "%s: '%.*s' needs a value", where, (int)(w > 64 ? 64 : w), line);
+			lib_seterr(err, 0, "%s: '%.*s' needs a value", where, (int)(w > 64 ? 64 : w), line);
 			return -1;
 		}
 		f = field_of(line, w);
@@ -569,7 +560,7 @@ parse_header(const char *buf, size_t len, const char *name, struct dcpi_profile 
 			continue;
 		}
 		if (seen[f]) {
-			seterr(err, "%s: repeated '%s' line (first on line %u)", where,
+			lib_seterr(err, 0, "%s: repeated '%s' line (first on line %u)", where,
 			    fields[f].key, seen[f]);
 			return -1;
 		}
@@ -581,13 +572,13 @@ parse_header(const char *buf, size_t len, const char *name, struct dcpi_profile 
 	}
 	for (f = 0; f < F_NREQUIRED; f++)
 		if (!seen[f]) {
-			seterr(err, "%s: missing required '%s' line", where, fields[f].key);
+			lib_seterr(err, 0, "%s: missing required '%s' line", where, fields[f].key);
 			return -1;
 		}
 	*hlen = pos;
 	return 0;
 nomem:
-	seterr(err, "%s: out of memory", name);
+	lib_seterr(err, 0, "%s: out of memory", name);
 	errno = ENOMEM;
 	return -2;
 }
@@ -613,7 +604,7 @@ parse_binary(const unsigned char *buf, size_t len, size_t pos, const char *name,
 		if (left < 8) {
 			if (footer_at != SIZE_MAX)
 				goto garbage;
-			seterr(err, "%s: byte %zu: %zu bytes left where a chunk or the 8-byte "
+			lib_seterr(err, 0, "%s: byte %zu: %zu bytes left where a chunk or the 8-byte "
 			    "footer was expected", name, pos, left);
 			return -1;
 		}
@@ -622,14 +613,14 @@ parse_binary(const unsigned char *buf, size_t len, size_t pos, const char *name,
 		if (num == 0) {
 			if (footer_at != SIZE_MAX)
 				goto garbage;
-			seterr(err, "%s: byte %zu: chunk at offset 0x%" PRIx32 " has no counts",
+			lib_seterr(err, 0, "%s: byte %zu: chunk at offset 0x%" PRIx32 " has no counts",
 			    name, pos, off);
 			return -1;
 		}
 		if ((uint64_t)num * 4 + 16 > left) {
 			if (footer_at != SIZE_MAX)
 				goto garbage;
-			seterr(err, "%s: byte %zu: truncated chunk: %" PRIu32 " counts need %"
+			lib_seterr(err, 0, "%s: byte %zu: truncated chunk: %" PRIu32 " counts need %"
 			    PRIu64 " bytes, %zu left before the footer", name, pos, num,
 			    (uint64_t)num * 4, left >= 16 ? left - 16 : 0);
 			return -1;
@@ -637,14 +628,14 @@ parse_binary(const unsigned char *buf, size_t len, size_t pos, const char *name,
 		if (!first && off <= prev_off) {
 			if (footer_at != SIZE_MAX)
 				goto garbage;
-			seterr(err, "%s: byte %zu: chunk at offset 0x%" PRIx32 " is not after "
+			lib_seterr(err, 0, "%s: byte %zu: chunk at offset 0x%" PRIx32 " is not after "
 			    "the previous chunk at offset 0x%" PRIx64, name, pos, off, prev_off);
 			return -1;
 		}
 		if (!first && off < prev_end) {
 			if (footer_at != SIZE_MAX)
 				goto garbage;
-			seterr(err, "%s: byte %zu: chunk at offset 0x%" PRIx32 " overlaps the "
+			lib_seterr(err, 0, "%s: byte %zu: chunk at offset 0x%" PRIx32 " overlaps the "
 			    "previous chunk (ends at 0x%" PRIx64 ")", name, pos, off, prev_end);
 			return -1;
 		}
@@ -652,14 +643,14 @@ parse_binary(const unsigned char *buf, size_t len, size_t pos, const char *name,
 		if (chunk_end > p->tsize) {
 			if (footer_at != SIZE_MAX)
 				goto garbage;
-			seterr(err, "%s: byte %zu: chunk at offset 0x%" PRIx32 " with %" PRIu32
+			lib_seterr(err, 0, "%s: byte %zu: chunk at offset 0x%" PRIx32 " with %" PRIu32
 			    " counts ends at 0x%" PRIx64 ", past tsize %" PRIu64, name, pos,
 			    off, num, chunk_end, p->tsize);
 			return -1;
 		}
 		pos += 8;
 		if (reserve(p, p->n_counts + num) < 0) {
-			seterr(err, "%s: out of memory", name);
+			lib_seterr(err, 0, "%s: out of memory", name);
 			return -2;
 		}
 		for (i = 0; i < num; i++, pos += 4) {
@@ -681,18 +672,18 @@ parse_binary(const unsigned char *buf, size_t len, size_t pos, const char *name,
 		if (footer_at != SIZE_MAX)
 			goto garbage;
 		if (tot_off != naddr)
-			seterr(err, "%s: byte %zu: footer total_offsets %" PRIu32 " does not "
+			lib_seterr(err, 0, "%s: byte %zu: footer total_offsets %" PRIu32 " does not "
 			    "match the %" PRIu32 " addresses with samples", name, pos,
 			    tot_off, naddr);
 		else
-			seterr(err, "%s: byte %zu: footer total_samples %" PRIu32 " does not "
+			lib_seterr(err, 0, "%s: byte %zu: footer total_samples %" PRIu32 " does not "
 			    "match the sum of the counts, %" PRIu32, name, pos + 4,
 			    tot_samples, sum);
 		return -1;
 	}
 	return 0;
 garbage:
-	seterr(err, "%s: byte %zu: %zu bytes of trailing garbage after the footer",
+	lib_seterr(err, 0, "%s: byte %zu: %zu bytes of trailing garbage after the footer",
 	    name, footer_at + 8, len - footer_at - 8);
 	return -1;
 }
@@ -707,12 +698,12 @@ dcpi_profile_parse(const void *buf, size_t len, const char *name,
 
 	*out = NULL;
 	if ((p = calloc(1, sizeof(*p))) == NULL) {
-		seterr(err, "%s: out of memory", name);
+		lib_seterr(err, 0, "%s: out of memory", name);
 		errno = ENOMEM;
 		return -1;
 	}
 	if (len == 0) {
-		seterr(err, "%s: line 1: empty file, expected a profile header", name);
+		lib_seterr(err, 0, "%s: line 1: empty file, expected a profile header", name);
 		rc = -1;
 	} else if ((rc = parse_header(buf, len, name, p, &hlen, err)) == 0)
 		rc = parse_binary(buf, len, hlen, name, p, err);
@@ -728,50 +719,18 @@ dcpi_profile_parse(const void *buf, size_t len, const char *name,
 int
 dcpi_profile_read(const char *path, struct dcpi_profile **out, struct dcpi_error *err)
 {
-	char *buf = NULL, *nb;
-	size_t len = 0, cap = 0;
-	ssize_t r;
-	int fd, rc, e;
+	void *buf;
+	size_t len;
+	int rc, e;
 
 	*out = NULL;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-		e = errno;
-		seterr(err, "%s: %s", path, strerror(e));
-		errno = e;
+	if (dcpi_read_file(path, &buf, &len, err) < 0)
 		return -1;
-	}
-	for (;;) {
-		if (len == cap) {
-			cap = cap ? cap * 2 : 65536;
-			if ((nb = realloc(buf, cap)) == NULL) {
-				e = ENOMEM;
-				goto fail;
-			}
-			buf = nb;
-		}
-		r = read(fd, buf + len, cap - len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			e = errno;
-			goto fail;
-		}
-		if (r == 0)
-			break;
-		len += r;
-	}
-	close(fd);
 	rc = dcpi_profile_parse(buf, len, path, out, err);
 	e = errno;
 	free(buf);
 	errno = e;
 	return rc;
-fail:
-	close(fd);
-	free(buf);
-	seterr(err, "%s: %s", path, strerror(e));
-	errno = e;
-	return -1;
 }
 
 /* Checks that writing p gives a file the reader accepts as the same profile. */
@@ -791,7 +750,7 @@ check_for_encode(const struct dcpi_profile *p, struct dcpi_error *err)
 		if (sp == NULL)
 			continue;
 		if (*sp == NULL) {
-			seterr(err, "profile: required field '%s' is not set", fields[f].key);
+			lib_seterr(err, 0, "profile: required field '%s' is not set", fields[f].key);
 			return -1;
 		}
 		if (check_value(f, *sp, strlen(*sp), NULL, "profile", err) < 0)
@@ -803,23 +762,23 @@ check_for_encode(const struct dcpi_profile *p, struct dcpi_error *err)
 			return -1;
 		if (strncmp(p->unknown[i], "samples", 7) == 0 &&
 		    strspn(p->unknown[i] + 7, " \t") == strlen(p->unknown[i] + 7)) {
-			seterr(err, "%s: would end the header", where);
+			lib_seterr(err, 0, "%s: would end the header", where);
 			return -1;
 		}
 	}
 	for (i = 0; i < p->n_counts; i++) {
 		if (p->counts[i].offset >= p->tsize) {
-			seterr(err, "profile: offset 0x%" PRIx32 " is not below tsize %" PRIu64,
+			lib_seterr(err, 0, "profile: offset 0x%" PRIx32 " is not below tsize %" PRIu64,
 			    p->counts[i].offset, p->tsize);
 			return -1;
 		}
 		if (p->counts[i].count == 0) {
-			seterr(err, "profile: zero count at offset 0x%" PRIx32
+			lib_seterr(err, 0, "profile: zero count at offset 0x%" PRIx32
 			    " (counts must be > 0)", p->counts[i].offset);
 			return -1;
 		}
 		if (i > 0 && p->counts[i].offset <= p->counts[i - 1].offset) {
-			seterr(err, "profile: counts are not sorted at offset 0x%" PRIx32,
+			lib_seterr(err, 0, "profile: counts are not sorted at offset 0x%" PRIx32,
 			    p->counts[i].offset);
 			return -1;
 		}
@@ -913,7 +872,7 @@ dcpi_profile_encode(const struct dcpi_profile *p, void **bufp, size_t *lenp,
 	*lenp = len;
 	return 0;
 nomem:
-	seterr(err, "out of memory");
+	lib_seterr(err, 0, "out of memory");
 	errno = ENOMEM;
 	return -1;
 }
@@ -931,7 +890,7 @@ dcpi_profile_write(const char *path, const struct dcpi_profile *p, struct dcpi_e
 
 			memcpy(msg, err->msg, sizeof(msg));
 			e = errno;
-			seterr(err, "%s: %s", path, msg);
+			lib_seterr(err, 0, "%s: %s", path, msg);
 			errno = e;
 		}
 		return -1;
@@ -968,7 +927,7 @@ dcpi_profile_merge(struct dcpi_profile *into, const struct dcpi_profile *from,
 	else if (into->tsize != from->tsize)
 		differs = "tsize";
 	if (differs != NULL) {
-		seterr(err, "cannot merge profiles with different '%s'", differs);
+		lib_seterr(err, 0, "cannot merge profiles with different '%s'", differs);
 		errno = EINVAL;
 		return -1;
 	}
@@ -1004,7 +963,7 @@ nomem:
 		for (i = 0; i < nadd; i++)
 			free(add[i]);
 	free(add);
-	seterr(err, "out of memory");
+	lib_seterr(err, 0, "out of memory");
 	errno = ENOMEM;
 	return -1;
 }

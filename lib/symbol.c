@@ -20,7 +20,10 @@
 #include <elfutils/libdwelf.h>
 #include <elfutils/debuginfod.h>
 
+#include <dcpi/image.h>
 #include <dcpi/symbol.h>
+
+#include "internal.h"
 
 /* libstdc++'s demangler (cxxabi.h is C++ only). */
 char *__cxa_demangle(const char *, char *, size_t *, int *);
@@ -40,7 +43,7 @@ struct dcpi_symtab {
 	int		 have_cu;
 	char		*path;		/* for a late debuginfo search */
 	int		 is_file;	/* path is an ELF file (not kallsyms) */
-	char		 bid[130];	/* its build-id in hex, "" if none */
+	char		 bid[DCPI_IMAGE_ID_LEN];	/* its build-id in hex, "" if none */
 	struct dcpi_symtab_opts opts;
 };
 
@@ -53,18 +56,6 @@ struct rawsym {
 	int		 global;
 };
 
-static void
-seterr(struct dcpi_error *err, int e, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err != NULL) {
-		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-		va_end(ap);
-	}
-	errno = e;
-}
 
 /* Rust legacy escapes left in the Itanium demangling. */
 static void
@@ -161,7 +152,7 @@ finish(struct dcpi_symtab *t, struct rawsym *raw, size_t n, const char *what,
 	if (t->syms == NULL) {
 		for (i = 0; i < n; i++)
 			free(raw[i].name);
-		seterr(err, ENOMEM, "%s: out of memory", what);
+		lib_seterr(err, ENOMEM, "%s: out of memory", what);
 		return -1;
 	}
 	for (i = 0, k = 0; i < n; i = j) {
@@ -185,7 +176,7 @@ finish(struct dcpi_symtab *t, struct rawsym *raw, size_t n, const char *what,
 	}
 	t->n = k;
 	if (k == 0) {
-		seterr(err, ENODATA, "%s: no function symbols", what);
+		lib_seterr(err, ENODATA, "%s: no function symbols", what);
 		return -1;
 	}
 	return 0;
@@ -239,11 +230,11 @@ load_kallsyms(struct dcpi_symtab *t, const char *kallsyms, const char *module,
 	int f;
 
 	if (kallsyms == NULL) {
-		seterr(err, ENOENT, "%s: no kallsyms snapshot given", module ? module : "kernel");
+		lib_seterr(err, ENOENT, "%s: no kallsyms snapshot given", module ? module : "kernel");
 		return -1;
 	}
 	if ((fp = fopen(kallsyms, "re")) == NULL) {
-		seterr(err, errno, "%s: %s", kallsyms, strerror(errno));
+		lib_seterr(err, errno, "%s: %s", kallsyms, strerror(errno));
 		return -1;
 	}
 	ml = module ? strlen(module) : 0;
@@ -254,7 +245,7 @@ load_kallsyms(struct dcpi_symtab *t, const char *kallsyms, const char *module,
 		if (f < 3) {
 			fclose(fp);
 			rawfree(raw, n);
-			seterr(err, EINVAL, "%s: line %zu: expected \"ADDRESS TYPE NAME [MODULE]\"",
+			lib_seterr(err, EINVAL, "%s: line %zu: expected \"ADDRESS TYPE NAME [MODULE]\"",
 			    kallsyms, lineno);
 			return -1;
 		}
@@ -268,7 +259,7 @@ load_kallsyms(struct dcpi_symtab *t, const char *kallsyms, const char *module,
 		    type == 'T' || type == 'W') == -1) {
 			fclose(fp);
 			rawfree(raw, n);
-			seterr(err, ENOMEM, "%s: out of memory", kallsyms);
+			lib_seterr(err, ENOMEM, "%s: out of memory", kallsyms);
 			return -1;
 		}
 	}
@@ -336,21 +327,6 @@ find_section(Elf *elf, Elf64_Word type, const char *name)
 	return NULL;
 }
 
-/* Hex build-id of elf into out (NUL-terminated); 0 if it has none. */
-static size_t
-build_id_hex(Elf *elf, char *out, size_t outlen)
-{
-	const unsigned char *id;
-	ssize_t len, i;
-
-	len = dwelf_elf_gnu_build_id(elf, (const void **)&id);
-	if (len <= 0 || (size_t)len * 2 + 1 > outlen)
-		return 0;
-	for (i = 0; i < len; i++)
-		snprintf(out + 2 * i, 3, "%02x", id[i]);
-	return (size_t)len;
-}
-
 static Elf *
 open_elf(const char *path, int *fdp)
 {
@@ -379,7 +355,7 @@ find_debug(const char *path, Elf *elf, const char *bid, const struct dcpi_symtab
     char **dpath, int *dfd)
 {
 	const char *root = o && o->debugdir ? o->debugdir : "/usr/lib/debug";
-	char *cand[4] = { NULL, NULL, NULL, NULL }, dir[4096], hex[130];
+	char *cand[4] = { NULL, NULL, NULL, NULL }, dir[4096], hex[DCPI_IMAGE_ID_LEN];
 	const char *link, *slash, *urls;
 	GElf_Word crc;
 	Elf *d = NULL;
@@ -405,7 +381,7 @@ find_debug(const char *path, Elf *elf, const char *bid, const struct dcpi_symtab
 		if ((d = open_elf(cand[i], &fd)) == NULL)
 			continue;
 		if (find_section(d, SHT_SYMTAB, NULL) == NULL ||
-		    (bid[0] != '\0' && (build_id_hex(d, hex, sizeof(hex)) == 0 ||
+		    (bid[0] != '\0' && (lib_build_id_hex(d, hex) == 0 ||
 		    strcasecmp(hex, bid) != 0))) {
 			elf_end(d);
 			close(fd);
@@ -468,20 +444,20 @@ load_elf(struct dcpi_symtab *t, const char *path, const char *imageid,
 {
 	struct rawsym *raw = NULL;
 	size_t n = 0, cap = 0;
-	char bid[130] = "";
+	char bid[DCPI_IMAGE_ID_LEN] = "";
 	Elf_Scn *scn;
 	int rc;
 
 	if ((t->elf = open_elf(path, &t->fd)) == NULL) {
 		if (errno == EINVAL)
-			seterr(err, EINVAL, "%s: not an ELF file", path);
+			lib_seterr(err, EINVAL, "%s: not an ELF file", path);
 		else
-			seterr(err, errno, "%s: %s", path, strerror(errno));
+			lib_seterr(err, errno, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	build_id_hex(t->elf, bid, sizeof(bid));
+	lib_build_id_hex(t->elf, bid);
 	if (imageid != NULL && bid[0] != '\0' && strcasecmp(bid, imageid) != 0) {
-		seterr(err, ESTALE, "%s: build-id %s on disk, the profile's image is %s",
+		lib_seterr(err, ESTALE, "%s: build-id %s on disk, the profile's image is %s",
 		    path, bid, imageid);
 		return -1;
 	}
@@ -496,7 +472,7 @@ load_elf(struct dcpi_symtab *t, const char *path, const char *imageid,
 		rc = 0;
 	if (rc == -1) {
 		rawfree(raw, n);
-		seterr(err, ENOMEM, "%s: out of memory", path);
+		lib_seterr(err, ENOMEM, "%s: out of memory", path);
 		return -1;
 	}
 	rc = finish(t, raw, n, path, err);
@@ -515,7 +491,7 @@ load_elf(struct dcpi_symtab *t, const char *path, const char *imageid,
 static int
 reopen(struct dcpi_symtab *t)
 {
-	char hex[130] = "";
+	char hex[DCPI_IMAGE_ID_LEN] = "";
 
 	if (t->elf != NULL)
 		return 0;
@@ -525,7 +501,7 @@ reopen(struct dcpi_symtab *t)
 	}
 	if ((t->elf = open_elf(t->path, &t->fd)) == NULL)
 		return -1;
-	build_id_hex(t->elf, hex, sizeof(hex));
+	lib_build_id_hex(t->elf, hex);
 	if (strcasecmp(hex, t->bid) != 0) {
 		elf_end(t->elf);
 		close(t->fd);
@@ -547,7 +523,7 @@ dcpi_symtab_open(const char *path, const char *imageid, uint64_t tstart,
 	int rc;
 
 	if ((t = calloc(1, sizeof(*t))) == NULL) {
-		seterr(err, ENOMEM, "%s: out of memory", path);
+		lib_seterr(err, ENOMEM, "%s: out of memory", path);
 		return NULL;
 	}
 	t->tstart = tstart;
@@ -558,7 +534,7 @@ dcpi_symtab_open(const char *path, const char *imageid, uint64_t tstart,
 	if ((t->path = strdup(path)) == NULL ||
 	    (opts && opts->debugdir && (t->opts.debugdir = strdup(opts->debugdir)) == NULL)) {
 		dcpi_symtab_close(t);
-		seterr(err, ENOMEM, "%s: out of memory", path);
+		lib_seterr(err, ENOMEM, "%s: out of memory", path);
 		return NULL;
 	}
 	elf_version(EV_CURRENT);
@@ -570,7 +546,7 @@ dcpi_symtab_open(const char *path, const char *imageid, uint64_t tstart,
 		snprintf(module, sizeof(module), "%.*s", (int)(l - 2), path + 1);
 		rc = load_kallsyms(t, opts ? opts->kallsyms : NULL, module, err);
 	} else if (path[0] != '/') {
-		seterr(err, ENODATA, "%s: no file to read symbols from", path);
+		lib_seterr(err, ENODATA, "%s: no file to read symbols from", path);
 		rc = -1;
 	} else
 		rc = load_elf(t, path, imageid, opts, err);
@@ -643,7 +619,7 @@ dcpi_symtab_find(const struct dcpi_symtab *t, const char *name)
 static Dwarf *
 get_dwarf(struct dcpi_symtab *t)
 {
-	char hex[130] = "";
+	char hex[DCPI_IMAGE_ID_LEN] = "";
 
 	if (t->dw_tried)
 		return t->dw;
@@ -658,7 +634,7 @@ get_dwarf(struct dcpi_symtab *t)
 	} else {
 		/* Symbols came from the file itself, which has no DWARF: its
 		 * debuginfo is only looked for now, when lines are asked for. */
-		build_id_hex(t->elf, hex, sizeof(hex));
+		lib_build_id_hex(t->elf, hex);
 		t->dwelf = find_debug(t->path, t->elf, hex, &t->opts, &t->debugpath, &t->dwfd);
 		if (t->dwelf == NULL)
 			return NULL;

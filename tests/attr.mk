@@ -6,7 +6,7 @@ tests_test_attr_SOURCES = tests/test_attr.c daemon/attr.c daemon/image.c \
 	daemon/kernel.c
 tests_test_attr_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon
 tests_test_attr_CFLAGS = $(TESTS_CFLAGS)
-tests_test_attr_LDADD = lib/libdcpiutil.la $(TESTS_LIBS) $(ELF_LIBS) $(DW_LIBS) -ldl
+tests_test_attr_LDADD = lib/libdcpi.la lib/libdcpiutil.la $(TESTS_LIBS) $(ELF_LIBS) $(DW_LIBS) -ldl
 
 # The ELF image reader and note parser on the fuzz corpus (tests/fuzz/run.sh
 # fuzzes them with libFuzzer).
@@ -17,5 +17,5 @@ tests_fuzz_fuzz_image_corpus_SOURCES = tests/fuzz/driver.c \
 tests_fuzz_fuzz_image_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DFUZZ_CORPUS='"$(abs_top_srcdir)/tests/fuzz/corpus/image"'
 tests_fuzz_fuzz_image_corpus_CFLAGS = $(AM_CFLAGS) $(ELF_CFLAGS) $(DW_CFLAGS)
-tests_fuzz_fuzz_image_corpus_LDADD = lib/libdcpiutil.la $(ELF_LIBS) $(DW_LIBS)
+tests_fuzz_fuzz_image_corpus_LDADD = lib/libdcpi.la lib/libdcpiutil.la $(ELF_LIBS) $(DW_LIBS)
 EXTRA_DIST += tests/fuzz/fuzz_image.c

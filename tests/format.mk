@@ -8,6 +8,19 @@ tests_test_profile_LDADD = lib/libdcpi.la $(TESTS_LIBS)
 tests_test_db_SOURCES = tests/test_db.c
 tests_test_db_CFLAGS = $(TESTS_CFLAGS)
 tests_test_db_LDADD = lib/libdcpi.la $(TESTS_LIBS)
+
+# Image identity against binutils: one program with a build-id, one without.
+check_PROGRAMS += tests/test_image tests/image_bid tests/image_nobid
+TESTS += tests/test_image
+tests_test_image_SOURCES = tests/test_image.c
+tests_test_image_CFLAGS = $(TESTS_CFLAGS) \
+	-DIMAGE_BID='"$(abs_top_builddir)/tests/image_bid"' \
+	-DIMAGE_NOBID='"$(abs_top_builddir)/tests/image_nobid"'
+tests_test_image_LDADD = lib/libdcpi.la $(TESTS_LIBS)
+tests_image_bid_SOURCES = tests/image_sample.c
+tests_image_bid_LDFLAGS = $(AM_LDFLAGS) -Wl,--build-id=sha1
+tests_image_nobid_SOURCES = tests/image_sample.c
+tests_image_nobid_LDFLAGS = $(AM_LDFLAGS) -Wl,--build-id=none
 endif
 
 # A profile written by the library, for test_cat.sh.

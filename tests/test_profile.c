@@ -1,5 +1,5 @@
 /*
- * The DCPI profile format (lib/profile.c, lib/atomic.c) against
+ * The DCPI profile format (lib/profile.c, lib/file.c) against
  * specs/dcpiformat.txt: round trips, hand-written golden files, every
  * malformed case the reader must refuse, saturation, merge, atomic writes.
  */

@@ -52,13 +52,13 @@ int dcpi_event_is_time(const char *event);
  */
 struct dcpi_image_info {
 	char		*path;
-	char		*image;		/* hex GNU build-id, or a hash of the path if none */
-	uint64_t	 tstart;	/* p_vaddr of the first executable PT_LOAD */
-	uint64_t	 tsize;		/* its p_memsz */
-	uint64_t	 toffset;	/* its p_offset: file offset of tstart */
+	char		*image;		/* image id, tstart, tsize: dcpi/image.h's */
+	uint64_t	 tstart;
+	uint64_t	 tsize;
+	uint64_t	 toffset;	/* file offset of tstart */
 };
-/* Reads the ELF file at path with libelf.  -1/errno of open, or EINVAL
- * (not ELF, no executable PT_LOAD) with a message. */
+/* Reads the ELF file at path with dcpi_elf_image_path (the id dcpid gives
+ * its profiles, so an import merges with them).  -1/errno as that. */
 int dcpi_image_info_read(const char *path, struct dcpi_image_info *info,
     struct dcpi_error *err);
 void dcpi_image_info_clear(struct dcpi_image_info *info);

@@ -148,6 +148,17 @@ int dcpi_profile_merge(struct dcpi_profile *into, const struct dcpi_profile *fro
 int dcpi_atomic_write(const char *path, const void *buf, size_t len, mode_t mode,
     struct dcpi_error *err);
 
+/*
+ * Reads the whole file at path (any size memory allows; pipes and other
+ * files without a known size too) into *buf, a malloc'd buffer the caller
+ * frees, *len its size in bytes.  A NUL byte follows the data (not counted
+ * in *len), so text can be scanned as a string; the data may hold NULs.
+ * Errors: -1 with errno of open(2) or read(2) (ENOENT, EACCES, EISDIR, ...)
+ * or ENOMEM, "PATH: strerror" in err; *buf is then NULL and *len 0.
+ */
+int dcpi_read_file(const char *path, void **buf, size_t *len,
+    struct dcpi_error *err);
+
 #ifdef __cplusplus
 }
 #endif

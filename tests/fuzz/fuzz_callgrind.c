@@ -1,5 +1,5 @@
-// fuzz-sources: lib/export_util.c lib/export_callgrind.c lib/profile.c lib/atomic.c lib/db.c
-// fuzz-libs: -lelf
+// fuzz-sources: lib/export_util.c lib/export_callgrind.c lib/profile.c lib/file.c lib/image.c lib/internal.c lib/db.c
+// fuzz-libs: -lelf -ldw
 /*
  * The Callgrind reader on arbitrary bytes.  What it accepts must add up:
  * the totals are the sums of the functions' self costs.

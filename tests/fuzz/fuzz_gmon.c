@@ -1,5 +1,5 @@
-// fuzz-sources: lib/export_util.c lib/export_gmon.c lib/profile.c lib/atomic.c lib/db.c
-// fuzz-libs: -lelf
+// fuzz-sources: lib/export_util.c lib/export_gmon.c lib/profile.c lib/file.c lib/image.c lib/internal.c lib/db.c
+// fuzz-libs: -lelf -ldw
 /*
  * The gmon.out reader on arbitrary bytes.  What it accepts must add up
  * (total = sum of the bins, ranges disjoint), and its histogram, turned

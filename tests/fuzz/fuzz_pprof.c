@@ -1,5 +1,5 @@
-// fuzz-sources: lib/export_util.c lib/export_pprof.c lib/profile.c lib/atomic.c lib/db.c
-// fuzz-libs: -lelf
+// fuzz-sources: lib/export_util.c lib/export_pprof.c lib/profile.c lib/file.c lib/image.c lib/internal.c lib/db.c
+// fuzz-libs: -lelf -ldw
 /*
  * The gperftools CPU profile reader on arbitrary bytes.  What it accepts
  * must be consistent (samples sorted and unique, the total their sum), and

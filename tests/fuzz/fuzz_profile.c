@@ -1,4 +1,4 @@
-// fuzz-sources: lib/profile.c lib/atomic.c
+// fuzz-sources: lib/profile.c lib/file.c lib/internal.c
 /*
  * The profile reader on arbitrary bytes.  Whatever it accepts must encode,
  * read back as the same profile, encode to the same bytes again (the

@@ -1,5 +1,5 @@
-// fuzz-sources: lib/export_util.c lib/export_xprof.c lib/profile.c lib/atomic.c lib/db.c
-// fuzz-libs: -lelf
+// fuzz-sources: lib/export_util.c lib/export_xprof.c lib/profile.c lib/file.c lib/image.c lib/internal.c lib/db.c
+// fuzz-libs: -lelf -ldw
 /*
  * The xprof_text reader on arbitrary bytes.  What it accepts must agree
  * with itself: stats that are present match the counters, and every OBJREF

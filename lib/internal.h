@@ -1,0 +1,24 @@
+/*
+ * Helpers shared by libdcpi's sources (not installed; names do not start
+ * with dcpi_, so lib/local.mk's export regex keeps them out of the ABI).
+ */
+#ifndef DCPI_LIB_INTERNAL_H
+#define DCPI_LIB_INTERNAL_H
+
+#include <libelf.h>
+#include <stddef.h>
+
+#include <dcpi/profile.h>
+
+/* Formats a one-line message into err->msg (when err is not NULL), sets
+ * errno to e unless e is 0 (callers that decide errno later), returns -1. */
+int lib_seterr(struct dcpi_error *err, int e, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The GNU build-id of elf as lowercase hex into out (DCPI_IMAGE_ID_LEN
+ * bytes, lib/dcpi/image.h): at most DCPI_BUILD_ID_MAX bytes of it, as
+ * dcpid names images.  Returns the bytes used, 0 (out = "") if it has
+ * none. */
+size_t lib_build_id_hex(Elf *elf, char *out);
+
+#endif
