@@ -1,8 +1,7 @@
 #!/bin/sh
 # A dcpid killed inside a write leaves its temporary files (.NAME.XXXXXX
 # next to a profile, .current.PID next to current); the next dcpid on the
-# database removes them.  Expected to fail until dcpid cleans them up
-# (XFAIL_TESTS in tests/fault.mk).
+# database removes them.
 . "$top_srcdir/tests/integration/lib.sh"
 require_perf
 
