@@ -7,7 +7,7 @@
 #   errors: the sanitizers catch those.
 # - Its first lines declare what it is linked with, paths relative to the
 #   source tree:
-#     // fuzz-sources: lib/profile.c lib/atomic.c
+#     // fuzz-sources: lib/profile.c lib/file.c lib/internal.c
 #     // fuzz-libs: -lelf            (optional: extra link flags)
 #   It is compiled with clang -fsanitize=fuzzer,address,undefined, with
 #   -I for the build directory (config.h), lib/ and ctl/.
