@@ -31,6 +31,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <limits.h>
 #include <libelf.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -179,7 +180,7 @@ load_elf(const char *path, char needed[MAXLIBS][128], size_t *nneeded)
 static void
 add_prog(const char *path)
 {
-	char needed[MAXLIBS][128], lib[512];
+	char needed[MAXLIBS][128], lib[PATH_MAX];
 	size_t nneeded, i, k;
 	struct prog p;
 	int x, ld;
@@ -192,7 +193,8 @@ add_prog(const char *path)
 		p.libs[p.nlibs++] = (size_t)ld;
 	for (i = 0; i < nneeded && p.nlibs < MAXLIBS; i++)
 		for (k = 0; libdirs[k]; k++) {
-			snprintf(lib, sizeof(lib), "%s/%s", libdirs[k], needed[i]);
+			if (snprintf(lib, sizeof(lib), "%s/%s", libdirs[k], needed[i]) >= (int)sizeof(lib))
+				break;
 			if (access(lib, R_OK) == 0) {
 				if ((x = load_elf(lib, NULL, NULL)) != -1)
 					p.libs[p.nlibs++] = (size_t)x;
