@@ -122,6 +122,7 @@ load_elf(const char *path, char needed[MAXLIBS][128], size_t *nneeded)
 	if ((fd = open(im.path, O_RDONLY)) == -1)
 		return -1;
 	if ((e = elf_begin(fd, ELF_C_READ, NULL)) == NULL || elf_getphdrnum(e, &n) != 0) {
+		elf_end(e);
 		close(fd);
 		return -1;
 	}
