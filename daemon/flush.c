@@ -183,35 +183,87 @@ clean_db(void)
 		log_notice("removed %zu temporary files left by an interrupted flush", removed);
 }
 
+/* Opens and locks DB/dcpid.lock and writes our pid into it: the fd, or -1
+ * with err set (another dcpid holds it, or it cannot be opened). */
+static int
+take_lock(char *err, size_t errlen)
+{
+	char path[PATH_MAX], pid[32];
+	int fd, n;
+
+	snprintf(path, sizeof(path), "%s/dcpid.lock", db);
+	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) == -1) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
+		n = (int)read(fd, pid, sizeof(pid) - 1);
+		pid[n > 0 ? n : 0] = '\0';
+		pid[strcspn(pid, "\n")] = '\0';
+		snprintf(err, errlen, "%s is in use by another dcpid (pid %s, lock %s)",
+		    db, pid[0] ? pid : "?", path);
+		close(fd);
+		return -1;
+	}
+	n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) == -1 || pwrite(fd, pid, (size_t)n, 0) != n)
+		log_warn("%s", path);
+	return fd;
+}
+
+/* The database removed (or its lock file replaced) under us: our lock no
+ * longer keeps a second dcpid out, and readers find no current link.  Re-
+ * creates the directory, re-takes the lock and re-links current; -1 with
+ * err if that fails or another dcpid has taken the database meanwhile, in
+ * which case nothing may be written into it. */
+static int
+check_db(char *err, size_t errlen)
+{
+	char path[PATH_MAX], cur[DCPI_EPOCH_LEN + 1];
+	struct dcpi_error de;
+	struct stat held, disk;
+	int fd, relocked = 0;
+
+	snprintf(path, sizeof(path), "%s/dcpid.lock", db);
+	if (fstat(lockfd, &held) == -1 || stat(path, &disk) == -1 ||
+	    held.st_dev != disk.st_dev || held.st_ino != disk.st_ino) {
+		log_warnx("%s was removed or replaced under dcpid: re-creating it", path);
+		if (mkdir_p(db, err, errlen) == -1)
+			return -1;
+		if ((fd = take_lock(err, errlen)) == -1) {
+			log_warnx("%s: NOT writing into it; counts kept in memory", err);
+			return -1;
+		}
+		close(lockfd);
+		lockfd = fd;
+		relocked = 1;
+	}
+	/* current names the epoch being written: ours, also if a dcpid that
+	 * held the database meanwhile pointed it at its own. */
+	if (dcpi_db_current(db, cur, &de) == -1 ? errno == ENOENT :
+	    relocked && strcmp(cur, epoch) != 0) {
+		if (prepare_epoch(epoch, err, errlen) == -1)
+			return -1;
+		if (dcpi_db_set_current(db, epoch, &de) == -1) {
+			snprintf(err, errlen, "%s", de.msg);
+			return -1;
+		}
+		log_notice("%s/current re-created: epoch %s", db, epoch);
+	}
+	return 0;
+}
+
 int
 flush_init(const char *dbpath, char *err, size_t errlen)
 {
 	struct dcpi_error de;
 	struct utsname u;
-	char path[PATH_MAX], pid[32];
-	int n;
 
 	db = xstrdup(dbpath);
 	if (mkdir_p(db, err, errlen) == -1)
 		return -1;
-	snprintf(path, sizeof(path), "%s/dcpid.lock", db);
-	if ((lockfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) == -1) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	if ((lockfd = take_lock(err, errlen)) == -1)
 		return -1;
-	}
-	if (flock(lockfd, LOCK_EX | LOCK_NB) == -1) {
-		n = (int)read(lockfd, pid, sizeof(pid) - 1);
-		pid[n > 0 ? n : 0] = '\0';
-		pid[strcspn(pid, "\n")] = '\0';
-		snprintf(err, errlen, "%s is in use by another dcpid (pid %s, lock %s)",
-		    db, pid[0] ? pid : "?", path);
-		close(lockfd);
-		lockfd = -1;
-		return -1;
-	}
-	n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
-	if (ftruncate(lockfd, 0) == -1 || pwrite(lockfd, pid, (size_t)n, 0) != n)
-		log_warn("%s", path);
 
 	if (gethostname(host, sizeof(host)) == -1 || host[0] == '\0')
 		strcpy(host, "localhost");
@@ -324,7 +376,8 @@ flush_run(char *msg, size_t msglen)
 	struct flushctx fc = { msg, msglen, 0, 0 };
 	char err[512];
 
-	if (prepare_epoch(epoch, err, sizeof(err)) == -1) {
+	if (check_db(err, sizeof(err)) == -1 ||
+	    prepare_epoch(epoch, err, sizeof(err)) == -1) {
 		log_warnx("flush: %s", err);
 		snprintf(msg, msglen, "flush failed: %s", err);
 		fc.failed = 1;

@@ -10,6 +10,3 @@ FAULT_ITESTS = tests/integration/test_fault_kill.sh \
 	tests/integration/test_fault_dblock.sh
 TESTS += $(FAULT_ITESTS)
 EXTRA_DIST += $(FAULT_ITESTS)
-# dcpid does not yet re-create the lock and current link of a removed
-# database.
-XFAIL_TESTS += tests/integration/test_fault_dblock.sh
