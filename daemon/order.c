@@ -1,8 +1,14 @@
 /*
- * The queue is an array of copies, sorted (stable, by time then arrival)
- * each time it is processed.  Each CPU's buffer is nearly in time order
- * already and a drain holds a second or so of records, so a sort per drain
- * costs little and is simpler than perf's per-CPU merge.
+ * Records are copied into one arena (a malloc per record cost a fifth of
+ * the sample path) and indexed by an array of (time, offset, size).  Each
+ * ring buffer is read in time order, so a drain of n buffers leaves the
+ * index as at most about n ascending runs after the sorted leftover of the
+ * previous drain; a bottom-up merge of those runs costs one pass per
+ * doubling of the number of runs, against qsort's log2(records) passes
+ * through a comparison function.  The merge keeps the left record on
+ * ties, so it is stable: equal times stay in queue order.  Records left
+ * queued are compacted into a second arena, which also lets the arenas
+ * shrink after a burst.
  */
 #include "config.h"
 
@@ -12,64 +18,155 @@
 #include "order.h"
 #include "xmalloc.h"
 
+#define ARENA_MIN	65536
+#define INDEX_MIN	1024
+
 struct qrec {
 	uint64_t	 time;
-	uint64_t	 seq;	/* arrival order: ties keep it */
+	size_t		 off;	/* in arena, 8-byte aligned */
 	size_t		 size;
-	uint64_t	*data;	/* 8-byte aligned copy */
 };
 
-static struct qrec	*q;
+static struct qrec	*q, *tmp;	/* index; merge buffer */
+static size_t		*runs;		/* run starts, capq + 1 */
 static size_t		 nq, capq;
-static uint64_t		 seq;
-static size_t		 bytes;
+static unsigned char	*arena, *spare;	/* spare: compaction target */
+static size_t		 alen, acap;	/* both arenas hold acap bytes */
+
+static size_t
+padded(size_t size)
+{
+	return size ? (size + 7) & ~(size_t)7 : 8;
+}
+
+static void
+set_index_cap(size_t cap)
+{
+	capq = cap;
+	q = xreallocarray(q, capq, sizeof(*q));
+	tmp = xreallocarray(tmp, capq, sizeof(*tmp));
+	runs = xreallocarray(runs, capq + 1, sizeof(*runs));
+}
+
+static size_t
+pow2_at_least(size_t n, size_t min)
+{
+	size_t c = min;
+
+	while (c < n)
+		c *= 2;
+	return c;
+}
 
 void
 order_init(void)
 {
-	q = NULL;
+	q = tmp = NULL;
+	runs = NULL;
 	nq = capq = 0;
-	seq = 0;
-	bytes = 0;
+	arena = spare = NULL;
+	alen = acap = 0;
 }
 
 void
 order_fini(void)
 {
-	size_t i;
-
-	for (i = 0; i < nq; i++)
-		free(q[i].data);
 	free(q);
+	free(tmp);
+	free(runs);
+	free(arena);
+	free(spare);
 	order_init();
 }
 
 void
 order_push(const void *rec, size_t size, uint64_t time)
 {
+	size_t asz = padded(size);
 	struct qrec *r;
 
-	if (nq == capq) {
-		capq = capq ? capq * 2 : 1024;
-		q = xreallocarray(q, capq, sizeof(*q));
+	if (nq == capq)
+		set_index_cap(capq ? capq * 2 : INDEX_MIN);
+	if (alen + asz > acap) {
+		acap = pow2_at_least(alen + asz, acap ? acap * 2 : ARENA_MIN);
+		arena = xreallocarray(arena, acap, 1);
 	}
 	r = &q[nq++];
 	r->time = time;
-	r->seq = seq++;
+	r->off = alen;
 	r->size = size;
-	r->data = xmalloc(size ? (size + 7) & ~(size_t)7 : 8);
-	memcpy(r->data, rec, size);
-	bytes += size;
+	memcpy(arena + alen, rec, size);
+	alen += asz;
 }
 
-static int
-cmp_qrec(const void *a, const void *b)
+static void
+merge_sort(void)
 {
-	const struct qrec *x = a, *y = b;
+	struct qrec *a = q, *b = tmp, *t;
+	size_t nr = 0, i, k, m;
 
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	runs[nr++] = 0;
+	for (i = 1; i < nq; i++)
+		if (q[i].time < q[i - 1].time)
+			runs[nr++] = i;
+	runs[nr] = nq;
+	while (nr > 1) {
+		for (k = m = 0; k < nr; k += 2) {
+			size_t lo = runs[k], mid, hi, x, y, o;
+
+			runs[m++] = lo;
+			if (k + 1 == nr) {	/* odd run out: copied as is */
+				memcpy(b + lo, a + lo, (nq - lo) * sizeof(*a));
+				break;
+			}
+			mid = runs[k + 1];
+			hi = runs[k + 2];
+			for (x = o = lo, y = mid; x < mid && y < hi; )
+				b[o++] = a[y].time < a[x].time ? a[y++] : a[x++];
+			memcpy(b + o, a + x, (mid - x) * sizeof(*a));
+			o += mid - x;
+			memcpy(b + o, a + y, (hi - y) * sizeof(*a));
+		}
+		runs[m] = nq;
+		nr = m;
+		t = a;
+		a = b;
+		b = t;
+	}
+	q = a;
+	tmp = b;
+}
+
+/* Drops the first n index entries (handed out) and moves the others'
+ * records to the front of the spare arena, which becomes the arena.  Both
+ * arenas and the index shrink when a quarter or less of them is in use. */
+static void
+compact(size_t n)
+{
+	size_t i, need = 0, cap = acap, len = 0;
+	unsigned char *t;
+
+	memmove(q, q + n, (nq - n) * sizeof(*q));
+	nq -= n;
+	if (capq > INDEX_MIN && nq <= capq / 4)
+		set_index_cap(pow2_at_least(2 * nq, INDEX_MIN));
+	for (i = 0; i < nq; i++)
+		need += padded(q[i].size);
+	if (acap > ARENA_MIN && need <= acap / 4)
+		cap = pow2_at_least(2 * need, ARENA_MIN);
+	spare = xreallocarray(spare, cap, 1);
+	for (i = 0; i < nq; i++) {
+		memcpy(spare + len, arena + q[i].off, q[i].size);
+		q[i].off = len;
+		len += padded(q[i].size);
+	}
+	t = arena;
+	arena = spare;
+	spare = t;
+	if (cap != acap)
+		spare = xreallocarray(spare, cap, 1);
+	acap = cap;
+	alen = len;
 }
 
 size_t
@@ -79,16 +176,12 @@ order_process(uint64_t safe, order_cb cb, void *arg)
 
 	if (nq == 0)
 		return 0;
-	qsort(q, nq, sizeof(*q), cmp_qrec);
+	merge_sort();
 	for (n = 0; n < nq && q[n].time <= safe; n++)
 		;
-	for (i = 0; i < n; i++) {
-		cb(q[i].data, q[i].size, q[i].time, arg);
-		bytes -= q[i].size;
-		free(q[i].data);
-	}
-	memmove(q, q + n, (nq - n) * sizeof(*q));
-	nq -= n;
+	for (i = 0; i < n; i++)
+		cb(arena + q[i].off, q[i].size, q[i].time, arg);
+	compact(n);
 	return n;
 }
 
@@ -101,5 +194,5 @@ order_queued(void)
 size_t
 order_memory(void)
 {
-	return bytes + capq * sizeof(*q);
+	return capq * (2 * sizeof(*q) + sizeof(*runs)) + 2 * acap;
 }

@@ -13,7 +13,8 @@
 #include <stdint.h>
 
 /* Handler for one record, called in timestamp order (ties in queue order).
- * rec points to a private, 8-byte aligned copy of size bytes. */
+ * rec points to a private, 8-byte aligned copy of size bytes, valid until
+ * the handler returns; the handler must not call order_push. */
 typedef void (*order_cb)(const void *rec, size_t size, uint64_t time, void *arg);
 
 void order_init(void);

@@ -170,6 +170,15 @@ order_collect(const void *r, size_t size, uint64_t time, void *arg)
 }
 
 static void
+order_collect_none(const void *r, size_t size, uint64_t time, void *arg)
+{
+	(void)r;
+	(void)size;
+	(void)time;
+	(void)arg;
+}
+
+static void
 push(uint64_t time, uint32_t cpu, uint32_t n)
 {
 	struct rec r = { time, cpu, n };
@@ -227,6 +236,97 @@ test_order_odd_sizes(void **state)
 	assert_int_equal(order_queued(), 0);
 }
 
+/* Three CPUs' drains, each an ascending run, interleaved in time with
+ * equal timestamps across CPUs: equal times come out in queue order (the
+ * order the buffers were read), and nothing after safe is handed out. */
+static void
+test_order_interleaved_runs(void **state)
+{
+	uint32_t cpu, i, k;
+	size_t n;
+
+	(void)state;
+	order_init();
+	nseen = 0;
+	for (cpu = 0; cpu < 3; cpu++)
+		for (i = 0; i < 8; i++)
+			push(100 + 10 * (uint64_t)i, cpu, cpu * 8 + i);
+	/* safe is exactly the time of the 5th records: they are handed out,
+	 * one nanosecond later ones are not. */
+	n = order_process(140, order_collect, NULL);
+	assert_int_equal(n, 15);
+	assert_int_equal(order_queued(), 9);
+	for (k = 0; k < 15; k++) {
+		assert_int_equal(seen[k].time, 100 + 10 * (k / 3));
+		assert_int_equal(seen[k].cpu, k % 3);
+		assert_int_equal(seen[k].n, seen[k].cpu * 8 + k / 3);
+	}
+	/* The next drain: a late record at the boundary and two at times
+	 * already queued, again from several CPUs. */
+	push(141, 2, 40);
+	push(150, 1, 41);
+	push(150, 0, 42);
+	assert_int_equal(order_process(149, order_collect, NULL), 1);
+	assert_int_equal(seen[15].n, 40);
+	assert_int_equal(order_process(150, order_collect, NULL), 5);
+	/* Queued 150s first, by arrival, then the new ones by arrival. */
+	assert_int_equal(seen[16].n, 5);
+	assert_int_equal(seen[17].n, 13);
+	assert_int_equal(seen[18].n, 21);
+	assert_int_equal(seen[19].n, 41);
+	assert_int_equal(seen[20].n, 42);
+	assert_int_equal(order_process(UINT64_MAX, order_collect, NULL), 6);
+	for (k = 21; k < nseen; k++)
+		assert_true(seen[k].time >= seen[k - 1].time);
+	assert_int_equal(nseen, 27);
+	assert_int_equal(order_queued(), 0);
+	order_fini();
+}
+
+static uint64_t	 burst_last;
+static size_t	 burst_n;
+
+static void
+burst_collect(const void *r, size_t size, uint64_t time, void *arg)
+{
+	struct rec x;
+
+	(void)arg;
+	assert_int_equal(size, sizeof(x));
+	memcpy(&x, r, sizeof(x));
+	assert_int_equal(x.time, time);
+	assert_true(time >= burst_last);
+	burst_last = time;
+	burst_n++;
+}
+
+/* A burst grows the queue; once it is handed out the memory goes back. */
+static void
+test_order_burst_memory_returned(void **state)
+{
+	size_t base, peak, i, cpu;
+
+	(void)state;
+	order_init();
+	push(1, 0, 0);
+	order_process(UINT64_MAX, order_collect_none, NULL);
+	base = order_memory();
+	burst_last = 0;
+	burst_n = 0;
+	for (cpu = 0; cpu < 4; cpu++)
+		for (i = 0; i < 50000; i++)
+			push(1000 + i * 4 + (3 - cpu), (uint32_t)cpu, (uint32_t)i);
+	peak = order_memory();
+	assert_true(peak >= 200000 * sizeof(struct rec));
+	assert_int_equal(order_process(1000 + 100000, burst_collect, NULL), 100001);
+	assert_int_equal(order_queued(), 200000 - 100001);
+	assert_int_equal(order_process(UINT64_MAX, burst_collect, NULL), 200000 - 100001);
+	assert_int_equal(burst_n, 200000);
+	assert_true(order_memory() <= base);
+	order_fini();
+	assert_int_equal(order_memory(), 0);
+}
+
 int
 main(void)
 {
@@ -236,6 +336,8 @@ main(void)
 		cmocka_unit_test(test_agg_memory_follows_distinct_pcs),
 		cmocka_unit_test(test_order_merges_cpus),
 		cmocka_unit_test(test_order_odd_sizes),
+		cmocka_unit_test(test_order_interleaved_runs),
+		cmocka_unit_test(test_order_burst_memory_returned),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
