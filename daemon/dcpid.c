@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <grp.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -278,6 +279,12 @@ main(int argc, char **argv)
 	size_t i;
 	int rc = 0;
 
+	/* A daemon that runs for months must give memory back after a burst
+	 * (a storm of processes, a flood of records).  glibc raises its mmap
+	 * threshold after the first large free, after which the big buffers
+	 * (the ordering arenas) come from the heap and stay there; a fixed
+	 * threshold keeps them in their own mappings, returned when freed. */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 	parse_args(argc, argv, &cl);
 	log_init("dcpid", cl.verbose, !cl.foreground &&
 	    (getenv("JOURNAL_STREAM") != NULL || getenv("NOTIFY_SOCKET") != NULL));
