@@ -20,6 +20,7 @@
 
 #include "analysis.h"
 #include "commands.h"
+#include "../daemon/conf.h"
 #include "xmalloc.h"
 
 static uint64_t du_bytes;
@@ -174,12 +175,16 @@ cmd_gc(const struct ctl_globals *g, int argc, char **argv)
 		{ "keep-days",	required_argument,	NULL, 'k' },
 		{ "keep-min",	required_argument,	NULL, 'm' },
 		{ "dry-run",	no_argument,		NULL, 'n' },
+		{ "config",	required_argument,	NULL, 'c' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct dcpi_error err;
 	char **ep, cur[DCPI_EPOCH_LEN + 1], path[4096], tmp[4096];
-	long days = 7, keep = 3;
+	long days = -1, keep = -1;
+	const char *conf = NULL;
+	struct config c;
+	char cerr[1024];
 	size_t n, i;
 	time_t end, cutoff;
 	int ch, has_cur, dry = 0, rc = 0;
@@ -197,17 +202,34 @@ cmd_gc(const struct ctl_globals *g, int argc, char **argv)
 				goto usage;
 			break;
 		case 'n': dry = 1; break;
+		case 'c': conf = optarg; break;
 		default:
 		usage:
 			fprintf(ch == 'h' ? stdout : stderr,
-			    "usage: dcpictl gc [--keep-days N] [--keep-min M] [--dry-run]\n"
-			    "deletes the epochs that ended more than N days ago (default 7),\n"
-			    "always keeping the M newest (default 3) and the current one\n");
+			    "usage: dcpictl gc [--keep-days N] [--keep-min M] [--dry-run] [--config FILE]\n"
+			    "deletes the epochs that ended more than N days ago, always keeping\n"
+			    "the M newest and the current one; N and M default to keep-days and\n"
+			    "keep-min of dcpid.conf (%s), else 7 and 3\n", CONFIG_DEFAULT_PATH);
 			return ch == 'h' ? 0 : 2;
 		}
 	}
 	if (optind != argc)
 		goto usage;
+	/* The retention is dcpid's setting: the same file, the same parser. */
+	if (days < 0 || keep < 0) {
+		config_defaults(&c);
+		if (config_load(&c, conf ? conf : CONFIG_DEFAULT_PATH, conf == NULL,
+		    cerr, sizeof(cerr)) == -1) {
+			fprintf(stderr, "dcpictl: gc: %s\n", cerr);
+			config_free(&c);
+			return 1;
+		}
+		if (days < 0)
+			days = c.keep_days;
+		if (keep < 0)
+			keep = c.keep_min;
+		config_free(&c);
+	}
 	if (dcpi_db_epochs(g->db, &ep, &n, &err) == -1) {
 		fprintf(stderr, "dcpictl: gc: %s\n", err.msg);
 		return 1;

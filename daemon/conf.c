@@ -28,8 +28,8 @@
 
 #define DEFAULT_FLUSH_INTERVAL	600		/* seconds */
 #define DEFAULT_MEMORY_CAP	(64UL << 20)	/* bytes */
-#define DEFAULT_KEEP_DAYS	30
-#define DEFAULT_KEEP_MIN	7
+#define DEFAULT_KEEP_DAYS	7		/* DCPI's default */
+#define DEFAULT_KEEP_MIN	3
 
 static int
 seterr(char *err, size_t errlen, const char *fmt, ...)
