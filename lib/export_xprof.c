@@ -401,7 +401,9 @@ dcpi_xprof_parse(const void *buf, size_t len, const char *name,
 				if (c->value > pmax)
 					pmax = c->value;
 			}
-			for (k = 0; k < nvp; k++)
+			/* A record of zero values has no text: skipping nvp of
+			 * them (up to 2^32) would read nothing and only spin. */
+			for (k = 0; nvpv > 0 && k < nvp; k++)
 				if (xp_vp(&lx, nvpv) == -1)
 					goto fail;
 			if (xp_check(&lx, pline, "procedure", p->has_sum, p->sum, psum,
