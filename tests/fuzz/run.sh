@@ -56,9 +56,10 @@ for src in "$top_srcdir"/tests/fuzz/fuzz_*.c; do
 	fi
 	corpus=$top_srcdir/tests/fuzz/corpus/$name
 	work=$out/corpus-$name
-	mkdir -p "$work"
+	rm -rf "$work" && mkdir -p "$work"
 	echo "fuzz_$name: ${seconds}s from $corpus"
-	if ! (cd "$out" && "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+	if ! (cd "$out" && "$bin" -max_total_time="$seconds" ${FUZZ_SEED:+-seed="$FUZZ_SEED"} \
+	    ${FUZZ_RUNS:+-runs="$FUZZ_RUNS"} -timeout=10 -rss_limit_mb=2048 \
 	    -max_len=65536 -artifact_prefix="$out/" -print_final_stats=1 \
 	    "$work" "$corpus" >"$out/fuzz_$name.log" 2>&1); then
 		echo "FAIL: fuzz_$name: see $out/fuzz_$name.log" >&2
