@@ -19,6 +19,7 @@
 
 #include "agg.h"
 #include "attr.h"
+#include "cache.h"
 #include "flush.h"
 #include "log.h"
 #include "perf.h"
@@ -260,6 +261,7 @@ flush_init(const char *dbpath, char *err, size_t errlen)
 	struct utsname u;
 
 	db = xstrdup(dbpath);
+	cache_init(db, 0);
 	if (mkdir_p(db, err, errlen) == -1)
 		return -1;
 	if ((lockfd = take_lock(err, errlen)) == -1)
@@ -298,6 +300,7 @@ flush_fini(void)
 	if (lockfd != -1)
 		close(lockfd);
 	lockfd = -1;
+	cache_fini();
 	free(db);
 	db = NULL;
 }
@@ -381,8 +384,16 @@ flush_run(char *msg, size_t msglen)
 		log_warnx("flush: %s", err);
 		snprintf(msg, msglen, "flush failed: %s", err);
 		fc.failed = 1;
-	} else
+	} else {
 		agg_flush(write_one, &fc);
+		/* After the profiles: their counts matter more than symbols. */
+		if (cache_flush(err, sizeof(err)) == -1) {
+			log_warnx("flush: %s", err);
+			if (!fc.failed)
+				snprintf(msg, msglen, "flush failed: %s", err);
+			fc.failed = 1;
+		}
+	}
 	last_time = time(NULL);
 	if (fc.failed) {
 		nerrors++;

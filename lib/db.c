@@ -206,6 +206,29 @@ dcpi_db_event_path(const char *db, const char *epoch, const char *host,
 	return s;
 }
 
+char *
+dcpi_db_buildid_path(const char *db, const char *imageid, const char *file)
+{
+	size_t n = strlen(imageid);
+	char *s;
+	int r;
+
+	if (n == 0 || n > 128 || strspn(imageid, "0123456789abcdefABCDEF") != n ||
+	    (file != NULL && (*file == '\0' || strchr(file, '/') != NULL))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (file != NULL)
+		r = asprintf(&s, "%s/%s/%s/%s", db, DCPI_DB_BUILDID_DIR, imageid, file);
+	else
+		r = asprintf(&s, "%s/%s/%s", db, DCPI_DB_BUILDID_DIR, imageid);
+	if (r < 0) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return s;
+}
+
 int
 dcpi_db_mkdirs(const char *db, const char *epoch, const char *host,
     const char *event, struct dcpi_error *err)

@@ -4,6 +4,16 @@
  *   DB/EPOCH/HOST/EVENT/NAME.IMAGEID   one profile per image and event
  *   DB/EPOCH/HOST/kallsyms              kernel symbols snapshot
  *   DB/current -> EPOCH                 the epoch being written
+ *   DB/buildid/IMAGEID/FILE             the build-id cache, shared by epochs
+ *
+ * The build-id cache keeps what symbolization needs of images that will
+ * not be readable at their recorded path later (other mount namespaces,
+ * deleted or replaced files, the vdso, JIT code), named as debuginfod's
+ * client cache names them: FILE is "executable" (the ELF object as it was
+ * mapped, or an ELF file holding only its program headers, notes and
+ * symbol tables when it was large) or "perf-map" (JIT symbols of a
+ * pseudo-image, perf's /tmp/perf-PID.map text format "START SIZE NAME",
+ * START and SIZE in hex, START relative to the image's tstart).
  *
  * EPOCH is the epoch's UTC start, YYYYMMDDHHMMSS.  EVENT is the libpfm4
  * event string with '/' written as "%2F" and '%' as "%25" (so that every
@@ -54,6 +64,12 @@ int dcpi_db_profile_name(const char *path, const char *imageid, char *out, size_
 /* malloc'd "DB/EPOCH/HOST/EVENTDIR" (caller frees); NULL/ENOMEM. */
 char *dcpi_db_event_path(const char *db, const char *epoch, const char *host,
     const char *event);
+
+/* malloc'd "DB/buildid/IMAGEID/FILE", or "DB/buildid/IMAGEID" when file is
+ * NULL (caller frees).  NULL with EINVAL when imageid is empty, not hex
+ * digits or longer than 128 characters, or file holds '/'; ENOMEM. */
+#define DCPI_DB_BUILDID_DIR	"buildid"
+char *dcpi_db_buildid_path(const char *db, const char *imageid, const char *file);
 
 /* Creates DB/EPOCH/HOST/EVENTDIR and its parents (mode 0755 before umask;
  * existing directories are fine). */

@@ -47,6 +47,8 @@ struct dcpi_symtab_opts {
 	const char	*kallsyms;	/* the epoch's kallsyms snapshot (kernel, modules) */
 	const char	*debugdir;	/* separate debuginfo root, default "/usr/lib/debug" */
 	int		 no_debuginfod;	/* nonzero: never ask debuginfod */
+	const char	*db;		/* database whose build-id cache (db.h) to
+					 * search, NULL for none */
 };
 
 /*
