@@ -1,0 +1,52 @@
+/*
+ * libdcpi: perf's JIT symbol maps (the convention perf record/report, node
+ * --perf-basic-prof, Java perf-map agents and -XX:+DumpPerfMapAtExit,
+ * Python 3.12's -X perf write as /tmp/perf-PID.map; DESIGN.md "Attribution"):
+ * text lines "START SIZE NAME", START and SIZE in hex (with or without
+ * "0x"), NAME the rest of the line (may hold spaces).  dcpid reads the
+ * processes' maps; the build-id cache keeps the symbols of JIT
+ * pseudo-images in the same format (db.h, "perf-map").
+ *
+ * Errors as in profile.h: -1 with errno, and a one-line message in err
+ * (when not NULL) naming the file and line.
+ */
+#ifndef DCPI_PERFMAP_H
+#define DCPI_PERFMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <dcpi/profile.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct dcpi_perfmap_entry {
+	uint64_t	 start;		/* address (or offset), as in the file */
+	uint64_t	 size;		/* bytes, > 0 */
+	char		*name;		/* malloc'd, NUL-terminated, no newline */
+};
+
+/*
+ * Parses buf[0..len) (name is for messages).  *out gets a malloc'd array
+ * of *n entries in file order (later lines may overlap earlier ones: code
+ * is moved and reused; callers decide), free with dcpi_perfmap_free().
+ * Lines that are empty are skipped; a malformed line fails with EINVAL and
+ * names its number.  A last line without a newline is parsed (a map being
+ * written may end mid-line: the caller passes only complete lines when it
+ * knows).  ENOMEM.
+ */
+int dcpi_perfmap_parse(const char *buf, size_t len, const char *name,
+    struct dcpi_perfmap_entry **out, size_t *n, struct dcpi_error *err);
+/* Reads and parses the file at path: a regular file only (opened with
+ * O_NONBLOCK|O_NOFOLLOW on the last component, fstat-checked), at most
+ * max_bytes (0: 256 MiB); EFBIG when larger, errno of open/read. */
+int dcpi_perfmap_read(const char *path, size_t max_bytes,
+    struct dcpi_perfmap_entry **out, size_t *n, struct dcpi_error *err);
+void dcpi_perfmap_free(struct dcpi_perfmap_entry *e, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
