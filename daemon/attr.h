@@ -19,6 +19,8 @@
 struct image {
 	uint32_t	 index;		/* dense, 0..attr_nimages()-1 */
 	char		*id;		/* hex build-id or stable hash */
+	const char	*idkind;	/* NULL: id is a GNU build-id; else
+					 * DCPI_IDKIND_CONTENT or _NAME (dcpi/image.h) */
 	char		*path;		/* absolute path, or [kernel.kallsyms], [vdso], [MODULE] */
 	uint64_t	 tstart;	/* ELF vaddr of the text (first executable PT_LOAD) */
 	uint64_t	 tsize;		/* bytes */

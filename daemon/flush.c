@@ -335,6 +335,8 @@ write_one(uint32_t ev, uint32_t img, const struct dcpi_count *c, size_t n, void 
 	p->cpucount = (uint64_t)sysconf(_SC_NPROCESSORS_ONLN);
 	p->path = xstrdup(im->path);
 	p->has |= DCPI_HAS_CPUCOUNT | DCPI_HAS_PATH;
+	if (im->idkind != NULL && dcpi_profile_set(p, "idkind", im->idkind, &de) == -1)
+		goto fail;
 	/* Offsets past the text would make the file invalid; the
 	 * attribution should never produce them. */
 	for (good = n; good > 0 && im->tsize && c[good - 1].offset >= im->tsize; good--)

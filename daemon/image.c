@@ -130,8 +130,8 @@ image_by_build_id(const uint8_t *bid, size_t len)
 
 /* Takes ownership of segs. */
 static struct img *
-image_add(const char *id, const char *path, uint64_t tstart, uint64_t tsize,
-    struct dcpi_image_seg *segs, uint32_t nsegs)
+image_add(const char *id, const char *idkind, const char *path, uint64_t tstart,
+    uint64_t tsize, struct dcpi_image_seg *segs, uint32_t nsegs)
 {
 	struct img *im;
 	size_t plen, i;
@@ -159,6 +159,7 @@ image_add(const char *id, const char *path, uint64_t tstart, uint64_t tsize,
 	im = xcalloc(1, sizeof(*im));
 	im->pub.index = nimages;
 	im->pub.id = xstrdup(id);
+	im->pub.idkind = idkind;
 	plen = strlen(path);
 	if (plen > 10 && strcmp(path + plen - 10, " (deleted)") == 0)
 		plen -= 10;
@@ -183,7 +184,8 @@ image_from(struct dcpi_elf_image *ei, const char *path)
 {
 	struct img *im;
 
-	im = image_add(ei->id, path, ei->tstart, ei->tsize, ei->segs, ei->nsegs);
+	im = image_add(ei->id, ei->build_id_len ? NULL : DCPI_IDKIND_CONTENT, path,
+	    ei->tstart, ei->tsize, ei->segs, ei->nsegs);
 	ei->segs = NULL;
 	dcpi_elf_image_clear(ei);
 	return im;
@@ -234,9 +236,10 @@ image_pseudo(const uint8_t *bid, size_t bidlen, const char *descr,
 	if (bidlen > 0)
 		image_hex(bid, bidlen > BUILD_ID_MAX ? BUILD_ID_MAX : bidlen, id);
 	else
-		snprintf(id, sizeof(id), "h%016llx",
+		snprintf(id, sizeof(id), "%016llx",
 		    (unsigned long long)fnv1a(FNV_INIT, descr, strlen(descr)));
-	return image_add(id, path, tstart, tsize, NULL, 0);
+	return image_add(id, bidlen > 0 ? NULL : DCPI_IDKIND_NAME, path, tstart,
+	    tsize, NULL, 0);
 }
 
 size_t

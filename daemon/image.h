@@ -4,7 +4,8 @@
  *
  * Image id and text range: lib/dcpi/image.h (dcpi_elf_image_fd), the rules
  * the tools use too.  Pseudo images without a build-id (kernel, modules)
- * hash a descriptive string with the same FNV-1a, as "h" + 16 hex digits.
+ * hash a descriptive string with the same FNV-1a, as 16 hex digits, and
+ * their profiles say so ("idkind name").
  */
 #ifndef DCPID_IMAGE_H
 #define DCPID_IMAGE_H

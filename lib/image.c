@@ -144,7 +144,7 @@ hash_fd(int fd, const char *name, char *id, struct dcpi_error *err)
 		h = fnv1a(h, buf, r);
 		off += r;
 	}
-	snprintf(id, DCPI_IMAGE_ID_LEN, "h%016llx", (unsigned long long)h);
+	snprintf(id, DCPI_IMAGE_ID_LEN, "%016llx", (unsigned long long)h);
 	return 0;
 }
 
@@ -163,7 +163,7 @@ from_elf(Elf *elf, int fd, const void *buf, size_t len, const char *name,
 	else if (fd >= 0)
 		return hash_fd(fd, name, out->id, err);
 	else
-		snprintf(out->id, sizeof(out->id), "h%016llx",
+		snprintf(out->id, sizeof(out->id), "%016llx",
 		    (unsigned long long)fnv1a(FNV_INIT, buf, len));
 	return 0;
 }

@@ -530,7 +530,7 @@ dcpi_symtab_open(const char *path, const char *imageid, uint64_t tstart,
 	t->fd = t->dwfd = -1;
 	if (opts != NULL)
 		t->opts = *opts;
-	t->opts.kallsyms = t->opts.debugdir = NULL;
+	t->opts.kallsyms = t->opts.debugdir = t->opts.db = NULL;
 	if ((t->path = strdup(path)) == NULL ||
 	    (opts && opts->debugdir && (t->opts.debugdir = strdup(opts->debugdir)) == NULL)) {
 		dcpi_symtab_close(t);

@@ -546,7 +546,11 @@ test_modules(void **state)
 	assert_int_equal(attr_sample(0, 0xffffffffc0000000ULL + 8191, KERNEL,
 	    &img, &off), ATTR_OK);
 	assert_string_equal(img->path, "[bar]");
-	assert_int_equal(img->id[0], 'h');	/* no notes: a stable hash */
+	/* No notes: a stable hash of its name, plain hex as the format wants,
+	 * and marked as such. */
+	assert_int_equal(strlen(img->id), 16);
+	assert_int_equal(strspn(img->id, "0123456789abcdef"), 16);
+	assert_string_equal(img->idkind, DCPI_IDKIND_NAME);
 	assert_int_equal(off, 8191);
 	assert_int_equal(attr_sample(0, 0xffffffffc0000000ULL + 8192, KERNEL,
 	    &img, &off), ATTR_KERNEL_UNKNOWN);

@@ -156,7 +156,7 @@ test_content_hash(void **state)
 	(void)state;
 	readelf_build_id(IMAGE_NOBID, want, sizeof(want));
 	assert_string_equal(want, "");
-	snprintf(want, sizeof(want), "h%016llx",
+	snprintf(want, sizeof(want), "%016llx",
 	    (unsigned long long)fnv1a_file(IMAGE_NOBID));
 	assert_true((fd = open(IMAGE_NOBID, O_RDONLY)) >= 0);
 	assert_int_equal(dcpi_elf_image_fd(fd, "nobid", 0, &ei, &err), 0);

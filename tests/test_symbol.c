@@ -110,7 +110,7 @@ static void
 test_kallsyms(void **state)
 {
 	char path[] = "/tmp/dcpi-kallsyms.XXXXXX";
-	struct dcpi_symtab_opts o = { path, NULL, 1 };
+	struct dcpi_symtab_opts o = { .kallsyms = path, .no_debuginfod = 1 };
 	struct dcpi_symtab *t;
 	const struct dcpi_symbol *sym;
 	struct dcpi_error err;
@@ -172,7 +172,7 @@ static void
 test_separate_debuginfo(void **state)
 {
 	char dir[] = "/tmp/dcpi-debug.XXXXXX", cmd[32768], stripped[4096], linked[4096];
-	struct dcpi_symtab_opts o = { NULL, NULL, 1 };
+	struct dcpi_symtab_opts o = { .no_debuginfod = 1 };
 	struct dcpi_symtab *t;
 	const struct dcpi_symbol *sym;
 	struct dcpi_error err;

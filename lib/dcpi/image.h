@@ -5,10 +5,12 @@
  * reading a file on disk gets the id and range a profile of it carries.
  *
  *   id      the GNU build-id in lowercase hex (its first DCPI_BUILD_ID_MAX
- *           bytes); for an image without one, "h" followed by 16 hex digits
- *           of the 64-bit FNV-1a hash of the whole file's content (stable
- *           across restarts and hosts); files over DCPI_IMAGE_HASH_MAX
- *           bytes without a build-id are not hashed.
+ *           bytes); for an image without one (Go programs, -Wl,--build-id=
+ *           none), the 64-bit FNV-1a hash of the whole file's content as 16
+ *           lowercase hex digits (stable across restarts and hosts), which
+ *           profiles mark with the header line "idkind content" (dcpi(5));
+ *           files over DCPI_IMAGE_HASH_MAX bytes without a build-id are not
+ *           hashed.
  *   tstart  p_vaddr of the first executable PT_LOAD;
  *   tsize   bytes from tstart to the end (p_vaddr + p_memsz) of the last
  *           executable PT_LOAD, at most UINT32_MAX.
@@ -32,6 +34,12 @@ extern "C" {
 #define DCPI_IMAGE_ID_LEN	(2 * DCPI_BUILD_ID_MAX + 1)	/* id buffer, with NUL */
 #define DCPI_IMAGE_HASH_MAX	(512u << 20)	/* bytes: larger files are not hashed */
 
+/* Values of a profile's "idkind" header line (an unknown line to the
+ * pdb-0.07 grammar, kept by every rewriter; dcpi(5)); no such line: the
+ * image id is a GNU build-id. */
+#define DCPI_IDKIND_CONTENT	"content"	/* FNV-1a 64 of the file's bytes */
+#define DCPI_IDKIND_NAME	"name"		/* FNV-1a 64 of a pseudo-image's name */
+
 /* Flags. */
 #define DCPI_IMAGE_NO_HASH	0x1	/* no build-id: leave id "" rather than hash */
 
@@ -44,7 +52,7 @@ struct dcpi_image_seg {
 struct dcpi_elf_image {
 	char		 id[DCPI_IMAGE_ID_LEN];
 	uint8_t		 build_id[DCPI_BUILD_ID_MAX];	/* raw, build_id_len bytes */
-	size_t		 build_id_len;			/* 0: none */
+	size_t		 build_id_len;			/* 0: none, id is a content hash */
 	uint64_t	 tstart, tsize;
 	uint64_t	 toffset;	/* file offset of tstart (first segment's) */
 	size_t		 nsegs;		/* >= 1 */

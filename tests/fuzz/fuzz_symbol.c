@@ -56,7 +56,7 @@ check(struct dcpi_symtab *t)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct dcpi_symtab_opts o = { NULL, "/nonexistent", 1 };
+	struct dcpi_symtab_opts o = { .debugdir = "/nonexistent", .no_debuginfod = 1 };
 	struct dcpi_symtab *t;
 	char path[64];
 	int fd;
