@@ -388,6 +388,7 @@ flush_run(char *msg, size_t msglen)
 		fc.failed = 1;
 	} else {
 		agg_flush(write_one, &fc);
+		attr_release_images();
 		/* After the profiles: their counts matter more than symbols. */
 		if (cache_flush(err, sizeof(err)) == -1) {
 			log_warnx("flush: %s", err);
