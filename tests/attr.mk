@@ -26,4 +26,4 @@ TESTS += tests/test_cache
 tests_test_cache_SOURCES = tests/test_cache.c daemon/cache.c
 tests_test_cache_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon
 tests_test_cache_CFLAGS = $(TESTS_CFLAGS)
-tests_test_cache_LDADD = lib/libdcpi.la lib/libdcpiutil.la $(TESTS_LIBS)
+tests_test_cache_LDADD = lib/libdcpi.la lib/libdcpiutil.la $(TESTS_LIBS) $(ELF_LIBS)

@@ -20,7 +20,9 @@
 #include <cmocka.h>
 
 #include <dcpi/db.h>
+#include <dcpi/image.h>
 #include <dcpi/profile.h>
+#include <dcpi/symbol.h>
 
 #include "cache.h"
 
@@ -153,6 +155,62 @@ test_failed_write_retried(void **state)
 	free(got);
 }
 
+/* A function of this program, for the reduced image's symbols. */
+__attribute__((noinline)) int cache_test_marker(int x);
+__attribute__((noinline)) int
+cache_test_marker(int x)
+{
+	volatile int y = x;
+
+	return y * 7;
+}
+
+static void
+test_large_reduced(void **state)
+{
+	struct dcpi_symtab_opts o = { .no_debuginfod = 1, .debugdir = "/nonexistent" };
+	const struct dcpi_symbol *sym, *other;
+	struct dcpi_elf_image self;
+	uint64_t bias;
+	struct dcpi_symtab *t;
+	struct dcpi_error de;
+	struct stat st;
+	char err[512], *path;
+	int fd;
+
+	(void)state;
+	assert_true((fd = open("/proc/self/exe", O_RDONLY)) >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(dcpi_elf_image_fd(fd, "self", 0, &self, &de), 0);
+	/* The program is over an eighth of the limit: symbols only. */
+	cache_set_limit((uint64_t)st.st_size * 4);
+	cache_add_fd(self.id, fd, "/bin/self");
+	close(fd);
+	assert_int_equal(cache_flush(err, sizeof(err)), 0);
+	assert_non_null(path = dcpi_db_buildid_path(db, self.id, "executable"));
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(cache_bytes() == (uint64_t)st.st_size);
+	/* Its symbols, at their offsets from the text start, and the same
+	 * build-id; no code to read. */
+	assert_non_null(t = dcpi_symtab_open(path, self.id, self.tstart, &o, &de));
+	assert_non_null(sym = dcpi_symtab_find(t, "cache_test_marker"));
+	assert_non_null(other = dcpi_symtab_find(t, "test_memory"));
+	/* Both functions are where this process has them, less one bias. */
+	bias = (uintptr_t)cache_test_marker - (sym->start + self.tstart);
+	assert_int_equal((uintptr_t)test_memory - (other->start + self.tstart), bias);
+	assert_int_equal(bias % 4096, 0);
+	{
+		void *buf;
+		size_t got;
+
+		assert_int_equal(dcpi_symtab_read(t, sym->start, 16, &buf, &got), -1);
+	}
+	dcpi_symtab_close(t);
+	dcpi_elf_image_clear(&self);
+	free(path);
+	cache_set_limit(0);
+}
+
 static void
 test_bad_id(void **state)
 {
@@ -173,6 +231,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_deleted_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_write_retried, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_large_reduced, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_id, setup, teardown),
 	};
 
