@@ -560,6 +560,7 @@ reset(struct dcpi_symtab *t)
 	free(t->debugpath);
 	t->debugpath = NULL;
 	t->is_file = 0;
+	t->bid[0] = '\0';
 }
 
 /* Tries the file at cand for the image: t->path becomes cand, so that
@@ -569,7 +570,7 @@ try_file(struct dcpi_symtab *t, const char *cand, const char *imageid,
     const struct dcpi_symtab_opts *o, struct dcpi_error *err)
 {
 	struct dcpi_elf_image ei;
-	int same;
+	int same, rc, e;
 
 	reset(t);
 	free(t->path);
@@ -577,13 +578,18 @@ try_file(struct dcpi_symtab *t, const char *cand, const char *imageid,
 		lib_seterr(err, ENOMEM, "%s: out of memory", cand);
 		return -1;
 	}
-	if (load_elf(t, cand, imageid, o, err) == -1)
+	/* A file without the image's symbols may still be another image,
+	 * which tells ESTALE (show NAME+0xOFF) from ENODATA. */
+	if ((rc = load_elf(t, cand, imageid, o, err)) == -1 && errno != ENODATA)
 		return -1;
+	e = errno;
 	if (imageid == NULL || t->bid[0] != '\0')
-		return 0;
+		return rc;
 	/* A file without a build-id is checked by its content hash. */
-	if (dcpi_elf_image_path(cand, 0, &ei, NULL) == -1)
-		return 0;	/* not hashed (too large): used as is */
+	if (dcpi_elf_image_path(cand, 0, &ei, NULL) == -1) {
+		errno = e;
+		return rc;	/* not hashed (too large): used as is */
+	}
 	same = strcasecmp(ei.id, imageid) == 0;
 	if (!same)
 		lib_seterr(err, ESTALE, "%s: content hash %s on disk, the profile's "
@@ -594,7 +600,8 @@ try_file(struct dcpi_symtab *t, const char *cand, const char *imageid,
 		errno = ESTALE;
 		return -1;
 	}
-	return 0;
+	errno = e;
+	return rc;
 }
 
 /* The image's executable, else its debuginfo, from debuginfod: only when
