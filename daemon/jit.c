@@ -619,11 +619,16 @@ resolve(struct jproc *p)
 	struct jmap *m = p->map;
 	const struct dcpi_perfmap_entry *e;
 	const struct jsym *s, *anon;
+	const char *comm;
 	uint32_t *heap = NULL;
 	size_t nv = 0, i, k = 0, nh = 0;
 
 	if (p->npend == 0)
 		return;
+	/* The name now, not at the first sample: a runtime may rename
+	 * itself after its first JIT code (node's process.title). */
+	if ((comm = attr_proc_comm(p->pid)) != NULL)
+		snprintf(p->comm, sizeof(p->comm), "%s", comm);
 	c = cmd_get(p->comm);
 	anon = &c->syms[0];
 	v = xreallocarray(NULL, p->npend, sizeof(*v));

@@ -14,3 +14,5 @@ tests_fuzz_fuzz_perfmap_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DFUZZ_CORPUS='"$(abs_top_srcdir)/tests/fuzz/corpus/perfmap"'
 tests_fuzz_fuzz_perfmap_corpus_LDADD = lib/libdcpi.la
 EXTRA_DIST += tests/fuzz/fuzz_perfmap.c
+TESTS += tests/integration/test_jit_node.sh
+EXTRA_DIST += tests/integration/test_jit_node.sh tests/workload/jit_hot.js
