@@ -68,11 +68,12 @@ do_sample(const struct perf_sample_rec *s)
 	}
 	nsamples++;
 	r = attr_sample(s->pid, s->ip, s->misc & PERF_RECORD_MISC_CPUMODE_MASK, &img, &off);
-	if (r == ATTR_ANON) {
-		jit_sample((uint32_t)ev, s->pid, s->ip);
-		return;
-	}
 	if (r != ATTR_OK) {
+		/* JIT code: kept until a perf map names it. */
+		if (r == ATTR_ANON) {
+			jit_sample((uint32_t)ev, s->pid, s->ip);
+			return;
+		}
 		if (r < ATTR_NREASONS)
 			nunattr[r]++;
 		return;
