@@ -247,7 +247,7 @@ symcache_get(struct symcache *c, const struct dcpi_dataset_image *im, int *stale
 	struct dcpi_symtab_opts o;
 	struct dcpi_error err;
 	size_t lo = 0, hi = c->n, mid;
-	char *key;
+	char *key, *dbdir, *slash;
 	int r;
 
 	xasprintf(&key, "%s\t%s\t%llx\t%s", p->path ? p->path : "", p->image ? p->image : "",
@@ -272,6 +272,12 @@ symcache_get(struct symcache *c, const struct dcpi_dataset_image *im, int *stale
 	c->n++;
 	memset(&o, 0, sizeof(o));
 	o.kallsyms = im->kallsyms;
+	/* The dataset names the image's database through its epoch's
+	 * kallsyms, DB/EPOCH/HOST/kallsyms: its build-id cache is there. */
+	dbdir = xstrdup(im->kallsyms ? im->kallsyms : "");
+	for (r = 0; r < 3 && (slash = strrchr(dbdir, '/')) != NULL; r++)
+		*slash = '\0';
+	o.db = r == 3 && dbdir[0] != '\0' ? dbdir : NULL;
 	c->e[lo].key = key;
 	c->e[lo].stale = 0;
 	if (p->path == NULL)
@@ -285,6 +291,7 @@ symcache_get(struct symcache *c, const struct dcpi_dataset_image *im, int *stale
 		} else if (errno != ENODATA && !c->quiet)
 			fprintf(stderr, "dcpictl: warning: %s\n", err.msg);
 	}
+	free(dbdir);
 	*stale = c->e[lo].stale;
 	return c->e[lo].t;
 }

@@ -56,6 +56,10 @@ struct mfile {
 	uint8_t		 kind, state, bidlen;
 	uint8_t		 bid[BUILD_ID_MAX];
 	uint64_t	 dev, ino;	/* 0 when the MMAP2 carried a build-id */
+	struct img	*pre;		/* read at the record's arrival: part of
+					 * the key, since a path without a
+					 * build-id names other files in other
+					 * mount namespaces */
 	struct img	*img;
 	size_t		 size;		/* bytes allocated, for attr_memory */
 	char		 path[];
@@ -85,6 +89,7 @@ static struct mfile	  anon_mf = { .refs = 1, .kind = MF_ANON };
 static struct mfile	  vdso_mf = { .refs = 1, .kind = MF_VDSO };
 
 static size_t		  mem;
+static uint64_t		  nprefetched;
 
 static const char *reason_names[ATTR_NREASONS] = {
 	[ATTR_OK] = "ok",
@@ -107,11 +112,13 @@ attr_reason_name(enum attr_reason r)
 
 static uint64_t
 mf_hash(const char *path, uint64_t dev, uint64_t ino, const uint8_t *bid,
-    size_t bidlen)
+    size_t bidlen, const struct img *pre)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
 	size_t i;
 
+	if (pre != NULL)
+		ino ^= pre->pub.index + 1;
 	for (; *path; path++)
 		h = (h ^ (unsigned char)*path) * 0x100000001b3ULL;
 	for (i = 0; i < bidlen; i++)
@@ -123,7 +130,7 @@ mf_hash(const char *path, uint64_t dev, uint64_t ino, const uint8_t *bid,
 
 static struct mfile *
 mf_get(const char *path, uint64_t dev, uint64_t ino, const uint8_t *bid,
-    size_t bidlen)
+    size_t bidlen, struct img *pre)
 {
 	struct mfile *f;
 	size_t i, len;
@@ -141,15 +148,16 @@ mf_get(const char *path, uint64_t dev, uint64_t ino, const uint8_t *bid,
 			for (f = old[j]; f; f = next) {
 				next = f->next;
 				i = mf_hash(f->path, f->dev, f->ino, f->bid,
-				    f->bidlen) & (mfcap - 1);
+				    f->bidlen, f->pre) & (mfcap - 1);
 				f->next = mftab[i];
 				mftab[i] = f;
 			}
 		free(old);
 	}
-	i = mf_hash(path, dev, ino, bid, bidlen) & (mfcap - 1);
+	i = mf_hash(path, dev, ino, bid, bidlen, pre) & (mfcap - 1);
 	for (f = mftab[i]; f; f = f->next)
 		if (f->dev == dev && f->ino == ino && f->bidlen == bidlen &&
+		    f->pre == pre &&
 		    (bidlen == 0 || memcmp(f->bid, bid, bidlen) == 0) &&
 		    strcmp(f->path, path) == 0) {
 			f->refs++;
@@ -166,6 +174,8 @@ mf_get(const char *path, uint64_t dev, uint64_t ino, const uint8_t *bid,
 	f->bidlen = bidlen;
 	if (bidlen)
 		memcpy(f->bid, bid, bidlen);
+	if ((f->pre = f->img = pre) != NULL)
+		f->state = MF_OK;
 	f->next = mftab[i];
 	mftab[i] = f;
 	nmfiles++;
@@ -180,7 +190,7 @@ mf_put(struct mfile *f)
 
 	if (f->kind != MF_FILE || --f->refs > 0)
 		return;
-	pp = &mftab[mf_hash(f->path, f->dev, f->ino, f->bid, f->bidlen) &
+	pp = &mftab[mf_hash(f->path, f->dev, f->ino, f->bid, f->bidlen, f->pre) &
 	    (mfcap - 1)];
 	while (*pp != f)
 		pp = &(*pp)->next;
@@ -198,9 +208,11 @@ deleted(const char *path)
 	return n > 10 && strcmp(path + n - 10, " (deleted)") == 0;
 }
 
-/* Opens candidate and reads its image; see the policy at the top. */
+/* Opens candidate and reads its image, named path; see the policy at
+ * the top. */
 static struct img *
-mf_try(struct mfile *f, const char *candidate, int check_inode)
+mf_try_path(struct mfile *f, const char *path, const char *candidate,
+    int check_inode)
 {
 	struct stat st;
 	struct img *im;
@@ -227,13 +239,21 @@ mf_try(struct mfile *f, const char *candidate, int check_inode)
 			im = NULL;
 	}
 	if (im == NULL)
-		im = image_from_fd(fd, f->path, f->bid, f->bidlen, &mismatch);
-	close(fd);
-	if (im)
+		im = image_from_fd(fd, path, f->bid, f->bidlen, &mismatch);
+	if (im) {
 		image_set_inode(st.st_dev, st.st_ino, stamp, im);
-	else if (!mismatch)
-		log_debug("%s: no usable ELF text for %s", candidate, f->path);
+		image_hold(im, fd);
+	}
+	close(fd);
+	if (im == NULL && !mismatch)
+		log_debug("%s: no usable ELF text for %s", candidate, path);
 	return im;
+}
+
+static struct img *
+mf_try(struct mfile *f, const char *candidate, int check_inode)
+{
+	return mf_try_path(f, f->path, candidate, check_inode);
 }
 
 static void
@@ -251,10 +271,42 @@ mf_resolve(struct mfile *f, uint32_t pid, const struct map *m)
 		    PRIx64, pid, m->start, m->end);
 		im = mf_try(f, mf, 0);
 	}
+	if (im == NULL && f->path[0] == '/' && !deleted(f->path)) {
+		/* Another mount namespace or a chroot: its root. */
+		char *root;
+
+		xasprintf(&root, "/proc/%u/root%s", pid, f->path);
+		im = mf_try(f, root, 1);
+		free(root);
+	}
 	f->img = im;
 	f->state = im ? MF_OK : MF_FAILED;
 	if (im == NULL)
 		log_info("pid %u: cannot read image %s", pid, f->path);
+}
+
+/* The image's file for the build-id cache, from the sampled mapping,
+ * once per flush interval: the file, whatever became of its path. */
+static void
+hold_mapped(struct img *im, uint32_t pid, const struct map *m)
+{
+	char mf[64];
+	struct stat st;
+	int fd;
+
+	snprintf(mf, sizeof(mf), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid,
+	    m->start, m->end);
+	if ((fd = open(mf, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)) == -1 ||
+	    fstat(fd, &st) == -1 || image_by_inode(st.st_dev, st.st_ino,
+	    image_stamp(&st)) != im) {
+		/* Not this file, or gone: not held this interval. */
+		if (fd != -1)
+			close(fd);
+		image_hold(im, -1);
+		return;
+	}
+	image_hold(im, fd);
+	close(fd);
 }
 
 /* ---- processes ---- */
@@ -449,20 +501,125 @@ maps_add(struct proc *p, uint64_t start, uint64_t end, uint64_t pgoff,
 }
 
 /* The mapped file of a path from MMAP2 or /proc/PID/maps. */
+static int
+is_file(const char *path)
+{
+	return path[0] == '/' && strncmp(path, "//anon", 6) != 0 &&
+	    strncmp(path, "/anon_hugepage", 14) != 0 &&
+	    strncmp(path, "/memfd:", 7) != 0;
+}
+
 static struct mfile *
 classify(const char *path, uint64_t dev, uint64_t ino, const uint8_t *bid,
-    size_t bidlen)
+    size_t bidlen, struct img *pre)
 {
 	if (strcmp(path, "[vdso]") == 0)
 		return &vdso_mf;
 	/* Anonymous memory, [heap], [stack], [anon:...], //anon, [vsyscall],
 	 * memfd: JIT code and trampolines.  (MMAP2 with a build-id field
 	 * but no build-id has no inode either: it is still a file.) */
-	if (path[0] != '/' || strncmp(path, "//anon", 6) == 0 ||
-	    strncmp(path, "/anon_hugepage", 14) == 0 ||
-	    strncmp(path, "/memfd:", 7) == 0)
+	if (!is_file(path))
 		return &anon_mf;
-	return mf_get(path, dev, ino, bid, bidlen);
+	return mf_get(path, dev, ino, bid, bidlen, pre);
+}
+
+/* ---- reading mapped files while their processes live ---- */
+
+/*
+ * A record's mapping read at its arrival (attr_prefetch), for attr_mmap to
+ * find when the ordering hands the record over, a few milliseconds to a
+ * second later.  Only mappings whose MMAP2 carries no build-id need it
+ * (with one, the image is found by build-id).  Direct-mapped: a slot
+ * overwritten before its record is handled only costs a lazy read.
+ */
+#define PF_SLOTS	1024
+struct prefetched {
+	uint32_t	 pid;
+	uint64_t	 start, len, pgoff;
+	struct img	*img;
+};
+static struct prefetched pf[PF_SLOTS];
+
+static struct prefetched *
+pf_slot(uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff)
+{
+	uint64_t h = (start ^ (len << 7) ^ pgoff) * 0x9e3779b97f4a7c15ULL ^ pid;
+
+	return &pf[(h >> 40) & (PF_SLOTS - 1)];
+}
+
+/* Reads the file mapped at [start, end) of a live process: the mapping
+ * itself (map_files: the very file, deleted or replaced or not, in any
+ * mount namespace), else the path under the process's root.  The file is
+ * held for the build-id cache. */
+static struct img *
+read_live(uint32_t pid, uint64_t start, uint64_t end, const char *path,
+    const uint8_t *bid, size_t bidlen)
+{
+	struct mfile tmp;
+	struct map m;
+	struct img *im;
+
+	memset(&tmp, 0, sizeof(tmp));
+	memset(&m, 0, sizeof(m));
+	if (bidlen > BUILD_ID_MAX)
+		bidlen = BUILD_ID_MAX;
+	memcpy(tmp.bid, bid, bidlen);
+	tmp.bidlen = bidlen;
+	m.start = start;
+	m.end = end;
+	/* mf_resolve's last two steps, without logging a failure: the
+	 * process may already be gone, and the sample path tries again. */
+	{
+		char mf[64], *root;
+
+		snprintf(mf, sizeof(mf), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64,
+		    pid, start, end);
+		if ((im = mf_try_path(&tmp, path, mf, 0)) != NULL)
+			return im;
+		if (deleted(path))
+			return NULL;
+		xasprintf(&root, "/proc/%u/root%s", pid, path);
+		im = mf_try_path(&tmp, path, root, 1);
+		free(root);
+	}
+	return im;
+}
+
+void
+attr_prefetch(const struct attr_mmap *m)
+{
+	struct prefetched *s;
+	struct img *im;
+	size_t bidlen = m->has_build_id ? m->build_id_size : 0;
+
+	if (!(m->prot & PROT_EXEC) || m->len == 0 || !is_file(m->filename) ||
+	    m->start + m->len < m->start)
+		return;
+	if (bidlen > 0 && image_by_build_id(m->build_id, bidlen) != NULL)
+		return;		/* known: nothing to read */
+	if ((im = read_live(m->pid, m->start, m->start + m->len, m->filename,
+	    m->build_id, bidlen)) == NULL)
+		return;
+	nprefetched++;
+	if (bidlen == 0) {
+		s = pf_slot(m->pid, m->start, m->len, m->pgoff);
+		*s = (struct prefetched){ m->pid, m->start, m->len, m->pgoff, im };
+	}
+}
+
+static struct img *
+pf_take(const struct attr_mmap *m)
+{
+	struct prefetched *s = pf_slot(m->pid, m->start, m->len, m->pgoff);
+	struct img *im;
+
+	if (s->img == NULL || s->pid != m->pid || s->start != m->start ||
+	    s->len != m->len || s->pgoff != m->pgoff)
+		return NULL;
+	im = s->img;
+	s->img = NULL;
+	return im;
 }
 
 /* ---- the interface ---- */
@@ -520,7 +677,8 @@ attr_mmap(const struct attr_mmap *m)
 		ino = m->ino;
 	}
 	f = classify(m->filename, dev, ino, m->build_id,
-	    m->has_build_id ? m->build_id_size : 0);
+	    m->has_build_id ? m->build_id_size : 0,
+	    m->has_build_id && m->build_id_size > 0 ? NULL : pf_take(m));
 	maps_add(p, m->start, m->start + m->len, m->pgoff, f);
 }
 
@@ -680,7 +838,7 @@ scan_pid(uint32_t pid)
 			proc_free(pid);
 			p = proc_get(pid);
 		}
-		f = classify(name, makedev(maj, min), ino, NULL, 0);
+		f = classify(name, makedev(maj, min), ino, NULL, 0, NULL);
 		maps_add(p, start, end, pgoff, f);
 		/* map_files may be gone by the first sample. */
 		if (f->kind == MF_FILE && f->state == MF_UNRESOLVED &&
@@ -736,6 +894,33 @@ attr_image(uint32_t index)
 	struct img *im = image_at(index);
 
 	return im ? &im->pub : NULL;
+}
+
+void
+attr_hold(uint32_t pid, uint64_t pc)
+{
+	struct proc *p;
+	struct map *m;
+	uint32_t i;
+
+	if ((p = proc_find(pid)) == NULL || (i = maps_lower(p, pc)) == p->n ||
+	    pc < p->maps[i].start)
+		return;
+	m = &p->maps[i];
+	if (m->f->kind == MF_FILE && m->f->img != NULL && !m->f->img->held)
+		hold_mapped(m->f->img, pid, m);
+}
+
+void
+attr_release_images(void)
+{
+	image_release();
+}
+
+uint64_t
+attr_prefetched(void)
+{
+	return nprefetched;
 }
 
 size_t

@@ -60,6 +60,21 @@ struct attr_mmap {
 	const char	*filename;
 };
 void attr_mmap(const struct attr_mmap *m);
+/* The same record at its arrival, before the ordering: reads the mapped
+ * file while the process surely lives (a program in a chroot or another
+ * mount namespace that runs for a millisecond is gone by the time its
+ * samples are attributed), unless its build-id names a known image. */
+void attr_prefetch(const struct attr_mmap *m);
+/* The file of the image sampled at pc in pid, held until the next flush
+ * (once per image and flush interval; nothing for kernel and pseudo
+ * images, or when the mapping cannot be opened). */
+void attr_hold(uint32_t pid, uint64_t pc);
+/* At each flush: hands the files of sampled images that are no longer at
+ * their recorded path to the build-id cache, and closes the held files
+ * (daemon/image.h image_release). */
+void attr_release_images(void);
+/* Images read at arrival, for status. */
+uint64_t attr_prefetched(void);
 void attr_comm(uint32_t pid, uint32_t tid, const char *comm, int exec);
 /* The command of pid (its main thread's comm, from COMM records and the
  * /proc scan), valid until the next record; NULL when unknown. */

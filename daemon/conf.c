@@ -28,6 +28,7 @@
 
 #define DEFAULT_FLUSH_INTERVAL	600		/* seconds */
 #define DEFAULT_MEMORY_CAP	(64UL << 20)	/* bytes */
+#define DEFAULT_CACHE_SIZE	(512UL << 20)	/* bytes of the build-id cache */
 #define DEFAULT_KEEP_DAYS	7		/* DCPI's default */
 #define DEFAULT_KEEP_MIN	3
 
@@ -64,6 +65,7 @@ config_defaults(struct config *c)
 	c->socket = xstrdup(DCPI_CTL_SOCKET_DEFAULT);
 	c->flush_interval = DEFAULT_FLUSH_INTERVAL;
 	c->memory_cap = DEFAULT_MEMORY_CAP;
+	c->cache_size = DEFAULT_CACHE_SIZE;
 	c->keep_days = DEFAULT_KEEP_DAYS;
 	c->keep_min = DEFAULT_KEEP_MIN;
 	c->events_replace = 1;
@@ -271,6 +273,11 @@ config_set(struct config *c, const char *key, const char *value, char *err,
 			return seterr(err, errlen, "memory-cap: expected a number "
 			    "of bytes (optionally with K, M, G or T), got '%s'",
 			    value);
+	} else if (strcmp(key, "buildid-cache-size") == 0) {
+		if (parse_size(value, &c->cache_size) == -1)
+			return seterr(err, errlen, "buildid-cache-size: expected a "
+			    "number of bytes (optionally with K, M, G or T; 0: no "
+			    "limit), got '%s'", value);
 	} else if (strcmp(key, "keep-days") == 0) {
 		if (parse_uint(value, UINT_MAX, &v, NULL) == -1)
 			return seterr(err, errlen, "keep-days: expected a number "
@@ -356,7 +363,7 @@ config_load(struct config *c, const char *path, int missing_ok, char *err,
 }
 
 static void
-print_size(FILE *fp, size_t n)
+print_size(FILE *fp, const char *key, size_t n)
 {
 	static const char suffix[] = "KMGT";
 	int i = -1;
@@ -366,9 +373,9 @@ print_size(FILE *fp, size_t n)
 		i++;
 	}
 	if (i < 0)
-		fprintf(fp, "memory-cap = %zu\n", n);
+		fprintf(fp, "%s = %zu\n", key, n);
 	else
-		fprintf(fp, "memory-cap = %zu%c\n", n, suffix[i]);
+		fprintf(fp, "%s = %zu%c\n", key, n, suffix[i]);
 }
 
 void
@@ -390,7 +397,8 @@ config_print(const struct config *c, FILE *fp)
 		fprintf(fp, "# group: none, the socket and database keep "
 		    "dcpid's group\n");
 	fprintf(fp, "cpus = %s\n", c->cpus != NULL ? c->cpus : "all");
-	print_size(fp, c->memory_cap);
+	print_size(fp, "memory-cap", c->memory_cap);
+	print_size(fp, "buildid-cache-size", c->cache_size);
 	fprintf(fp, "keep-days = %u\n", c->keep_days);
 	fprintf(fp, "keep-min = %u\n", c->keep_min);
 	fprintf(fp, "verbose = %d\n", c->verbose);

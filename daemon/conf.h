@@ -22,6 +22,7 @@ struct config {
 	char		*cpus;			/* CPU list "0-3,6", or NULL for all online */
 	unsigned	 flush_interval;	/* seconds */
 	size_t		 memory_cap;		/* bytes of counts before an early flush */
+	size_t		 cache_size;		/* bytes of the build-id cache, 0: no limit */
 	unsigned	 keep_days;		/* retention for dcpictl gc */
 	unsigned	 keep_min;
 	int		 verbose;

@@ -8,6 +8,7 @@
 
 #include "agg.h"
 #include "attr.h"
+#include "cache.h"
 #include "core.h"
 #include "flush.h"
 #include "jit.h"
@@ -48,9 +49,73 @@ core_fini(void)
 	order_fini();
 }
 
+/* Sideband records carry a variable-length string before the sample_id
+ * trailer; this is its room, which the kernel pads with NULs. */
+static const char *
+record_string(const unsigned char *rec, size_t at, size_t size, char *buf, size_t buflen)
+{
+	size_t end = size - sizeof(struct perf_sample_id), n;
+
+	if (at >= end)
+		return "";
+	n = end - at < buflen - 1 ? end - at : buflen - 1;
+	memcpy(buf, rec + at, n);
+	buf[n] = '\0';
+	return buf;
+}
+
+/* PERF_RECORD_MMAP2's fields (uapi perf_event.h); filename is copied into
+ * str[strlen].  -1 if the record is too short. */
+static int
+parse_mmap2(const void *rec, size_t size, struct attr_mmap *m, char *str, size_t strlen)
+{
+	const struct perf_event_header *h = rec;
+	const unsigned char *b = rec;
+	const uint32_t *u32 = (const uint32_t *)(h + 1);
+	size_t at = sizeof(*h) + 8 + 24 + 24 + 8;
+
+	if (size < at + sizeof(struct perf_sample_id))
+		return -1;
+	memset(m, 0, sizeof(*m));
+	m->pid = u32[0];
+	m->tid = u32[1];
+	memcpy(&m->start, b + 16, 8);
+	memcpy(&m->len, b + 24, 8);
+	memcpy(&m->pgoff, b + 32, 8);
+	if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+		m->has_build_id = 1;
+		m->build_id_size = b[40] > 20 ? 20 : b[40];
+		memcpy(m->build_id, b + 44, 20);
+	} else {
+		memcpy(&m->maj, b + 40, 4);
+		memcpy(&m->min, b + 44, 4);
+		memcpy(&m->ino, b + 48, 8);
+		memcpy(&m->ino_generation, b + 56, 8);
+	}
+	memcpy(&m->prot, b + 64, 4);
+	memcpy(&m->flags, b + 68, 4);
+	m->filename = record_string(b, at, size, str, strlen);
+	return 0;
+}
+
+/* Out of line: its buffer would cost every record a stack probe. */
+static void __attribute__((noinline, cold))
+prefetch(const void *rec, size_t size)
+{
+	struct attr_mmap m;
+	char str[4096];
+
+	if (parse_mmap2(rec, size, &m, str, sizeof(str)) == 0)
+		attr_prefetch(&m);
+}
+
 void
 core_record(const void *rec, size_t size, uint64_t time)
 {
+	/* Files are read as their mappings arrive, while the processes
+	 * live; the mappings themselves take effect in time order. */
+	if (((const struct perf_event_header *)rec)->type == PERF_RECORD_MMAP2)
+		prefetch(rec, size);
 	order_push(rec, size, time);
 }
 
@@ -78,22 +143,10 @@ do_sample(const struct perf_sample_rec *s)
 			nunattr[r]++;
 		return;
 	}
-	agg_add((uint32_t)ev, img->index, off);
-}
-
-/* Sideband records carry a variable-length string before the sample_id
- * trailer; this is its room, which the kernel pads with NULs. */
-static const char *
-record_string(const unsigned char *rec, size_t at, size_t size, char *buf, size_t buflen)
-{
-	size_t end = size - sizeof(struct perf_sample_id), n;
-
-	if (at >= end)
-		return "";
-	n = end - at < buflen - 1 ? end - at : buflen - 1;
-	memcpy(buf, rec + at, n);
-	buf[n] = '\0';
-	return buf;
+	/* An image's first sample since its counts were written: its file
+	 * is held for the build-id cache until the next flush. */
+	if (agg_add((uint32_t)ev, img->index, off))
+		attr_hold(s->pid, s->ip);
 }
 
 static void
@@ -114,30 +167,9 @@ handle(const void *rec, size_t size, uint64_t time, void *arg)
 		break;
 	case PERF_RECORD_MMAP2: {
 		struct attr_mmap m;
-		size_t at = sizeof(*h) + 8 + 24 + 24 + 8;
 
-		if (size < at + sizeof(struct perf_sample_id))
-			break;
-		memset(&m, 0, sizeof(m));
-		m.pid = u32[0];
-		m.tid = u32[1];
-		memcpy(&m.start, b + 16, 8);
-		memcpy(&m.len, b + 24, 8);
-		memcpy(&m.pgoff, b + 32, 8);
-		if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-			m.has_build_id = 1;
-			m.build_id_size = b[40] > 20 ? 20 : b[40];
-			memcpy(m.build_id, b + 44, 20);
-		} else {
-			memcpy(&m.maj, b + 40, 4);
-			memcpy(&m.min, b + 44, 4);
-			memcpy(&m.ino, b + 48, 8);
-			memcpy(&m.ino_generation, b + 56, 8);
-		}
-		memcpy(&m.prot, b + 64, 4);
-		memcpy(&m.flags, b + 68, 4);
-		m.filename = record_string(b, at, size, str, sizeof(str));
-		attr_mmap(&m);
+		if (parse_mmap2(rec, size, &m, str, sizeof(str)) == 0)
+			attr_mmap(&m);
 		break;
 	}
 	case PERF_RECORD_COMM:
@@ -251,6 +283,9 @@ core_status(struct status_writer *w)
 		    (uintmax_t)perf_event_period(i));
 	status_add(w, "cpus", "%zu", perf_ncpus());
 	status_add(w, "images", "%zu", attr_nimages());
+	status_add(w, "images-read-live", "%ju", (uintmax_t)attr_prefetched());
+	status_add(w, "buildid-cache", "%ju bytes, %zu queued, %ju skipped",
+	    (uintmax_t)cache_bytes(), cache_pending(), (uintmax_t)cache_skipped());
 	status_add(w, "processes", "%zu", attr_nprocs());
 	status_add(w, "memory", "%zu", agg_memory() + attr_memory() + order_memory() +
 	    jit_memory());

@@ -21,6 +21,7 @@
 #include <dcpi/db.h>
 
 #include "attr.h"
+#include "cache.h"
 #include "conf.h"
 #include "control.h"
 #include "core.h"
@@ -222,6 +223,8 @@ reload(struct config *c, const struct cmdline *cl)
 	c->flush_interval = n.flush_interval;
 	c->memory_cap = n.memory_cap;
 	core_set_memory_cap(c->memory_cap);
+	c->cache_size = n.cache_size;
+	cache_set_limit(c->cache_size);
 	if (!same_events(c, &n) || (n.cpus == NULL) != (c->cpus == NULL) ||
 	    (n.cpus && strcmp(n.cpus, c->cpus) != 0)) {
 		perf_disable();
@@ -337,6 +340,7 @@ main(int argc, char **argv)
 	/* The database first: its lock keeps a second dcpid from sampling. */
 	if (flush_init(c.db, err, sizeof(err)) == -1)
 		fatalx("%s", err);
+	cache_set_limit(c.cache_size);
 	if (attr_init() == -1)
 		fatalx("attribution failed to start");
 	core_init(c.memory_cap);

@@ -390,6 +390,7 @@ flush_run(char *msg, size_t msglen)
 	} else {
 		jit_flush();
 		agg_flush(write_one, &fc);
+		attr_release_images();
 		/* After the profiles: their counts matter more than symbols. */
 		if (cache_flush(err, sizeof(err)) == -1) {
 			log_warnx("flush: %s", err);

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cache.h"
 #include "image.h"
 #include "log.h"
 #include "xmalloc.h"
@@ -29,6 +31,10 @@ struct inode_ent {
 };
 static struct inode_ent	 *inotab;
 static size_t		  inocap, inocount;
+
+/* Images whose held flag is set since the last flush (held or tried). */
+static struct img	**touched;
+static size_t		  ntouched, captouched;
 
 static uint64_t
 fnv1a(uint64_t h, const void *p, size_t n)
@@ -77,6 +83,8 @@ image_fini(void)
 	size_t i;
 
 	for (i = 0; i < nimages; i++) {
+		if (images[i]->fd != -1)
+			close(images[i]->fd);
 		free(images[i]->pub.id);
 		free(images[i]->pub.path);
 		free(images[i]->segs);
@@ -85,6 +93,9 @@ image_fini(void)
 	free(images);
 	free(idtab);
 	free(inotab);
+	free(touched);
+	touched = NULL;
+	ntouched = captouched = 0;
 	images = NULL;
 	idtab = NULL;
 	inotab = NULL;
@@ -170,6 +181,9 @@ image_add(const char *id, const char *idkind, const char *path, uint64_t tstart,
 	im->pub.tsize = tsize;
 	im->segs = segs;
 	im->nsegs = nsegs;
+	im->fd = -1;
+	/* Only images read from files have a file to hold. */
+	im->held = segs == NULL;
 	mem += sizeof(*im) + strlen(id) + 1 + plen + 1 + nsegs * sizeof(*segs);
 	images[nimages++] = im;
 	idtab_put(im->pub.index);
@@ -326,6 +340,68 @@ image_set_inode(uint64_t dev, uint64_t ino, uint64_t stamp, struct img *img)
 	inotab[i].ino = ino;
 	inotab[i].stamp = stamp;
 	inotab[i].img = img;
+}
+
+static void
+touch(struct img *im)
+{
+	if (ntouched == captouched) {
+		captouched = captouched ? 2 * captouched : 64;
+		touched = xreallocarray(touched, captouched, sizeof(*touched));
+	}
+	touched[ntouched++] = im;
+	im->held = 1;
+}
+
+void
+image_hold(struct img *im, int fd)
+{
+	if (im->held)
+		return;
+	touch(im);
+	if (fd >= 0 && (im->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) == -1)
+		log_warn("%s: keeping the file open", im->pub.path);
+}
+
+void
+image_no_file(struct img *im)
+{
+	im->held = 1;
+}
+
+/* Whether the recorded path still names the file open on fd. */
+static int
+path_holds(const char *path, int fd)
+{
+	struct stat a, b;
+
+	if (path[0] != '/' || fstat(fd, &a) == -1 || stat(path, &b) == -1)
+		return 0;
+	return a.st_dev == b.st_dev && a.st_ino == b.st_ino && a.st_nlink > 0 &&
+	    image_stamp(&a) == image_stamp(&b);
+}
+
+void
+image_release(void)
+{
+	size_t i;
+
+	for (i = 0; i < ntouched; i++) {
+		struct img *im = touched[i];
+
+		if (im->fd != -1) {
+			if (!path_holds(im->pub.path, im->fd) && !cache_has(im->pub.id)) {
+				log_info("%s (image %s) is not at that path on this host: "
+				    "keeping it in the build-id cache", im->pub.path, im->pub.id);
+				cache_add_fd(im->pub.id, im->fd, im->pub.path);
+				im->cached = 1;
+			}
+			close(im->fd);
+			im->fd = -1;
+		}
+		im->held = im->cached;
+	}
+	ntouched = 0;
 }
 
 size_t

@@ -21,6 +21,10 @@ struct img {
 	struct image	 pub;		/* first: struct image * casts to it */
 	uint32_t	 nsegs;
 	struct dcpi_image_seg *segs;	/* executable PT_LOADs; none for kernel, modules */
+	int		 fd;		/* the file, held until the next flush; -1 */
+	uint8_t		 held;		/* an fd was taken or tried since the flush,
+					 * or none is needed (pseudo, cached) */
+	uint8_t		 cached;	/* in the build-id cache */
 };
 
 #define BUILD_ID_MAX	DCPI_BUILD_ID_MAX
@@ -60,6 +64,20 @@ uint64_t image_stamp(const struct stat *st);
 size_t image_note_build_id(const void *buf, size_t len, uint8_t *out);
 /* Lowercase hex of len bytes into out (2 * len + 1 bytes). */
 void image_hex(const uint8_t *b, size_t len, char *out);
+
+/*
+ * The files of images sampled since the last flush are held open, so that
+ * one deleted, replaced or unreachable (another mount namespace, a process
+ * that exited) by the flush can still be kept in the build-id cache
+ * (daemon/cache.h).  image_hold keeps a duplicate of fd for im (once per
+ * flush interval; fd -1: tried, nothing to hold); image_release, at each flush, queues for the cache the
+ * held files whose recorded path no longer holds them, closes every held
+ * fd and re-arms the images for the next interval.
+ */
+void image_hold(struct img *im, int fd);
+void image_release(void);
+/* Marks im as needing no file (pseudo images, the vdso once cached). */
+void image_no_file(struct img *im);
 
 size_t image_count(void);
 struct img *image_at(uint32_t index);

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cache.h"
 #include "image.h"
 #include "kernel.h"
 #include "log.h"
@@ -165,7 +166,12 @@ read_vdso(void)
 	len = eh.e_shoff + (size_t)eh.e_shnum * eh.e_shentsize;
 	if (len > (1 << 20))
 		return;
-	vdso = image_from_memory(e, len, "[vdso]");
+	if ((vdso = image_from_memory(e, len, "[vdso]")) == NULL)
+		return;
+	/* Its symbols exist only in memory: the build-id cache keeps them
+	 * for dcpictl, once per kernel (the vdso's build-id). */
+	image_no_file(vdso);
+	cache_add_memory(vdso->pub.id, e, len, "[vdso]");
 }
 
 void

@@ -21,6 +21,8 @@
 #include "xmalloc.h"
 
 #define RB_PAGES	128	/* data pages per buffer: 512 KiB with 4 KiB pages */
+#define SB_PAGES	64	/* the sideband's: 256 KiB */
+#define SIDEBAND	((size_t)-1)	/* rb.event of the sideband buffers */
 #define MAX_CPUS	4096
 
 struct rb {
@@ -53,6 +55,7 @@ static size_t		 ncpu;
 static perf_record_cb	 record_cb;
 static int		 pfm_ready;
 static uint64_t		 rbuf[65536 / 8];	/* one record: size is a u16 */
+static int		 sideband_on_first;	/* no dummy event: event 0 carries it */
 
 static int
 parse_cpus(const char *s, char *err, size_t errlen)
@@ -211,22 +214,37 @@ open_one(const char *name, struct perf_event_attr *a, int cpu, char *err, size_t
 	return -1;
 }
 
+static const char *
+rb_name(const struct rb *r)
+{
+	return r->event == SIDEBAND ? "sideband (dummy)" : events[r->event].name;
+}
+
+/* Closes the buffers from index first on (all when 0). */
 static void
-close_rbs(void)
+close_rbs_from(size_t first)
 {
 	size_t i;
 
-	for (i = 0; i < nrbs; i++) {
+	for (i = first; i < nrbs; i++) {
 		if (rbs[i].inloop)
 			loop_del(rbs[i].fd);
 		munmap(rbs[i].base, rbs[i].mapsize);
 		close(rbs[i].fd);
 	}
-	free(rbs);
-	free(ids);
-	rbs = NULL;
-	ids = NULL;
-	nrbs = 0;
+	nrbs = first;
+	if (nrbs == 0) {
+		free(rbs);
+		free(ids);
+		rbs = NULL;
+		ids = NULL;
+	}
+}
+
+static void
+close_rbs(void)
+{
+	close_rbs_from(0);
 }
 
 static void
@@ -280,7 +298,7 @@ rb_ready(int fd, uint32_t ev, void *arg)
 
 	if (ev & (EPOLLHUP | EPOLLERR)) {
 		/* The CPU went offline: its buffer has nothing more. */
-		log_warnx("CPU %d: event %s hung up", r->cpu, events[r->event].name);
+		log_warnx("CPU %d: event %s hung up", r->cpu, rb_name(r));
 		drain_rb(r);
 		loop_del(fd);
 		r->inloop = 0;
@@ -298,33 +316,32 @@ perf_drain(void)
 		drain_rb(&rbs[i]);
 }
 
-static int
-open_event(const char *name, size_t ev, char *err, size_t errlen)
+static void
+want_sideband(struct perf_event_attr *a)
 {
-	struct perf_event_attr a;
+	a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = 1;
+	a->build_id = 1;
+}
+
+/* Opens a's buffers on every CPU as event ev (SIDEBAND: not a sampling
+ * event, its records have no event index). */
+static int
+open_rbs(const char *name, struct perf_event_attr *a, size_t ev, size_t pages,
+    char *err, size_t errlen)
+{
 	size_t c, page = (size_t)sysconf(_SC_PAGESIZE);
 
-	if (encode(name, &a, err, errlen) == -1)
-		return -1;
-	if (ev == 0) {
-		a.mmap = a.mmap2 = a.comm = a.comm_exec = a.task = 1;
-		a.build_id = 1;
-	}
-	events = xreallocarray(events, ev + 1, sizeof(*events));
-	events[ev].name = xstrdup(name);
-	events[ev].period = a.sample_period;
-	nevents = ev + 1;
 	rbs = xreallocarray(rbs, nrbs + ncpu, sizeof(*rbs));
 	ids = xreallocarray(ids, nrbs + ncpu, sizeof(*ids));
 	for (c = 0; c < ncpu; c++) {
 		struct rb *r = &rbs[nrbs];
 		uint64_t id;
 
-		if ((r->fd = open_one(name, &a, cpulist[c], err, errlen)) == -1)
+		if ((r->fd = open_one(name, a, cpulist[c], err, errlen)) == -1)
 			return -1;
 		r->cpu = cpulist[c];
 		r->event = ev;
-		r->datasize = RB_PAGES * page;
+		r->datasize = pages * page;
 		r->inloop = 0;
 		r->mapsize = r->datasize + page;
 		r->base = mmap(NULL, r->mapsize, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
@@ -344,6 +361,59 @@ open_event(const char *name, size_t ev, char *err, size_t errlen)
 		nrbs++;
 	}
 	return 0;
+}
+
+static int
+open_event(const char *name, size_t ev, char *err, size_t errlen)
+{
+	struct perf_event_attr a;
+
+	if (encode(name, &a, err, errlen) == -1)
+		return -1;
+	if (ev == 0 && sideband_on_first)
+		want_sideband(&a);
+	events = xreallocarray(events, ev + 1, sizeof(*events));
+	events[ev].name = xstrdup(name);
+	events[ev].period = a.sample_period;
+	nevents = ev + 1;
+	return open_rbs(name, &a, ev, RB_PAGES, err, errlen);
+}
+
+/*
+ * The sideband (MMAP2, COMM, FORK, EXIT) in buffers of its own that wake
+ * dcpid at every record: the files a process maps are read through
+ * /proc/PID/map_files while it lives, which for a program that runs for a
+ * millisecond in a chroot or another mount namespace is only just after
+ * its exec.  The samples' buffers keep their large watermark.  Without the
+ * dummy event (kernels before 3.12) the first event carries the sideband.
+ */
+static int
+open_sideband(void)
+{
+	struct perf_event_attr a;
+	char err[512];
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.sample_period = 1;
+	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+	    PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+	a.sample_id_all = 1;
+	a.exclude_guest = 1;
+	a.use_clockid = 1;
+	a.clockid = CLOCK_MONOTONIC;
+	a.disabled = 1;
+	a.watermark = 1;
+	a.wakeup_watermark = 1;
+	want_sideband(&a);
+	if (open_rbs("sideband (dummy)", &a, SIDEBAND, SB_PAGES, err, sizeof(err)) == 0)
+		return 0;
+	close_rbs();
+	log_notice("%s; the sampling event carries MMAP2, COMM, FORK and EXIT", err);
+	sideband_on_first = 1;
+	return -1;
 }
 
 static void
@@ -396,11 +466,14 @@ perf_init(char *const *evnames, size_t nev, const char *cpus,
 		return -1;
 	if ((cpus ? parse_cpus(cpus, err, errlen) : online_cpus(err, errlen)) == -1)
 		return -1;
+	sideband_on_first = 0;
+	open_sideband();
 	if (nev == 0) {
 		char why[512];
+		size_t first = nrbs;
 
 		if (open_event("cycles", 0, why, sizeof(why)) == -1) {
-			close_rbs();
+			close_rbs_from(first);
 			free_events();
 			why[strcspn(why, ";")] = '\0';
 			log_notice("%s; falling back to perf::cpu-clock", why);
@@ -431,7 +504,7 @@ perf_enable(void)
 
 	for (i = 0; i < nrbs; i++)
 		if (ioctl(rbs[i].fd, PERF_EVENT_IOC_ENABLE, 0) == -1)
-			fatal("CPU %d: enabling event %s", rbs[i].cpu, events[rbs[i].event].name);
+			fatal("CPU %d: enabling event %s", rbs[i].cpu, rb_name(&rbs[i]));
 }
 
 void

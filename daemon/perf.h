@@ -1,9 +1,11 @@
 /*
  * Sampling: libpfm4 event strings encoded for perf_event_open, one fd per
- * online CPU and event (pid -1) with its mmap'd ring buffer.  The first
- * event's fds also carry the sideband records (MMAP2, COMM, FORK, EXIT)
- * that the attribution needs.  Every record carries sample_id_all with
- * TID, TIME (CLOCK_MONOTONIC), CPU and IDENTIFIER.
+ * online CPU and event (pid -1) with its mmap'd ring buffer.  The sideband
+ * records (MMAP2 with build-ids, COMM, FORK, EXIT) that the attribution
+ * needs come from a dummy event per CPU whose buffers wake dcpid at every
+ * record (else, on old kernels, from the first event's buffers).  Every
+ * record carries sample_id_all with TID, TIME (CLOCK_MONOTONIC), CPU and
+ * IDENTIFIER.
  */
 #ifndef DCPID_PERF_H
 #define DCPID_PERF_H

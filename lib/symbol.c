@@ -20,6 +20,7 @@
 #include <elfutils/libdwelf.h>
 #include <elfutils/debuginfod.h>
 
+#include <dcpi/db.h>
 #include <dcpi/image.h>
 #include <dcpi/symbol.h>
 
@@ -486,6 +487,90 @@ load_elf(struct dcpi_symtab *t, const char *path, const char *imageid,
 	return rc;
 }
 
+/* Forgets what a failed try at one file left in t. */
+static void
+reset(struct dcpi_symtab *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		free((char *)t->syms[i].name);
+	free(t->syms);
+	t->syms = NULL;
+	t->n = 0;
+	close_files(t);
+	free(t->debugpath);
+	t->debugpath = NULL;
+	t->is_file = 0;
+}
+
+/*
+ * An ELF image's symbols, looked for in order: the recorded path if it
+ * holds the image (same build-id or content hash), the database's build-id
+ * cache (DB/buildid/ID/executable: images of other mount namespaces,
+ * deleted files, the vdso), the separate debug file by build-id
+ * (DEBUGDIR/.build-id/NN/REST.debug, also when the image file is gone or
+ * changed), debuginfod.  The message of the first failure is kept.
+ */
+static int
+load_elsewhere(struct dcpi_symtab *t, const char *path, const char *imageid,
+    const struct dcpi_symtab_opts *o, struct dcpi_error *err)
+{
+	const char *root = o && o->debugdir ? o->debugdir : "/usr/lib/debug";
+	struct dcpi_error first;
+	struct dcpi_elf_image ei;
+	char *cand = NULL;
+	int rc = -1, e;
+
+	if (path[0] == '/') {
+		rc = load_elf(t, path, imageid, o, &first);
+		if (imageid == NULL || (rc == 0 && t->bid[0] != '\0'))
+			goto out;
+		/* A file without a build-id is checked by its content hash. */
+		if (rc == 0 && dcpi_elf_image_path(path, 0, &ei, NULL) == 0) {
+			int same = strcasecmp(ei.id, imageid) == 0;
+
+			if (!same)
+				lib_seterr(&first, ESTALE, "%s: content hash %s on disk, "
+				    "the profile's image is %s", path, ei.id, imageid);
+			dcpi_elf_image_clear(&ei);
+			if (same)
+				goto out;
+			rc = -1;
+		} else if (rc == 0)
+			goto out;	/* not hashed (too large): used as is */
+	} else
+		lib_seterr(&first, ENODATA, "%s: no file to read symbols from and "
+		    "not in the build-id cache", path);
+	e = errno;
+	if (imageid == NULL || imageid[0] == '\0')
+		goto out;
+	if (o != NULL && o->db != NULL &&
+	    (cand = dcpi_db_buildid_path(o->db, imageid, "executable")) != NULL) {
+		reset(t);
+		free(t->path);
+		if ((t->path = strdup(cand)) != NULL &&
+		    (rc = load_elf(t, cand, imageid, o, NULL)) == 0)
+			goto out;
+		free(cand);
+		cand = NULL;
+	}
+	if (strlen(imageid) > 2 && asprintf(&cand, "%s/.build-id/%.2s/%s.debug", root,
+	    imageid, imageid + 2) != -1) {
+		reset(t);
+		free(t->path);
+		if ((t->path = strdup(cand)) != NULL &&
+		    (rc = load_elf(t, cand, imageid, o, NULL)) == 0)
+			goto out;
+	}
+	errno = e;
+out:
+	free(cand);
+	if (rc == -1 && err != NULL)
+		*err = first;
+	return rc;
+}
+
 /* The image file again, after the symbols were read; -1/ESTALE if it has
  * changed since. */
 static int
@@ -545,11 +630,11 @@ dcpi_symtab_open(const char *path, const char *imageid, uint64_t tstart,
 	    strcmp(path, "[vdso]") != 0 && strcmp(path, "[vsyscall]") != 0) {
 		snprintf(module, sizeof(module), "%.*s", (int)(l - 2), path + 1);
 		rc = load_kallsyms(t, opts ? opts->kallsyms : NULL, module, err);
-	} else if (path[0] != '/') {
+	} else if (path[0] != '/' && strcmp(path, "[vdso]") != 0) {
 		lib_seterr(err, ENODATA, "%s: no file to read symbols from", path);
 		rc = -1;
 	} else
-		rc = load_elf(t, path, imageid, opts, err);
+		rc = load_elsewhere(t, path, imageid, opts, err);
 	if (rc == -1) {
 		int e = errno;
 		dcpi_symtab_close(t);

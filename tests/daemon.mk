@@ -21,3 +21,13 @@ DAEMON_ITESTS = tests/integration/test_daemon_hot.sh \
 TESTS += $(DAEMON_ITESTS)
 EXTRA_DIST += $(DAEMON_ITESTS) tests/integration/lib.sh tests/workload/hot.c \
 	tests/workload/notify_listen.c tests/workload/faults.c
+
+# Images on real machines: no build-id, chroots, mount namespaces, deleted
+# files, the vdso, separate debug files.
+IMAGE_ITESTS = tests/integration/test_images_nobid.sh \
+	tests/integration/test_images_elsewhere.sh \
+	tests/integration/test_images_vdso.sh \
+	tests/integration/test_images_debuginfo.sh
+TESTS += $(IMAGE_ITESTS)
+EXTRA_DIST += $(IMAGE_ITESTS) tests/workload/ctiny.c tests/workload/vdsoloop.c \
+	tests/workload/gohot.go

@@ -27,7 +27,7 @@ for page in dcpictl.1 dcpi.5 dcpid.conf.5 dcpid.8; do
 done
 
 # Every key dcpid accepts is documented in dcpid.conf(5).
-for key in event flush-interval database socket group cpus memory-cap keep-days keep-min verbose; do
+for key in event flush-interval database socket group cpus memory-cap buildid-cache-size keep-days keep-min verbose; do
 	mandoc -T utf8 "$top_srcdir/man/dcpid.conf.5" 2>/dev/null | sed 's/\x08.//g' |
 	    grep -q -- "^ *$key = " || fail "dcpid.conf(5) does not document '$key'"
 done
