@@ -37,7 +37,7 @@ struct added {
 static struct added	 added[4096];
 static size_t		 nadded;
 
-void
+int
 agg_add(uint32_t event, uint32_t image, uint32_t offset)
 {
 	assert_true(nadded < sizeof(added) / sizeof(added[0]));
@@ -45,6 +45,7 @@ agg_add(uint32_t event, uint32_t image, uint32_t offset)
 	added[nadded].image = image;
 	added[nadded].offset = offset;
 	nadded++;
+	return 0;
 }
 
 static struct img	 imgs[8];
