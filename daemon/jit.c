@@ -786,8 +786,14 @@ jit_flush(void)
 			if (gone)
 				proc_free(p);
 			else if (force) {
+				/* Over the memory cap: give back what the
+				 * process's next samples can rebuild. */
 				map_free(p->map);
 				p->map = NULL;
+				mem -= p->cappend * sizeof(*p->pend);
+				free(p->pend);
+				p->pend = NULL;
+				p->cappend = 0;
 			}
 		}
 	force = 0;

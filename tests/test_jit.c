@@ -313,6 +313,7 @@ static void
 test_live(void **state)
 {
 	uint32_t me = (uint32_t)getpid();
+	size_t mem;
 
 	(void)state;
 	remove_map(me);
@@ -345,10 +346,13 @@ test_live(void **state)
 	jit_flush();
 	assert_int_equal(jit_pending(), 0);
 	jit_sample(0, me, 0x3001);
+	mem = jit_memory();
 	jit_release();
 	jit_flush();
 	assert_int_equal(jit_pending(), 0);
 	assert_int_equal(at(imgs[0].pub.index, 0, 0), 1);
+	/* Released: the pending table is given back. */
+	assert_true(jit_memory() < mem);
 }
 
 /* A malformed line does not cost the others their names; a perf-map the
