@@ -4,7 +4,8 @@
 # pseudo-image [jit:COMM] of its command, whose perf-map in the database's
 # build-id cache names the function, and the function's synthetic range
 # holds most of them: after a flush while node runs (its map read live) and
-# after its exit.  prof names the function.
+# after its exit.  prof names the function.  The same program without a
+# map has its JIT samples counted as [anon] of its command, not lost.
 . "$top_srcdir/tests/integration/lib.sh"
 require_perf
 command -v node >/dev/null 2>&1 || skip "node is not installed (Debian package nodejs)"
@@ -13,6 +14,7 @@ command -v node >/dev/null 2>&1 || skip "node is not installed (Debian package n
 # every process of a command adds to one pseudo-image.
 cmd=dcpijit-node
 ln -s "$(command -v node)" "$T/$cmd" || fail "cannot link node"
+ln -s "$(command -v node)" "$T/dcpijit-nomap" || fail "cannot link node"
 map=
 
 start_dcpid -e perf::cpu-clock
@@ -20,7 +22,9 @@ start_dcpid -e perf::cpu-clock
     "$top_srcdir/tests/workload/jit_hot.js" 4 >"$T/node.out" 2>&1 & np=$!
 map=/tmp/perf-$np.map
 trap 'rm -f "$map"; cleanup' EXIT
-sleep 2
+"$T/dcpijit-nomap" --no-turbo-inlining "$top_srcdir/tests/workload/jit_hot.js" 1 \
+    >"$T/nomap.out" 2>&1 || fail "node without a map failed: $(cat "$T/nomap.out")"
+sleep 1
 ctl flush >/dev/null || fail "dcpictl flush failed while node runs"
 e=$(current_epoch)
 f=$(profile_file "$e" "jit:$cmd")
@@ -66,6 +70,8 @@ echo "[jit:$cmd]: $1 of $3 samples in hotJsFunction, $2 in [anon]"
 # 4 s at 1,000 samples/s; a busy VM loses timer interrupts.
 [ "$3" -ge 400 ] || fail "[jit:$cmd]: only $3 samples"
 [ $(($1 * 100)) -ge $(($3 * 80)) ] || fail "[jit:$cmd]: only $1 of $3 samples in hotJsFunction"
+named=$(awk '$1 == "jit" && $2 == "named" { print $3 }' "$T/status")
+[ "${named:-0}" -ge "$1" ] || fail "status: jit named ${named:-none}, fewer than the $1 samples in hotJsFunction"
 
 # GUARDED until dcpictl reads perf-maps from the build-id cache (the
 # symcache work): then prof must name the function; until then a note.
@@ -76,5 +82,14 @@ else
 	echo "NOTE: prof does not name hotJsFunction yet (dcpictl does not read perf-map from the build-id cache):"
 	grep "\[jit:$cmd\]" "$T/prof.txt"
 fi
+# Without a map: every sample of [jit:dcpijit-nomap] at [anon]'s offset 0.
+f=$(profile_file "$e" jit:dcpijit-nomap)
+[ -n "$f" ] || fail "no profile of [jit:dcpijit-nomap]: JIT samples without a map lost"
+"$DCPICTL" cat "$f" >"$T/cat.out" || fail "dcpictl cat $f failed"
+set -- $(awk '$1 ~ /^0x/ { total += $2; if ($1 ~ /^0x0*$/) anon += $2 }
+	END { print anon + 0, total + 0 }' "$T/cat.out")
+echo "[jit:dcpijit-nomap]: $1 of $2 samples in [anon]"
+[ "$2" -ge 50 ] && [ "$1" = "$2" ] || fail "[jit:dcpijit-nomap]: $1 of $2 samples in [anon]"
+
 assert_db_valid
 stop_dcpid
