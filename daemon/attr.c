@@ -75,6 +75,7 @@ struct proc {
 	uint32_t	 pid;
 	uint32_t	 n, cap, last;	/* last: one-entry cache into maps */
 	struct map	*maps;		/* sorted by start, disjoint */
+	char		 comm[16];	/* the main thread's, for JIT pseudo-images */
 };
 
 static struct proc	**procs;	/* open addressing by pid */
@@ -686,11 +687,25 @@ attr_comm(uint32_t pid, uint32_t tid, const char *comm, int exec)
 {
 	struct proc *p;
 
-	(void)tid;
-	(void)comm;
 	/* exec replaces the address space; its MMAP2 records follow. */
-	if (exec && (p = proc_find(pid)) != NULL)
+	if (exec) {
+		p = proc_get(pid);
 		proc_clear(p);
+	} else
+		p = proc_find(pid);
+	/* Threads name themselves; the process is its main thread's name. */
+	if (p && (exec || pid == tid))
+		snprintf(p->comm, sizeof(p->comm), "%s", comm);
+}
+
+const char *
+attr_proc_comm(uint32_t pid)
+{
+	struct proc *p;
+
+	if ((p = proc_find(pid)) == NULL || p->comm[0] == '\0')
+		return NULL;
+	return p->comm;
 }
 
 void
@@ -712,6 +727,7 @@ attr_fork(uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid)
 	maps_reserve(child, parent->n);
 	memcpy(child->maps, parent->maps, parent->n * sizeof(*child->maps));
 	child->n = parent->n;
+	memcpy(child->comm, parent->comm, sizeof(child->comm));
 	for (i = 0; i < child->n; i++)
 		if (child->maps[i].f->kind == MF_FILE)
 			child->maps[i].f->refs++;
@@ -830,9 +846,17 @@ scan_pid(uint32_t pid)
 			mf_resolve(f, pid, &p->maps[p->last]);
 	}
 	/* A read error means the process went away mid-read. */
-	if (ferror(fp) && p)
+	if (ferror(fp) && p) {
 		proc_free(pid);
+		p = NULL;
+	}
 	fclose(fp);
+	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+	if (p && (fp = fopen(path, "re")) != NULL) {
+		if (fgets(p->comm, sizeof(p->comm), fp) != NULL)
+			p->comm[strcspn(p->comm, "\n")] = '\0';
+		fclose(fp);
+	}
 }
 
 void

@@ -76,6 +76,9 @@ void attr_release_images(void);
 /* Images read at arrival, for status. */
 uint64_t attr_prefetched(void);
 void attr_comm(uint32_t pid, uint32_t tid, const char *comm, int exec);
+/* The command of pid (its main thread's comm, from COMM records and the
+ * /proc scan), valid until the next record; NULL when unknown. */
+const char *attr_proc_comm(uint32_t pid);
 void attr_fork(uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid);
 void attr_exit(uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid);
 

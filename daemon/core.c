@@ -11,6 +11,7 @@
 #include "cache.h"
 #include "core.h"
 #include "flush.h"
+#include "jit.h"
 #include "log.h"
 #include "order.h"
 #include "perf.h"
@@ -31,6 +32,7 @@ core_init(size_t memory_cap)
 	rate_samples = nsamples;
 	order_init();
 	agg_init();
+	jit_init();
 }
 
 void
@@ -42,6 +44,7 @@ core_set_memory_cap(size_t memory_cap)
 void
 core_fini(void)
 {
+	jit_fini();
 	agg_fini();
 	order_fini();
 }
@@ -131,6 +134,11 @@ do_sample(const struct perf_sample_rec *s)
 	nsamples++;
 	r = attr_sample(s->pid, s->ip, s->misc & PERF_RECORD_MISC_CPUMODE_MASK, &img, &off);
 	if (r != ATTR_OK) {
+		/* JIT code: kept until a perf map names it. */
+		if (r == ATTR_ANON) {
+			jit_sample((uint32_t)ev, s->pid, s->ip);
+			return;
+		}
 		if (r < ATTR_NREASONS)
 			nunattr[r]++;
 		return;
@@ -165,6 +173,8 @@ handle(const void *rec, size_t size, uint64_t time, void *arg)
 		break;
 	}
 	case PERF_RECORD_COMM:
+		if (h->misc & PERF_RECORD_MISC_COMM_EXEC)
+			jit_exit(u32[0], u32[0]);
 		if (size >= sizeof(*h) + 8 + sizeof(struct perf_sample_id))
 			attr_comm(u32[0], u32[1],
 			    record_string(b, sizeof(*h) + 8, size, str, sizeof(str)),
@@ -175,8 +185,10 @@ handle(const void *rec, size_t size, uint64_t time, void *arg)
 			attr_fork(u32[0], u32[1], u32[2], u32[3]);
 		break;
 	case PERF_RECORD_EXIT:
-		if (size >= sizeof(*h) + 24)
+		if (size >= sizeof(*h) + 24) {
+			jit_exit(u32[0], u32[2]);
 			attr_exit(u32[0], u32[1], u32[2], u32[3]);
+		}
 		break;
 	case PERF_RECORD_LOST:
 		if (size >= sizeof(*h) + 16)
@@ -204,9 +216,11 @@ process_until(uint64_t safe)
 
 	perf_drain();
 	order_process(safe, handle, NULL);
-	if (memcap && agg_memory() > memcap && agg_entries() > 0) {
+	if (memcap && agg_memory() + jit_memory() > memcap &&
+	    (agg_entries() > 0 || jit_pending() > 0)) {
 		log_notice("counts use %zu bytes, over the cap of %zu: flushing early",
-		    agg_memory(), memcap);
+		    agg_memory() + jit_memory(), memcap);
+		jit_release();
 		flush_run(msg, sizeof(msg));
 	}
 }
@@ -215,6 +229,9 @@ void
 core_process(int all)
 {
 	process_until(all ? UINT64_MAX : perf_now() - CORE_ORDER_SLACK_NS);
+	/* The final flush: JIT samples still waiting for a map go as [anon]. */
+	if (all)
+		jit_release();
 }
 
 /* A flush or epoch request must include every sample taken before it
@@ -270,10 +287,12 @@ core_status(struct status_writer *w)
 	status_add(w, "buildid-cache", "%ju bytes, %zu queued, %ju skipped",
 	    (uintmax_t)cache_bytes(), cache_pending(), (uintmax_t)cache_skipped());
 	status_add(w, "processes", "%zu", attr_nprocs());
-	status_add(w, "memory", "%zu", agg_memory() + attr_memory() + order_memory());
+	status_add(w, "memory", "%zu", agg_memory() + attr_memory() + order_memory() +
+	    jit_memory());
 	status_add(w, "memory-counts", "%zu", agg_memory());
 	status_add(w, "memory-attribution", "%zu", attr_memory());
 	status_add(w, "memory-ringbuffers", "%zu", perf_memory());
+	jit_status(w);
 	status_add(w, "epoch", "%s", flush_epoch());
 	if (t != 0 && gmtime_r(&t, &tm) != NULL)
 		strftime(tbuf, sizeof(tbuf), "%Y-%m-%dT%H:%M:%SZ", &tm);

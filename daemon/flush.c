@@ -21,6 +21,7 @@
 #include "attr.h"
 #include "cache.h"
 #include "flush.h"
+#include "jit.h"
 #include "log.h"
 #include "perf.h"
 #include "xmalloc.h"
@@ -387,6 +388,7 @@ flush_run(char *msg, size_t msglen)
 		snprintf(msg, msglen, "flush failed: %s", err);
 		fc.failed = 1;
 	} else {
+		jit_flush();
 		agg_flush(write_one, &fc);
 		attr_release_images();
 		/* After the profiles: their counts matter more than symbols. */

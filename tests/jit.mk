@@ -14,3 +14,16 @@ tests_fuzz_fuzz_perfmap_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DFUZZ_CORPUS='"$(abs_top_srcdir)/tests/fuzz/corpus/perfmap"'
 tests_fuzz_fuzz_perfmap_corpus_LDADD = lib/libdcpi.la
 EXTRA_DIST += tests/fuzz/fuzz_perfmap.c
+TESTS += tests/integration/test_jit_node.sh
+EXTRA_DIST += tests/integration/test_jit_node.sh tests/workload/jit_hot.js
+TESTS += tests/integration/test_jit_java.sh
+EXTRA_DIST += tests/integration/test_jit_java.sh tests/workload/JitHot.java
+# jit.c alone, with stubs for the aggregation, the cache, the images.
+if ENABLE_TESTS
+check_PROGRAMS += tests/test_jit
+TESTS += tests/test_jit
+tests_test_jit_SOURCES = tests/test_jit.c daemon/jit.c
+tests_test_jit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon
+tests_test_jit_CFLAGS = $(TESTS_CFLAGS)
+tests_test_jit_LDADD = lib/libdcpi.la lib/libdcpiutil.la $(TESTS_LIBS)
+endif

@@ -1,0 +1,829 @@
+/*
+ * JIT code (jit.h): pending PCs per process, perf maps, pseudo-images per
+ * command.
+ *
+ * A JIT's map is written when it wants: node --perf-basic-prof as it
+ * compiles, Java's -XX:+DumpPerfMapAtExit only as it exits.  So samples are
+ * kept as raw (event, PC) counts until a map can name them: at each flush
+ * when the process has one, at its exit in any case.  The map is read
+ * through the process's own root (/proc/PID/root, held open as an O_PATH
+ * fd from the first sample, so a container's /tmp is still reachable after
+ * the process died) with its pid as its namespace knows it; the host's
+ * /tmp/perf-PID.map is the fallback.  Code is moved and reused, so a later
+ * line of the map wins where entries overlap; a sample is named by the map
+ * of the moment it is resolved, which for a map that only grows is the
+ * map of the moment it was taken.
+ *
+ * Symbols are kept by name per command ("[jit:node]"): every process of a
+ * command adds to one pseudo-image, whose offsets are synthetic (each new
+ * symbol takes the next range), and whose id hashes dcpid's start time so
+ * that the layout of one run is never merged with another's in a file.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/openat2.h>
+
+#include <dcpi/perfmap.h>
+
+#include "agg.h"
+#include "attr.h"
+#include "cache.h"
+#include "control.h"
+#include "image.h"
+#include "jit.h"
+#include "log.h"
+#include "xmalloc.h"
+
+#define JIT_MAP_MAX	((size_t)64 << 20)	/* bytes of one perf map */
+#define JIT_SYM_MAX	((uint32_t)16 << 20)	/* synthetic range of one symbol */
+#define JIT_ROOTFDS_MAX	256			/* O_PATH fds held at once */
+#define JIT_ALIGN	16
+#define ANON_NAME	"[anon]"
+#define ANON_SIZE	JIT_ALIGN
+
+struct pend {
+	uint64_t	 pc;
+	uint32_t	 ev;
+	uint32_t	 count;		/* 0: empty slot */
+};
+
+/* A map as read: entries in file order, and their indices by start. */
+struct jmap {
+	struct dcpi_perfmap_entry *e;
+	size_t		 n;
+	uint32_t	*bystart;
+	uint64_t	 dev, ino, size;
+	struct timespec	 mtime;
+	size_t		 bytes;
+};
+
+struct jproc {
+	struct jproc	*next;		/* hash chain */
+	uint32_t	 pid, nspid;
+	int		 rootfd;	/* O_PATH of /proc/PID/root, or -1 */
+	int		 uid_known;
+	uid_t		 uid[4];	/* real, effective, saved, fs */
+	int		 warned;
+	char		 comm[16];
+	struct pend	*pend;		/* open addressing */
+	size_t		 npend, cappend;
+	struct jmap	*map;
+};
+
+struct jsym {
+	char		*name;
+	uint32_t	 start, size;
+};
+
+struct jcmd {
+	struct jcmd	*next;
+	char		 comm[16];
+	struct img	*img;
+	struct jsym	*syms;		/* by start, consecutive */
+	size_t		 nsyms, capsyms;
+	uint32_t	*byname;	/* open addressing: index + 1, 0 empty */
+	size_t		 namecap;
+	uint32_t	 next_off;
+	int		 dirty;		/* perf-map to be (re)written */
+};
+
+static struct jproc	**ptab, *lastp;
+static size_t		  pcap, nprocs, nrootfds;
+static struct jcmd	 *cmds;
+static size_t		  mem, npending;
+static int		  force;
+static char		  runid[64];
+static uint64_t		  nsamples, nnamed, nanon, nmaps, nmaperr, nputerr;
+
+/* ---- processes ---- */
+
+static size_t
+pslot(uint32_t pid)
+{
+	return (pid * 0x9e3779b1u) & (pcap - 1);
+}
+
+static struct jproc *
+proc_find(uint32_t pid)
+{
+	struct jproc *p;
+
+	if (lastp && lastp->pid == pid)
+		return lastp;
+	if (pcap == 0)
+		return NULL;
+	for (p = ptab[pslot(pid)]; p; p = p->next)
+		if (p->pid == pid)
+			return lastp = p;
+	return NULL;
+}
+
+/* NSpid (the pid in the innermost namespace: the name of the map there)
+ * and the uids, from /proc/PID/status. */
+static void
+proc_status(struct jproc *p)
+{
+	char path[64], line[256], *s, *end;
+	unsigned long v;
+	FILE *fp;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%u/status", p->pid);
+	if ((fp = fopen(path, "re")) == NULL)
+		return;
+	while (fgets(line, sizeof(line), fp) != NULL) {
+		if (strncmp(line, "NSpid:", 6) == 0) {
+			for (s = line + 6; ; s = end) {
+				v = strtoul(s, &end, 10);
+				if (end == s)
+					break;
+				if (v > 0 && v <= UINT32_MAX)
+					p->nspid = (uint32_t)v;
+			}
+		} else if (strncmp(line, "Uid:", 4) == 0) {
+			s = line + 4;
+			for (i = 0; i < 4; i++, s = end) {
+				v = strtoul(s, &end, 10);
+				if (end == s)
+					break;
+				p->uid[i] = (uid_t)v;
+			}
+			p->uid_known = i == 4;
+		}
+	}
+	fclose(fp);
+}
+
+static struct jproc *
+proc_new(uint32_t pid)
+{
+	struct jproc *p, **old, *next;
+	const char *comm;
+	char path[64];
+	size_t oldcap, i, j;
+	FILE *fp;
+
+	if (nprocs + 1 > pcap) {
+		old = ptab;
+		oldcap = pcap;
+		pcap = pcap ? 2 * pcap : 64;
+		ptab = xcalloc(pcap, sizeof(*ptab));
+		mem += (pcap - oldcap) * sizeof(*ptab);
+		for (i = 0; i < oldcap; i++)
+			for (p = old[i]; p; p = next) {
+				next = p->next;
+				j = pslot(p->pid);
+				p->next = ptab[j];
+				ptab[j] = p;
+			}
+		free(old);
+	}
+	p = xcalloc(1, sizeof(*p));
+	mem += sizeof(*p);
+	p->pid = p->nspid = pid;
+	p->rootfd = -1;
+	if ((comm = attr_proc_comm(pid)) != NULL)
+		snprintf(p->comm, sizeof(p->comm), "%s", comm);
+	else {
+		snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+		if ((fp = fopen(path, "re")) != NULL) {
+			if (fgets(p->comm, sizeof(p->comm), fp) == NULL)
+				p->comm[0] = '\0';
+			fclose(fp);
+		}
+		p->comm[strcspn(p->comm, "\n")] = '\0';
+	}
+	if (p->comm[0] == '\0')
+		snprintf(p->comm, sizeof(p->comm), "unknown");
+	proc_status(p);
+	if (nrootfds < JIT_ROOTFDS_MAX) {
+		snprintf(path, sizeof(path), "/proc/%u/root", pid);
+		if ((p->rootfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC)) != -1)
+			nrootfds++;
+	}
+	i = pslot(pid);
+	p->next = ptab[i];
+	ptab[i] = p;
+	nprocs++;
+	return lastp = p;
+}
+
+static void
+map_free(struct jmap *m)
+{
+	if (m == NULL)
+		return;
+	mem -= m->bytes;
+	dcpi_perfmap_free(m->e, m->n);
+	free(m->bystart);
+	free(m);
+}
+
+static void
+proc_free(struct jproc *p)
+{
+	struct jproc **pp;
+
+	for (pp = &ptab[pslot(p->pid)]; *pp != p; pp = &(*pp)->next)
+		;
+	*pp = p->next;
+	if (lastp == p)
+		lastp = NULL;
+	if (p->rootfd != -1) {
+		close(p->rootfd);
+		nrootfds--;
+	}
+	map_free(p->map);
+	npending -= p->npend;
+	mem -= p->cappend * sizeof(*p->pend) + sizeof(*p);
+	free(p->pend);
+	free(p);
+	nprocs--;
+}
+
+static size_t
+pend_slot(uint64_t pc, uint32_t ev, size_t cap)
+{
+	uint64_t h = (pc ^ ((uint64_t)ev << 56)) * 0x9e3779b97f4a7c15ULL;
+
+	return (size_t)(h >> 32) & (cap - 1);
+}
+
+static void
+pend_add(struct jproc *p, uint32_t ev, uint64_t pc, uint32_t count)
+{
+	struct pend *old;
+	size_t oldcap, i, j;
+
+	if (2 * (p->npend + 1) > p->cappend) {
+		old = p->pend;
+		oldcap = p->cappend;
+		p->cappend = oldcap ? 2 * oldcap : 64;
+		p->pend = xcalloc(p->cappend, sizeof(*p->pend));
+		mem += (p->cappend - oldcap) * sizeof(*p->pend);
+		for (j = 0; j < oldcap; j++) {
+			if (old[j].count == 0)
+				continue;
+			for (i = pend_slot(old[j].pc, old[j].ev, p->cappend);
+			    p->pend[i].count; i = (i + 1) & (p->cappend - 1))
+				;
+			p->pend[i] = old[j];
+		}
+		free(old);
+	}
+	for (i = pend_slot(pc, ev, p->cappend); p->pend[i].count;
+	    i = (i + 1) & (p->cappend - 1))
+		if (p->pend[i].pc == pc && p->pend[i].ev == ev) {
+			if (p->pend[i].count <= UINT32_MAX - count)
+				p->pend[i].count += count;
+			else
+				p->pend[i].count = UINT32_MAX;
+			return;
+		}
+	p->pend[i].pc = pc;
+	p->pend[i].ev = ev;
+	p->pend[i].count = count;
+	p->npend++;
+	npending++;
+}
+
+/* ---- commands: pseudo-images and their symbols ---- */
+
+static uint64_t
+name_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
+}
+
+static void
+byname_put(struct jcmd *c, uint32_t idx)
+{
+	size_t i;
+
+	for (i = name_hash(c->syms[idx].name) & (c->namecap - 1); c->byname[i];
+	    i = (i + 1) & (c->namecap - 1))
+		if (strcmp(c->syms[c->byname[i] - 1].name, c->syms[idx].name) == 0)
+			break;
+	c->byname[i] = idx + 1;
+}
+
+/* The symbol called name with at least size bytes (capped), allocated at
+ * the end of c's offset space when new or larger than before; NULL when
+ * the space is full. */
+static struct jsym *
+cmd_sym(struct jcmd *c, const char *name, uint64_t size)
+{
+	struct jsym *s;
+	uint32_t sz, start;
+	size_t i, j, len;
+
+	sz = size > JIT_SYM_MAX ? JIT_SYM_MAX : (uint32_t)size;
+	if (c->namecap) {
+		for (i = name_hash(name) & (c->namecap - 1); c->byname[i];
+		    i = (i + 1) & (c->namecap - 1)) {
+			s = &c->syms[c->byname[i] - 1];
+			if (strcmp(s->name, name) == 0) {
+				if (s->size >= sz)
+					return s;
+				break;
+			}
+		}
+	}
+	start = (c->next_off + JIT_ALIGN - 1) & ~(uint32_t)(JIT_ALIGN - 1);
+	/* Offsets stay below tsize, UINT32_MAX. */
+	if (start < c->next_off || (uint64_t)start + sz >= UINT32_MAX)
+		return NULL;
+	if (c->nsyms == c->capsyms) {
+		size_t ncap = c->capsyms ? 2 * c->capsyms : 64;
+
+		c->syms = xreallocarray(c->syms, ncap, sizeof(*c->syms));
+		mem += (ncap - c->capsyms) * sizeof(*c->syms);
+		c->capsyms = ncap;
+	}
+	if (2 * (c->nsyms + 1) > c->namecap) {
+		mem -= c->namecap * sizeof(*c->byname);
+		free(c->byname);
+		c->namecap = c->namecap ? 2 * c->namecap : 128;
+		c->byname = xcalloc(c->namecap, sizeof(*c->byname));
+		mem += c->namecap * sizeof(*c->byname);
+		for (j = 0; j < c->nsyms; j++)
+			byname_put(c, (uint32_t)j);
+	}
+	len = strlen(name);
+	s = &c->syms[c->nsyms];
+	s->name = xmalloc(len + 1);
+	memcpy(s->name, name, len + 1);
+	mem += len + 1;
+	s->start = start;
+	s->size = sz;
+	c->next_off = start + sz;
+	byname_put(c, (uint32_t)c->nsyms++);
+	c->dirty = 1;
+	return s;
+}
+
+static struct jcmd *
+cmd_get(const char *comm)
+{
+	struct jcmd *c;
+	char path[32], descr[128], *s;
+
+	for (c = cmds; c; c = c->next)
+		if (strcmp(c->comm, comm) == 0)
+			return c;
+	c = xcalloc(1, sizeof(*c));
+	mem += sizeof(*c);
+	snprintf(c->comm, sizeof(c->comm), "%s", comm);
+	snprintf(path, sizeof(path), "[jit:%s]", comm);
+	for (s = path; *s; s++)
+		if (*s == '/')
+			*s = '_';
+	snprintf(descr, sizeof(descr), "jit\n%s\n%s", comm, runid);
+	c->img = image_pseudo(NULL, 0, descr, path, 0, UINT32_MAX);
+	/* [anon] first, so that it is there when the space is full. */
+	cmd_sym(c, ANON_NAME, ANON_SIZE);
+	c->next = cmds;
+	cmds = c;
+	return c;
+}
+
+/* ---- maps ---- */
+
+static int
+owner_ok(const struct jproc *p, uid_t owner)
+{
+	int i;
+
+	if (owner == 0 || !p->uid_known)
+		return 1;
+	for (i = 0; i < 4; i++)
+		if (p->uid[i] == owner)
+			return 1;
+	return 0;
+}
+
+/* The map of p open for reading, name set for messages; -1 if none. */
+static int
+map_open(const struct jproc *p, char *name, size_t namelen)
+{
+	char rel[64];
+	int fd = -1, flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW |
+	    O_NOCTTY;
+	struct open_how how = { .flags = (uint64_t)flags,
+	    .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
+
+	snprintf(rel, sizeof(rel), "tmp/perf-%u.map", p->nspid);
+	if (p->rootfd != -1) {
+		snprintf(name, namelen, "/proc/%u/root/%s", p->pid, rel);
+		/* Symbolic links in the process's tree resolve in its root,
+		 * not ours: a /tmp link to /etc cannot make us read the
+		 * host's files.  Kernels before 5.6 lack openat2. */
+		fd = (int)syscall(SYS_openat2, p->rootfd, rel, &how, sizeof(how));
+		if (fd == -1 && errno == ENOSYS)
+			fd = openat(p->rootfd, rel, flags);
+		if (fd != -1)
+			return fd;
+	}
+	snprintf(name, namelen, "/tmp/perf-%u.map", p->pid);
+	return open(name, flags);
+}
+
+static int
+cmp_start(const void *a, const void *b, void *arg)
+{
+	const struct dcpi_perfmap_entry *e = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	if (e[x].start != e[y].start)
+		return e[x].start < e[y].start ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* Parses buf's complete lines, skipping malformed ones (a JIT writing its
+ * map is not wrong everywhere because one line is): the entries, or NULL
+ * with *n 0 when there are none. */
+static struct dcpi_perfmap_entry *
+map_parse(struct jproc *p, const char *buf, size_t len, const char *name,
+    size_t *n)
+{
+	struct dcpi_perfmap_entry *all = NULL, *e;
+	struct dcpi_error de;
+	size_t nall = 0, cap = 0, ne, lineno = 0;
+	const char *q, *eol, *end = buf + len;
+
+	if (dcpi_perfmap_parse(buf, len, name, &all, n, &de) == 0)
+		return all;
+	nmaperr++;
+	if (!p->warned)
+		log_warnx("%s: %s: skipping malformed lines", p->comm, de.msg);
+	p->warned = 1;
+	for (q = buf; q < end; q = eol + 1) {
+		lineno++;
+		if ((eol = memchr(q, '\n', (size_t)(end - q))) == NULL)
+			eol = end;
+		if (dcpi_perfmap_parse(q, (size_t)(eol - q), name, &e, &ne,
+		    NULL) == -1 || ne == 0)
+			continue;
+		if (nall == cap) {
+			cap = cap ? 2 * cap : 64;
+			all = xreallocarray(all, cap, sizeof(*all));
+		}
+		all[nall++] = e[0];
+		free(e);
+	}
+	*n = nall;
+	return all;
+}
+
+/* Reads p's map unless the one held is current.  0 when p has a map. */
+static int
+map_refresh(struct jproc *p)
+{
+	char name[128];
+	struct stat st;
+	struct jmap *m;
+	char *buf;
+	size_t len = 0, i;
+	ssize_t r;
+	int fd;
+
+	if ((fd = map_open(p, name, sizeof(name))) == -1)
+		return p->map ? 0 : -1;
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    !owner_ok(p, st.st_uid)) {
+		if (!p->warned)
+			log_warnx("%s: not a regular file owned by pid %u's user "
+			    "or root: ignored", name, p->pid);
+		p->warned = 1;
+		close(fd);
+		return p->map ? 0 : -1;
+	}
+	m = p->map;
+	if (m && m->dev == (uint64_t)st.st_dev && m->ino == (uint64_t)st.st_ino &&
+	    m->size == (uint64_t)st.st_size &&
+	    m->mtime.tv_sec == st.st_mtim.tv_sec &&
+	    m->mtime.tv_nsec == st.st_mtim.tv_nsec) {
+		close(fd);
+		return 0;
+	}
+	if ((uint64_t)st.st_size > JIT_MAP_MAX) {
+		if (!p->warned)
+			log_warnx("%s: %jd bytes, more than the limit of %zu: "
+			    "ignored", name, (intmax_t)st.st_size, JIT_MAP_MAX);
+		p->warned = 1;
+		close(fd);
+		return p->map ? 0 : -1;
+	}
+	buf = xmalloc((size_t)st.st_size + 1);
+	while (len < (size_t)st.st_size &&
+	    ((r = read(fd, buf + len, (size_t)st.st_size - len)) > 0 ||
+	    (r == -1 && errno == EINTR)))
+		if (r > 0)
+			len += (size_t)r;
+	close(fd);
+	/* A map being written may end mid-line. */
+	while (len > 0 && buf[len - 1] != '\n')
+		len--;
+	m = xcalloc(1, sizeof(*m));
+	m->e = map_parse(p, buf, len, name, &m->n);
+	free(buf);
+	m->dev = (uint64_t)st.st_dev;
+	m->ino = (uint64_t)st.st_ino;
+	m->size = (uint64_t)st.st_size;
+	m->mtime = st.st_mtim;
+	m->bystart = xreallocarray(NULL, m->n ? m->n : 1, sizeof(*m->bystart));
+	m->bytes = sizeof(*m) + m->n * (sizeof(*m->e) + sizeof(*m->bystart));
+	for (i = 0; i < m->n; i++) {
+		m->bystart[i] = (uint32_t)i;
+		m->bytes += strlen(m->e[i].name) + 1;
+	}
+	qsort_r(m->bystart, m->n, sizeof(*m->bystart), cmp_start, m->e);
+	mem += m->bytes;
+	map_free(p->map);
+	p->map = m;
+	nmaps++;
+	log_debug("%s (pid %u, %s): %zu symbols", name, p->pid, p->comm, m->n);
+	return 0;
+}
+
+/* ---- resolution ---- */
+
+static int
+cmp_pc(const void *a, const void *b)
+{
+	const struct pend *x = a, *y = b;
+
+	return x->pc < y->pc ? -1 : x->pc > y->pc;
+}
+
+/* Max-heap of map indices: the latest line of the map first. */
+static void
+heap_push(uint32_t *h, size_t *n, uint32_t v)
+{
+	size_t i = (*n)++, up;
+
+	for (; i > 0 && h[up = (i - 1) / 2] < v; i = up)
+		h[i] = h[up];
+	h[i] = v;
+}
+
+static void
+heap_pop(uint32_t *h, size_t *n)
+{
+	uint32_t v = h[--*n];
+	size_t i = 0, c;
+
+	for (; (c = 2 * i + 1) < *n; i = c) {
+		if (c + 1 < *n && h[c + 1] > h[c])
+			c++;
+		if (h[c] <= v)
+			break;
+		h[i] = h[c];
+	}
+	h[i] = v;
+}
+
+static void
+count(const struct jcmd *c, uint32_t ev, uint32_t off, uint32_t n)
+{
+	while (n-- > 0)
+		agg_add(ev, c->img->pub.index, off);
+}
+
+/* Moves p's pending samples into the aggregation: named by p's map where
+ * it has one, the rest under [anon].  Sweeps the PCs in order against the
+ * entries by start, keeping the entries begun in a heap by file line, so
+ * the latest line covering a PC names it. */
+static void
+resolve(struct jproc *p)
+{
+	struct jcmd *c;
+	struct pend *v;
+	struct jmap *m = p->map;
+	const struct dcpi_perfmap_entry *e;
+	const struct jsym *s, *anon;
+	const char *comm;
+	uint32_t *heap = NULL;
+	size_t nv = 0, i, k = 0, nh = 0;
+
+	if (p->npend == 0)
+		return;
+	/* The name now, not at the first sample: a runtime may rename
+	 * itself after its first JIT code (node's process.title). */
+	if ((comm = attr_proc_comm(p->pid)) != NULL)
+		snprintf(p->comm, sizeof(p->comm), "%s", comm);
+	c = cmd_get(p->comm);
+	anon = &c->syms[0];
+	v = xreallocarray(NULL, p->npend, sizeof(*v));
+	for (i = 0; i < p->cappend; i++)
+		if (p->pend[i].count)
+			v[nv++] = p->pend[i];
+	qsort(v, nv, sizeof(*v), cmp_pc);
+	if (m && m->n)
+		heap = xreallocarray(NULL, m->n, sizeof(*heap));
+	for (i = 0; i < nv; i++) {
+		s = NULL;
+		if (heap) {
+			while (k < m->n && m->e[m->bystart[k]].start <= v[i].pc)
+				heap_push(heap, &nh, m->bystart[k++]);
+			/* Entries ended before this PC end before the next. */
+			while (nh > 0 && m->e[heap[0]].start + m->e[heap[0]].size <=
+			    v[i].pc)
+				heap_pop(heap, &nh);
+			if (nh > 0) {
+				e = &m->e[heap[0]];
+				s = cmd_sym(c, e->name, e->size);
+				if (s && v[i].pc - e->start >= s->size)
+					s = NULL;
+				if (s) {
+					count(c, v[i].ev, s->start +
+					    (uint32_t)(v[i].pc - e->start), v[i].count);
+					nnamed += v[i].count;
+					continue;
+				}
+			}
+		}
+		count(c, v[i].ev, anon->start, v[i].count);
+		nanon += v[i].count;
+	}
+	free(heap);
+	free(v);
+	npending -= p->npend;
+	p->npend = 0;
+	memset(p->pend, 0, p->cappend * sizeof(*p->pend));
+}
+
+/* Writes c's symbols as its perf-map in the build-id cache. */
+static void
+write_map(struct jcmd *c)
+{
+	char err[512], *buf;
+	size_t len = 0, cap = 4096, i;
+	int n;
+
+	buf = xmalloc(cap);
+	for (i = 0; i < c->nsyms; i++) {
+		for (;;) {
+			n = snprintf(buf + len, cap - len, "%x %x %s\n",
+			    c->syms[i].start, c->syms[i].size, c->syms[i].name);
+			if (n >= 0 && (size_t)n < cap - len)
+				break;
+			cap *= 2;
+			buf = xreallocarray(buf, cap, 1);
+		}
+		len += (size_t)n;
+	}
+	if (cache_put(c->img->pub.id, "perf-map", buf, len, err, sizeof(err)) == -1) {
+		nputerr++;
+		log_warnx("jit %s: %s", c->img->pub.path, err);
+	} else
+		c->dirty = 0;
+	free(buf);
+}
+
+/* ---- the interface ---- */
+
+void
+jit_init(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	snprintf(runid, sizeof(runid), "%lld.%09ld %ld", (long long)ts.tv_sec,
+	    ts.tv_nsec, (long)getpid());
+}
+
+void
+jit_fini(void)
+{
+	struct jcmd *c, *next;
+	size_t i;
+
+	for (i = 0; i < pcap; i++)
+		while (ptab[i])
+			proc_free(ptab[i]);
+	free(ptab);
+	ptab = NULL;
+	pcap = 0;
+	for (c = cmds; c; c = next) {
+		next = c->next;
+		for (i = 0; i < c->nsyms; i++)
+			free(c->syms[i].name);
+		free(c->syms);
+		free(c->byname);
+		free(c);
+	}
+	cmds = NULL;
+	mem = npending = 0;
+	force = 0;
+	nsamples = nnamed = nanon = nmaps = nmaperr = nputerr = 0;
+}
+
+void
+jit_sample(uint32_t ev, uint32_t pid, uint64_t pc)
+{
+	struct jproc *p;
+
+	if ((p = proc_find(pid)) == NULL)
+		p = proc_new(pid);
+	pend_add(p, ev, pc, 1);
+	nsamples++;
+}
+
+void
+jit_exit(uint32_t pid, uint32_t tid)
+{
+	struct jproc *p;
+
+	if (pid != tid || (p = proc_find(pid)) == NULL)
+		return;
+	if (p->npend > 0)
+		map_refresh(p);
+	resolve(p);
+	proc_free(p);
+}
+
+void
+jit_release(void)
+{
+	force = 1;
+}
+
+void
+jit_flush(void)
+{
+	struct jproc *p, *next;
+	struct jcmd *c;
+	char path[64];
+	size_t i;
+	int gone;
+
+	for (i = 0; i < pcap; i++)
+		for (p = ptab[i]; p; p = next) {
+			next = p->next;
+			snprintf(path, sizeof(path), "/proc/%u", p->pid);
+			/* Its EXIT lost with the ring buffer's overflow. */
+			gone = access(path, F_OK) == -1 && errno == ENOENT;
+			if (p->npend > 0 && (map_refresh(p) == 0 || force || gone))
+				resolve(p);
+			if (gone)
+				proc_free(p);
+			else if (force) {
+				/* Over the memory cap: give back what the
+				 * process's next samples can rebuild. */
+				map_free(p->map);
+				p->map = NULL;
+				mem -= p->cappend * sizeof(*p->pend);
+				free(p->pend);
+				p->pend = NULL;
+				p->cappend = 0;
+			}
+		}
+	force = 0;
+	for (c = cmds; c; c = c->next)
+		if (c->dirty)
+			write_map(c);
+}
+
+size_t
+jit_memory(void)
+{
+	return mem;
+}
+
+size_t
+jit_pending(void)
+{
+	return npending;
+}
+
+void
+jit_status(struct status_writer *w)
+{
+	status_add(w, "jit", "samples %ju", (uintmax_t)nsamples);
+	status_add(w, "jit", "named %ju", (uintmax_t)nnamed);
+	status_add(w, "jit", "anon %ju", (uintmax_t)nanon);
+	status_add(w, "jit", "pending-pcs %zu", npending);
+	status_add(w, "jit", "processes %zu", nprocs);
+	status_add(w, "jit", "maps-read %ju", (uintmax_t)nmaps);
+	status_add(w, "jit", "map-errors %ju", (uintmax_t)nmaperr);
+	status_add(w, "jit", "perf-map-errors %ju", (uintmax_t)nputerr);
+	status_add(w, "memory-jit", "%zu", mem);
+}

@@ -1,0 +1,46 @@
+/*
+ * JIT code: samples in anonymous or memfd executable memory (what the
+ * attribution calls ATTR_ANON) are kept per process as raw PCs with counts
+ * per event, and resolved against perf's symbol map of the process,
+ * /tmp/perf-PID.map, at the process's exit and at each flush while the map
+ * exists.  Resolved samples go into the aggregation under one pseudo-image
+ * per command, path "[jit:COMM]", tstart 0, tsize UINT32_MAX: each JIT
+ * symbol gets a range of its own in that offset space, and the flush
+ * writes the symbols as DB/buildid/ID/perf-map (perf-map format, offsets
+ * as addresses).  PCs in no symbol, or of a process without a map, go to
+ * the command's "[anon]" symbol at offset 0.  man/dcpi.5 "JIT code".
+ */
+#ifndef DCPID_JIT_H
+#define DCPID_JIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct status_writer;
+
+void jit_init(void);
+void jit_fini(void);
+
+/* One user-mode sample of event ev (perf.h's index) in anonymous
+ * executable memory of pid, in timestamp order with the sideband. */
+void jit_sample(uint32_t ev, uint32_t pid, uint64_t pc);
+/* EXIT of tid of pid (only pid == tid counts), or an exec of pid (tid ==
+ * pid): resolves pid's pending samples against its map and forgets it.
+ * Called before the attribution forgets the process. */
+void jit_exit(uint32_t pid, uint32_t tid);
+/* Called by flush_run before the profiles are written: resolves the
+ * pending samples of live processes whose map exists (re-read when it
+ * changed), and writes the perf-map of every pseudo-image whose symbols
+ * grew.  Errors are logged; a perf-map not written is retried. */
+void jit_flush(void);
+/* Makes the next jit_flush resolve every pending sample, [anon] where no
+ * map is there yet: over the memory cap and at the final flush. */
+void jit_release(void);
+
+/* Bytes held (pending samples, maps read, pseudo-images' symbols) and
+ * distinct pending (event, PC) pairs. */
+size_t jit_memory(void);
+size_t jit_pending(void);
+void jit_status(struct status_writer *w);
+
+#endif

@@ -1,0 +1,80 @@
+#!/bin/sh
+# JIT code under dcpid: a Java program run with -XX:+DumpPerfMapAtExit
+# spends its time in one method, hotJavaMethod.  The JVM writes its perf map
+# only as it exits, so dcpid keeps the samples' PCs until the EXIT record
+# and names them then: the pseudo-image [jit:COMM] holds most samples in
+# the method's synthetic range, and the perf-map in the build-id cache
+# names it.  prof names the method.
+. "$top_srcdir/tests/integration/lib.sh"
+require_perf
+command -v java >/dev/null 2>&1 && command -v javac >/dev/null 2>&1 ||
+    skip "java or javac is not installed (Debian package default-jdk-headless)"
+
+cmd=dcpijit-java
+mkdir -p "$T/classes"
+javac -d "$T/classes" "$top_srcdir/tests/workload/JitHot.java" ||
+    fail "javac failed"
+# A command name of our own (the launcher finds its JDK through
+# /proc/self/exe): other tests may run java at the same time.
+ln -s "$(command -v java)" "$T/$cmd" || fail "cannot link java"
+map=
+
+start_dcpid -e perf::cpu-clock
+"$T/$cmd" -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit \
+    -XX:+PreserveFramePointer -cp "$T/classes" JitHot 4 >"$T/java.out" 2>&1 & jp=$!
+map=/tmp/perf-$jp.map
+trap 'rm -f "$map"; cleanup' EXIT
+sleep 2
+# No map yet: a flush keeps the samples waiting rather than losing them
+# to [anon].
+ctl flush >/dev/null || fail "dcpictl flush failed while java runs"
+pend=$(ctl status | awk '$1 == "jit" && $2 == "pending-pcs" { print $3 }')
+[ "${pend:-0}" -gt 0 ] || fail "no JIT samples pending while java runs: $(ctl status | grep '^jit')"
+wait $jp || fail "java failed: $(cat "$T/java.out")"
+[ -s "$map" ] || fail "the JVM wrote no $map"
+ctl flush >/dev/null || fail "dcpictl flush failed"
+ctl status | grep '^jit '
+
+e=$(current_epoch)
+f=$(profile_file "$e" "jit:$cmd")
+[ -n "$f" ] || fail "no profile of [jit:$cmd]: $(ls "$DB/$e"/*/*/)"
+grep -qx "path \[jit:$cmd\]" "$f" || fail "$f: path is not [jit:$cmd]"
+id=$(sed -n 's/^image //p' "$f")
+pm=$DB/buildid/$id/perf-map
+[ -s "$pm" ] || fail "no perf-map for $id in the build-id cache"
+grep -q 'JitHot.hotJavaMethod' "$pm" || fail "$pm: hotJavaMethod not named: $(head "$pm")"
+
+"$DCPICTL" cat "$f" >"$T/cat.out" || fail "dcpictl cat $f failed"
+set -- $(awk 'function hex(s,  v, i) {
+		sub(/^0[xX]/, "", s); v = 0
+		for (i = 1; i <= length(s); i++)
+			v = v * 16 + index("0123456789abcdef", tolower(substr(s, i, 1))) - 1
+		return v
+	}
+	NR == FNR {
+		start[NR] = hex($1); size[NR] = hex($2)
+		$1 = $2 = ""; name[NR] = $0; n = NR; next
+	}
+	$1 ~ /^0x/ {
+		a = hex($1); total += $2
+		for (i = 1; i <= n; i++)
+			if (a >= start[i] && a < start[i] + size[i]) {
+				if (name[i] ~ /hotJavaMethod/) hot += $2
+				if (name[i] ~ /\[anon\]/) anon += $2
+				break
+			}
+	}
+	END { print hot + 0, anon + 0, total + 0 }' "$pm" "$T/cat.out")
+echo "[jit:$cmd]: $1 of $3 samples in hotJavaMethod, $2 in [anon]"
+[ "$3" -ge 400 ] || fail "[jit:$cmd]: only $3 samples"
+# The interpreter and stubs are JIT code too; the method, compiled, has
+# most of the time.
+[ $(($1 * 100)) -ge $(($3 * 70)) ] || fail "[jit:$cmd]: only $1 of $3 samples in hotJavaMethod"
+
+# prof names the method from the perf-map that dcpid kept in the
+# build-id cache.
+ctl prof -n 20 >"$T/prof.txt" || fail "prof failed"
+grep "hotJavaMethod.*\[jit:$cmd\]" "$T/prof.txt" ||
+    fail "prof does not name hotJavaMethod: $(grep "\[jit:$cmd\]" "$T/prof.txt")"
+assert_db_valid
+stop_dcpid

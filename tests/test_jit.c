@@ -1,0 +1,422 @@
+/*
+ * JIT code (daemon/jit.c): pending PCs resolved against perf maps into
+ * pseudo-images per command.  The aggregation, the build-id cache, the
+ * attribution's comm and the image table are stubs that record what jit.c
+ * hands them.  Maps are written where dcpid's fallback finds them,
+ * /tmp/perf-PID.map, for pids above PID_MAX_LIMIT (no such process), or
+ * for this test's own pid (a live process).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "agg.h"
+#include "attr.h"
+#include "cache.h"
+#include "control.h"
+#include "image.h"
+#include "jit.h"
+
+#define DEADPID		4194400u	/* above PID_MAX_LIMIT */
+
+/* ---- stubs ---- */
+
+struct added {
+	uint32_t	 ev, image, offset;
+};
+static struct added	 added[4096];
+static size_t		 nadded;
+
+int
+agg_add(uint32_t event, uint32_t image, uint32_t offset)
+{
+	assert_true(nadded < sizeof(added) / sizeof(added[0]));
+	added[nadded].ev = event;
+	added[nadded].image = image;
+	added[nadded].offset = offset;
+	nadded++;
+	return 0;
+}
+
+static struct img	 imgs[8];
+static char		 descrs[8][128];
+static size_t		 nimgs;
+
+struct img *
+image_pseudo(const uint8_t *bid, size_t bidlen, const char *descr,
+    const char *path, uint64_t tstart, uint64_t tsize)
+{
+	struct img *im;
+	char id[32];
+	size_t i;
+
+	assert_int_equal(bidlen, 0);
+	assert_null(bid);
+	for (i = 0; i < nimgs; i++)
+		if (strcmp(descrs[i], descr) == 0)
+			return &imgs[i];
+	assert_true(nimgs < 8);
+	im = &imgs[nimgs];
+	snprintf(descrs[nimgs], sizeof(descrs[0]), "%s", descr);
+	snprintf(id, sizeof(id), "%016zx", 0xabc0 + nimgs);
+	im->pub.index = (uint32_t)(100 + nimgs);
+	im->pub.id = strdup(id);
+	im->pub.path = strdup(path);
+	im->pub.tstart = tstart;
+	im->pub.tsize = tsize;
+	nimgs++;
+	return im;
+}
+
+static char	 put_id[64], put_buf[8192];
+static size_t	 nputs;
+static int	 put_fails;
+
+int
+cache_put(const char *id, const char *file, const void *buf, size_t len,
+    char *err, size_t errlen)
+{
+	assert_string_equal(file, "perf-map");
+	if (put_fails) {
+		snprintf(err, errlen, "stub: no space");
+		return -1;
+	}
+	assert_true(len < sizeof(put_buf));
+	snprintf(put_id, sizeof(put_id), "%s", id);
+	memcpy(put_buf, buf, len);
+	put_buf[len] = '\0';
+	nputs++;
+	return 0;
+}
+
+static const char *comm_now = "node";
+
+const char *
+attr_proc_comm(uint32_t pid)
+{
+	(void)pid;
+	return comm_now;
+}
+
+static char	 status[4096];
+
+void
+status_add(struct status_writer *w, const char *key, const char *fmt, ...)
+{
+	size_t len = strlen(status);
+	va_list ap;
+
+	(void)w;
+	snprintf(status + len, sizeof(status) - len, "%s ", key);
+	len = strlen(status);
+	va_start(ap, fmt);
+	vsnprintf(status + len, sizeof(status) - len, fmt, ap);
+	va_end(ap);
+	len = strlen(status);
+	snprintf(status + len, sizeof(status) - len, "\n");
+}
+
+/* ---- helpers ---- */
+
+static void
+write_map(uint32_t pid, const char *text)
+{
+	char path[64];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
+	assert_non_null(fp = fopen(path, "w"));
+	fputs(text, fp);
+	assert_int_equal(fclose(fp), 0);
+}
+
+static void
+remove_map(uint32_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
+	unlink(path);
+}
+
+/* Samples added at offset of image index for event ev. */
+static unsigned
+at(uint32_t index, uint32_t ev, uint32_t offset)
+{
+	unsigned n = 0;
+	size_t i;
+
+	for (i = 0; i < nadded; i++)
+		n += added[i].image == index && added[i].ev == ev &&
+		    added[i].offset == offset;
+	return n;
+}
+
+/* The synthetic start of a symbol in the perf-map last written (of its
+ * last line: a name may come again with a larger range). */
+static long
+map_start(const char *name)
+{
+	char line[512], *s, *nl;
+	unsigned start, size;
+	long found = -1;
+	int n;
+
+	for (s = put_buf; *s; s = nl + 1) {
+		if ((nl = strchr(s, '\n')) == NULL)
+			break;
+		snprintf(line, sizeof(line), "%.*s", (int)(nl - s), s);
+		if (sscanf(line, "%x %x %n", &start, &size, &n) == 2 &&
+		    strcmp(line + n, name) == 0)
+			found = (long)start;
+	}
+	return found;
+}
+
+static int
+setup(void **state)
+{
+	(void)state;
+	while (nimgs > 0) {
+		nimgs--;
+		free(imgs[nimgs].pub.id);
+		free(imgs[nimgs].pub.path);
+	}
+	nadded = nputs = 0;
+	put_fails = 0;
+	put_buf[0] = status[0] = '\0';
+	comm_now = "node";
+	jit_init();
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	jit_fini();
+	remove_map(DEADPID);
+	remove_map(DEADPID + 1);
+	remove_map((uint32_t)getpid());
+	return 0;
+}
+
+/* ---- tests ---- */
+
+/* Named where the map says, the latest line winning; PCs in no symbol go
+ * to [anon]; events kept apart; the perf-map lists the synthetic ranges. */
+static void
+test_exit_resolves(void **state)
+{
+	uint32_t idx;
+	long f, g, anon;
+
+	(void)state;
+	write_map(DEADPID,
+	    "1000 100 old\n"
+	    "1000 80 f\n"		/* replaces old at 1000..1080 */
+	    "2000 40 g\n");
+	jit_sample(0, DEADPID, 0x1010);
+	jit_sample(0, DEADPID, 0x1010);
+	jit_sample(1, DEADPID, 0x1010);
+	jit_sample(0, DEADPID, 0x1090);	/* only in old */
+	jit_sample(0, DEADPID, 0x2004);
+	jit_sample(0, DEADPID, 0x5000);	/* in no symbol */
+	assert_int_equal(jit_pending(), 5);
+	assert_true(jit_memory() > 0);
+	assert_int_equal(nadded, 0);
+
+	jit_exit(DEADPID, DEADPID + 7);	/* a thread: nothing */
+	assert_int_equal(nadded, 0);
+	jit_exit(DEADPID, DEADPID);
+	assert_int_equal(jit_pending(), 0);
+	assert_int_equal(nadded, 6);
+	assert_int_equal(nimgs, 1);
+	assert_string_equal(imgs[0].pub.path, "[jit:node]");
+	assert_int_equal(imgs[0].pub.tstart, 0);
+	assert_int_equal(imgs[0].pub.tsize, UINT32_MAX);
+	assert_non_null(strstr(descrs[0], "node"));
+	idx = imgs[0].pub.index;
+
+	jit_flush();
+	assert_int_equal(nputs, 1);
+	assert_string_equal(put_id, imgs[0].pub.id);
+	assert_int_equal(anon = map_start("[anon]"), 0);
+	assert_true((f = map_start("f")) > 0);
+	assert_true((g = map_start("g")) > 0);
+	assert_true(map_start("old") > 0);
+	assert_true(f % 16 == 0 && g % 16 == 0 && f != g);
+	assert_int_equal(at(idx, 0, (uint32_t)f + 0x10), 2);
+	assert_int_equal(at(idx, 1, (uint32_t)f + 0x10), 1);
+	assert_int_equal(at(idx, 0, (uint32_t)map_start("old") + 0x90), 1);
+	assert_int_equal(at(idx, 0, (uint32_t)g + 4), 1);
+	assert_int_equal(at(idx, 0, (uint32_t)anon), 1);
+
+	/* Nothing new: the perf-map is not rewritten. */
+	jit_flush();
+	assert_int_equal(nputs, 1);
+	jit_status(NULL);
+	assert_non_null(strstr(status, "jit samples 6\n"));
+	assert_non_null(strstr(status, "jit named 5\n"));
+	assert_non_null(strstr(status, "jit anon 1\n"));
+	assert_non_null(strstr(status, "jit maps-read 1\n"));
+}
+
+/* A second process of the command reuses the ranges by name; another
+ * command is another pseudo-image, '/' in its name replaced. */
+static void
+test_commands(void **state)
+{
+	long f;
+
+	(void)state;
+	write_map(DEADPID, "1000 80 f\n");
+	write_map(DEADPID + 1, "7000 80 f\n9000 10 h\n");
+	jit_sample(0, DEADPID, 0x1001);
+	jit_exit(DEADPID, DEADPID);
+	jit_sample(0, DEADPID + 1, 0x7002);
+	jit_sample(0, DEADPID + 1, 0x9000);
+	jit_exit(DEADPID + 1, DEADPID + 1);
+	jit_flush();
+	f = map_start("f");
+	assert_int_equal(at(imgs[0].pub.index, 0, (uint32_t)f + 1), 1);
+	assert_int_equal(at(imgs[0].pub.index, 0, (uint32_t)f + 2), 1);
+	assert_int_equal(at(imgs[0].pub.index, 0, (uint32_t)map_start("h")), 1);
+
+	comm_now = "kworker/x";
+	jit_sample(0, DEADPID, 0x1001);
+	jit_exit(DEADPID, DEADPID);
+	assert_int_equal(nimgs, 2);
+	assert_string_equal(imgs[1].pub.path, "[jit:kworker_x]");
+	/* No map for it now: [anon] at 0. */
+	remove_map(DEADPID);
+	comm_now = "other";
+	jit_sample(0, DEADPID, 0x1001);
+	jit_exit(DEADPID, DEADPID);
+	assert_int_equal(at(imgs[2].pub.index, 0, 0), 1);
+}
+
+/* A live process without a map keeps its samples at a flush; once its map
+ * is there the next flush names them; jit_release sends the rest to
+ * [anon].  A partial last line is not used. */
+static void
+test_live(void **state)
+{
+	uint32_t me = (uint32_t)getpid();
+	size_t mem;
+
+	(void)state;
+	remove_map(me);
+	jit_sample(2, me, 0x3000);
+	jit_flush();
+	assert_int_equal(nadded, 0);
+	assert_int_equal(jit_pending(), 1);
+
+	write_map(me, "3000 10 live\n4000 10 partial");
+	jit_sample(2, me, 0x4000);
+	jit_flush();
+	assert_int_equal(jit_pending(), 0);
+	assert_int_equal(nadded, 2);
+	assert_int_equal(at(imgs[0].pub.index, 2, (uint32_t)map_start("live")), 1);
+	assert_int_equal(map_start("partial"), -1);
+	assert_int_equal(at(imgs[0].pub.index, 2, 0), 1);
+
+	/* The map changes: read again. */
+	write_map(me, "3000 10 live\n4000 10 partial\n");
+	jit_sample(2, me, 0x4001);
+	jit_flush();
+	assert_int_equal(at(imgs[0].pub.index, 2,
+	    (uint32_t)map_start("partial") + 1), 1);
+
+	remove_map(me);
+	jit_sample(0, me, 0x3001);
+	jit_flush();
+	jit_sample(0, me, 0x3001);	/* the cached map still names it */
+	jit_release();
+	jit_flush();
+	assert_int_equal(jit_pending(), 0);
+	jit_sample(0, me, 0x3001);
+	mem = jit_memory();
+	jit_release();
+	jit_flush();
+	assert_int_equal(jit_pending(), 0);
+	assert_int_equal(at(imgs[0].pub.index, 0, 0), 1);
+	/* Released: the pending table is given back. */
+	assert_true(jit_memory() < mem);
+}
+
+/* A malformed line does not cost the others their names; a perf-map the
+ * cache could not take is written at the next flush. */
+static void
+test_bad_map(void **state)
+{
+	(void)state;
+	write_map(DEADPID, "1000 10 good\nnot a line\n2000 0 zero\n3000 10 also\n");
+	jit_sample(0, DEADPID, 0x1000);
+	jit_sample(0, DEADPID, 0x2000);
+	jit_sample(0, DEADPID, 0x3000);
+	put_fails = 1;
+	jit_exit(DEADPID, DEADPID);
+	jit_flush();
+	assert_int_equal(nputs, 0);
+	put_fails = 0;
+	jit_flush();
+	assert_int_equal(nputs, 1);
+	assert_int_equal(at(imgs[0].pub.index, 0, (uint32_t)map_start("good")), 1);
+	assert_int_equal(at(imgs[0].pub.index, 0, (uint32_t)map_start("also")), 1);
+	assert_int_equal(at(imgs[0].pub.index, 0, 0), 1);
+	jit_status(NULL);
+	assert_non_null(strstr(status, "jit map-errors 1\n"));
+	assert_non_null(strstr(status, "jit perf-map-errors 1\n"));
+}
+
+/* A symbol larger than a range may be keeps the part that fits; the rest
+ * of it counts as [anon]; a larger symbol of the same name gets a new
+ * range. */
+static void
+test_sizes(void **state)
+{
+	(void)state;
+	write_map(DEADPID, "1000 10 f\n100000000 ffffffff huge\n");
+	jit_sample(0, DEADPID, 0x1008);
+	jit_sample(0, DEADPID, 0x100000010);
+	jit_sample(0, DEADPID, 0x100000000 + 0x2000000);
+	jit_exit(DEADPID, DEADPID);
+	jit_flush();
+	assert_int_equal(at(imgs[0].pub.index, 0, (uint32_t)map_start("f") + 8), 1);
+	assert_int_equal(at(imgs[0].pub.index, 0,
+	    (uint32_t)map_start("huge") + 0x10), 1);
+	assert_int_equal(at(imgs[0].pub.index, 0, 0), 1);
+
+	write_map(DEADPID, "5000 100 f\n");
+	jit_sample(0, DEADPID, 0x50f0);
+	jit_exit(DEADPID, DEADPID);
+	jit_flush();
+	assert_non_null(strstr(put_buf, " 10 f\n"));
+	assert_non_null(strstr(put_buf, " 100 f\n"));
+	assert_int_equal(at(imgs[0].pub.index, 0, (uint32_t)map_start("f") + 0xf0), 1);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_exit_resolves, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_commands, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_live, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_map, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sizes, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
