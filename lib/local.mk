@@ -15,3 +15,4 @@ include lib/format.mk
 include lib/ctlproto.mk
 include lib/symbol.mk
 include lib/export.mk
+include lib/label.mk
