@@ -111,6 +111,7 @@ cmd_epochs(const struct ctl_globals *g, int argc, char **argv)
 		one[0] = ep[i];
 		f.epochs = one;
 		f.n_epochs = 1;
+		f.idle = 1;	/* an epoch's samples are all of them */
 		if (dcpi_dataset_load(g->db, &f, &d, &err) == -1) {
 			fprintf(stderr, "dcpictl: epochs: %s\n", err.msg);
 			continue;
