@@ -19,3 +19,4 @@ include tests/service.mk
 include tests/analysis.mk
 include tests/export.mk
 include tests/fault.mk
+include tests/idle.mk
