@@ -12,6 +12,7 @@ build_hot idle_hot
 start_dcpid -e perf::cpu-clock
 sleep 3
 "$T/idle_hot" 1 || fail "idle_hot failed"
+ctl status >"$T/status.txt" || fail "dcpictl status failed"
 # The final flush: the database holds still while prof reads it.
 stop_dcpid
 ep=$(current_epoch)
@@ -50,9 +51,19 @@ top=$(sed -n 2p "$T/all.csv" | cut -d, -f4)
 ctl prof --idle >"$T/with.txt" || fail "prof --idle failed"
 grep -q "^idle: .*included (--idle)$" "$T/with.txt" || fail "prof --idle: header does not say idle is included"
 
-# The unattributed file, when dcpid wrote one, reads and shows in prof.
+# Every unattributed sample that status counted before the final flush
+# is in the epoch's unattributed file (which holds those of that flush
+# too), and prof's header says so.
+awk '$1 == "unattributed" && $3 > 0 { print $2, $3 }' "$T/status.txt" >"$T/unattr.txt"
 u=$(ls "$DB/$ep"/*/unattributed 2>/dev/null | head -1)
-if [ -n "$u" ]; then
+if [ -s "$T/unattr.txt" ] || [ -n "$u" ]; then
+	[ -n "$u" ] || fail "status counted unattributed samples, no file: $(cat "$T/unattr.txt")"
 	head -1 "$u" | grep -qx 'dcpi-unattributed 1' || fail "$u: $(head -3 "$u")"
-	grep -q '^not attributed: ' "$T/prof.txt" || fail "prof: no unattributed line although $u exists"
+	while read -r reason n; do
+		got=$(awk -v r="$reason" '$1 == r && $3 == "perf::cpu-clock" { print $2 }' "$u")
+		[ "${got:-0}" -ge "$n" ] || fail "$u: $reason ${got:-0}, status counted $n"
+	done <"$T/unattr.txt"
+	grep -q '^not attributed: [0-9,]* samples' "$T/prof.txt" ||
+	    fail "prof: no unattributed line although $u exists: $(head -6 "$T/prof.txt")"
+	echo "$(grep '^not attributed: ' "$T/prof.txt")"
 fi
