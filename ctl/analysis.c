@@ -286,6 +286,10 @@ symcache_get(struct symcache *c, const struct dcpi_dataset_image *im, int *stale
 	for (r = 0; r < 3 && (slash = strrchr(dbdir, '/')) != NULL; r++)
 		*slash = '\0';
 	o.db = r == 3 && dbdir[0] != '\0' ? dbdir : NULL;
+	/* An image seen at several paths (chroots, epochs) is symbolized
+	 * through whichever still holds it. */
+	o.paths = (const char *const *)im->paths;
+	o.n_paths = im->n_paths;
 	c->e[lo].key = key;
 	c->e[lo].stale = 0;
 	if (p->path == NULL)

@@ -17,6 +17,7 @@
 
 #include <dcpi/dataset.h>
 #include <dcpi/db.h>
+#include <dcpi/profile.h>
 
 #include "analysis.h"
 #include "commands.h"
@@ -63,12 +64,302 @@ fmt_duration(time_t d, char *out, size_t len)
 		snprintf(out, len, "%lldh%02lldm", (long long)d / 3600, (long long)d % 3600 / 60);
 }
 
+/*
+ * The build-id cache (db.h): which entries the profiles of the given
+ * epochs refer to.  An entry is referred to by a profile's image header
+ * line and, so that an unreadable profile still keeps its image, by the
+ * IMAGEID its file name ends with.
+ */
+struct ref {
+	char		*id;
+	char		*profile;	/* a profile that refers to it */
+};
+struct refs {
+	struct ref	*v;
+	size_t		 n, cap;
+};
+
+static void
+refs_add(struct refs *r, const char *id, const char *profile)
+{
+	if (id == NULL || *id == '\0')
+		return;
+	if (r->n == r->cap) {
+		r->cap = r->cap ? r->cap * 2 : 256;
+		r->v = xreallocarray(r->v, r->cap, sizeof(*r->v));
+	}
+	r->v[r->n].id = xstrdup(id);
+	r->v[r->n].profile = xstrdup(profile);
+	r->n++;
+}
+
+static int
+ref_cmp(const void *a, const void *b)
+{
+	const struct ref *x = a, *y = b;
+
+	return strcasecmp(x->id, y->id);
+}
+
+static const struct ref *
+refs_find(const struct refs *r, const char *id)
+{
+	struct ref key = { (char *)id, NULL };
+
+	return r->n ? bsearch(&key, r->v, r->n, sizeof(*r->v), ref_cmp) : NULL;
+}
+
+static void
+refs_free(struct refs *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		free(r->v[i].id);
+		free(r->v[i].profile);
+	}
+	free(r->v);
+	memset(r, 0, sizeof(*r));
+}
+
+/* The profiles of an event's directory and, one level down, of its
+ * label directories (dcpi(5) "Labels"). */
+static void
+refs_scan_dir(const char *dir, int labels, struct refs *r)
+{
+	char **files, path[4096];
+	struct dcpi_profile *p;
+	struct stat st;
+	const char *dot;
+	size_t nf, l;
+
+	if (dcpi_db_list(dir, &files, &nf, NULL) == -1)
+		return;
+	for (l = 0; l < nf; l++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, files[l]);
+		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+			if (labels)
+				refs_scan_dir(path, 0, r);
+			continue;
+		}
+		if ((dot = strrchr(files[l], '.')) != NULL)
+			refs_add(r, dot + 1, path);
+		if (dcpi_profile_read(path, &p, NULL) == 0) {
+			refs_add(r, p->image, path);
+			dcpi_profile_free(p);
+		}
+	}
+	dcpi_strv_free(files, nf);
+}
+
+/* Scans DB/EPOCH/HOST/EVENT/[LABEL/]FILE of the epochs ep[0..n) not
+ * marked in skip (NULL: none). */
+static void
+refs_scan(const char *db, char **ep, size_t n, const int *skip, struct refs *r)
+{
+	char **hosts, **evs, path[4096];
+	size_t nh, nv, i, j, k;
+
+	for (i = 0; i < n; i++) {
+		if (skip != NULL && skip[i])
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", db, ep[i]);
+		if (dcpi_db_list(path, &hosts, &nh, NULL) == -1)
+			continue;
+		for (j = 0; j < nh; j++) {
+			snprintf(path, sizeof(path), "%s/%s/%s", db, ep[i], hosts[j]);
+			if (dcpi_db_list(path, &evs, &nv, NULL) == -1)
+				continue;
+			for (k = 0; k < nv; k++) {
+				snprintf(path, sizeof(path), "%s/%s/%s/%s", db, ep[i], hosts[j],
+				    evs[k]);
+				refs_scan_dir(path, 1, r);
+			}
+			dcpi_strv_free(evs, nv);
+		}
+		dcpi_strv_free(hosts, nh);
+	}
+	if (r->n > 1)
+		qsort(r->v, r->n, sizeof(*r->v), ref_cmp);
+}
+
+static int
+is_hex(const char *s)
+{
+	if (*s == '\0')
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f') ||
+		    (*s >= 'A' && *s <= 'F')))
+			return 0;
+	return 1;
+}
+
+static size_t du_files;
+
+static int
+du_count(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	if (type == FTW_F || type == FTW_SL) {
+		du_bytes += type == FTW_F ? (uint64_t)st->st_size : 0;
+		du_files++;
+	}
+	return 0;
+}
+
+/* Bytes and files under path, without following symbolic links. */
+static void
+du(const char *path, uint64_t *bytes, size_t *files)
+{
+	du_bytes = 0;
+	du_files = 0;
+	nftw(path, du_count, 16, FTW_PHYS);
+	*bytes = du_bytes;
+	*files = du_files;
+}
+
+/* A flush writes an entry before the profile that refers to it: entries
+ * this young may be about to be referred to. */
+#define CACHE_GRACE	600
+
+/*
+ * Removes the build-id cache entries that no profile of the epochs ep[i]
+ * with gone[i] == 0 refers to, and says how many and how many bytes.
+ */
+static int
+gc_cache(const char *db, char **ep, size_t n, const int *gone, int dry)
+{
+	char dir[4096], path[4096], tmp[4096], **names;
+	struct refs r = { NULL, 0, 0 };
+	size_t nn, i, files, removed = 0, kept = 0;
+	uint64_t bytes, freed = 0;
+	struct stat st;
+	int rc = 0;
+
+	snprintf(dir, sizeof(dir), "%s/%s", db, DCPI_DB_BUILDID_DIR);
+	if (lstat(dir, &st) == -1 || !S_ISDIR(st.st_mode))
+		return 0;
+	/* Finish what an interrupted gc left hidden. */
+	if (!dry) {
+		DIR *d;
+		struct dirent *de;
+
+		if ((d = opendir(dir)) != NULL) {
+			while ((de = readdir(d)) != NULL)
+				if (strncmp(de->d_name, ".gc.", 4) == 0 &&
+				    (size_t)snprintf(tmp, sizeof(tmp), "%s/%s", dir,
+				    de->d_name) < sizeof(tmp)) {
+					if (nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS) != 0)
+						rc = 1;
+				}
+			closedir(d);
+		}
+	}
+	if (dcpi_db_list(dir, &names, &nn, NULL) == -1) {
+		fprintf(stderr, "dcpictl: gc: %s: %s\n", dir, strerror(errno));
+		return 1;
+	}
+	refs_scan(db, ep, n, gone, &r);
+	for (i = 0; i < nn; i++) {
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, names[i]) >=
+		    sizeof(path) || (size_t)snprintf(tmp, sizeof(tmp), "%s/.gc.%s", dir,
+		    names[i]) >= sizeof(tmp))
+			continue;
+		if (!is_hex(names[i])) {
+			fprintf(stderr, "dcpictl: gc: warning: %s: not a build-id cache entry "
+			    "(expected a hexadecimal image id); left alone\n", path);
+			kept++;
+			continue;
+		}
+		if (refs_find(&r, names[i]) != NULL || lstat(path, &st) == -1 ||
+		    st.st_mtime > time(NULL) - CACHE_GRACE) {
+			kept++;
+			continue;
+		}
+		du(path, &bytes, &files);
+		if (!dry) {
+			/* Hidden first: a half-removed entry is never taken for
+			 * a whole one.  A symbolic link is removed, never what it
+			 * points to. */
+			if (rename(path, tmp) == -1) {
+				fprintf(stderr, "dcpictl: gc: %s: %s\n", path, strerror(errno));
+				rc = 1;
+				continue;
+			}
+			if (nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS) != 0) {
+				rc = 1;
+				continue;
+			}
+		}
+		removed++;
+		freed += bytes;
+	}
+	printf("build-id cache: %s %zu entries, %llu bytes; %zu kept\n",
+	    dry ? "would remove" : "removed", removed, (unsigned long long)freed, kept);
+	dcpi_strv_free(names, nn);
+	refs_free(&r);
+	return rc;
+}
+
+/* dcpictl epochs --cache: the build-id cache's entries. */
+static int
+list_cache(const char *db, enum fmt fm)
+{
+	static const char *const head[] = { "image", "files", "bytes", "profile" };
+	static const int right[] = { 0, 1, 1, 0 };
+	char dir[4096], path[4096], **names, **ep;
+	struct refs r = { NULL, 0, 0 };
+	const struct ref *ref;
+	struct dcpi_error err;
+	struct table t;
+	size_t nn, n, i, files, total_files = 0;
+	uint64_t bytes, total = 0;
+
+	if (dcpi_db_epochs(db, &ep, &n, &err) == -1) {
+		fprintf(stderr, "dcpictl: epochs: %s\n", err.msg);
+		return 1;
+	}
+	snprintf(dir, sizeof(dir), "%s/%s", db, DCPI_DB_BUILDID_DIR);
+	if (dcpi_db_list(dir, &names, &nn, NULL) == -1) {
+		names = NULL;
+		nn = 0;
+	}
+	refs_scan(db, ep, n, NULL, &r);
+	table_init(&t, 4, head, right);
+	for (i = 0; i < nn; i++) {
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, names[i]) >=
+		    sizeof(path))
+			continue;
+		du(path, &bytes, &files);
+		ref = is_hex(names[i]) ? refs_find(&r, names[i]) : NULL;
+		table_addf(&t, 0, "%s", names[i]);
+		table_addf(&t, 1, "%zu", files);
+		table_addf(&t, 2, "%llu", (unsigned long long)bytes);
+		table_addf(&t, 3, "%s", ref ? ref->profile + strlen(db) + 1 : "-");
+		total += bytes;
+		total_files += files;
+	}
+	if (fm == FMT_TEXT)
+		printf("build-id cache %s: %zu entries, %zu files, %llu bytes\n", dir, nn,
+		    total_files, (unsigned long long)total);
+	if (nn > 0 || fm != FMT_TEXT)
+		table_print(&t, fm, stdout);
+	if (fm == FMT_JSON)
+		putchar('\n');
+	table_free(&t);
+	refs_free(&r);
+	dcpi_strv_free(names, nn);
+	dcpi_strv_free(ep, n);
+	return fflush(stdout) == 0 ? 0 : 1;
+}
+
 int
 cmd_epochs(const struct ctl_globals *g, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "csv",	no_argument,		NULL, 'c' },
 		{ "json",	no_argument,		NULL, 'j' },
+		{ "cache",	no_argument,		NULL, 'C' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -85,21 +376,25 @@ cmd_epochs(const struct ctl_globals *g, int argc, char **argv)
 	size_t n, i, j, len;
 	time_t start, next;
 	uint64_t samples;
-	int ch, has_cur;
+	int ch, has_cur, cache = 0;
 
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'c': fm = FMT_CSV; break;
 		case 'j': fm = FMT_JSON; break;
+		case 'C': cache = 1; break;
 		default:
-			fprintf(ch == 'h' ? stdout : stderr, "usage: dcpictl epochs [--csv | --json]\n");
+			fprintf(ch == 'h' ? stdout : stderr,
+			    "usage: dcpictl epochs [--cache] [--csv | --json]\n");
 			return ch == 'h' ? 0 : 2;
 		}
 	}
 	if (optind != argc) {
-		fprintf(stderr, "usage: dcpictl epochs [--csv | --json]\n");
+		fprintf(stderr, "usage: dcpictl epochs [--cache] [--csv | --json]\n");
 		return 2;
 	}
+	if (cache)
+		return list_cache(g->db, fm);
 	if (dcpi_db_epochs(g->db, &ep, &n, &err) == -1) {
 		fprintf(stderr, "dcpictl: epochs: %s\n", err.msg);
 		return 1;
@@ -188,7 +483,7 @@ cmd_gc(const struct ctl_globals *g, int argc, char **argv)
 	char cerr[1024];
 	size_t n, i;
 	time_t end, cutoff;
-	int ch, has_cur, dry = 0, rc = 0;
+	int ch, has_cur, dry = 0, rc = 0, *gone;
 	struct dirent *de;
 	DIR *dir;
 
@@ -247,6 +542,7 @@ cmd_gc(const struct ctl_globals *g, int argc, char **argv)
 		closedir(dir);
 	}
 	cutoff = time(NULL) - (time_t)days * 86400;
+	gone = xcalloc(n + 1, sizeof(int));
 	for (i = 0; i + (size_t)keep < n; i++) {
 		if (has_cur && strcmp(cur, ep[i]) == 0)
 			continue;
@@ -255,8 +551,10 @@ cmd_gc(const struct ctl_globals *g, int argc, char **argv)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", g->db, ep[i]);
 		printf("%s %s\n", dry ? "would delete" : "deleted", ep[i]);
-		if (dry)
+		if (dry) {
+			gone[i] = 1;
 			continue;
+		}
 		/* Hidden first, so that a crash never leaves half an epoch
 		 * that looks whole to the analysis commands. */
 		snprintf(tmp, sizeof(tmp), "%s/.gc.%s", g->db, ep[i]);
@@ -265,9 +563,14 @@ cmd_gc(const struct ctl_globals *g, int argc, char **argv)
 			rc = 1;
 			continue;
 		}
+		gone[i] = 1;
 		if (nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS) != 0)
 			rc = 1;
 	}
+	/* An epoch not deleted still refers to its images' entries. */
+	if (gc_cache(g->db, ep, n, gone, dry) != 0)
+		rc = 1;
+	free(gone);
 	dcpi_strv_free(ep, n);
 	return fflush(stdout) == 0 ? rc : 1;
 }

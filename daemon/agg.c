@@ -92,12 +92,31 @@ grow(struct table *t)
 	t->cap = ncap;
 }
 
-void
-agg_add(uint32_t event, uint32_t image, uint32_t offset)
+static inline __attribute__((always_inline)) void
+count(struct table *t, uint32_t offset)
+{
+	struct dcpi_count *s;
+
+	if ((t->used + 1) * 4 > t->cap * 3)
+		grow(t);
+	s = lookup(t->slot, t->cap, offset);
+	if (s->count == 0) {
+		s->offset = offset;
+		t->used++;
+		entries++;
+	}
+	if (s->count != UINT32_MAX)
+		s->count++;
+}
+
+/* The first sample of (event, image) since its counts were written: its
+ * table, and the arrays leading to it, are made here, off the common
+ * path. */
+static int __attribute__((noinline))
+add_first(uint32_t event, uint32_t image, uint32_t offset)
 {
 	struct evtables *e;
 	struct table *t;
-	struct dcpi_count *s;
 
 	if (event >= nev) {
 		ev = xreallocarray(ev, event + 1, sizeof(*ev));
@@ -112,20 +131,22 @@ agg_add(uint32_t event, uint32_t image, uint32_t offset)
 		memset(e->img + e->nimg, 0, (n - e->nimg) * sizeof(*e->img));
 		e->nimg = n;
 	}
-	if ((t = e->img[image]) == NULL) {
-		t = e->img[image] = xcalloc(1, sizeof(*t));
-		mem += sizeof(*t);
-	}
-	if ((t->used + 1) * 4 > t->cap * 3)
-		grow(t);
-	s = lookup(t->slot, t->cap, offset);
-	if (s->count == 0) {
-		s->offset = offset;
-		t->used++;
-		entries++;
-	}
-	if (s->count != UINT32_MAX)
-		s->count++;
+	t = e->img[image] = xcalloc(1, sizeof(*t));
+	mem += sizeof(*t);
+	count(t, offset);
+	return 1;
+}
+
+int
+agg_add(uint32_t event, uint32_t image, uint32_t offset)
+{
+	struct table *t;
+
+	if (event >= nev || image >= ev[event].nimg ||
+	    (t = ev[event].img[image]) == NULL)
+		return add_first(event, image, offset);
+	count(t, offset);
+	return 0;
 }
 
 static int

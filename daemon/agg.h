@@ -25,8 +25,10 @@
 
 void agg_init(void);
 void agg_fini(void);
-/* One sample of event at image's offset.  Counts saturate at UINT32_MAX. */
-void agg_add(uint32_t event, uint32_t image, uint32_t offset);
+/* One sample of event at image's offset.  Counts saturate at UINT32_MAX.
+ * Returns 1 when it is the first of (event, image) since its counts were
+ * last written, else 0. */
+int agg_add(uint32_t event, uint32_t image, uint32_t offset);
 /* Calls cb for every (event, image) holding samples with its counts sorted
  * by offset (c[0..n), owned by agg and valid during the call).  When cb
  * returns 0 the table is emptied (its counts are on disk); otherwise it is

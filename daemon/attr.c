@@ -770,8 +770,6 @@ attr_sample(uint32_t pid, uint64_t pc, uint16_t cpumode, struct image **img,
 	}
 	if ((im = m->f->img) == NULL)
 		return ATTR_UNREADABLE;
-	if (__builtin_expect(!im->held, 0))
-		hold_mapped(im, pid, m);
 	foff = pc - m->start + m->pgoff;
 	s = &im->segs[m->seg < im->nsegs ? m->seg : 0];
 	if (foff - s->offset >= s->filesz) {
@@ -872,6 +870,21 @@ attr_image(uint32_t index)
 	struct img *im = image_at(index);
 
 	return im ? &im->pub : NULL;
+}
+
+void
+attr_hold(uint32_t pid, uint64_t pc)
+{
+	struct proc *p;
+	struct map *m;
+	uint32_t i;
+
+	if ((p = proc_find(pid)) == NULL || (i = maps_lower(p, pc)) == p->n ||
+	    pc < p->maps[i].start)
+		return;
+	m = &p->maps[i];
+	if (m->f->kind == MF_FILE && m->f->img != NULL && !m->f->img->held)
+		hold_mapped(m->f->img, pid, m);
 }
 
 void

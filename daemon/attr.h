@@ -65,6 +65,10 @@ void attr_mmap(const struct attr_mmap *m);
  * mount namespace that runs for a millisecond is gone by the time its
  * samples are attributed), unless its build-id names a known image. */
 void attr_prefetch(const struct attr_mmap *m);
+/* The file of the image sampled at pc in pid, held until the next flush
+ * (once per image and flush interval; nothing for kernel and pseudo
+ * images, or when the mapping cannot be opened). */
+void attr_hold(uint32_t pid, uint64_t pc);
 /* At each flush: hands the files of sampled images that are no longer at
  * their recorded path to the build-id cache, and closes the held files
  * (daemon/image.h image_release). */

@@ -20,6 +20,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <gelf.h>
+#include <libelf.h>
+
 #include <dcpi/db.h>
 #include <dcpi/profile.h>
 
@@ -28,6 +31,7 @@
 #include "xmalloc.h"
 
 #define CACHE_QUEUE_MAX	256	/* files held open for the next flush */
+#define CACHE_WHOLE_MAX	(16u << 20)	/* bytes: larger files keep symbols only */
 
 struct entry {
 	char		*id;
@@ -250,6 +254,113 @@ count_bytes(void)
 	return n;
 }
 
+/* Whether a section of a large image is kept: what symbolization reads. */
+static int
+keep_section(const GElf_Shdr *sh, const char *name)
+{
+	switch (sh->sh_type) {
+	case SHT_SYMTAB:
+	case SHT_DYNSYM:
+	case SHT_STRTAB:
+	case SHT_NOTE:
+	case SHT_GNU_versym:
+		return 1;
+	}
+	return name != NULL && (strcmp(name, ".gnu_debuglink") == 0 ||
+	    strcmp(name, ".gnu_debugaltlink") == 0 ||
+	    strcmp(name, ".gnu_debugdata") == 0);
+}
+
+/*
+ * A large image reduced to what symbolization needs, as objcopy
+ * --only-keep-debug does the other way round: every section header stays
+ * (symbols keep their section indices and sizes), but only the symbol,
+ * string and note sections and the debug links keep their bytes; the
+ * others become SHT_NOBITS.  Program headers stay with p_filesz 0, so that
+ * no reader takes other bytes for the image's code.  The result is written
+ * into a memory file: *len bytes, mapped at the return value (munmap it),
+ * or NULL with a message in err.
+ */
+static void *
+reduce(int fd, const char *name, size_t *len, char *err, size_t errlen)
+{
+	Elf *in = NULL, *out = NULL;
+	Elf_Scn *scn = NULL, *ns;
+	Elf_Data *d, *nd;
+	GElf_Ehdr eh;
+	GElf_Shdr sh;
+	GElf_Phdr ph;
+	size_t nph, shstrndx, i;
+	const char *sname;
+	void *map = NULL;
+	off_t size;
+	int mfd = -1;
+
+	elf_version(EV_CURRENT);
+	if ((in = elf_begin(fd, ELF_C_READ_MMAP, NULL)) == NULL ||
+	    elf_kind(in) != ELF_K_ELF || gelf_getehdr(in, &eh) == NULL ||
+	    elf_getphdrnum(in, &nph) != 0 || elf_getshdrstrndx(in, &shstrndx) != 0) {
+		snprintf(err, errlen, "%s: not an ELF file: %s", name, elf_errmsg(-1));
+		goto fail;
+	}
+	if ((mfd = memfd_create("dcpid-cache", MFD_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "%s: memfd_create: %s", name, strerror(errno));
+		goto fail;
+	}
+	if ((out = elf_begin(mfd, ELF_C_WRITE, NULL)) == NULL ||
+	    gelf_newehdr(out, gelf_getclass(in)) == NULL ||
+	    (nph > 0 && gelf_newphdr(out, nph) == NULL))
+		goto elferr;
+	if (gelf_update_ehdr(out, &eh) == 0)
+		goto elferr;
+	for (i = 0; i < nph; i++) {
+		if (gelf_getphdr(in, (int)i, &ph) == NULL)
+			goto elferr;
+		if (ph.p_type == PT_LOAD)
+			ph.p_offset = ph.p_filesz = 0;
+		if (gelf_update_phdr(out, (int)i, &ph) == 0)
+			goto elferr;
+	}
+	while ((scn = elf_nextscn(in, scn)) != NULL) {
+		if (gelf_getshdr(scn, &sh) == NULL || (ns = elf_newscn(out)) == NULL)
+			goto elferr;
+		sname = elf_strptr(in, shstrndx, sh.sh_name);
+		if (keep_section(&sh, sname) && sh.sh_type != SHT_NOBITS &&
+		    (d = elf_getdata(scn, NULL)) != NULL) {
+			if ((nd = elf_newdata(ns)) == NULL)
+				goto elferr;
+			*nd = *d;
+		} else if (sh.sh_type != SHT_NULL)
+			sh.sh_type = SHT_NOBITS;
+		if (gelf_update_shdr(ns, &sh) == 0)
+			goto elferr;
+	}
+	if (elf_update(out, ELF_C_WRITE) < 0)
+		goto elferr;
+	elf_end(out);
+	out = NULL;
+	if ((size = lseek(mfd, 0, SEEK_END)) <= 0 ||
+	    (map = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, mfd, 0)) == MAP_FAILED) {
+		snprintf(err, errlen, "%s: reading the reduced image: %s", name, strerror(errno));
+		map = NULL;
+		goto fail;
+	}
+	*len = (size_t)size;
+	close(mfd);
+	elf_end(in);
+	return map;
+elferr:
+	snprintf(err, errlen, "%s: writing its symbols: %s", name, elf_errmsg(-1));
+fail:
+	if (out != NULL)
+		elf_end(out);
+	if (in != NULL)
+		elf_end(in);
+	if (mfd != -1)
+		close(mfd);
+	return NULL;
+}
+
 /* Writes one queued entry: 0 written or dropped, -1 to retry. */
 static int
 write_entry(struct entry *e, char *err, size_t errlen)
@@ -257,7 +368,8 @@ write_entry(struct entry *e, char *err, size_t errlen)
 	struct stat st;
 	void *map = NULL;
 	const void *buf = e->buf;
-	size_t len = e->len;
+	size_t len = e->len, maplen = 0;
+	char why[512];
 	int r;
 
 	if (cache_has_file(e->id))
@@ -268,24 +380,39 @@ write_entry(struct entry *e, char *err, size_t errlen)
 			return 0;
 		}
 		len = (size_t)st.st_size;
+		/* A file that would take more than an eighth of the cache
+		 * keeps its symbols only. */
+		if (len > CACHE_WHOLE_MAX || (limit != 0 && len > limit / 8)) {
+			if ((map = reduce(e->fd, e->path, &len, why, sizeof(why))) == NULL) {
+				log_warnx("build-id cache: %s; not kept", why);
+				return 0;
+			}
+			log_info("build-id cache: %s is %jd bytes: keeping its symbols "
+			    "only (%zu bytes)", e->path, (intmax_t)st.st_size, len);
+			buf = map;
+			maplen = len;
+		}
 	}
 	if (limit != 0 && bytes + len > limit) {
+		if (map != NULL)
+			munmap(map, maplen);
 		log_warnx("build-id cache: %s (image %s, %zu bytes) would take the cache "
 		    "over buildid-cache-size (%ju of %ju bytes used): not kept",
 		    e->path, e->id, len, (uintmax_t)bytes, (uintmax_t)limit);
 		skipped++;
 		return 0;
 	}
-	if (e->fd != -1 && len > 0) {
+	if (e->fd != -1 && len > 0 && map == NULL) {
 		if ((map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, e->fd, 0)) == MAP_FAILED) {
 			log_warn("build-id cache: %s", e->path);
 			return 0;
 		}
 		buf = map;
+		maplen = len;
 	}
 	r = cache_put(e->id, "executable", buf, len, err, errlen);
 	if (map != NULL)
-		munmap(map, len);
+		munmap(map, maplen);
 	if (r == 0) {
 		bytes += len;
 		log_info("build-id cache: kept %s as image %s (%zu bytes)", e->path, e->id, len);

@@ -15,7 +15,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* max_bytes: the cache's size limit (0: no limit).  db is copied. */
+/* max_bytes: the cache's size limit (0: no limit); a file over 16 MiB or
+ * an eighth of the limit is kept reduced to its program headers, notes,
+ * symbol tables and debug links (symbols, no code).  db is copied. */
 void cache_init(const char *db, uint64_t max_bytes);
 void cache_fini(void);
 void cache_set_limit(uint64_t max_bytes);

@@ -130,17 +130,24 @@ parse_mmap2(const void *rec, size_t size, struct attr_mmap *m, char *str, size_t
 	return 0;
 }
 
-void
-core_record(const void *rec, size_t size, uint64_t time)
+/* Out of line: its buffer would cost every record a stack probe. */
+static void __attribute__((noinline, cold))
+prefetch(const void *rec, size_t size)
 {
-	const struct perf_event_header *h = rec;
 	struct attr_mmap m;
 	char str[4096];
 
+	if (parse_mmap2(rec, size, &m, str, sizeof(str)) == 0)
+		attr_prefetch(&m);
+}
+
+void
+core_record(const void *rec, size_t size, uint64_t time)
+{
 	/* Files are read as their mappings arrive, while the processes
 	 * live; the mappings themselves take effect in time order. */
-	if (h->type == PERF_RECORD_MMAP2 && parse_mmap2(rec, size, &m, str, sizeof(str)) == 0)
-		attr_prefetch(&m);
+	if (((const struct perf_event_header *)rec)->type == PERF_RECORD_MMAP2)
+		prefetch(rec, size);
 	order_push(rec, size, time);
 }
 
@@ -164,9 +171,12 @@ do_sample(const struct perf_sample_rec *s)
 		return;
 	}
 	/* pid 0 is the idle task (swapper): its samples would lead every
-	 * listing, so they go under their own label. */
-	agg_add(AGG_STREAM(ev, s->pid == 0 ? AGG_LABEL_IDLE : AGG_LABEL_NONE),
-	    img->index, off);
+	 * listing, so they go under their own label.  An image's first
+	 * sample since its counts were written: its file is held for the
+	 * build-id cache until the next flush. */
+	if (agg_add(AGG_STREAM(ev, s->pid == 0 ? AGG_LABEL_IDLE : AGG_LABEL_NONE),
+	    img->index, off))
+		attr_hold(s->pid, s->ip);
 }
 
 static void

@@ -12,6 +12,7 @@
 
 #include <dcpi/dataset.h>
 #include <dcpi/db.h>
+#include <dcpi/image.h>
 #include <dcpi/label.h>
 
 #include "internal.h"
@@ -20,6 +21,7 @@ struct loaded {
 	size_t		 event;
 	struct dcpi_profile *prof;
 	char		*kallsyms;
+	size_t		 seq;		/* load order: epochs oldest first */
 };
 
 struct strset {
@@ -308,6 +310,7 @@ load_dir(struct loadctx *c, const char *epoch, const char *host, size_t ev,
 			goto fail;
 		}
 		c->l[c->n].event = ev;
+		c->l[c->n].seq = c->n;
 		c->l[c->n].prof = p;
 		c->n++;
 		*used = 1;
@@ -368,6 +371,72 @@ loaded_cmp(const void *a, const void *b)
 	    dcpi_profile_label(q) ? dcpi_profile_label(q) : "");
 }
 
+/* Equal keys in load order, so that "the first path" is the oldest
+ * epoch's. */
+static int
+loaded_sort_cmp(const void *a, const void *b)
+{
+	const struct loaded *x = a, *y = b;
+	int c;
+
+	if ((c = loaded_cmp(a, b)) != 0)
+		return c;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * The distinct paths of the run l[0..n) into im->paths.  With more than
+ * one (a chroot's /lib/x86_64-linux-gnu/libc.so.6 and the host's
+ * /usr/lib/x86_64-linux-gnu/libc.so.6, a program replaced between
+ * epochs), the first that holds the image now (image.h: same build-id or
+ * content hash) goes first and becomes the merged profile's path, which
+ * is the image's name in listings.
+ */
+static int
+collect_paths(struct dcpi_dataset_image *im, const struct loaded *l, size_t n)
+{
+	struct dcpi_elf_image ei;
+	const char *id = im->prof->image;
+	char *tmp;
+	size_t i, k, cap = 0;
+	int same;
+
+	for (i = 0; i < n; i++) {
+		if (l[i].prof->path == NULL)
+			continue;
+		for (k = 0; k < im->n_paths; k++)
+			if (strcmp(im->paths[k], l[i].prof->path) == 0)
+				break;
+		if (k < im->n_paths)
+			continue;
+		if (grow((void **)&im->paths, &cap, im->n_paths, sizeof(char *)) == -1 ||
+		    (im->paths[im->n_paths] = strdup(l[i].prof->path)) == NULL)
+			return -1;
+		im->n_paths++;
+	}
+	if (im->n_paths < 2 || id == NULL)
+		return 0;
+	for (k = 0; k < im->n_paths; k++) {
+		if (im->paths[k][0] != '/' || dcpi_elf_image_path(im->paths[k], 0, &ei,
+		    NULL) == -1)
+			continue;
+		same = strcasecmp(ei.id, id) == 0;
+		dcpi_elf_image_clear(&ei);
+		if (same)
+			break;
+	}
+	if (k == 0 || k == im->n_paths)
+		return 0;
+	tmp = im->paths[k];
+	memmove(&im->paths[1], &im->paths[0], k * sizeof(char *));
+	im->paths[0] = tmp;
+	if ((tmp = strdup(im->paths[0])) == NULL)
+		return -1;
+	free(im->prof->path);
+	im->prof->path = tmp;
+	return 0;
+}
+
 static void
 free_strset(struct strset *s)
 {
@@ -406,7 +475,7 @@ dcpi_dataset_load(const char *db, const struct dcpi_dataset_filter *f,
 	for (i = 0; i < c.n; i++)
 		c.l[i].event = remap[c.l[i].event];
 	if (c.n > 1)
-		qsort(c.l, c.n, sizeof(*c.l), loaded_cmp);
+		qsort(c.l, c.n, sizeof(*c.l), loaded_sort_cmp);
 	d->n_events = c.events.n;
 	free(c.events.v);
 	c.events.v = NULL;
@@ -429,8 +498,12 @@ dcpi_dataset_load(const char *db, const struct dcpi_dataset_filter *f,
 		im->prof = c.l[i].prof;
 		im->label = dcpi_profile_label(im->prof);
 		im->kallsyms = c.l[i].kallsyms;
-		c.l[i].prof = NULL;
 		c.l[i].kallsyms = NULL;
+		if (collect_paths(im, &c.l[i], j - i) == -1) {
+			c.l[i].prof = NULL;
+			goto nomem;
+		}
+		c.l[i].prof = NULL;
 		for (k = 0; k < im->prof->n_counts; k++)
 			im->samples += im->prof->counts[k].count;
 		de = &d->events[im->event];
@@ -504,6 +577,7 @@ dcpi_dataset_free(struct dcpi_dataset *d)
 	for (i = 0; i < d->n_images; i++) {
 		dcpi_profile_free(d->images[i].prof);
 		free(d->images[i].kallsyms);
+		dcpi_strv_free(d->images[i].paths, d->images[i].n_paths);
 	}
 	free(d->images);
 	for (i = 0; i < d->n_events; i++)

@@ -15,4 +15,5 @@ include lib/format.mk
 include lib/ctlproto.mk
 include lib/symbol.mk
 include lib/export.mk
+include lib/perfmap.mk
 include lib/label.mk

@@ -22,6 +22,7 @@
 
 #include <dcpi/db.h>
 #include <dcpi/image.h>
+#include <dcpi/perfmap.h>
 #include <dcpi/symbol.h>
 
 #include "internal.h"
@@ -48,13 +49,15 @@ struct dcpi_symtab {
 	struct dcpi_symtab_opts opts;
 };
 
-/* A symbol while loading: the binding decides which alias is kept. */
+/* A symbol while loading: of aliases (one start), the highest prio is
+ * kept. */
 struct rawsym {
 	char		*name;
 	uint64_t	 start;
 	uint64_t	 size;
 	uint64_t	 limit;		/* end of its section: bound for size 0 */
-	int		 global;
+	size_t		 prio;		/* ELF: 1 global, 0 local; kallsyms and
+					 * perf maps: the line number */
 };
 
 
@@ -130,8 +133,8 @@ rawsym_cmp(const void *a, const void *b)
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
-	if (x->global != y->global)
-		return y->global - x->global;
+	if (x->prio != y->prio)
+		return x->prio > y->prio ? -1 : 1;
 	if (x->size != y->size)
 		return x->size > y->size ? -1 : 1;
 	return strcmp(x->name, y->name);
@@ -185,7 +188,7 @@ finish(struct dcpi_symtab *t, struct rawsym *raw, size_t n, const char *what,
 
 static int
 push(struct rawsym **raw, size_t *n, size_t *cap, const char *name, uint64_t start,
-    uint64_t size, uint64_t limit, int global)
+    uint64_t size, uint64_t limit, size_t prio)
 {
 	struct rawsym *r;
 
@@ -202,7 +205,7 @@ push(struct rawsym **raw, size_t *n, size_t *cap, const char *name, uint64_t sta
 	r->start = start;
 	r->size = size;
 	r->limit = limit;
-	r->global = global;
+	r->prio = prio;
 	(*n)++;
 	return 0;
 }
@@ -255,9 +258,16 @@ load_kallsyms(struct dcpi_symtab *t, const char *kallsyms, const char *module,
 		if (module == NULL ? mod[0] != '\0' :
 		    strlen(mod) != ml || strcmp(mod, module) != 0)
 			continue;
-		/* Sizes are unknown: each runs to the next, the last one page. */
+		/*
+		 * Sizes are unknown: each runs to the next, the last one page.
+		 * Of aliases the last line wins, as in perf report (6.1: its
+		 * kallsyms loader gives every alias but the last a size of 0,
+		 * then drops those), so that names agree with perf's:
+		 * __x64_sys_getppid over __ia32_sys_getppid,
+		 * __x86_indirect_thunk_rax over __pi___x86_indirect_thunk_rax.
+		 */
 		if (push(&raw, &n, &cap, name, addr - t->tstart, 0, addr - t->tstart + 4096,
-		    type == 'T' || type == 'W') == -1) {
+		    lineno) == -1) {
 			fclose(fp);
 			rawfree(raw, n);
 			lib_seterr(err, ENOMEM, "%s: out of memory", kallsyms);
@@ -268,6 +278,54 @@ load_kallsyms(struct dcpi_symtab *t, const char *kallsyms, const char *module,
 	f = finish(t, raw, n, kallsyms, err);
 	free(raw);
 	return f;
+}
+
+/*
+ * A JIT pseudo-image ("[jit:COMM]"): its symbols are the perf-map the
+ * daemon keeps in the build-id cache, offsets from tstart in a synthetic
+ * space.  A later line wins over an earlier one at the same start, as
+ * code moved or reused is written again later.
+ */
+static int
+load_perfmap(struct dcpi_symtab *t, const char *path, const char *imageid,
+    const struct dcpi_symtab_opts *o, struct dcpi_error *err)
+{
+	struct dcpi_perfmap_entry *e = NULL;
+	struct rawsym *raw = NULL;
+	size_t n = 0, cap = 0, ne = 0, i;
+	char *map;
+	int rc;
+
+	if (o == NULL || o->db == NULL || imageid == NULL ||
+	    (map = dcpi_db_buildid_path(o->db, imageid, "perf-map")) == NULL) {
+		lib_seterr(err, ENOENT, "%s: no build-id cache to read its perf-map from",
+		    path);
+		return -1;
+	}
+	if (dcpi_perfmap_read(map, 0, &e, &ne, err) == -1) {
+		free(map);
+		return -1;
+	}
+	for (i = 0; i < ne; i++) {
+		if (e[i].start < t->tstart)
+			continue;
+		if (push(&raw, &n, &cap, e[i].name, e[i].start - t->tstart, e[i].size,
+		    e[i].start - t->tstart + e[i].size, i + 1) == -1) {
+			dcpi_perfmap_free(e, ne);
+			rawfree(raw, n);
+			lib_seterr(err, ENOMEM, "%s: out of memory", map);
+			free(map);
+			return -1;
+		}
+	}
+	dcpi_perfmap_free(e, ne);
+	rc = finish(t, raw, n, map, err);
+	free(raw);
+	/* No code to read: JIT code is gone with its process. */
+	t->is_file = 0;
+	free(t->path);
+	t->path = map;
+	return rc;
 }
 
 /* Function symbols of one symbol table section into raw. */
@@ -302,7 +360,7 @@ elf_syms(Elf *elf, Elf_Scn *scn, uint64_t tstart, struct rawsym **raw, size_t *n
 		    gelf_getshdr(s, &ssh) != NULL && ssh.sh_addr + ssh.sh_size > sym.st_value)
 			limit = ssh.sh_addr + ssh.sh_size;
 		if (push(raw, n, cap, name, sym.st_value - tstart, sym.st_size, limit - tstart,
-		    GELF_ST_BIND(sym.st_info) != STB_LOCAL) == -1)
+		    GELF_ST_BIND(sym.st_info) != STB_LOCAL ? 1 : 0) == -1)
 			return -1;
 	}
 	return 0;
@@ -502,15 +560,93 @@ reset(struct dcpi_symtab *t)
 	free(t->debugpath);
 	t->debugpath = NULL;
 	t->is_file = 0;
+	t->bid[0] = '\0';
+}
+
+/* Tries the file at cand for the image: t->path becomes cand, so that
+ * code and lines are read from the file the symbols came from. */
+static int
+try_file(struct dcpi_symtab *t, const char *cand, const char *imageid,
+    const struct dcpi_symtab_opts *o, struct dcpi_error *err)
+{
+	struct dcpi_elf_image ei;
+	int same, rc, e;
+
+	reset(t);
+	free(t->path);
+	if ((t->path = strdup(cand)) == NULL) {
+		lib_seterr(err, ENOMEM, "%s: out of memory", cand);
+		return -1;
+	}
+	/* A file without the image's symbols may still be another image,
+	 * which tells ESTALE (show NAME+0xOFF) from ENODATA. */
+	if ((rc = load_elf(t, cand, imageid, o, err)) == -1 && errno != ENODATA)
+		return -1;
+	e = errno;
+	if (imageid == NULL || t->bid[0] != '\0')
+		return rc;
+	/* A file without a build-id is checked by its content hash. */
+	if (dcpi_elf_image_path(cand, 0, &ei, NULL) == -1) {
+		errno = e;
+		return rc;	/* not hashed (too large): used as is */
+	}
+	same = strcasecmp(ei.id, imageid) == 0;
+	if (!same)
+		lib_seterr(err, ESTALE, "%s: content hash %s on disk, the profile's "
+		    "image is %s", cand, ei.id, imageid);
+	dcpi_elf_image_clear(&ei);
+	if (!same) {
+		reset(t);
+		errno = ESTALE;
+		return -1;
+	}
+	errno = e;
+	return rc;
+}
+
+/* The image's executable, else its debuginfo, from debuginfod: only when
+ * DEBUGINFOD_URLS asks for it, as it may go to the network. */
+static int
+try_debuginfod(struct dcpi_symtab *t, const char *imageid,
+    const struct dcpi_symtab_opts *o)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	unsigned char raw[DCPI_IMAGE_ID_LEN / 2];
+	debuginfod_client *c;
+	size_t len, i;
+	char *p = NULL;
+	int fd, rc = -1, pass;
+
+	if (urls == NULL || *urls == '\0' || (o != NULL && o->no_debuginfod))
+		return -1;
+	len = strlen(imageid) / 2;
+	for (i = 0; i < len && i < sizeof(raw); i++)
+		if (sscanf(imageid + 2 * i, "%2hhx", &raw[i]) != 1)
+			return -1;
+	if ((c = debuginfod_begin()) == NULL)
+		return -1;
+	for (pass = 0; pass < 2 && rc == -1; pass++) {
+		fd = pass == 0 ? debuginfod_find_executable(c, raw, (int)i, &p) :
+		    debuginfod_find_debuginfo(c, raw, (int)i, &p);
+		if (fd < 0)
+			continue;
+		close(fd);
+		rc = try_file(t, p, imageid, o, NULL);
+		free(p);
+		p = NULL;
+	}
+	debuginfod_end(c);
+	return rc;
 }
 
 /*
- * An ELF image's symbols, looked for in order: the recorded path if it
- * holds the image (same build-id or content hash), the database's build-id
- * cache (DB/buildid/ID/executable: images of other mount namespaces,
- * deleted files, the vdso), the separate debug file by build-id
- * (DEBUGDIR/.build-id/NN/REST.debug, also when the image file is gone or
- * changed), debuginfod.  The message of the first failure is kept.
+ * An ELF image's symbols, looked for in order: the recorded paths (path,
+ * then o->paths) where one holds the image (same build-id or content
+ * hash), the database's build-id cache (DB/buildid/ID/executable: images
+ * of other mount namespaces, deleted files, the vdso), the separate debug
+ * file by build-id (DEBUGDIR/.build-id/NN/REST.debug, also when the image
+ * file is gone or changed), debuginfod.  The message of the first failure
+ * is kept.
  */
 static int
 load_elsewhere(struct dcpi_symtab *t, const char *path, const char *imageid,
@@ -518,51 +654,41 @@ load_elsewhere(struct dcpi_symtab *t, const char *path, const char *imageid,
 {
 	const char *root = o && o->debugdir ? o->debugdir : "/usr/lib/debug";
 	struct dcpi_error first;
-	struct dcpi_elf_image ei;
+	const char *rec;
 	char *cand = NULL;
-	int rc = -1, e;
+	size_t i, np = o != NULL && o->paths != NULL ? o->n_paths : 0;
+	int rc = -1, e = 0;
 
-	if (path[0] == '/') {
-		rc = load_elf(t, path, imageid, o, &first);
-		if (imageid == NULL || (rc == 0 && t->bid[0] != '\0'))
+	first.msg[0] = '\0';
+	for (i = 0; i <= np; i++) {
+		rec = i == 0 ? path : o->paths[i - 1];
+		if (rec == NULL || rec[0] != '/' || (i > 0 && strcmp(rec, path) == 0))
+			continue;
+		if ((rc = try_file(t, rec, imageid, o, first.msg[0] ? NULL : &first)) == 0)
 			goto out;
-		/* A file without a build-id is checked by its content hash. */
-		if (rc == 0 && dcpi_elf_image_path(path, 0, &ei, NULL) == 0) {
-			int same = strcasecmp(ei.id, imageid) == 0;
-
-			if (!same)
-				lib_seterr(&first, ESTALE, "%s: content hash %s on disk, "
-				    "the profile's image is %s", path, ei.id, imageid);
-			dcpi_elf_image_clear(&ei);
-			if (same)
-				goto out;
-			rc = -1;
-		} else if (rc == 0)
-			goto out;	/* not hashed (too large): used as is */
-	} else
+		if (e == 0)
+			e = errno;
+		if (imageid == NULL && i == 0)
+			goto out;	/* nothing to check another file against */
+	}
+	if (first.msg[0] == '\0') {
 		lib_seterr(&first, ENODATA, "%s: no file to read symbols from and "
 		    "not in the build-id cache", path);
-	e = errno;
+		e = ENODATA;
+	}
 	if (imageid == NULL || imageid[0] == '\0')
 		goto out;
 	if (o != NULL && o->db != NULL &&
-	    (cand = dcpi_db_buildid_path(o->db, imageid, "executable")) != NULL) {
-		reset(t);
-		free(t->path);
-		if ((t->path = strdup(cand)) != NULL &&
-		    (rc = load_elf(t, cand, imageid, o, NULL)) == 0)
-			goto out;
-		free(cand);
-		cand = NULL;
-	}
+	    (cand = dcpi_db_buildid_path(o->db, imageid, "executable")) != NULL &&
+	    (rc = try_file(t, cand, imageid, o, NULL)) == 0)
+		goto out;
+	free(cand);
+	cand = NULL;
 	if (strlen(imageid) > 2 && asprintf(&cand, "%s/.build-id/%.2s/%s.debug", root,
-	    imageid, imageid + 2) != -1) {
-		reset(t);
-		free(t->path);
-		if ((t->path = strdup(cand)) != NULL &&
-		    (rc = load_elf(t, cand, imageid, o, NULL)) == 0)
-			goto out;
-	}
+	    imageid, imageid + 2) != -1 && (rc = try_file(t, cand, imageid, o, NULL)) == 0)
+		goto out;
+	if ((rc = try_debuginfod(t, imageid, o)) == 0)
+		goto out;
 	errno = e;
 out:
 	free(cand);
@@ -616,6 +742,8 @@ dcpi_symtab_open(const char *path, const char *imageid, uint64_t tstart,
 	if (opts != NULL)
 		t->opts = *opts;
 	t->opts.kallsyms = t->opts.debugdir = t->opts.db = NULL;
+	t->opts.paths = NULL;
+	t->opts.n_paths = 0;
 	if ((t->path = strdup(path)) == NULL ||
 	    (opts && opts->debugdir && (t->opts.debugdir = strdup(opts->debugdir)) == NULL)) {
 		dcpi_symtab_close(t);
@@ -626,6 +754,8 @@ dcpi_symtab_open(const char *path, const char *imageid, uint64_t tstart,
 	l = strlen(path);
 	if (strcmp(path, "[kernel.kallsyms]") == 0)
 		rc = load_kallsyms(t, opts ? opts->kallsyms : NULL, NULL, err);
+	else if (strncmp(path, "[jit:", 5) == 0)
+		rc = load_perfmap(t, path, imageid, opts, err);
 	else if (path[0] == '[' && l > 2 && path[l - 1] == ']' && l - 2 < sizeof(module) &&
 	    strcmp(path, "[vdso]") != 0 && strcmp(path, "[vsyscall]") != 0) {
 		snprintf(module, sizeof(module), "%.*s", (int)(l - 2), path + 1);
@@ -677,6 +807,12 @@ dcpi_symtab_lookup(const struct dcpi_symtab *t, uint64_t offset)
 	if (lo == 0 || offset - t->syms[lo - 1].start >= t->syms[lo - 1].size)
 		return NULL;
 	return &t->syms[lo - 1];
+}
+
+const char *
+dcpi_symtab_path(const struct dcpi_symtab *t)
+{
+	return t->path;
 }
 
 const struct dcpi_symbol *
@@ -777,13 +913,27 @@ dcpi_symtab_read(struct dcpi_symtab *t, uint64_t offset, size_t len, void **buf,
     size_t *got)
 {
 	uint64_t addr = t->tstart + offset;
+	Elf_Scn *scn = NULL;
 	size_t i, nph;
+	GElf_Shdr sh;
 	GElf_Phdr ph;
 	ssize_t r;
 	void *b;
 
 	if (reopen(t) == -1)
 		return -1;
+	/* A separate debug file keeps the program headers but not the code
+	 * (its sections are SHT_NOBITS): read nothing rather than zeros. */
+	while ((scn = elf_nextscn(t->elf, scn)) != NULL) {
+		if (gelf_getshdr(scn, &sh) == NULL || !(sh.sh_flags & SHF_ALLOC) ||
+		    addr < sh.sh_addr || addr - sh.sh_addr >= sh.sh_size)
+			continue;
+		if (sh.sh_type == SHT_NOBITS) {
+			errno = EFAULT;
+			return -1;
+		}
+		break;
+	}
 	if (elf_getphdrnum(t->elf, &nph) != 0)
 		nph = 0;
 	for (i = 0; i < nph; i++) {

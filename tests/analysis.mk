@@ -11,8 +11,10 @@ tests_test_analysis_CFLAGS = $(TESTS_CFLAGS) -g -O1
 tests_test_analysis_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ctl
 tests_test_analysis_LDADD = ctl/libdcpictl.la lib/libdcpi.la lib/libdcpiutil.la $(TESTS_LIBS) $(ELF_LIBS) $(DW_LIBS)
 endif
-TESTS += tests/integration/test_prof.sh tests/integration/test_gc_config.sh
-EXTRA_DIST += tests/integration/test_prof.sh tests/integration/test_gc_config.sh tests/workload/other.c
+TESTS += tests/integration/test_prof.sh tests/integration/test_gc_config.sh \
+	tests/integration/test_buildid_cache.sh
+EXTRA_DIST += tests/integration/test_prof.sh tests/integration/test_gc_config.sh tests/workload/other.c \
+	tests/integration/test_buildid_cache.sh
 # The symbol table readers (ELF, kallsyms) on the fuzz corpus.
 if ENABLE_TESTS
 check_PROGRAMS += tests/fuzz/fuzz_symbol_corpus

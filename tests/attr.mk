@@ -19,3 +19,11 @@ tests_fuzz_fuzz_image_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
 tests_fuzz_fuzz_image_corpus_CFLAGS = $(AM_CFLAGS) $(ELF_CFLAGS) $(DW_CFLAGS)
 tests_fuzz_fuzz_image_corpus_LDADD = lib/libdcpi.la lib/libdcpiutil.la $(ELF_LIBS) $(DW_LIBS)
 EXTRA_DIST += tests/fuzz/fuzz_image.c
+
+# The build-id cache's queue and writer.
+check_PROGRAMS += tests/test_cache
+TESTS += tests/test_cache
+tests_test_cache_SOURCES = tests/test_cache.c daemon/cache.c
+tests_test_cache_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon
+tests_test_cache_CFLAGS = $(TESTS_CFLAGS)
+tests_test_cache_LDADD = lib/libdcpi.la lib/libdcpiutil.la $(TESTS_LIBS) $(ELF_LIBS)

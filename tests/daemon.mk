@@ -27,7 +27,8 @@ EXTRA_DIST += $(DAEMON_ITESTS) tests/integration/lib.sh tests/workload/hot.c \
 IMAGE_ITESTS = tests/integration/test_images_nobid.sh \
 	tests/integration/test_images_elsewhere.sh \
 	tests/integration/test_images_vdso.sh \
-	tests/integration/test_images_debuginfo.sh
+	tests/integration/test_images_debuginfo.sh \
+	tests/integration/test_images_onebad.sh
 TESTS += $(IMAGE_ITESTS)
 EXTRA_DIST += $(IMAGE_ITESTS) tests/workload/ctiny.c tests/workload/vdsoloop.c \
 	tests/workload/gohot.go

@@ -19,4 +19,5 @@ include tests/service.mk
 include tests/analysis.mk
 include tests/export.mk
 include tests/fault.mk
+include tests/jit.mk
 include tests/idle.mk

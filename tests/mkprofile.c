@@ -1,6 +1,6 @@
 /*
  * Writes a known profile with libdcpi for tests/integration/test_cat.sh:
- * mkprofile FILE.  Offsets 0, 1 and 4 share a chunk (gaps of at most two
+ * mkprofile FILE [IMAGEID PATH] (test_buildid_cache.sh gives other images).  Offsets 0, 1 and 4 share a chunk (gaps of at most two
  * zero counts), 8 and 8191 start new ones; 8191 saturates.
  */
 #include "config.h"
@@ -22,8 +22,8 @@ main(int argc, char **argv)
 	struct dcpi_error err;
 	size_t i;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: mkprofile FILE\n");
+	if (argc != 2 && argc != 4) {
+		fprintf(stderr, "usage: mkprofile FILE [IMAGEID PATH]\n");
 		return 2;
 	}
 	if ((p = dcpi_profile_new()) == NULL)
@@ -33,6 +33,11 @@ main(int argc, char **argv)
 			fprintf(stderr, "mkprofile: %s\n", err.msg);
 			return 1;
 		}
+	if (argc == 4 && (dcpi_profile_set(p, "image", argv[2], &err) < 0 ||
+	    dcpi_profile_set(p, "path", argv[3], &err) < 0)) {
+		fprintf(stderr, "mkprofile: %s\n", err.msg);
+		return 1;
+	}
 	if (dcpi_profile_add(p, 0, 1) < 0 || dcpi_profile_add(p, 1, 2) < 0 ||
 	    dcpi_profile_add(p, 4, 3) < 0 || dcpi_profile_add(p, 8, 4) < 0 ||
 	    dcpi_profile_add(p, 8191, 3000000000u) < 0 ||

@@ -15,6 +15,10 @@
 #include <time.h>
 #include <cmocka.h>
 
+#include <dcpi/dataset.h>
+#include <dcpi/image.h>
+#include <dcpi/symbol.h>
+
 #include "commands.h"
 
 #define EV	"perf::cpu-clock"
@@ -509,6 +513,89 @@ test_epochs(void **state)
 	free(err);
 }
 
+/* [vdso] samples named through the build-id cache's executable, as dcpid
+ * keeps the vdso image there. */
+static void
+test_prof_vdso(void **state)
+{
+	char line[512], *exe, *out, *err, *argv[] = { "prof", "--csv", NULL };
+	unsigned long lo = 0, hi = 0;
+	struct dcpi_elf_image ei;
+	struct dcpi_symtab_opts o = { .no_debuginfod = 1 };
+	const struct dcpi_symbol *sym;
+	struct dcpi_symtab *t;
+	struct dcpi_count c[2];
+	struct dcpi_error e;
+	FILE *fp;
+
+	fp = fopen("/proc/self/maps", "r");
+	assert_non_null(fp);
+	while (fgets(line, sizeof(line), fp) != NULL)
+		if (strstr(line, "[vdso]") != NULL && sscanf(line, "%lx-%lx", &lo, &hi) == 2)
+			break;
+	fclose(fp);
+	if (hi <= lo)
+		skip();
+	assert_int_equal(dcpi_elf_image_memory((const void *)lo, hi - lo, "[vdso]", 0, &ei, &e),
+	    0);
+	exe = dcpi_db_buildid_path(db, ei.id, "executable");
+	assert_non_null(exe);
+	snprintf(line, sizeof(line), "%s/buildid", db);
+	mkdir(line, 0755);
+	snprintf(line, sizeof(line), "%s/buildid/%s", db, ei.id);
+	mkdir(line, 0755);
+	fp = fopen(exe, "w");
+	assert_non_null(fp);
+	assert_int_equal(fwrite((const void *)lo, 1, hi - lo, fp), hi - lo);
+	fclose(fp);
+	o.db = db;
+	t = dcpi_symtab_open("[vdso]", ei.id, ei.tstart, &o, &e);
+	assert_non_null(t);
+	sym = dcpi_symtab_find(t, "__vdso_clock_gettime");
+	assert_non_null(sym);
+	c[0] = (struct dcpi_count){ (uint32_t)sym->start, 7 };
+	c[1] = (struct dcpi_count){ (uint32_t)sym->start + 4, 2 };
+	write_profile(db, E1, "h1", EV, 1000000, "[vdso]", ei.id, ei.tstart, ei.tsize, c, 2);
+	dcpi_symtab_close(t);
+	assert_int_equal(run_cmd(cmd_prof, &g, &out, &err, argv), 0);
+	assert_field(out, 1, 0, "9");
+	assert_field(out, 1, 3, "__vdso_clock_gettime");
+	assert_field(out, 1, 4, "[vdso]");
+	free(out);
+	free(err);
+	free(exe);
+	dcpi_elf_image_clear(&ei);
+}
+
+/* One image recorded at two paths over two epochs: the first epoch's
+ * (another file now) does not hide the second's, which names the image. */
+static void
+test_prof_paths(void **state)
+{
+	struct dcpi_count c[] = { { 0, 4 } };
+	char *out, *err, *argv[] = { "prof", "--all", "--csv", NULL };
+	struct dcpi_dataset *d;
+	struct dcpi_error e;
+
+	c[0].offset = (uint32_t)self_offset(&s, (void *)dcpi_test_fn_b);
+	write_profile(db, E1, "h1", EV, 1000000, "/bin/true", s.buildid, s.tstart, s.tsize, c, 1);
+	write_self(E2, "h1", EV, 3, 0, 0);
+	assert_int_equal(dcpi_dataset_load(db, NULL, &d, &e), 0);
+	assert_int_equal(d->n_images, 1);
+	assert_int_equal(d->images[0].n_paths, 2);
+	assert_string_equal(d->images[0].paths[0], s.path);
+	assert_string_equal(d->images[0].paths[1], "/bin/true");
+	assert_string_equal(d->images[0].prof->path, s.path);
+	dcpi_dataset_free(d);
+	assert_int_equal(run_cmd(cmd_prof, &g, &out, &err, argv), 0);
+	assert_field(out, 1, 3, "dcpi_test_fn_b");
+	assert_field(out, 1, 4, strrchr(s.path, '/') + 1);
+	assert_field(out, 2, 3, "dcpi_test_fn_a");
+	assert_null(strstr(err, "true"));
+	free(out);
+	free(err);
+}
+
 int
 main(void)
 {
@@ -524,6 +611,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_kernel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gc, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_epochs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_prof_vdso, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_prof_paths, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -41,9 +41,17 @@ struct dcpi_dataset_filter {
 /* One image under one event: the merge of its profiles. */
 struct dcpi_dataset_image {
 	size_t		 event;		/* index into dcpi_dataset.events */
-	struct dcpi_profile *prof;	/* merged; path, image, tstart from the first */
+	struct dcpi_profile *prof;	/* merged; image, tstart from the first
+					 * (oldest epoch); path is paths[0] */
 	char		*kallsyms;	/* DB/EPOCH/HOST/kallsyms of the first profile
 					 * (for the kernel and modules); may not exist */
+	char		**paths;	/* n_paths distinct paths of the merged
+					 * profiles (malloc'd, owned by the
+					 * dataset): in load order, except that
+					 * the first whose file holds the image
+					 * now (same build-id or content hash,
+					 * image.h) is moved first; NULL if none */
+	size_t		 n_paths;
 	uint64_t	 samples;	/* sum of the counts (not saturated) */
 	const char	*label;		/* its "label" line (points into prof), or
 					 * NULL: unlabelled */

@@ -32,16 +32,21 @@ struct dcpi_perfmap_entry {
  * Parses buf[0..len) (name is for messages).  *out gets a malloc'd array
  * of *n entries in file order (later lines may overlap earlier ones: code
  * is moved and reused; callers decide), free with dcpi_perfmap_free().
- * Lines that are empty are skipped; a malformed line fails with EINVAL and
- * names its number.  A last line without a newline is parsed (a map being
- * written may end mid-line: the caller passes only complete lines when it
- * knows).  ENOMEM.
+ * Lines that are empty or blank are skipped; a trailing "\r" is dropped;
+ * fields are separated by spaces or tabs.  START and SIZE have at most 64
+ * bits, SIZE > 0 and START + SIZE must not pass 2^64; NAME is non-empty,
+ * without NUL bytes.  A malformed line fails with EINVAL and names its
+ * number (*out NULL, *n 0).  A last line without a newline is parsed (a
+ * map being written may end mid-line: the caller passes only complete
+ * lines when it knows).  ENOMEM.
  */
 int dcpi_perfmap_parse(const char *buf, size_t len, const char *name,
     struct dcpi_perfmap_entry **out, size_t *n, struct dcpi_error *err);
 /* Reads and parses the file at path: a regular file only (opened with
- * O_NONBLOCK|O_NOFOLLOW on the last component, fstat-checked), at most
- * max_bytes (0: 256 MiB); EFBIG when larger, errno of open/read. */
+ * O_NONBLOCK|O_NOFOLLOW on the last component, fstat-checked: EINVAL
+ * otherwise), at most max_bytes (0: 256 MiB); EFBIG when larger (also when
+ * it grows past that while read), else the errno of open/read, or
+ * dcpi_perfmap_parse's.  Messages name path. */
 int dcpi_perfmap_read(const char *path, size_t max_bytes,
     struct dcpi_perfmap_entry **out, size_t *n, struct dcpi_error *err);
 void dcpi_perfmap_free(struct dcpi_perfmap_entry *e, size_t n);

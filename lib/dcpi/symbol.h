@@ -4,19 +4,34 @@
  * tstart + offset; specs/dcpiformat.txt, header fields path, image, tstart).
  *
  * A symbol table belongs to one image as a profile names it: its path, its
- * image id (GNU build-id in hex) and its tstart.  Sources, in order:
+ * image id (GNU build-id in hex, or the content hash of a file without one,
+ * image.h) and its tstart.  Sources:
  *   - the kernel ("[kernel.kallsyms]") and modules ("[NAME]"): the epoch's
  *     kallsyms snapshot (DB/EPOCH/HOST/kallsyms), text symbols only, module
- *     symbols by their "[NAME]" suffix; sizes run to the next symbol;
- *   - ELF files: .symtab of the file itself, else of its separate debuginfo
- *     (DEBUGDIR/.build-id/NN/REST.debug, then .gnu_debuglink in the file's
- *     directory, its .debug/ and DEBUGDIR/DIR, then debuginfod when
- *     DEBUGINFOD_URLS is set and not empty), else the file's .dynsym.
+ *     symbols by their "[NAME]" suffix; sizes run to the next symbol; of
+ *     names at one address the last line's is kept, as perf report keeps
+ *     it (__x64_sys_getppid, not __ia32_sys_getppid);
+ *   - JIT pseudo-images ("[jit:COMM]"): the perf-map of the image id in the
+ *     database's build-id cache (db.h, perfmap.h), a later line winning at
+ *     one start;
+ *   - ELF images (absolute paths, and "[vdso]"), the first file that holds
+ *     the image, in this order (dcpi(5) "The build-id cache"):
+ *       1. the recorded path, then the other paths the image was recorded
+ *          at (opts->paths), when the file there has the image id;
+ *       2. the database's build-id cache, DB/buildid/ID/executable;
+ *       3. DEBUGDIR/.build-id/NN/REST.debug, also when the image file is
+ *          gone or changed;
+ *       4. debuginfod (its executable, else its debuginfo), only when
+ *          DEBUGINFOD_URLS is set and not empty and opts->no_debuginfod is 0.
+ *     In the file found: .symtab, else that of its separate debuginfo (by
+ *     build-id as in 3, then .gnu_debuglink in the file's directory, its
+ *     .debug/ and DEBUGDIR/DIR, then debuginfod), else .dynsym.
  *     Function symbols (STT_FUNC, STT_GNU_IFUNC) only; a symbol of size 0
  *     runs to the next one.  C++ and Rust (legacy) names are demangled.
- * A file whose build-id differs from the image id is never used: opening
- * fails with ESTALE, so that callers show NAME+0xOFFSET instead of a wrong
- * name.  A file without a build-id cannot be checked and is used as is.
+ * A file whose id differs from the image id is never used; when no source
+ * holds the image, opening fails (ESTALE, ENOENT) so that callers show
+ * NAME+0xOFFSET instead of a wrong name.  A file without a build-id too
+ * large to hash (image.h, DCPI_IMAGE_HASH_MAX) is used as is.
  *
  * Errors as in profile.h: -1 or NULL with errno, and a one-line message in
  * err (when not NULL) naming the file and what was wrong.
@@ -49,22 +64,36 @@ struct dcpi_symtab_opts {
 	int		 no_debuginfod;	/* nonzero: never ask debuginfod */
 	const char	*db;		/* database whose build-id cache (db.h) to
 					 * search, NULL for none */
+	const char *const *paths;	/* n_paths other paths the image was
+					 * recorded at (dataset.h), tried after
+					 * path; NULL for none; not kept */
+	size_t		 n_paths;
 };
 
 /*
  * Opens the symbol table of an image: path and imageid as in the profile's
- * header (imageid may be NULL to skip the build-id check), tstart the
- * profile's tstart.  Returns a table to release with dcpi_symtab_close().
- * NULL with errno:
- *   ESTALE  the file's build-id is not imageid (message names both);
- *   ENOENT  the file (or kallsyms snapshot for the kernel/a module) is missing;
- *   ENODATA no function symbol (stripped, or [vdso] and other pseudo paths);
- *   EINVAL  not an ELF file, or a malformed kallsyms line (names the line);
+ * header (imageid may be NULL to skip the id check and the searches by id),
+ * tstart the profile's tstart.  Returns a table to release with
+ * dcpi_symtab_close().  NULL with errno, and the message of the recorded
+ * path's failure, when no source above has the image's symbols:
+ *   ESTALE  the file's build-id (or content hash) is not imageid (message
+ *           names both);
+ *   ENOENT  the file (or kallsyms snapshot for the kernel/a module, or the
+ *           perf-map of a JIT pseudo-image) is missing;
+ *   ENODATA no function symbol (stripped, or [vdso] not in the cache, and
+ *           other pseudo paths);
+ *   EINVAL  not an ELF file, or a malformed kallsyms or perf-map line
+ *           (names the line);
  *   ENOMEM.
  */
 struct dcpi_symtab *dcpi_symtab_open(const char *path, const char *imageid,
     uint64_t tstart, const struct dcpi_symtab_opts *opts, struct dcpi_error *err);
 void dcpi_symtab_close(struct dcpi_symtab *t);
+
+/* The file the table's symbols, code and source lines come from: the
+ * recorded path, a build-id cache entry, a debug file, debuginfod's copy;
+ * path for the kernel and modules.  Owned by t. */
+const char *dcpi_symtab_path(const struct dcpi_symtab *t);
 
 /* The procedure containing offset, or NULL if none does (callers group
  * such samples under "[unknown]").  The pointer lives as long as t.
@@ -72,8 +101,8 @@ void dcpi_symtab_close(struct dcpi_symtab *t);
 const struct dcpi_symbol *dcpi_symtab_lookup(const struct dcpi_symtab *t, uint64_t offset);
 
 /* All procedures, sorted by start, non-overlapping (of two symbols at one
- * address the global one is kept, i.e. an alias is dropped); *n gets the
- * count.  Owned by t. */
+ * address one is kept, an ELF file's global one, kallsyms' and perf maps'
+ * last; the alias is dropped); *n gets the count.  Owned by t. */
 const struct dcpi_symbol *dcpi_symtab_symbols(const struct dcpi_symtab *t, size_t *n);
 
 /* Procedure by name (demangled, or the raw symbol name); the first in
@@ -96,9 +125,10 @@ int dcpi_symtab_srcline(struct dcpi_symtab *t, uint64_t offset, const char **fil
  * The image's bytes at [offset, offset + len) as loaded (from the file's
  * PT_LOAD segments, for disassembly): *buf is malloc'd, caller frees; *got
  * gets the bytes available (< len at the end of the segment).  -1 with
- * ENOENT for the kernel and modules (no file), EFAULT if offset is not in a
- * loadable segment with file contents, ESTALE if the file changed since
- * dcpi_symtab_open().
+ * ENOENT for the kernel, modules and JIT pseudo-images (no file), EFAULT if
+ * offset is not in a loadable segment with file contents (as in a separate
+ * debug file, whose code sections are SHT_NOBITS), ESTALE if the file
+ * changed since dcpi_symtab_open().
  */
 int dcpi_symtab_read(struct dcpi_symtab *t, uint64_t offset, size_t len, void **buf,
     size_t *got);

@@ -1,0 +1,239 @@
+/*
+ * The build-id cache (daemon/cache.c): queued files and memory images are
+ * written at the flush as DB/buildid/ID/executable with their exact bytes,
+ * also when the file was deleted after it was queued; the size limit; a
+ * failed write keeps the entry for the next flush; an id is kept once.
+ */
+#include "config.h"
+
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <dcpi/db.h>
+#include <dcpi/image.h>
+#include <dcpi/profile.h>
+#include <dcpi/symbol.h>
+
+#include "cache.h"
+
+static char db[256];
+
+static int
+setup(void **state)
+{
+	(void)state;
+	snprintf(db, sizeof(db), "/tmp/dcpi-test-cache.XXXXXX");
+	if (mkdtemp(db) == NULL)
+		return -1;
+	cache_init(db, 0);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	char cmd[512];
+
+	(void)state;
+	cache_fini();
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", db);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* The entry's bytes, or NULL if it is missing; *len gets their number. */
+static char *
+entry(const char *id, size_t *len)
+{
+	struct dcpi_error err;
+	char *path = dcpi_db_buildid_path(db, id, "executable");
+	void *buf;
+
+	assert_non_null(path);
+	if (dcpi_read_file(path, &buf, len, &err) == -1)
+		buf = NULL;
+	free(path);
+	return buf;
+}
+
+static void
+test_memory(void **state)
+{
+	char err[512], *got;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(cache_has("0a0b"), 0);
+	cache_add_memory("0a0b", "vdso bytes", 10, "[vdso]");
+	assert_int_equal(cache_has("0a0b"), 1);	/* queued */
+	assert_int_equal(cache_pending(), 1);
+	assert_null(entry("0a0b", &len));	/* only the flush writes */
+	assert_int_equal(cache_flush(err, sizeof(err)), 0);
+	assert_int_equal(cache_pending(), 0);
+	assert_non_null(got = entry("0a0b", &len));
+	assert_int_equal(len, 10);
+	assert_memory_equal(got, "vdso bytes", 10);
+	free(got);
+	assert_int_equal(cache_has("0a0b"), 1);	/* on disk */
+	assert_int_equal(cache_bytes(), 10);
+	/* Kept once: a second image of the same id is not queued. */
+	cache_add_memory("0a0b", "other", 5, "[vdso]");
+	assert_int_equal(cache_pending(), 0);
+}
+
+static void
+test_deleted_file(void **state)
+{
+	char path[300], err[512], *got;
+	size_t len;
+	int fd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/prog", db);
+	assert_true((fd = open(path, O_RDWR | O_CREAT, 0755)) >= 0);
+	assert_int_equal(write(fd, "\177ELF and the rest", 17), 17);
+	cache_add_fd("1234abcd", fd, "/bin/prog");
+	close(fd);
+	/* The program's file is gone by the flush: the queue holds it. */
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(cache_flush(err, sizeof(err)), 0);
+	assert_non_null(got = entry("1234abcd", &len));
+	assert_int_equal(len, 17);
+	assert_memory_equal(got, "\177ELF and the rest", 17);
+	free(got);
+}
+
+static void
+test_limit(void **state)
+{
+	char err[512];
+	size_t len;
+
+	(void)state;
+	cache_set_limit(15);
+	cache_add_memory("aa", "0123456789", 10, "a");
+	cache_add_memory("bb", "0123456789", 10, "b");
+	assert_int_equal(cache_flush(err, sizeof(err)), 0);
+	free(entry("aa", &len));
+	assert_null(entry("bb", &len));		/* would pass 15 bytes */
+	assert_int_equal(cache_skipped(), 1);
+	assert_int_equal(cache_bytes(), 10);
+	assert_int_equal(cache_pending(), 0);	/* dropped, not retried */
+	cache_set_limit(0);
+}
+
+static void
+test_failed_write_retried(void **state)
+{
+	char path[300], err[512], *got;
+	size_t len;
+	int fd;
+
+	(void)state;
+	/* A file where the cache's directory belongs: mkdir fails. */
+	snprintf(path, sizeof(path), "%s/%s", db, DCPI_DB_BUILDID_DIR);
+	assert_true((fd = open(path, O_WRONLY | O_CREAT, 0644)) >= 0);
+	close(fd);
+	cache_add_memory("cc", "abc", 3, "c");
+	assert_int_equal(cache_flush(err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "buildid"));
+	assert_int_equal(cache_pending(), 1);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(cache_flush(err, sizeof(err)), 0);
+	assert_int_equal(cache_pending(), 0);
+	assert_non_null(got = entry("cc", &len));
+	assert_int_equal(len, 3);
+	free(got);
+}
+
+/* A function of this program, for the reduced image's symbols. */
+__attribute__((noinline)) int cache_test_marker(int x);
+__attribute__((noinline)) int
+cache_test_marker(int x)
+{
+	volatile int y = x;
+
+	return y * 7;
+}
+
+static void
+test_large_reduced(void **state)
+{
+	struct dcpi_symtab_opts o = { .no_debuginfod = 1, .debugdir = "/nonexistent" };
+	const struct dcpi_symbol *sym, *other;
+	struct dcpi_elf_image self;
+	uint64_t bias;
+	struct dcpi_symtab *t;
+	struct dcpi_error de;
+	struct stat st;
+	char err[512], *path;
+	int fd;
+
+	(void)state;
+	assert_true((fd = open("/proc/self/exe", O_RDONLY)) >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(dcpi_elf_image_fd(fd, "self", 0, &self, &de), 0);
+	/* The program is over an eighth of the limit: symbols only. */
+	cache_set_limit((uint64_t)st.st_size * 4);
+	cache_add_fd(self.id, fd, "/bin/self");
+	close(fd);
+	assert_int_equal(cache_flush(err, sizeof(err)), 0);
+	assert_non_null(path = dcpi_db_buildid_path(db, self.id, "executable"));
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(cache_bytes() == (uint64_t)st.st_size);
+	/* Its symbols, at their offsets from the text start, and the same
+	 * build-id; no code to read. */
+	assert_non_null(t = dcpi_symtab_open(path, self.id, self.tstart, &o, &de));
+	assert_non_null(sym = dcpi_symtab_find(t, "cache_test_marker"));
+	assert_non_null(other = dcpi_symtab_find(t, "test_memory"));
+	/* Both functions are where this process has them, less one bias. */
+	bias = (uintptr_t)cache_test_marker - (sym->start + self.tstart);
+	assert_int_equal((uintptr_t)test_memory - (other->start + self.tstart), bias);
+	assert_int_equal(bias % 4096, 0);
+	{
+		void *buf;
+		size_t got;
+
+		assert_int_equal(dcpi_symtab_read(t, sym->start, 16, &buf, &got), -1);
+	}
+	dcpi_symtab_close(t);
+	dcpi_elf_image_clear(&self);
+	free(path);
+	cache_set_limit(0);
+}
+
+static void
+test_bad_id(void **state)
+{
+	char err[512];
+
+	(void)state;
+	assert_int_equal(cache_put("../etc", "executable", "x", 1, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "bad image id"));
+	assert_int_equal(cache_put("abcd", "a/b", "x", 1, err, sizeof(err)), -1);
+	assert_int_equal(cache_put("abcd", "perf-map", "0 10 f\n", 7, err, sizeof(err)), 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_memory, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_deleted_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failed_write_retried, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_large_reduced, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_id, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
