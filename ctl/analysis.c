@@ -74,6 +74,9 @@ sel_option(struct selection *s, int ch, const char *arg, const char *cmd)
 	case 'I':
 		s->image = arg;
 		return 1;
+	case SEL_OPT_IDLE:
+		s->idle = 1;
+		return 1;
 	}
 	return 0;
 many:
@@ -91,6 +94,7 @@ sel_load(const char *db, const struct selection *s, const char *cmd)
 	char **all = NULL, cur[DCPI_EPOCH_LEN + 1], **evs;
 	const char *pick[1];
 	size_t n_all = 0, n_evs, i, j, first;
+	uint64_t idle;
 	time_t since, t;
 
 	memset(&f, 0, sizeof(f));
@@ -154,12 +158,16 @@ sel_load(const char *db, const struct selection *s, const char *cmd)
 	f.events = s->events;
 	f.n_events = s->n_events;
 	f.image = s->image;
+	f.idle = s->idle;
 	if (dcpi_dataset_load(db, &f, &d, &err) == -1) {
 		fprintf(stderr, "dcpictl: %s: %s\n", cmd, err.msg);
 		dcpi_strv_free(all, n_all);
 		return NULL;
 	}
-	if (d->n_images == 0 && d->n_skipped == 0 && s->image == NULL &&
+	for (i = 0, idle = 0; i < d->n_events; i++)
+		idle += d->events[i].idle;
+	/* Only the idle task's samples is still something to show. */
+	if (d->n_images == 0 && d->n_skipped == 0 && s->image == NULL && idle == 0 &&
 	    (s->host == NULL || d->n_hosts > 0)) {
 		if (f.n_epochs == 0)
 			fprintf(stderr, "dcpictl: %s: %s: no profiles in any epoch\n", cmd, db);

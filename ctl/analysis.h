@@ -24,6 +24,7 @@ struct selection {
 	const char	*events[SEL_MAX];
 	size_t		 n_events;
 	const char	*image;
+	int		 idle;		/* --idle: the idle task's samples too */
 };
 
 /* getopt_long entries for the selection options, and their handler:
@@ -36,6 +37,11 @@ struct selection {
 	{ "event",	required_argument,	NULL, 'e' }, \
 	{ "image",	required_argument,	NULL, 'I' }
 int sel_option(struct selection *s, int ch, const char *arg, const char *cmd);
+/* --idle, for the commands that can show the idle task's samples (prof,
+ * list, diff); without it they are left out (dcpi/dataset.h). */
+#define SEL_OPT_IDLE	0x100
+#define SEL_IDLE_LONGOPT \
+	{ "idle",	no_argument,		NULL, SEL_OPT_IDLE }
 
 /* Loads the selected profiles of db: the current (else newest) epoch
  * unless --epoch/--all/--since; checks that events, host and image exist

@@ -82,6 +82,7 @@ cmd_diff(const struct ctl_globals *g, int argc, char **argv)
 		{ "event",	required_argument,	NULL, 'e' },
 		{ "host",	required_argument,	NULL, 'H' },
 		{ "image",	required_argument,	NULL, 'I' },
+		SEL_IDLE_LONGOPT,
 		{ "csv",	no_argument,		NULL, 'c' },
 		{ "json",	no_argument,		NULL, 'j' },
 		{ "help",	no_argument,		NULL, 'h' },
@@ -121,7 +122,7 @@ cmd_diff(const struct ctl_globals *g, int argc, char **argv)
 		default:
 			fprintf(ch == 'h' ? stdout : stderr,
 			    "usage: dcpictl diff A B [-e EVENT] [--host H] [--image NAME] [-n N] "
-			    "[--csv | --json]\n"
+			    "[--idle] [--csv | --json]\n"
 			    "A and B are epochs of the database or databases (all their epochs).\n");
 			return ch == 'h' ? 0 : 2;
 		}

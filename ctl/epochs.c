@@ -122,15 +122,43 @@ refs_free(struct refs *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* Scans DB/EPOCH/HOST/EVENT/FILE of the epochs ep[0..n) not marked in
- * skip (NULL: none). */
+/* The profiles of an event's directory and, one level down, of its
+ * label directories (dcpi(5) "Labels"). */
+static void
+refs_scan_dir(const char *dir, int labels, struct refs *r)
+{
+	char **files, path[4096];
+	struct dcpi_profile *p;
+	struct stat st;
+	const char *dot;
+	size_t nf, l;
+
+	if (dcpi_db_list(dir, &files, &nf, NULL) == -1)
+		return;
+	for (l = 0; l < nf; l++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, files[l]);
+		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+			if (labels)
+				refs_scan_dir(path, 0, r);
+			continue;
+		}
+		if ((dot = strrchr(files[l], '.')) != NULL)
+			refs_add(r, dot + 1, path);
+		if (dcpi_profile_read(path, &p, NULL) == 0) {
+			refs_add(r, p->image, path);
+			dcpi_profile_free(p);
+		}
+	}
+	dcpi_strv_free(files, nf);
+}
+
+/* Scans DB/EPOCH/HOST/EVENT/[LABEL/]FILE of the epochs ep[0..n) not
+ * marked in skip (NULL: none). */
 static void
 refs_scan(const char *db, char **ep, size_t n, const int *skip, struct refs *r)
 {
-	char **hosts, **evs, **files, path[4096];
-	size_t nh, nv, nf, i, j, k, l;
-	struct dcpi_profile *p;
-	const char *dot;
+	char **hosts, **evs, path[4096];
+	size_t nh, nv, i, j, k;
 
 	for (i = 0; i < n; i++) {
 		if (skip != NULL && skip[i])
@@ -145,19 +173,7 @@ refs_scan(const char *db, char **ep, size_t n, const int *skip, struct refs *r)
 			for (k = 0; k < nv; k++) {
 				snprintf(path, sizeof(path), "%s/%s/%s/%s", db, ep[i], hosts[j],
 				    evs[k]);
-				if (dcpi_db_list(path, &files, &nf, NULL) == -1)
-					continue;
-				for (l = 0; l < nf; l++) {
-					snprintf(path, sizeof(path), "%s/%s/%s/%s/%s", db, ep[i],
-					    hosts[j], evs[k], files[l]);
-					if ((dot = strrchr(files[l], '.')) != NULL)
-						refs_add(r, dot + 1, path);
-					if (dcpi_profile_read(path, &p, NULL) == 0) {
-						refs_add(r, p->image, path);
-						dcpi_profile_free(p);
-					}
-				}
-				dcpi_strv_free(files, nf);
+				refs_scan_dir(path, 1, r);
 			}
 			dcpi_strv_free(evs, nv);
 		}
@@ -390,6 +406,7 @@ cmd_epochs(const struct ctl_globals *g, int argc, char **argv)
 		one[0] = ep[i];
 		f.epochs = one;
 		f.n_epochs = 1;
+		f.idle = 1;	/* an epoch's samples are all of them */
 		if (dcpi_dataset_load(g->db, &f, &d, &err) == -1) {
 			fprintf(stderr, "dcpictl: epochs: %s\n", err.msg);
 			continue;

@@ -125,6 +125,7 @@ cmd_list(const struct ctl_globals *g, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		SEL_LONGOPTS,
+		SEL_IDLE_LONGOPT,
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -153,7 +154,7 @@ cmd_list(const struct ctl_globals *g, int argc, char **argv)
 			return 2;
 		fprintf(ch == 'h' ? stdout : stderr,
 		    "usage: dcpictl list PROCEDURE [--image NAME] [-e EVENT]... "
-		    "[--epoch E | --all | --since TIME] [--host H]\n");
+		    "[--epoch E | --all | --since TIME] [--host H] [--idle]\n");
 		return ch == 'h' ? 0 : 2;
 	}
 	if (optind + 1 != argc) {

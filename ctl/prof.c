@@ -57,8 +57,77 @@ when(const char *epoch, char buf[32])
 	return buf;
 }
 
+/* n with thousands separators, as people read counts, into buf[32]. */
+static const char *
+grouped(uint64_t n, char buf[32])
+{
+	char tmp[24];
+	size_t len, i, j;
+
+	len = (size_t)snprintf(tmp, sizeof(tmp), "%ju", (uintmax_t)n);
+	for (i = j = 0; i < len; i++) {
+		if (i > 0 && (len - i) % 3 == 0)
+			buf[j++] = ',';
+		buf[j++] = tmp[i];
+	}
+	buf[j] = '\0';
+	return buf;
+}
+
+static const struct dcpi_unattr_entry *sort_un;
+
+static int
+unattr_desc(const void *a, const void *b)
+{
+	const struct dcpi_unattr_entry *x = &sort_un[*(const size_t *)a];
+	const struct dcpi_unattr_entry *y = &sort_un[*(const size_t *)b];
+
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	return strcmp(x->reason, y->reason);
+}
+
+/* Per event, the idle task's share and the samples not attributed by
+ * reason, when there are any: what the rows do not show. */
 static void
-print_header(const struct dcpi_dataset *d, FILE *fp)
+print_apart(const struct dcpi_dataset *d, int idle_shown, FILE *fp)
+{
+	const struct dcpi_dataset_event *ev;
+	char b0[32], b1[32], which[1100];
+	uint64_t attributed;
+	size_t e, i, n, *ix;
+
+	ix = xcalloc(d->unattr.n + 1, sizeof(*ix));
+	for (e = 0; e < d->n_events; e++) {
+		ev = &d->events[e];
+		attributed = ev->samples + (idle_shown ? 0 : ev->idle);
+		which[0] = '\0';
+		if (d->n_events > 1)
+			snprintf(which, sizeof(which), " (%s)", ev->name);
+		if (ev->idle > 0)
+			fprintf(fp, "idle%s: %.1f%% of samples (%s), %s\n", which,
+			    100.0 * (double)ev->idle / (double)attributed, grouped(ev->idle, b0),
+			    idle_shown ? "included (--idle)" : "not shown; --idle includes them");
+		if (ev->unattributed == 0)
+			continue;
+		fprintf(fp, "not attributed%s: %s samples (%.1f%%):", which,
+		    grouped(ev->unattributed, b0), 100.0 * (double)ev->unattributed /
+		    (double)(attributed + ev->unattributed));
+		for (i = n = 0; i < d->unattr.n; i++)
+			if (strcmp(d->unattr.v[i].event, ev->name) == 0 && d->unattr.v[i].samples)
+				ix[n++] = i;
+		sort_un = d->unattr.v;
+		qsort(ix, n, sizeof(*ix), unattr_desc);
+		for (i = 0; i < n; i++)
+			fprintf(fp, "%s %s %s", i ? "," : "", d->unattr.v[ix[i]].reason,
+			    grouped(d->unattr.v[ix[i]].samples, b1));
+		fputc('\n', fp);
+	}
+	free(ix);
+}
+
+static void
+print_header(const struct dcpi_dataset *d, int idle_shown, FILE *fp)
 {
 	char b0[32], b1[32];
 	struct table t;
@@ -92,13 +161,14 @@ print_header(const struct dcpi_dataset *d, FILE *fp)
 	}
 	table_print(&t, FMT_TEXT, fp);
 	table_free(&t);
+	print_apart(d, idle_shown, fp);
 	fputc('\n', fp);
 }
 
 static void
-print_json_header(const struct dcpi_dataset *d, FILE *fp)
+print_json_header(const struct dcpi_dataset *d, int idle_shown, FILE *fp)
 {
-	size_t i;
+	size_t i, j, k;
 
 	fputs("{\"epochs\": [", fp);
 	for (i = 0; i < d->n_epochs; i++) {
@@ -116,11 +186,22 @@ print_json_header(const struct dcpi_dataset *d, FILE *fp)
 	for (i = 0; i < d->n_events; i++) {
 		fputs(i ? ", {\"name\": " : "{\"name\": ", fp);
 		json_string(fp, d->events[i].name);
-		fprintf(fp, ", \"samples\": %llu, \"period\": %llu}",
+		fprintf(fp, ", \"samples\": %llu, \"period\": %llu, \"idle\": %llu, "
+		    "\"unattributed\": {",
 		    (unsigned long long)d->events[i].samples,
-		    (unsigned long long)d->events[i].period);
+		    (unsigned long long)d->events[i].period,
+		    (unsigned long long)d->events[i].idle);
+		for (j = k = 0; j < d->unattr.n; j++) {
+			if (strcmp(d->unattr.v[j].event, d->events[i].name) != 0)
+				continue;
+			fputs(k++ ? ", " : "", fp);
+			json_string(fp, d->unattr.v[j].reason);
+			fprintf(fp, ": %llu", (unsigned long long)d->unattr.v[j].samples);
+		}
+		fputs("}}", fp);
 	}
-	fputs("], \"skipped\": [", fp);
+	fprintf(fp, "], \"idle_included\": %s", idle_shown ? "true" : "false");
+	fputs(", \"skipped\": [", fp);
 	for (i = 0; i < d->n_skipped; i++) {
 		if (i)
 			fputs(", ", fp);
@@ -134,6 +215,7 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		SEL_LONGOPTS,
+		SEL_IDLE_LONGOPT,
 		{ "images",	no_argument,		NULL, 'i' },
 		{ "csv",	no_argument,		NULL, 'c' },
 		{ "json",	no_argument,		NULL, 'j' },
@@ -176,7 +258,7 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 		default:
 			fprintf(ch == 'h' ? stdout : stderr,
 			    "usage: dcpictl prof [-i] [-e EVENT]... [--epoch E | --all | --since TIME]\n"
-			    "                    [--host H] [--image NAME] [-n N] [--csv | --json]\n");
+			    "                    [--host H] [--image NAME] [--idle] [-n N] [--csv | --json]\n");
 			return ch == 'h' ? 0 : 2;
 		}
 	}
@@ -260,9 +342,9 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 		table_put(&t, nc - 1, rw->image);
 	}
 	if (f == FMT_TEXT)
-		print_header(d, stdout);
+		print_header(d, s.idle, stdout);
 	else if (f == FMT_JSON)
-		print_json_header(d, stdout);
+		print_json_header(d, s.idle, stdout);
 	table_print(&t, f, stdout);
 	if (f == FMT_JSON)
 		fputs("}\n", stdout);

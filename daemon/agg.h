@@ -11,6 +11,18 @@
 
 #include <dcpi/profile.h>
 
+/*
+ * The first key, "event" below, is a stream: an event index (daemon/perf.h)
+ * and a label, so that the idle task's samples of the kernel keep apart
+ * from the others' without another dimension (dcpi(5) "LABELS").
+ */
+#define AGG_LABEL_NONE		0
+#define AGG_LABEL_IDLE		1	/* dcpi/label.h DCPI_LABEL_IDLE */
+#define AGG_NLABELS		2
+#define AGG_STREAM(ev, label)	((uint32_t)(ev) * AGG_NLABELS + (label))
+#define AGG_STREAM_EVENT(s)	((s) / AGG_NLABELS)
+#define AGG_STREAM_LABEL(s)	((s) % AGG_NLABELS)
+
 void agg_init(void);
 void agg_fini(void);
 /* One sample of event at image's offset.  Counts saturate at UINT32_MAX.

@@ -3,6 +3,7 @@
 #include <linux/perf_event.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -15,12 +16,17 @@
 #include "log.h"
 #include "order.h"
 #include "perf.h"
+#include "xmalloc.h"
 
 volatile sig_atomic_t core_quit_requested;
 
 static size_t	 memcap;
 static uint64_t	 nsamples, nlost, nthrottled, nunthrottled, nunknown_id;
 static uint64_t	 nunattr[ATTR_NREASONS];
+/* Unattributed samples since the last flush that stored them, by event:
+ * pend[ev * ATTR_NREASONS + reason]. */
+static uint64_t	*pend;
+static size_t	 npend;		/* events with room in pend */
 static uint64_t	 rate_samples, rate_time;
 static double	 rate;
 
@@ -47,6 +53,35 @@ core_fini(void)
 	jit_fini();
 	agg_fini();
 	order_fini();
+	free(pend);
+	pend = NULL;
+	npend = 0;
+}
+
+static void
+count_unattr(uint32_t ev, enum attr_reason r)
+{
+	if (ev >= npend) {
+		pend = xreallocarray(pend, ((size_t)ev + 1) * ATTR_NREASONS, sizeof(*pend));
+		memset(pend + npend * ATTR_NREASONS, 0,
+		    ((size_t)ev + 1 - npend) * ATTR_NREASONS * sizeof(*pend));
+		npend = (size_t)ev + 1;
+	}
+	pend[(size_t)ev * ATTR_NREASONS + r]++;
+	nunattr[r]++;
+}
+
+uint64_t
+core_unattr_pending(size_t ev, size_t reason)
+{
+	return ev < npend && reason < ATTR_NREASONS ? pend[ev * ATTR_NREASONS + reason] : 0;
+}
+
+void
+core_unattr_stored(void)
+{
+	if (pend != NULL)
+		memset(pend, 0, npend * ATTR_NREASONS * sizeof(*pend));
 }
 
 /* Sideband records carry a variable-length string before the sample_id
@@ -140,12 +175,15 @@ do_sample(const struct perf_sample_rec *s)
 			return;
 		}
 		if (r < ATTR_NREASONS)
-			nunattr[r]++;
+			count_unattr((uint32_t)ev, r);
 		return;
 	}
-	/* An image's first sample since its counts were written: its file
-	 * is held for the build-id cache until the next flush. */
-	if (agg_add((uint32_t)ev, img->index, off))
+	/* pid 0 is the idle task (swapper): its samples would lead every
+	 * listing, so they go under their own label.  An image's first
+	 * sample since its counts were written: its file is held for the
+	 * build-id cache until the next flush. */
+	if (agg_add(AGG_STREAM(ev, s->pid == 0 ? AGG_LABEL_IDLE : AGG_LABEL_NONE),
+	    img->index, off))
 		attr_hold(s->pid, s->ip);
 }
 

@@ -30,6 +30,13 @@ void core_process(int all);
 /* Updates the sample rate; called about once a second. */
 void core_tick(void);
 double core_rate(void);
+/* Samples of event index ev (daemon/perf.h) not attributed for reason
+ * (enum attr_reason) since the last core_unattr_stored(); the flush adds
+ * them to the epoch's unattributed file and, when that was written, calls
+ * core_unattr_stored() to zero them, so a failed write keeps them and a
+ * crash never counts them twice. */
+uint64_t core_unattr_pending(size_t ev, size_t reason);
+void core_unattr_stored(void);
 uint64_t core_samples(void);
 
 extern const struct control_ops core_ops;

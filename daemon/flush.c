@@ -15,11 +15,13 @@
 #include <unistd.h>
 
 #include <dcpi/db.h>
+#include <dcpi/label.h>
 #include <dcpi/profile.h>
 
 #include "agg.h"
 #include "attr.h"
 #include "cache.h"
+#include "core.h"
 #include "flush.h"
 #include "jit.h"
 #include "log.h"
@@ -177,7 +179,7 @@ clean_db(void)
 	if (dcpi_db_epochs(db, &epochs, &n, &de) == 0) {
 		for (i = 0; i < n; i++) {
 			snprintf(dir, sizeof(dir), "%s/%s/%s", db, epochs[i], host);
-			removed += remove_temps(dir, 1);
+			removed += remove_temps(dir, 2);	/* EVENT/LABEL/ */
 		}
 		dcpi_strv_free(epochs, n);
 	}
@@ -307,19 +309,21 @@ flush_fini(void)
 }
 
 static int
-write_one(uint32_t ev, uint32_t img, const struct dcpi_count *c, size_t n, void *arg)
+write_one(uint32_t stream, uint32_t img, const struct dcpi_count *c, size_t n, void *arg)
 {
 	struct flushctx *fc = arg;
 	struct image *im = attr_image(img);
+	uint32_t ev = AGG_STREAM_EVENT(stream);
 	const char *evname = perf_event_name(ev);
+	const char *label = AGG_STREAM_LABEL(stream) == AGG_LABEL_IDLE ? DCPI_LABEL_IDLE : NULL;
 	struct dcpi_profile *p = NULL, *old = NULL;
 	struct dcpi_error de;
 	char name[PATH_MAX], *dir = NULL, *path = NULL;
 	size_t good;
 
 	de.msg[0] = '\0';
-	if (dcpi_db_mkdirs(db, epoch, host, evname, &de) == -1 ||
-	    (dir = dcpi_db_event_path(db, epoch, host, evname)) == NULL ||
+	if (dcpi_db_label_mkdirs(db, epoch, host, evname, label, &de) == -1 ||
+	    (dir = dcpi_db_label_path(db, epoch, host, evname, label)) == NULL ||
 	    dcpi_db_profile_name(im->path, im->id, name, sizeof(name)) == -1)
 		goto fail;
 	xasprintf(&path, "%s/%s", dir, name);
@@ -337,6 +341,8 @@ write_one(uint32_t ev, uint32_t img, const struct dcpi_count *c, size_t n, void 
 	p->path = xstrdup(im->path);
 	p->has |= DCPI_HAS_CPUCOUNT | DCPI_HAS_PATH;
 	if (im->idkind != NULL && dcpi_profile_set(p, "idkind", im->idkind, &de) == -1)
+		goto fail;
+	if (label != NULL && dcpi_profile_set(p, "label", label, &de) == -1)
 		goto fail;
 	/* Offsets past the text would make the file invalid; the
 	 * attribution should never produce them. */
@@ -376,6 +382,51 @@ fail:
 	return -1;
 }
 
+/* Adds the unattributed samples counted since the last time to the
+ * epoch's file (read, add, atomic write); zeroes them only once written. */
+static int
+write_unattr(char *err, size_t errlen)
+{
+	struct dcpi_unattr u = { NULL, 0, 0 };
+	struct dcpi_error de;
+	char *path;
+	size_t ev, r;
+	uint64_t n;
+	int any = 0, rc = -1;
+
+	for (ev = 0; ev < perf_nevents(); ev++)
+		for (r = 1; r < ATTR_NREASONS; r++)
+			any |= core_unattr_pending(ev, r) != 0;
+	if (!any)
+		return 0;
+	if ((path = dcpi_db_unattr_path(db, epoch, host)) == NULL) {
+		snprintf(err, errlen, "%s: %s", db, strerror(errno));
+		return -1;
+	}
+	if (dcpi_unattr_read(path, &u, &de) == -1 && errno != ENOENT) {
+		snprintf(err, errlen, "%s", de.msg);
+		goto out;
+	}
+	for (ev = 0; ev < perf_nevents(); ev++)
+		for (r = 1; r < ATTR_NREASONS; r++)
+			if ((n = core_unattr_pending(ev, r)) != 0 &&
+			    dcpi_unattr_add(&u, perf_event_name(ev),
+			    attr_reason_name((enum attr_reason)r), n) == -1) {
+				snprintf(err, errlen, "%s: %s", path, strerror(errno));
+				goto out;
+			}
+	if (dcpi_unattr_write(path, &u, &de) == -1) {
+		snprintf(err, errlen, "%s", de.msg);
+		goto out;
+	}
+	core_unattr_stored();
+	rc = 0;
+out:
+	dcpi_unattr_clear(&u);
+	free(path);
+	return rc;
+}
+
 int
 flush_run(char *msg, size_t msglen)
 {
@@ -390,6 +441,12 @@ flush_run(char *msg, size_t msglen)
 	} else {
 		jit_flush();
 		agg_flush(write_one, &fc);
+		if (write_unattr(err, sizeof(err)) == -1) {
+			log_warnx("flush: %s", err);
+			if (!fc.failed)
+				snprintf(msg, msglen, "flush failed: %s", err);
+			fc.failed = 1;
+		}
 		attr_release_images();
 		/* After the profiles: their counts matter more than symbols. */
 		if (cache_flush(err, sizeof(err)) == -1) {

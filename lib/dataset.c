@@ -13,6 +13,7 @@
 #include <dcpi/dataset.h>
 #include <dcpi/db.h>
 #include <dcpi/image.h>
+#include <dcpi/label.h>
 
 #include "internal.h"
 
@@ -192,40 +193,115 @@ struct loadctx {
 	struct strset	 events, epochs, hosts, skipped;
 	struct loaded	*l;
 	size_t		 n, cap;
+	uint64_t	*idle;		/* by index into events */
+	size_t		 cap_idle;
+	char		*last;		/* "EPOCH/HOST" whose unattributed file is read */
+	struct dcpi_unattr unattr;
 };
 
 static int
-load_event(void *arg, const char *epoch, const char *host, const char *event,
-    const char *dir)
+skip(struct loadctx *c, const char *msg)
 {
-	struct loadctx *c = arg;
+	if (grow((void **)&c->skipped.v, &c->skipped.cap, c->skipped.n,
+	    sizeof(char *)) == -1 || (c->skipped.v[c->skipped.n] = strdup(msg)) == NULL)
+		return -1;
+	c->skipped.n++;
+	return 0;
+}
+
+/* The unattributed file of a host's epoch, once, when its first event
+ * directory is read: only the selected events' lines count. */
+static int
+load_unattr(struct loadctx *c, const char *epoch, const char *host)
+{
+	struct dcpi_unattr u = { NULL, 0, 0 };
+	struct dcpi_error e;
+	char *key, *path;
+	size_t i;
+
+	if (asprintf(&key, "%s/%s", epoch, host) == -1)
+		return -1;
+	if (c->last != NULL && strcmp(c->last, key) == 0) {
+		free(key);
+		return 0;
+	}
+	free(c->last);
+	c->last = key;
+	if ((path = dcpi_db_unattr_path(c->db, epoch, host)) == NULL)
+		return -1;
+	if (dcpi_unattr_read(path, &u, &e) == -1) {
+		free(path);
+		if (errno == ENOMEM)
+			return -1;
+		return errno == ENOENT ? 0 : skip(c, e.msg);
+	}
+	free(path);
+	for (i = 0; i < u.n; i++)
+		if ((c->f == NULL || selected(c->f->events, c->f->n_events, u.v[i].event)) &&
+		    dcpi_unattr_add(&c->unattr, u.v[i].event, u.v[i].reason,
+		    u.v[i].samples) == -1) {
+			dcpi_unattr_clear(&u);
+			return -1;
+		}
+	dcpi_unattr_clear(&u);
+	return 0;
+}
+
+/* Loads the profiles in dir, whose label is label (NULL: unlabelled);
+ * label directories below an unlabelled one are loaded too. */
+static int
+load_dir(struct loadctx *c, const char *epoch, const char *host, size_t ev,
+    const char *dir, const char *label, int *used)
+{
 	struct dcpi_profile *p;
 	struct dcpi_error e;
-	char **files, path[4096], *msg;
-	size_t nf, i;
-	ssize_t ev;
-	int used = 0;
+	char **files, path[4096], lab[1024], msg[sizeof(e.msg)];
+	const char *pl;
+	size_t nf, i, k;
+	int idle = label != NULL && strcmp(label, DCPI_LABEL_IDLE) == 0;
 
-	if (c->f && !selected(c->f->events, c->f->n_events, event))
-		return 0;
 	if (dcpi_db_list(dir, &files, &nf, NULL) == -1)
 		return 0;
-	if ((ev = strset_add(&c->events, event)) == -1)
-		goto fail;
 	for (i = 0; i < nf; i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, files[i]) >= sizeof(path))
+			continue;
+		if (label == NULL && is_dir(path)) {
+			if (dcpi_label_from_dirname(files[i], lab, sizeof(lab)) == -1) {
+				snprintf(msg, sizeof(msg), "%.400s: not a label directory "
+				    "(bad %% escape)", path);
+				if (skip(c, msg) == -1)
+					goto fail;
+				continue;
+			}
+			if (load_dir(c, epoch, host, ev, path, lab, used) == -1)
+				goto fail;
+			continue;
+		}
 		if (dcpi_profile_read(path, &p, &e) == -1) {
-			if (errno == ENOMEM)
+			if (errno == ENOMEM || skip(c, e.msg) == -1)
 				goto fail;
-			if (asprintf(&msg, "%s", e.msg) == -1 ||
-			    grow((void **)&c->skipped.v, &c->skipped.cap, c->skipped.n,
-			    sizeof(char *)) == -1)
+			continue;
+		}
+		pl = dcpi_profile_label(p);
+		if (label == NULL ? pl != NULL : pl == NULL || strcmp(pl, label) != 0) {
+			snprintf(msg, sizeof(msg), "%.300s: label line '%.80s' is not its "
+			    "directory's ('%.80s')", path, pl ? pl : "(none)",
+			    label ? label : "(none)");
+			dcpi_profile_free(p);
+			if (skip(c, msg) == -1)
 				goto fail;
-			c->skipped.v[c->skipped.n++] = msg;
 			continue;
 		}
 		if (!image_matches(p, c->f ? c->f->image : NULL)) {
 			dcpi_profile_free(p);
+			continue;
+		}
+		if (idle && (c->f == NULL || !c->f->idle)) {
+			/* Left out, but its share is shown. */
+			for (k = 0; k < p->n_counts; k++)
+				c->idle[ev] += p->counts[k].count;
+			dcpi_profile_free(p);
+			*used = 1;
 			continue;
 		}
 		if (grow((void **)&c->l, &c->cap, c->n, sizeof(*c->l)) == -1 ||
@@ -233,18 +309,43 @@ load_event(void *arg, const char *epoch, const char *host, const char *event,
 			dcpi_profile_free(p);
 			goto fail;
 		}
-		c->l[c->n].event = (size_t)ev;
+		c->l[c->n].event = ev;
 		c->l[c->n].seq = c->n;
 		c->l[c->n].prof = p;
 		c->n++;
-		used = 1;
+		*used = 1;
 	}
 	dcpi_strv_free(files, nf);
+	return 0;
+fail:
+	dcpi_strv_free(files, nf);
+	errno = ENOMEM;
+	return -1;
+}
+
+static int
+load_event(void *arg, const char *epoch, const char *host, const char *event,
+    const char *dir)
+{
+	struct loadctx *c = arg;
+	size_t had = c->events.n;
+	ssize_t ev;
+	int used = 0;
+
+	if (c->f && !selected(c->f->events, c->f->n_events, event))
+		return 0;
+	if ((ev = strset_add(&c->events, event)) == -1 ||
+	    grow((void **)&c->idle, &c->cap_idle, (size_t)ev, sizeof(*c->idle)) == -1)
+		goto fail;
+	if (c->events.n > had)
+		c->idle[ev] = 0;
+	if (load_unattr(c, epoch, host) == -1 ||
+	    load_dir(c, epoch, host, (size_t)ev, dir, NULL, &used) == -1)
+		goto fail;
 	if (used && (strset_add(&c->epochs, epoch) == -1 || strset_add(&c->hosts, host) == -1))
 		return -1;
 	return 0;
 fail:
-	dcpi_strv_free(files, nf);
 	errno = ENOMEM;
 	return -1;
 }
@@ -266,7 +367,8 @@ loaded_cmp(const void *a, const void *b)
 		return p->tsize < q->tsize ? -1 : 1;
 	if (p->period != q->period)
 		return p->period < q->period ? -1 : 1;
-	return 0;
+	return strcmp(dcpi_profile_label(p) ? dcpi_profile_label(p) : "",
+	    dcpi_profile_label(q) ? dcpi_profile_label(q) : "");
 }
 
 /* Equal keys in load order, so that "the first path" is the oldest
@@ -394,6 +496,7 @@ dcpi_dataset_load(const char *db, const struct dcpi_dataset_filter *f,
 		im = &d->images[d->n_images++];
 		im->event = c.l[i].event;
 		im->prof = c.l[i].prof;
+		im->label = dcpi_profile_label(im->prof);
 		im->kallsyms = c.l[i].kallsyms;
 		c.l[i].kallsyms = NULL;
 		if (collect_paths(im, &c.l[i], j - i) == -1) {
@@ -409,7 +512,17 @@ dcpi_dataset_load(const char *db, const struct dcpi_dataset_filter *f,
 		else if (de->period != im->prof->period)
 			de->mixed_period = 1;
 		de->samples += im->samples;
+		if (im->label != NULL && strcmp(im->label, DCPI_LABEL_IDLE) == 0)
+			de->idle += im->samples;
 	}
+	for (i = 0; i < d->n_events; i++)
+		d->events[remap[i]].idle += c.idle[i];
+	for (i = 0; i < c.unattr.n; i++)
+		for (j = 0; j < d->n_events; j++)
+			if (strcmp(c.unattr.v[i].event, d->events[j].name) == 0)
+				d->events[j].unattributed += c.unattr.v[i].samples;
+	d->unattr = c.unattr;
+	memset(&c.unattr, 0, sizeof(c.unattr));
 	/* The image order of the contract: event index order. */
 	if (c.epochs.n > 1)
 		qsort(c.epochs.v, c.epochs.n, sizeof(char *), strp_cmp);
@@ -426,6 +539,8 @@ dcpi_dataset_load(const char *db, const struct dcpi_dataset_filter *f,
 		free(c.l[i].kallsyms);
 	}
 	free(c.l);
+	free(c.idle);
+	free(c.last);
 	free(remap);
 	*out = d;
 	return 0;
@@ -433,6 +548,9 @@ nomem:
 	lib_seterr(err, ENOMEM, "%s: out of memory", db);
 fail:
 	free(remap);
+	free(c.idle);
+	free(c.last);
+	dcpi_unattr_clear(&c.unattr);
 	for (i = 0; i < c.n; i++) {
 		dcpi_profile_free(c.l[i].prof);
 		free(c.l[i].kallsyms);
@@ -468,6 +586,7 @@ dcpi_dataset_free(struct dcpi_dataset *d)
 	dcpi_strv_free(d->epochs, d->n_epochs);
 	dcpi_strv_free(d->hosts, d->n_hosts);
 	dcpi_strv_free(d->skipped, d->n_skipped);
+	dcpi_unattr_clear(&d->unattr);
 	free(d);
 }
 

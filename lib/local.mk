@@ -16,3 +16,4 @@ include lib/ctlproto.mk
 include lib/symbol.mk
 include lib/export.mk
 include lib/perfmap.mk
+include lib/label.mk

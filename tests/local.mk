@@ -20,3 +20,4 @@ include tests/analysis.mk
 include tests/export.mk
 include tests/fault.mk
 include tests/jit.mk
+include tests/idle.mk

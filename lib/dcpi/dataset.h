@@ -1,7 +1,11 @@
 /*
  * libdcpi: the profiles of a database read into memory for analysis, merged
- * per (event, image) over the chosen epochs and hosts (DESIGN.md "The
- * profile database"; db.h for the layout).
+ * per (event, label, image) over the chosen epochs and hosts (DESIGN.md
+ * "The profile database"; db.h and label.h for the layout).
+ *
+ * The idle task's samples (label DCPI_LABEL_IDLE, label.h) are left out
+ * unless the filter asks for them, and counted apart either way; the
+ * unattributed samples files of the epochs and hosts read are summed.
  *
  * A corrupt or unreadable profile file is skipped, never fatal: it is
  * recorded in the dataset's skipped list with the reader's one-line
@@ -16,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <dcpi/label.h>
 #include <dcpi/profile.h>
 
 #ifdef __cplusplus
@@ -30,6 +35,7 @@ struct dcpi_dataset_filter {
 	const char *const *events;	/* libpfm4 event strings as given */
 	size_t		 n_events;
 	const char	*image;		/* only images with this basename, path or id */
+	int		 idle;		/* nonzero: load the DCPI_LABEL_IDLE profiles */
 };
 
 /* One image under one event: the merge of its profiles. */
@@ -47,20 +53,25 @@ struct dcpi_dataset_image {
 					 * image.h) is moved first; NULL if none */
 	size_t		 n_paths;
 	uint64_t	 samples;	/* sum of the counts (not saturated) */
+	const char	*label;		/* its "label" line (points into prof), or
+					 * NULL: unlabelled */
 };
 
 struct dcpi_dataset_event {
 	char		*name;		/* libpfm4 event string */
 	uint64_t	 period;	/* of the first profile; see mixed_period */
 	int		 mixed_period;	/* profiles with another period were merged */
-	uint64_t	 samples;	/* over all its images */
+	uint64_t	 samples;	/* over all its images (the idle task's only
+					 * when the filter's idle is set) */
+	uint64_t	 idle;		/* samples of the idle task, loaded or not */
+	uint64_t	 unattributed;	/* samples not attributed to any image */
 };
 
 struct dcpi_dataset {
 	struct dcpi_dataset_event *events;	/* sorted by name */
 	size_t		 n_events;
-	/* Sorted by event, then image id, then tstart.  One entry per
-	 * (event, image id, tstart, tsize, period). */
+	/* Sorted by event, then image id, then tstart, then label.  One
+	 * entry per (event, image id, tstart, tsize, period, label). */
 	struct dcpi_dataset_image *images;
 	size_t		 n_images;
 	char		**epochs;	/* epochs that contributed, oldest first */
@@ -69,6 +80,10 @@ struct dcpi_dataset {
 	size_t		 n_hosts;
 	char		**skipped;	/* one message per skipped file */
 	size_t		 n_skipped;
+	/* Unattributed samples by (event, reason) of the selected events,
+	 * summed over the unattributed files of the epochs and hosts whose
+	 * event directories were read. */
+	struct dcpi_unattr unattr;
 };
 
 /*
@@ -76,7 +91,9 @@ struct dcpi_dataset {
  * host and event the filter selects.  *out is a new dataset to free with
  * dcpi_dataset_free(), possibly empty (no epoch, no files).  -1 with
  * ENOENT if db or a named epoch does not exist, ENOMEM; corrupt files are
- * skipped, not errors.
+ * skipped, not errors (a profile whose label line is not its directory's
+ * too).  Databases without label directories or unattributed files (written
+ * before them) read as before.
  */
 int dcpi_dataset_load(const char *db, const struct dcpi_dataset_filter *f,
     struct dcpi_dataset **out, struct dcpi_error *err);
