@@ -96,22 +96,17 @@ bad:
 }
 
 int
-dcpi_db_event_dirname(const char *event, char *out, size_t outlen)
+lib_name_escape(const char *name, int leading_dot, char *out, size_t outlen)
 {
-	size_t n = 0;
-	const char *s;
+	int dots = leading_dot ? name[0] == '.' :
+	    strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
+	size_t n = 0, k;
+	const char *s, *esc;
 
-	if (*event == '\0') {
-		errno = EINVAL;
-		return -1;
-	}
-	for (s = event; *s; s++) {
-		/* "." and ".." are not usable names; escape their dots. */
-		const char *esc = *s == '/' ? "%2F" : *s == '%' ? "%25" :
-		    *s == '.' && (strcmp(event, ".") == 0 || strcmp(event, "..") == 0) ?
-		    "%2E" : NULL;
-		size_t k = esc ? 3 : 1;
-
+	for (s = name; *s; s++) {
+		esc = *s == '/' ? "%2F" : *s == '%' ? "%25" :
+		    *s == '.' && dots && (!leading_dot || s == name) ? "%2E" : NULL;
+		k = esc ? 3 : 1;
 		if (n + k >= outlen || n + k > NAME_MAX) {
 			errno = ENAMETOOLONG;
 			return -1;
@@ -124,6 +119,17 @@ dcpi_db_event_dirname(const char *event, char *out, size_t outlen)
 	}
 	out[n] = '\0';
 	return 0;
+}
+
+int
+dcpi_db_event_dirname(const char *event, char *out, size_t outlen)
+{
+	if (*event == '\0') {
+		errno = EINVAL;
+		return -1;
+	}
+	/* "." and ".." are not usable names; escape their dots. */
+	return lib_name_escape(event, 0, out, outlen);
 }
 
 int

@@ -20,5 +20,9 @@ int lib_seterr(struct dcpi_error *err, int e, const char *fmt, ...)
  * dcpid names images.  Returns the bytes used, 0 (out = "") if it has
  * none. */
 size_t lib_build_id_hex(Elf *elf, char *out);
+/* A name made a directory name (db.h): '/' as %2F, '%' as %25, and dots as
+ * %2E: every dot of "." and "..", or (leading_dot) a first one.  -1 with
+ * ENAMETOOLONG past outlen or NAME_MAX. */
+int lib_name_escape(const char *name, int leading_dot, char *out, size_t outlen);
 
 #endif

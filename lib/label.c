@@ -39,29 +39,13 @@ valid_value(const char *s)
 int
 dcpi_label_dirname(const char *label, char *out, size_t outlen)
 {
-	size_t n = 0, k;
-	const char *s, *esc;
-
 	if (!valid_value(label)) {
 		errno = EINVAL;
 		return -1;
 	}
-	for (s = label; *s; s++) {
-		esc = *s == '/' ? "%2F" : *s == '%' ? "%25" :
-		    *s == '.' && s == label ? "%2E" : NULL;
-		k = esc ? 3 : 1;
-		if (n + k >= outlen || n + k > NAME_MAX) {
-			errno = ENAMETOOLONG;
-			return -1;
-		}
-		if (esc)
-			memcpy(out + n, esc, 3);
-		else
-			out[n] = *s;
-		n += k;
-	}
-	out[n] = '\0';
-	return 0;
+	/* As event directories, but a leading dot would hide the directory
+	 * (hidden names are temporary files). */
+	return lib_name_escape(label, 1, out, outlen);
 }
 
 int
