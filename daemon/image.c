@@ -36,6 +36,11 @@ static size_t		  inocap, inocount;
 static struct img	**touched;
 static size_t		  ntouched, captouched;
 
+/* Files held open at once: a host with thousands of images sampled in one
+ * flush interval must not run dcpid out of descriptors. */
+#define HELD_MAX	512
+static size_t		  nheld, nheld_skipped;
+
 static uint64_t
 fnv1a(uint64_t h, const void *p, size_t n)
 {
@@ -82,6 +87,7 @@ image_fini(void)
 {
 	size_t i;
 
+	nheld = nheld_skipped = 0;
 	for (i = 0; i < nimages; i++) {
 		if (images[i]->fd != -1)
 			close(images[i]->fd);
@@ -359,8 +365,16 @@ image_hold(struct img *im, int fd)
 	if (im->held)
 		return;
 	touch(im);
-	if (fd >= 0 && (im->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) == -1)
+	if (fd < 0)
+		return;
+	if (nheld == HELD_MAX) {
+		nheld_skipped++;
+		return;
+	}
+	if ((im->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) == -1)
 		log_warn("%s: keeping the file open", im->pub.path);
+	else
+		nheld++;
 }
 
 void
@@ -401,7 +415,11 @@ image_release(void)
 		}
 		im->held = im->cached;
 	}
-	ntouched = 0;
+	if (nheld_skipped > 0)
+		log_notice("%zu sampled images were not held open (at most %d at once): "
+		    "the build-id cache cannot keep them if their files go", nheld_skipped,
+		    HELD_MAX);
+	ntouched = nheld = nheld_skipped = 0;
 }
 
 size_t

@@ -70,7 +70,8 @@ void image_hex(const uint8_t *b, size_t len, char *out);
  * one deleted, replaced or unreachable (another mount namespace, a process
  * that exited) by the flush can still be kept in the build-id cache
  * (daemon/cache.h).  image_hold keeps a duplicate of fd for im (once per
- * flush interval; fd -1: tried, nothing to hold); image_release, at each flush, queues for the cache the
+ * flush interval, at most 512 files at once; fd -1: tried, nothing to
+ * hold); image_release, at each flush, queues for the cache the
  * held files whose recorded path no longer holds them, closes every held
  * fd and re-arms the images for the next interval.
  */
