@@ -27,3 +27,18 @@ tests_test_jit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon
 tests_test_jit_CFLAGS = $(TESTS_CFLAGS)
 tests_test_jit_LDADD = lib/libdcpi.la lib/libdcpiutil.la $(TESTS_LIBS)
 endif
+# jitdump files: the parser (lib/jitdump.c) and its fuzz corpus.
+if ENABLE_TESTS
+check_PROGRAMS += tests/test_jitdump
+TESTS += tests/test_jitdump
+tests_test_jitdump_SOURCES = tests/test_jitdump.c
+tests_test_jitdump_CFLAGS = $(TESTS_CFLAGS)
+tests_test_jitdump_LDADD = lib/libdcpi.la $(TESTS_LIBS)
+endif
+check_PROGRAMS += tests/fuzz/fuzz_jitdump_corpus
+TESTS += tests/fuzz/fuzz_jitdump_corpus
+tests_fuzz_fuzz_jitdump_corpus_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz_jitdump.c
+tests_fuzz_fuzz_jitdump_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFUZZ_CORPUS='"$(abs_top_srcdir)/tests/fuzz/corpus/jitdump"'
+tests_fuzz_fuzz_jitdump_corpus_LDADD = lib/libdcpi.la
+EXTRA_DIST += tests/fuzz/fuzz_jitdump.c
