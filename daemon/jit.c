@@ -733,9 +733,12 @@ count(const struct jcmd *c, uint32_t ev, uint32_t off, uint32_t n)
 /* Moves p's pending samples into the aggregation: named by p's map where
  * it has one, the rest under [anon].  Sweeps the PCs in order against the
  * entries by start, keeping the entries begun in a heap by their order in
- * the view, so the latest entry covering a PC names it. */
+ * the view, so the latest entry covering a PC names it.  Unless final, the
+ * PCs a jitdump does not name yet stay pending: its writers buffer it
+ * (node's dump lacked half the code that had run at a flush), and the
+ * process's exit, or the memory cap, names them or gives them [anon]. */
 static void
-resolve(struct jproc *p)
+resolve(struct jproc *p, int final)
 {
 	struct jcmd *c;
 	struct pend *v;
@@ -744,7 +747,8 @@ resolve(struct jproc *p)
 	const struct jsym *s, *anon;
 	const char *comm;
 	uint32_t *heap = NULL;
-	size_t nv = 0, i, k = 0, nh = 0;
+	size_t nv = 0, i, k = 0, nh = 0, nkeep = 0;
+	int wait = !final && p->dump != NULL;
 
 	if (p->npend == 0)
 		return;
@@ -783,14 +787,20 @@ resolve(struct jproc *p)
 				}
 			}
 		}
+		if (wait) {
+			v[nkeep++] = v[i];
+			continue;
+		}
 		count(c, v[i].ev, anon->start, v[i].count);
 		nanon += v[i].count;
 	}
 	free(heap);
-	free(v);
 	npending -= p->npend;
 	p->npend = 0;
 	memset(p->pend, 0, p->cappend * sizeof(*p->pend));
+	for (i = 0; i < nkeep; i++)
+		pend_add(p, v[i].ev, v[i].pc, v[i].count);
+	free(v);
 }
 
 /* Writes c's symbols as its perf-map in the build-id cache. */
@@ -923,7 +933,7 @@ jit_exit(uint32_t pid, uint32_t tid)
 		return;
 	if (p->npend > 0)
 		map_refresh(p);
-	resolve(p);
+	resolve(p, 1);
 	proc_free(p);
 }
 
@@ -949,7 +959,7 @@ jit_flush(void)
 			/* Its EXIT lost with the ring buffer's overflow. */
 			gone = access(path, F_OK) == -1 && errno == ENOENT;
 			if (p->npend > 0 && (map_refresh(p) == 0 || force || gone))
-				resolve(p);
+				resolve(p, force || gone);
 			if (gone)
 				proc_free(p);
 			else if (force) {

@@ -16,6 +16,8 @@ tests_fuzz_fuzz_perfmap_corpus_LDADD = lib/libdcpi.la
 EXTRA_DIST += tests/fuzz/fuzz_perfmap.c
 TESTS += tests/integration/test_jit_node.sh
 EXTRA_DIST += tests/integration/test_jit_node.sh tests/workload/jit_hot.js
+TESTS += tests/integration/test_jit_jitdump.sh
+EXTRA_DIST += tests/integration/test_jit_jitdump.sh
 TESTS += tests/integration/test_jit_java.sh
 EXTRA_DIST += tests/integration/test_jit_java.sh tests/workload/JitHot.java
 # jit.c alone, with stubs for the aggregation, the cache, the images.

@@ -507,7 +507,7 @@ test_dump_live(void **state)
 	assert_int_equal(jit_mmap(mmap_rec(dumppath, 5)), 1);
 	jit_sample(0, me, 0x1004);	/* the dump's f over the map */
 	jit_sample(0, me, 0x1080);	/* only the map's */
-	jit_sample(0, me, 0x2004);	/* g cut short: [anon] */
+	jit_sample(0, me, 0x2004);	/* g cut short: waits */
 	jit_sample(0, me, 0x3000);
 	jit_flush();
 	assert_int_equal(nimgs, 1);
@@ -518,7 +518,9 @@ test_dump_live(void **state)
 	assert_int_equal(map_start("JS:*g"), -1);
 	assert_int_equal(at(idx, 0, (uint32_t)f + 4), 1);
 	assert_int_equal(at(idx, 0, (uint32_t)m + 0x80), 1);
-	assert_int_equal(at(idx, 0, 0), 1);		/* [anon] */
+	/* Not [anon] while the writer may still name it. */
+	assert_int_equal(at(idx, 0, 0), 0);
+	assert_int_equal(jit_pending(), 1);
 
 	/* The writer finishes g (the cut tail and one more record). */
 	assert_int_equal(truncate(dumppath, 0), 0);
@@ -529,6 +531,15 @@ test_dump_live(void **state)
 	jit_flush();
 	assert_true((g = map_start("JS:*g")) > 0);
 	assert_int_equal(at(idx, 0, (uint32_t)g + 8), 1);
+	assert_int_equal(at(idx, 0, (uint32_t)g + 4), 1);
+	assert_int_equal(jit_pending(), 0);
+	/* At the exit, what no entry names is [anon]. */
+	jit_sample(0, me, 0x9000);
+	jit_flush();
+	assert_int_equal(jit_pending(), 1);
+	jit_exit(me, me);
+	assert_int_equal(jit_pending(), 0);
+	assert_int_equal(at(idx, 0, 0), 1);
 	jit_status(NULL);
 	assert_non_null(strstr(status, "jit dumps-read 2\n"));
 	assert_non_null(strstr(status, "jit dump-errors 0\n"));
