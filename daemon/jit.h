@@ -40,8 +40,8 @@ int jit_mmap(const struct attr_mmap *m);
  * Called before the attribution forgets the process. */
 void jit_exit(uint32_t pid, uint32_t tid);
 /* Called by flush_run before the profiles are written: resolves the
- * pending samples of live processes whose map exists (re-read when it
- * changed), and writes the perf-map of every pseudo-image whose symbols
+ * pending samples of live processes whose map or jitdump exists (re-read
+ * when it changed; PCs a dump does not name yet stay pending), and writes the perf-map of every pseudo-image whose symbols
  * grew.  Errors are logged; a perf-map not written is retried. */
 void jit_flush(void);
 /* Makes the next jit_flush resolve every pending sample, [anon] where no
