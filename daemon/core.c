@@ -1,5 +1,7 @@
 #include "config.h"
 
+#include <sys/mman.h>
+
 #include <linux/perf_event.h>
 
 #include <stdio.h>
@@ -140,7 +142,9 @@ prefetch(const void *rec, size_t size)
 	struct attr_mmap m;
 	char str[4096];
 
-	if (parse_mmap2(rec, size, &m, str, sizeof(str)) == 0)
+	/* A jitdump's mapping is no image: nothing to read. */
+	if (parse_mmap2(rec, size, &m, str, sizeof(str)) == 0 &&
+	    !jit_is_dump(m.filename))
 		attr_prefetch(&m);
 }
 
@@ -206,8 +210,13 @@ handle(const void *rec, size_t size, uint64_t time, void *arg)
 	case PERF_RECORD_MMAP2: {
 		struct attr_mmap m;
 
-		if (parse_mmap2(rec, size, &m, str, sizeof(str)) == 0)
+		if (parse_mmap2(rec, size, &m, str, sizeof(str)) == 0) {
+			/* A jitdump announced: the mapping is only that, so
+			 * the attribution takes it as data. */
+			if (jit_mmap(&m))
+				m.prot &= ~(uint32_t)PROT_EXEC;
 			attr_mmap(&m);
+		}
 		break;
 	}
 	case PERF_RECORD_COMM:

@@ -14,6 +14,15 @@
  * of the moment it is resolved, which for a map that only grows is the
  * map of the moment it was taken.
  *
+ * A JIT may also write a jitdump (node --perf-prof, Java agents), which it
+ * announces by mapping the file executable: the MMAP2 record of a file
+ * named jit-<digits>.dump gives its path as the process sees it, read
+ * through the process's root like the map.  The mapping is not code (no
+ * image is read for it, and the attribution drops the range as if it
+ * were data).  Both sources name the pending PCs together, the dump's
+ * entries after the map's: the dump tells moves and reloads in order,
+ * the map does not.
+ *
  * Symbols are kept by name per command ("[jit:node]"): every process of a
  * command adds to one pseudo-image, whose offsets are synthetic (each new
  * symbol takes the next range), and whose id hashes dcpid's start time so
@@ -21,6 +30,7 @@
  */
 #include "config.h"
 
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
@@ -36,6 +46,7 @@
 
 #include <linux/openat2.h>
 
+#include <dcpi/jitdump.h>
 #include <dcpi/perfmap.h>
 
 #include "agg.h"
@@ -48,6 +59,7 @@
 #include "xmalloc.h"
 
 #define JIT_MAP_MAX	((size_t)64 << 20)	/* bytes of one perf map */
+#define JIT_DUMP_MAX	((size_t)256 << 20)	/* bytes of one jitdump: code too */
 #define JIT_SYM_MAX	((uint32_t)16 << 20)	/* synthetic range of one symbol */
 #define JIT_ROOTFDS_MAX	256			/* O_PATH fds held at once */
 #define JIT_ALIGN	16
@@ -60,14 +72,21 @@ struct pend {
 	uint32_t	 count;		/* 0: empty slot */
 };
 
-/* A map as read: entries in file order, and their indices by start. */
+/* A perf map or jitdump as read: entries in file order. */
 struct jmap {
 	struct dcpi_perfmap_entry *e;
 	size_t		 n;
-	uint32_t	*bystart;
 	uint64_t	 dev, ino, size;
 	struct timespec	 mtime;
 	size_t		 bytes;
+};
+
+/* Both sources' entries, the map's then the dump's, and their indices by
+ * start: what resolve() sweeps. */
+struct jview {
+	const struct dcpi_perfmap_entry **e;
+	uint32_t	*bystart;
+	size_t		 n, bytes;
 };
 
 struct jproc {
@@ -80,7 +99,10 @@ struct jproc {
 	char		 comm[16];
 	struct pend	*pend;		/* open addressing */
 	size_t		 npend, cappend;
-	struct jmap	*map;
+	struct jmap	*map, *dump;
+	char		*dumppath;	/* as the process sees it */
+	struct jview	 view;
+	int		 dumpwarned;
 };
 
 struct jsym {
@@ -107,6 +129,7 @@ static size_t		  mem, npending;
 static int		  force;
 static char		  runid[64];
 static uint64_t		  nsamples, nnamed, nanon, nmaps, nmaperr, nputerr;
+static uint64_t		  ndumps, ndumpsread, ndumperr;
 
 /* ---- processes ---- */
 
@@ -228,8 +251,16 @@ map_free(struct jmap *m)
 		return;
 	mem -= m->bytes;
 	dcpi_perfmap_free(m->e, m->n);
-	free(m->bystart);
 	free(m);
+}
+
+static void
+view_free(struct jview *v)
+{
+	mem -= v->bytes;
+	free(v->e);
+	free(v->bystart);
+	memset(v, 0, sizeof(*v));
 }
 
 static void
@@ -247,6 +278,12 @@ proc_free(struct jproc *p)
 		nrootfds--;
 	}
 	map_free(p->map);
+	map_free(p->dump);
+	view_free(&p->view);
+	if (p->dumppath != NULL) {
+		mem -= strlen(p->dumppath) + 1;
+		free(p->dumppath);
+	}
 	npending -= p->npend;
 	mem -= p->cappend * sizeof(*p->pend) + sizeof(*p);
 	free(p->pend);
@@ -445,14 +482,39 @@ map_open(const struct jproc *p, char *name, size_t namelen)
 	return open(name, flags);
 }
 
+/* p's jitdump open for reading, name set for messages; -1 if none.  The
+ * host's file of that path only when the process's root is not held: in
+ * another root the same path is another file. */
+static int
+dump_open(const struct jproc *p, char *name, size_t namelen)
+{
+	int fd, flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW |
+	    O_NOCTTY;
+	struct open_how how = { .flags = (uint64_t)flags,
+	    .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
+
+	if (p->dumppath == NULL)
+		return -1;
+	if (p->rootfd == -1) {
+		snprintf(name, namelen, "%s", p->dumppath);
+		return open(name, flags);
+	}
+	snprintf(name, namelen, "/proc/%u/root%s", p->pid, p->dumppath);
+	fd = (int)syscall(SYS_openat2, p->rootfd, p->dumppath + 1, &how,
+	    sizeof(how));
+	if (fd == -1 && errno == ENOSYS)
+		fd = openat(p->rootfd, p->dumppath + 1, flags);
+	return fd;
+}
+
 static int
 cmp_start(const void *a, const void *b, void *arg)
 {
-	const struct dcpi_perfmap_entry *e = arg;
+	const struct dcpi_perfmap_entry **e = arg;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
-	if (e[x].start != e[y].start)
-		return e[x].start < e[y].start ? -1 : 1;
+	if (e[x]->start != e[y]->start)
+		return e[x]->start < e[y]->start ? -1 : 1;
 	return x < y ? -1 : x > y;
 }
 
@@ -492,30 +554,55 @@ map_parse(struct jproc *p, const char *buf, size_t len, const char *name,
 	return all;
 }
 
-/* Reads p's map unless the one held is current.  0 when p has a map. */
-static int
-map_refresh(struct jproc *p)
+/* A jitdump's entries: those before a bad record too (what a JIT wrote
+ * before it went wrong stands), NULL with *n 0 when there are none. */
+static struct dcpi_perfmap_entry *
+dump_parse(struct jproc *p, const char *buf, size_t len, const char *name,
+    size_t *n)
 {
-	char name[128];
-	struct stat st;
-	struct jmap *m;
-	char *buf;
-	size_t len = 0, i;
-	ssize_t r;
-	int fd;
+	struct dcpi_perfmap_entry *e;
+	struct dcpi_error de;
 
-	if ((fd = map_open(p, name, sizeof(name))) == -1)
-		return p->map ? 0 : -1;
+	if (dcpi_jitdump_parse(buf, len, name, &e, n, &de) == -1) {
+		if (errno == ENOMEM)
+			fatalx("%s: out of memory", name);
+		ndumperr++;
+		if (!p->dumpwarned)
+			log_warnx("%s: %s: using the %zu entries before it",
+			    p->comm, de.msg, *n);
+		p->dumpwarned = 1;
+	}
+	return e;
+}
+
+/* Reads p's perf map (dump 0) or jitdump (dump 1) unless the one held is
+ * current: 1 when read anew, 0 when the one held stands, -1 when there is
+ * none. */
+static int
+src_refresh(struct jproc *p, int dump)
+{
+	char name[PATH_MAX + 64];
+	struct jmap *m, **mp = dump ? &p->dump : &p->map;
+	struct stat st;
+	char *buf;
+	size_t len = 0, i, max = dump ? JIT_DUMP_MAX : JIT_MAP_MAX;
+	ssize_t r;
+	int fd, *warned = dump ? &p->dumpwarned : &p->warned;
+
+	fd = dump ? dump_open(p, name, sizeof(name)) :
+	    map_open(p, name, sizeof(name));
+	if (fd == -1)
+		return *mp ? 0 : -1;
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
 	    !owner_ok(p, st.st_uid)) {
-		if (!p->warned)
+		if (!*warned)
 			log_warnx("%s: not a regular file owned by pid %u's user "
 			    "or root: ignored", name, p->pid);
-		p->warned = 1;
+		*warned = 1;
 		close(fd);
-		return p->map ? 0 : -1;
+		return *mp ? 0 : -1;
 	}
-	m = p->map;
+	m = *mp;
 	if (m && m->dev == (uint64_t)st.st_dev && m->ino == (uint64_t)st.st_ino &&
 	    m->size == (uint64_t)st.st_size &&
 	    m->mtime.tv_sec == st.st_mtim.tv_sec &&
@@ -523,13 +610,13 @@ map_refresh(struct jproc *p)
 		close(fd);
 		return 0;
 	}
-	if ((uint64_t)st.st_size > JIT_MAP_MAX) {
-		if (!p->warned)
+	if ((uint64_t)st.st_size > max) {
+		if (!*warned)
 			log_warnx("%s: %jd bytes, more than the limit of %zu: "
-			    "ignored", name, (intmax_t)st.st_size, JIT_MAP_MAX);
-		p->warned = 1;
+			    "ignored", name, (intmax_t)st.st_size, max);
+		*warned = 1;
 		close(fd);
-		return p->map ? 0 : -1;
+		return *mp ? 0 : -1;
 	}
 	buf = xmalloc((size_t)st.st_size + 1);
 	while (len < (size_t)st.st_size &&
@@ -538,28 +625,64 @@ map_refresh(struct jproc *p)
 		if (r > 0)
 			len += (size_t)r;
 	close(fd);
-	/* A map being written may end mid-line. */
-	while (len > 0 && buf[len - 1] != '\n')
-		len--;
 	m = xcalloc(1, sizeof(*m));
-	m->e = map_parse(p, buf, len, name, &m->n);
+	if (dump) {
+		/* The parser stops at a record cut short. */
+		m->e = dump_parse(p, buf, len, name, &m->n);
+		ndumpsread++;
+	} else {
+		/* A map being written may end mid-line. */
+		while (len > 0 && buf[len - 1] != '\n')
+			len--;
+		m->e = map_parse(p, buf, len, name, &m->n);
+		nmaps++;
+	}
 	free(buf);
 	m->dev = (uint64_t)st.st_dev;
 	m->ino = (uint64_t)st.st_ino;
 	m->size = (uint64_t)st.st_size;
 	m->mtime = st.st_mtim;
-	m->bystart = xreallocarray(NULL, m->n ? m->n : 1, sizeof(*m->bystart));
-	m->bytes = sizeof(*m) + m->n * (sizeof(*m->e) + sizeof(*m->bystart));
-	for (i = 0; i < m->n; i++) {
-		m->bystart[i] = (uint32_t)i;
+	m->bytes = sizeof(*m) + m->n * sizeof(*m->e);
+	for (i = 0; i < m->n; i++)
 		m->bytes += strlen(m->e[i].name) + 1;
-	}
-	qsort_r(m->bystart, m->n, sizeof(*m->bystart), cmp_start, m->e);
 	mem += m->bytes;
-	map_free(p->map);
-	p->map = m;
-	nmaps++;
+	map_free(*mp);
+	*mp = m;
 	log_debug("%s (pid %u, %s): %zu symbols", name, p->pid, p->comm, m->n);
+	return 1;
+}
+
+/* Reads p's map and dump unless those held are current, and makes the
+ * view of both.  0 when p has either. */
+static int
+map_refresh(struct jproc *p)
+{
+	struct jview *v = &p->view;
+	size_t i, n = 0;
+	int changed;
+
+	changed = src_refresh(p, 0) == 1;
+	if (p->dumppath != NULL && src_refresh(p, 1) == 1)
+		changed = 1;
+	if (p->map == NULL && p->dump == NULL)
+		return -1;
+	if (!changed && v->e != NULL)
+		return 0;
+	view_free(v);
+	v->n = (p->map ? p->map->n : 0) + (p->dump ? p->dump->n : 0);
+	v->e = xreallocarray(NULL, v->n ? v->n : 1, sizeof(*v->e));
+	v->bystart = xreallocarray(NULL, v->n ? v->n : 1, sizeof(*v->bystart));
+	v->bytes = (v->n ? v->n : 1) * (sizeof(*v->e) + sizeof(*v->bystart));
+	mem += v->bytes;
+	if (p->map)
+		for (i = 0; i < p->map->n; i++)
+			v->e[n++] = &p->map->e[i];
+	if (p->dump)
+		for (i = 0; i < p->dump->n; i++)
+			v->e[n++] = &p->dump->e[i];
+	for (i = 0; i < v->n; i++)
+		v->bystart[i] = (uint32_t)i;
+	qsort_r(v->bystart, v->n, sizeof(*v->bystart), cmp_start, v->e);
 	return 0;
 }
 
@@ -573,7 +696,7 @@ cmp_pc(const void *a, const void *b)
 	return x->pc < y->pc ? -1 : x->pc > y->pc;
 }
 
-/* Max-heap of map indices: the latest line of the map first. */
+/* Max-heap of view indices: the latest entry first. */
 static void
 heap_push(uint32_t *h, size_t *n, uint32_t v)
 {
@@ -609,19 +732,23 @@ count(const struct jcmd *c, uint32_t ev, uint32_t off, uint32_t n)
 
 /* Moves p's pending samples into the aggregation: named by p's map where
  * it has one, the rest under [anon].  Sweeps the PCs in order against the
- * entries by start, keeping the entries begun in a heap by file line, so
- * the latest line covering a PC names it. */
+ * entries by start, keeping the entries begun in a heap by their order in
+ * the view, so the latest entry covering a PC names it.  Unless final, the
+ * PCs a jitdump does not name yet stay pending: its writers buffer it
+ * (node's dump lacked half the code that had run at a flush), and the
+ * process's exit, or the memory cap, names them or gives them [anon]. */
 static void
-resolve(struct jproc *p)
+resolve(struct jproc *p, int final)
 {
 	struct jcmd *c;
 	struct pend *v;
-	struct jmap *m = p->map;
+	struct jview *m = &p->view;
 	const struct dcpi_perfmap_entry *e;
 	const struct jsym *s, *anon;
 	const char *comm;
 	uint32_t *heap = NULL;
-	size_t nv = 0, i, k = 0, nh = 0;
+	size_t nv = 0, i, k = 0, nh = 0, nkeep = 0;
+	int wait = !final && p->dump != NULL;
 
 	if (p->npend == 0)
 		return;
@@ -636,19 +763,19 @@ resolve(struct jproc *p)
 		if (p->pend[i].count)
 			v[nv++] = p->pend[i];
 	qsort(v, nv, sizeof(*v), cmp_pc);
-	if (m && m->n)
+	if (m->n)
 		heap = xreallocarray(NULL, m->n, sizeof(*heap));
 	for (i = 0; i < nv; i++) {
 		s = NULL;
 		if (heap) {
-			while (k < m->n && m->e[m->bystart[k]].start <= v[i].pc)
+			while (k < m->n && m->e[m->bystart[k]]->start <= v[i].pc)
 				heap_push(heap, &nh, m->bystart[k++]);
 			/* Entries ended before this PC end before the next. */
-			while (nh > 0 && m->e[heap[0]].start + m->e[heap[0]].size <=
-			    v[i].pc)
+			while (nh > 0 && m->e[heap[0]]->start +
+			    m->e[heap[0]]->size <= v[i].pc)
 				heap_pop(heap, &nh);
 			if (nh > 0) {
-				e = &m->e[heap[0]];
+				e = m->e[heap[0]];
 				s = cmd_sym(c, e->name, e->size);
 				if (s && v[i].pc - e->start >= s->size)
 					s = NULL;
@@ -660,14 +787,20 @@ resolve(struct jproc *p)
 				}
 			}
 		}
+		if (wait) {
+			v[nkeep++] = v[i];
+			continue;
+		}
 		count(c, v[i].ev, anon->start, v[i].count);
 		nanon += v[i].count;
 	}
 	free(heap);
-	free(v);
 	npending -= p->npend;
 	p->npend = 0;
 	memset(p->pend, 0, p->cappend * sizeof(*p->pend));
+	for (i = 0; i < nkeep; i++)
+		pend_add(p, v[i].ev, v[i].pc, v[i].count);
+	free(v);
 }
 
 /* Writes c's symbols as its perf-map in the build-id cache. */
@@ -734,6 +867,7 @@ jit_fini(void)
 	mem = npending = 0;
 	force = 0;
 	nsamples = nnamed = nanon = nmaps = nmaperr = nputerr = 0;
+	ndumps = ndumpsread = ndumperr = 0;
 }
 
 void
@@ -747,6 +881,49 @@ jit_sample(uint32_t ev, uint32_t pid, uint64_t pc)
 	nsamples++;
 }
 
+int
+jit_is_dump(const char *path)
+{
+	const char *b = strrchr(path, '/'), *q;
+
+	b = b ? b + 1 : path;
+	if (strncmp(b, "jit-", 4) != 0)
+		return 0;
+	for (q = b + 4; *q >= '0' && *q <= '9'; q++)
+		;
+	return q > b + 4 && strcmp(q, ".dump") == 0;
+}
+
+int
+jit_mmap(const struct attr_mmap *m)
+{
+	struct jproc *p;
+	size_t len;
+
+	if (!(m->prot & PROT_EXEC) || m->filename[0] != '/' ||
+	    !jit_is_dump(m->filename))
+		return 0;
+	if ((p = proc_find(m->pid)) == NULL)
+		p = proc_new(m->pid);
+	if (p->dumppath == NULL || strcmp(p->dumppath, m->filename) != 0) {
+		if (p->dumppath != NULL)
+			mem -= strlen(p->dumppath) + 1;
+		free(p->dumppath);
+		len = strlen(m->filename);
+		p->dumppath = xmalloc(len + 1);
+		memcpy(p->dumppath, m->filename, len + 1);
+		mem += len + 1;
+		map_free(p->dump);
+		p->dump = NULL;
+		view_free(&p->view);
+		p->dumpwarned = 0;
+		ndumps++;
+		log_debug("%s (pid %u, %s): jitdump announced", m->filename,
+		    p->pid, p->comm);
+	}
+	return 1;
+}
+
 void
 jit_exit(uint32_t pid, uint32_t tid)
 {
@@ -756,7 +933,7 @@ jit_exit(uint32_t pid, uint32_t tid)
 		return;
 	if (p->npend > 0)
 		map_refresh(p);
-	resolve(p);
+	resolve(p, 1);
 	proc_free(p);
 }
 
@@ -782,14 +959,16 @@ jit_flush(void)
 			/* Its EXIT lost with the ring buffer's overflow. */
 			gone = access(path, F_OK) == -1 && errno == ENOENT;
 			if (p->npend > 0 && (map_refresh(p) == 0 || force || gone))
-				resolve(p);
+				resolve(p, force || gone);
 			if (gone)
 				proc_free(p);
 			else if (force) {
 				/* Over the memory cap: give back what the
 				 * process's next samples can rebuild. */
 				map_free(p->map);
-				p->map = NULL;
+				map_free(p->dump);
+				view_free(&p->view);
+				p->map = p->dump = NULL;
 				mem -= p->cappend * sizeof(*p->pend);
 				free(p->pend);
 				p->pend = NULL;
@@ -824,6 +1003,9 @@ jit_status(struct status_writer *w)
 	status_add(w, "jit", "processes %zu", nprocs);
 	status_add(w, "jit", "maps-read %ju", (uintmax_t)nmaps);
 	status_add(w, "jit", "map-errors %ju", (uintmax_t)nmaperr);
+	status_add(w, "jit", "dumps %ju", (uintmax_t)ndumps);
+	status_add(w, "jit", "dumps-read %ju", (uintmax_t)ndumpsread);
+	status_add(w, "jit", "dump-errors %ju", (uintmax_t)ndumperr);
 	status_add(w, "jit", "perf-map-errors %ju", (uintmax_t)nputerr);
 	status_add(w, "memory-jit", "%zu", mem);
 }

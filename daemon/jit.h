@@ -8,7 +8,9 @@
  * symbol gets a range of its own in that offset space, and the flush
  * writes the symbols as DB/buildid/ID/perf-map (perf-map format, offsets
  * as addresses).  PCs in no symbol, or of a process without a map, go to
- * the command's "[anon]" symbol at offset 0.  man/dcpi.5 "JIT code".
+ * the command's "[anon]" symbol at offset 0.  A process's jitdump
+ * (jit-PID.dump, announced by an executable mapping of it) names them too,
+ * with the map.  man/dcpi.5 "JIT code".
  */
 #ifndef DCPID_JIT_H
 #define DCPID_JIT_H
@@ -16,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct attr_mmap;
 struct status_writer;
 
 void jit_init(void);
@@ -24,13 +27,21 @@ void jit_fini(void);
 /* One user-mode sample of event ev (perf.h's index) in anonymous
  * executable memory of pid, in timestamp order with the sideband. */
 void jit_sample(uint32_t ev, uint32_t pid, uint64_t pc);
+/* Whether path's last component is a jitdump's name, jit-<digits>.dump:
+ * its mapping announces the file and is not code (no image to read). */
+int jit_is_dump(const char *path);
+/* An MMAP2 record, in timestamp order: when it maps a jitdump executable,
+ * remembers the path for m->pid (read with its perf map from then on,
+ * through the process's root) and returns 1; the caller then treats the
+ * mapping as data.  Else 0, at the cost of a name compare. */
+int jit_mmap(const struct attr_mmap *m);
 /* EXIT of tid of pid (only pid == tid counts), or an exec of pid (tid ==
  * pid): resolves pid's pending samples against its map and forgets it.
  * Called before the attribution forgets the process. */
 void jit_exit(uint32_t pid, uint32_t tid);
 /* Called by flush_run before the profiles are written: resolves the
- * pending samples of live processes whose map exists (re-read when it
- * changed), and writes the perf-map of every pseudo-image whose symbols
+ * pending samples of live processes whose map or jitdump exists (re-read
+ * when it changed; PCs a dump does not name yet stay pending), and writes the perf-map of every pseudo-image whose symbols
  * grew.  Errors are logged; a perf-map not written is retried. */
 void jit_flush(void);
 /* Makes the next jit_flush resolve every pending sample, [anon] where no

@@ -16,4 +16,5 @@ include lib/ctlproto.mk
 include lib/symbol.mk
 include lib/export.mk
 include lib/perfmap.mk
+include lib/jitdump.mk
 include lib/label.mk

@@ -9,12 +9,9 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <dcpi/perfmap.h>
 
@@ -177,74 +174,15 @@ int
 dcpi_perfmap_read(const char *path, size_t max_bytes,
     struct dcpi_perfmap_entry **out, size_t *n, struct dcpi_error *err)
 {
-	struct stat st;
-	char *buf = NULL, *nb;
-	size_t len = 0, cap, limit;
-	ssize_t r;
-	int fd, ret, saved;
+	char *buf;
+	size_t len;
+	int ret, saved;
 
 	*out = NULL;
 	*n = 0;
-	if (max_bytes == 0)
-		max_bytes = PERFMAP_DEFAULT_MAX;
-	/* A FIFO or device planted at the path must not block or feed us. */
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW |
-	    O_NOCTTY)) == -1)
-		return lib_seterr(err, 0, "%s: %s", path, strerror(errno));
-	if (fstat(fd, &st) == -1) {
-		saved = errno;
-		close(fd);
-		return lib_seterr(err, saved, "%s: %s", path, strerror(saved));
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		return lib_seterr(err, EINVAL, "%s: not a regular file", path);
-	}
-	if ((uint64_t)st.st_size > max_bytes) {
-		close(fd);
-		return lib_seterr(err, EFBIG, "%s: %jd bytes, more than the "
-		    "limit of %zu", path, (intmax_t)st.st_size, max_bytes);
-	}
-	/* The map may grow while read (node appends as it compiles): read to
-	 * the end, but never past the limit. */
-	limit = max_bytes < SIZE_MAX ? max_bytes + 1 : max_bytes;
-	cap = (uint64_t)st.st_size + 4096 < limit ? (size_t)st.st_size + 4096 :
-	    limit;
-	if ((buf = malloc(cap)) == NULL) {
-		close(fd);
-		return lib_seterr(err, ENOMEM, "%s: out of memory", path);
-	}
-	for (;;) {
-		if (len == cap) {
-			cap = cap > limit / 2 ? limit : 2 * cap;
-			if ((nb = realloc(buf, cap)) == NULL) {
-				free(buf);
-				close(fd);
-				return lib_seterr(err, ENOMEM, "%s: out of memory",
-				    path);
-			}
-			buf = nb;
-		}
-		if ((r = read(fd, buf + len, cap - len)) == -1) {
-			if (errno == EINTR)
-				continue;
-			saved = errno;
-			free(buf);
-			close(fd);
-			return lib_seterr(err, saved, "%s: byte %zu: %s", path,
-			    len, strerror(saved));
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
-		if (len > max_bytes) {
-			free(buf);
-			close(fd);
-			return lib_seterr(err, EFBIG, "%s: more than the limit "
-			    "of %zu bytes", path, max_bytes);
-		}
-	}
-	close(fd);
+	if (lib_read_file(path, max_bytes ? max_bytes : PERFMAP_DEFAULT_MAX,
+	    &buf, &len, err) == -1)
+		return -1;
 	ret = dcpi_perfmap_parse(buf, len, path, out, n, err);
 	saved = errno;
 	free(buf);

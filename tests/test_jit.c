@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -407,6 +408,175 @@ test_sizes(void **state)
 	assert_int_equal(at(imgs[0].pub.index, 0, (uint32_t)map_start("f") + 0xf0), 1);
 }
 
+/* ---- jitdumps ---- */
+
+static char	 dumpdir[] = "/tmp/test_jit.XXXXXX", dumppath[64];
+
+/* Appends to the dump at dumppath (created with its header when new) a
+ * JIT_CODE_LOAD of size bytes at addr, and cuts bytes off its end. */
+static void
+dump_load(uint64_t addr, uint64_t size, uint64_t idx, const char *name,
+    size_t cut)
+{
+	uint32_t h32[6] = { 0x4A695444, 1, 40, 62, 0, (uint32_t)getpid() };
+	uint64_t h64[2] = { 1, 0 }, r64[5];
+	uint32_t r32[4];
+	size_t nl = strlen(name) + 1;
+	struct stat st;
+	FILE *fp;
+	int isnew;
+
+	isnew = stat(dumppath, &st) == -1;
+	assert_non_null(fp = fopen(dumppath, "a"));
+	if (isnew) {
+		fwrite(h32, sizeof(h32), 1, fp);
+		fwrite(h64, sizeof(h64), 1, fp);
+	}
+	r32[0] = 0;
+	r32[1] = (uint32_t)(56 + nl + size);
+	fwrite(r32, 8, 1, fp);
+	r64[0] = 7;
+	fwrite(r64, 8, 1, fp);
+	r32[2] = r32[3] = (uint32_t)getpid();
+	fwrite(r32 + 2, 8, 1, fp);
+	r64[0] = addr;
+	r64[1] = addr;
+	r64[2] = size;
+	r64[3] = idx;
+	fwrite(r64, 8, 4, fp);
+	fwrite(name, nl, 1, fp);
+	while (size-- > 0)
+		fputc(0xc3, fp);
+	assert_int_equal(fclose(fp), 0);
+	if (cut) {
+		assert_int_equal(stat(dumppath, &st), 0);
+		assert_int_equal(truncate(dumppath, st.st_size - (off_t)cut), 0);
+	}
+}
+
+static struct attr_mmap *
+mmap_rec(const char *path, uint32_t prot)
+{
+	static struct attr_mmap m;
+
+	memset(&m, 0, sizeof(m));
+	m.pid = m.tid = (uint32_t)getpid();
+	m.start = 0x7f0000000000ULL;
+	m.len = 4096;
+	m.prot = prot;
+	m.filename = path;
+	return &m;
+}
+
+/* Only an executable mapping of jit-<digits>.dump announces a dump. */
+static void
+test_dump_names(void **state)
+{
+	(void)state;
+	assert_true(jit_is_dump("/w/jit-123.dump"));
+	assert_true(jit_is_dump("jit-1.dump"));
+	assert_false(jit_is_dump("/w/jit-.dump"));
+	assert_false(jit_is_dump("/w/jit-12a.dump"));
+	assert_false(jit_is_dump("/w/jit-12.dump.old"));
+	assert_false(jit_is_dump("/w/xjit-12.dump"));
+	assert_false(jit_is_dump("/jit-1.dump/libc.so.6"));
+	assert_int_equal(jit_mmap(mmap_rec("/usr/lib/libc.so.6", 5)), 0);
+	assert_int_equal(jit_mmap(mmap_rec("/w/jit-1.dump", 1)), 0);
+	assert_int_equal(jit_mmap(mmap_rec("jit-1.dump", 5)), 0);
+	assert_int_equal(jit_mmap(mmap_rec("/w/jit-1.dump", 5)), 1);
+	jit_status(NULL);
+	assert_non_null(strstr(status, "jit dumps 1\n"));
+}
+
+/* A live process's dump names its samples at each flush as it grows, a
+ * record cut short waiting for the next; with a perf map, the dump's
+ * entries win where both name an address. */
+static void
+test_dump_live(void **state)
+{
+	uint32_t me = (uint32_t)getpid(), idx;
+	long f, g, m;
+
+	(void)state;
+	snprintf(dumpdir, sizeof(dumpdir), "/tmp/test_jit.XXXXXX");
+	assert_non_null(mkdtemp(dumpdir));
+	snprintf(dumppath, sizeof(dumppath), "%s/jit-%u.dump", dumpdir, me);
+	dump_load(0x1000, 0x40, 1, "JS:*f", 0);
+	dump_load(0x2000, 0x40, 2, "JS:*g", 10);	/* being written */
+	write_map(me, "1000 100 mapname\n3000 10 maponly\n");
+	assert_int_equal(jit_mmap(mmap_rec(dumppath, 5)), 1);
+	jit_sample(0, me, 0x1004);	/* the dump's f over the map */
+	jit_sample(0, me, 0x1080);	/* only the map's */
+	jit_sample(0, me, 0x2004);	/* g cut short: waits */
+	jit_sample(0, me, 0x3000);
+	jit_flush();
+	assert_int_equal(nimgs, 1);
+	idx = imgs[0].pub.index;
+	assert_true((f = map_start("JS:*f")) > 0);
+	assert_true((m = map_start("mapname")) > 0);
+	assert_true(map_start("maponly") > 0);
+	assert_int_equal(map_start("JS:*g"), -1);
+	assert_int_equal(at(idx, 0, (uint32_t)f + 4), 1);
+	assert_int_equal(at(idx, 0, (uint32_t)m + 0x80), 1);
+	/* Not [anon] while the writer may still name it. */
+	assert_int_equal(at(idx, 0, 0), 0);
+	assert_int_equal(jit_pending(), 1);
+
+	/* The writer finishes g (the cut tail and one more record). */
+	assert_int_equal(truncate(dumppath, 0), 0);
+	unlink(dumppath);
+	dump_load(0x1000, 0x40, 1, "JS:*f", 0);
+	dump_load(0x2000, 0x40, 2, "JS:*g", 0);
+	jit_sample(0, me, 0x2008);
+	jit_flush();
+	assert_true((g = map_start("JS:*g")) > 0);
+	assert_int_equal(at(idx, 0, (uint32_t)g + 8), 1);
+	assert_int_equal(at(idx, 0, (uint32_t)g + 4), 1);
+	assert_int_equal(jit_pending(), 0);
+	/* At the exit, what no entry names is [anon]. */
+	jit_sample(0, me, 0x9000);
+	jit_flush();
+	assert_int_equal(jit_pending(), 1);
+	jit_exit(me, me);
+	assert_int_equal(jit_pending(), 0);
+	assert_int_equal(at(idx, 0, 0), 1);
+	jit_status(NULL);
+	assert_non_null(strstr(status, "jit dumps-read 2\n"));
+	assert_non_null(strstr(status, "jit dump-errors 0\n"));
+	unlink(dumppath);
+	rmdir(dumpdir);
+}
+
+/* A bad record: the entries before it still name samples, the error is
+ * counted once per read. */
+static void
+test_dump_bad(void **state)
+{
+	uint32_t me = (uint32_t)getpid(), bad = 3;
+	long f;
+	FILE *fp;
+
+	(void)state;
+	snprintf(dumpdir, sizeof(dumpdir), "/tmp/test_jit.XXXXXX");
+	assert_non_null(mkdtemp(dumpdir));
+	snprintf(dumppath, sizeof(dumppath), "%s/jit-%u.dump", dumpdir, me);
+	dump_load(0x1000, 0x40, 1, "JS:*f", 0);
+	assert_non_null(fp = fopen(dumppath, "a"));
+	fwrite(&bad, 4, 1, fp);
+	fwrite(&bad, 4, 1, fp);		/* total_size 3 */
+	fwrite("12345678", 8, 1, fp);
+	fclose(fp);
+	assert_int_equal(jit_mmap(mmap_rec(dumppath, 5)), 1);
+	jit_sample(0, me, 0x1004);
+	jit_flush();
+	assert_true((f = map_start("JS:*f")) > 0);
+	assert_int_equal(at(imgs[0].pub.index, 0, (uint32_t)f + 4), 1);
+	jit_status(NULL);
+	assert_non_null(strstr(status, "jit dump-errors 1\n"));
+	unlink(dumppath);
+	rmdir(dumpdir);
+}
+
 int
 main(void)
 {
@@ -416,6 +586,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_live, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_map, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sizes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dump_names, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dump_live, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dump_bad, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
