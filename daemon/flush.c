@@ -183,6 +183,9 @@ clean_db(void)
 		}
 		dcpi_strv_free(epochs, n);
 	}
+	/* The build-id cache's entries are written by the flush too. */
+	snprintf(dir, sizeof(dir), "%s/%s", db, DCPI_DB_BUILDID_DIR);
+	removed += remove_temps(dir, 1);
 	if (removed)
 		log_notice("removed %zu temporary files left by an interrupted flush", removed);
 }
