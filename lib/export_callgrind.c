@@ -523,7 +523,7 @@ parse_number(const char **s, uint64_t *v)
 	errno = 0;
 	*v = strtoull(*s, &end, base);
 	if (errno != 0)
-		return -1;
+		return errno == ERANGE ? -2 : -1;
 	*s = end;
 	return 0;
 }
@@ -533,7 +533,7 @@ static int
 subpositions(struct cg_parser *ps, const char **s)
 {
 	uint64_t v;
-	int k;
+	int k, r;
 
 	for (k = 0; k < ps->npos; k++) {
 		while (**s == ' ' || **s == '\t')
@@ -543,17 +543,27 @@ subpositions(struct cg_parser *ps, const char **s)
 		} else if (**s == '+' || **s == '-') {
 			char sign = *(*s)++;
 
-			if (parse_number(s, &v) == -1)
+			if ((r = parse_number(s, &v)) == -2)
+				goto range;
+			if (r == -1)
 				goto bad;
+			/* A relative position must stay an address. */
+			if (sign == '+' ? v > UINT64_MAX - ps->pos[k] : v > ps->pos[k])
+				goto range;
 			ps->pos[k] = sign == '+' ? ps->pos[k] + v : ps->pos[k] - v;
-		} else if (parse_number(s, &v) == 0)
+		} else if ((r = parse_number(s, &v)) == 0)
 			ps->pos[k] = v;
+		else if (r == -2)
+			goto range;
 		else
 			goto bad;
 		if (**s != ' ' && **s != '\t' && **s != '\0')
 			goto bad;
 	}
 	return 0;
+range:
+	return lib_seterr(ps->err, ERANGE, "%s: line %zu: subposition %d is out of range "
+	    "(outside 0 to 2^64-1)", ps->name, ps->lineno, k + 1);
 bad:
 	return lib_seterr(ps->err, EINVAL, "%s: line %zu: subposition %d: expected a number, "
 	    "+N, -N or *", ps->name, ps->lineno, k + 1);
@@ -565,6 +575,7 @@ costs(struct cg_parser *ps, const char *s, uint64_t *cost)
 {
 	size_t k = 0;
 	uint64_t v;
+	int r;
 
 	for (;;) {
 		while (*s == ' ' || *s == '\t')
@@ -574,7 +585,10 @@ costs(struct cg_parser *ps, const char *s, uint64_t *cost)
 		if (k == ps->cg->n_events)
 			return lib_seterr(ps->err, EINVAL, "%s: line %zu: more costs than the %zu "
 			    "events of the events: line", ps->name, ps->lineno, ps->cg->n_events);
-		if (parse_number(&s, &v) == -1 || (*s != ' ' && *s != '\t' && *s != '\0'))
+		if ((r = parse_number(&s, &v)) == -2)
+			return lib_seterr(ps->err, ERANGE, "%s: line %zu: cost %zu is out of range "
+			    "(above 2^64-1)", ps->name, ps->lineno, k + 1);
+		if (r == -1 || (*s != ' ' && *s != '\t' && *s != '\0'))
 			return lib_seterr(ps->err, EINVAL, "%s: line %zu: cost %zu is not a number",
 			    ps->name, ps->lineno, k + 1);
 		cost[k++] = v;
@@ -757,6 +771,13 @@ dcpi_callgrind_parse(const void *buf, size_t len, const char *name,
 				goto out;
 			}
 			for (k = 0; k < ps.cg->n_events; k++) {
+				/* A function's cost is at most the total. */
+				if (ps.cg->totals[k] > UINT64_MAX - cost[k]) {
+					lib_seterr(err, ERANGE, "%s: line %zu: cost %zu takes the total of "
+					    "%s out of range (above 2^64-1)", name, ps.lineno, k + 1,
+					    ps.cg->events[k]);
+					goto out;
+				}
 				f->cost[k] += cost[k];
 				ps.cg->totals[k] += cost[k];
 			}
