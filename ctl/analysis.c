@@ -583,11 +583,16 @@ is_ctl(unsigned char c)
 void
 esc_puts(const char *s, FILE *fp)
 {
-	for (; *s; s++) {
-		if (is_ctl((unsigned char)*s))
-			fprintf(fp, "\\x%02x", (unsigned char)*s);
-		else
-			putc(*s, fp);
+	const char *run;
+
+	/* Runs of plain bytes in one write: cat prints a name per line. */
+	for (;;) {
+		for (run = s; *s && !is_ctl((unsigned char)*s); s++)
+			;
+		fwrite(run, 1, (size_t)(s - run), fp);
+		if (*s == '\0')
+			return;
+		fprintf(fp, "\\x%02x", (unsigned char)*s++);
 	}
 }
 
