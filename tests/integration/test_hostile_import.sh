@@ -74,6 +74,21 @@ grep -q "wrap.dcpi: byte [0-9]*: tstart 0xfffffffffffffff8 plus offset 0xf is pa
 [ "$(ctl cat "$T/top.dcpi" | tail -n 1)" = "0xffffffffffffffff 1" ] || fail "cat of the last addresses below 2^64"
 echo "tstart near 2^64: the last address prints, a wrapping one is rejected"
 
+# Item 8: an ELF file whose section header table is corrupted (e_shnum
+# past the end of the file) gives [unknown] with a warning naming it.
+cc_work hot "$top_srcdir/tests/workload/hot.c" -fPIE -pie
+"$MK" gmon "$T/hot.gmon" samples || fail "mkhostile failed"
+ctl import "$T/hot.gmon" --image "$T/hot" --epoch 20260101000000 >/dev/null || fail "import of hot.gmon failed"
+ctl prof 2>"$T/err" | grep -q '\[unknown\]' && fail "hot's first bytes show as [unknown] before the damage"
+printf '\360\377' | dd of="$T/hot" bs=1 seek=60 conv=notrunc 2>/dev/null || fail "dd failed"
+ctl prof >"$T/out" 2>"$T/err" || fail "prof failed: $(cat "$T/err")"
+grep -q '\[unknown\]' "$T/out" || fail "prof of a damaged image: $(cat "$T/out")"
+grep -q "^dcpictl: warning: $T/hot: cannot read its symbols: section header table" "$T/err" ||
+	fail "no warning naming the damaged ELF file: '$(cat "$T/err")'"
+[ "$(wc -l <"$T/err")" = 1 ] || fail "the warning is not given once: $(cat "$T/err")"
+rm -rf "$DB"
+echo "corrupted section headers: [unknown] with a warning naming the file"
+
 # Item 7: linear time.  timeout guards against a hang; the time of 10N
 # against N must stay well below the 100x of a quadratic path (timings
 # themselves are in bench/README).
