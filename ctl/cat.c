@@ -20,14 +20,15 @@
 
 #include "commands.h"
 
-/* Header values are any bytes but newline: control bytes go out as \xHH. */
+/* Header values are any bytes but newline: control bytes go out as \xHH,
+ * but for the tab, a blank of the header grammar. */
 static void
 fwrite_esc(const char *s, size_t n, FILE *out)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+		if (((unsigned char)s[i] < 0x20 && s[i] != '\t') || s[i] == 0x7f)
 			fprintf(out, "\\x%02x", (unsigned char)s[i]);
 		else
 			putc(s[i], out);
