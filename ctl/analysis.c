@@ -574,6 +574,38 @@ table_free(struct table *t)
 	free(t->right);
 }
 
+static int
+is_ctl(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f;
+}
+
+void
+esc_puts(const char *s, FILE *fp)
+{
+	const char *run;
+
+	/* Runs of plain bytes in one write: cat prints a name per line. */
+	for (;;) {
+		for (run = s; *s && !is_ctl((unsigned char)*s); s++)
+			;
+		fwrite(run, 1, (size_t)(s - run), fp);
+		if (*s == '\0')
+			return;
+		fprintf(fp, "\\x%02x", (unsigned char)*s++);
+	}
+}
+
+size_t
+esc_width(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += is_ctl((unsigned char)*s) ? 4 : 1;
+	return n;
+}
+
 void
 json_string(FILE *fp, const char *s)
 {
@@ -582,7 +614,7 @@ json_string(FILE *fp, const char *s)
 		unsigned char c = (unsigned char)*s;
 		if (c == '"' || c == '\\')
 			fprintf(fp, "\\%c", c);
-		else if (c < 0x20)
+		else if (is_ctl(c))
 			fprintf(fp, "\\u%04x", c);
 		else
 			putc(c, fp);
@@ -593,15 +625,18 @@ json_string(FILE *fp, const char *s)
 static void
 csv_field(FILE *fp, const char *s)
 {
-	if (strpbrk(s, ",\"\n\r") == NULL) {
-		fputs(s, fp);
+	if (strpbrk(s, ",\"") == NULL) {
+		esc_puts(s, fp);
 		return;
 	}
 	putc('"', fp);
 	for (; *s; s++) {
 		if (*s == '"')
 			putc('"', fp);
-		putc(*s, fp);
+		if (is_ctl((unsigned char)*s))
+			fprintf(fp, "\\x%02x", (unsigned char)*s);
+		else
+			putc(*s, fp);
 	}
 	putc('"', fp);
 }
@@ -675,21 +710,21 @@ table_print(const struct table *t, enum fmt f, FILE *fp)
 	}
 	w = xcalloc(t->ncols, sizeof(size_t));
 	for (j = 0; j < t->ncols; j++)
-		w[j] = strlen(t->head[j]);
+		w[j] = esc_width(t->head[j]);
 	for (i = 0; i < t->nrows; i++)
 		for (j = 0; j < t->ncols; j++)
 			if (t->cells[i * t->ncols + j] &&
-			    (l = strlen(t->cells[i * t->ncols + j])) > w[j])
+			    (l = esc_width(t->cells[i * t->ncols + j])) > w[j])
 				w[j] = l;
 	for (i = 0; i <= t->nrows; i++) {
 		for (j = 0; j < t->ncols; j++) {
 			c = i == 0 ? t->head[j] : t->cells[(i - 1) * t->ncols + j];
 			if (c == NULL)
 				c = "";
-			l = strlen(c);
+			l = esc_width(c);
 			if (t->right[j])
 				pad(fp, w[j] - l);
-			fwrite(c, 1, l, fp);
+			esc_puts(c, fp);
 			/* No trailing blanks. */
 			if (!t->right[j] && j + 1 < t->ncols)
 				pad(fp, w[j] - l);

@@ -108,6 +108,12 @@ void table_addf(struct table *, size_t col, const char *fmt, ...)
  * (an array of objects keyed by the headers; cells that look like numbers
  * are numbers). */
 void table_print(const struct table *, enum fmt, FILE *);
+/* Names in a database or an imported file are not ours: control bytes
+ * (below 0x20, 0x7f) are printed as \xHH, never raw, so that they cannot
+ * drive the terminal.  esc_puts writes the NUL-terminated s so to fp;
+ * esc_width is the number of bytes that writes. */
+void esc_puts(const char *s, FILE *fp);
+size_t esc_width(const char *s);
 /* Sets a cell of the last row (col 0 starts a new row) to a copy of s. */
 void table_put(struct table *, size_t col, const char *s);
 /* Decimal n into buf[24]; returns buf. */

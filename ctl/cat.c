@@ -20,6 +20,21 @@
 
 #include "commands.h"
 
+/* Header values are any bytes but newline: control bytes go out as \xHH,
+ * but for the tab, a blank of the header grammar. */
+static void
+fwrite_esc(const char *s, size_t n, FILE *out)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (((unsigned char)s[i] < 0x20 && s[i] != '\t') || s[i] == 0x7f)
+			fprintf(out, "\\x%02x", (unsigned char)s[i]);
+		else
+			putc(s[i], out);
+	}
+}
+
 /* Prints the header lines as they are in the file, the terminator without
  * its padding.  The parser accepted buf, so a "samples" line ends it. */
 static void
@@ -35,7 +50,8 @@ print_header(const char *buf, size_t len, FILE *out)
 			fputs("samples\n", out);
 			return;
 		}
-		fprintf(out, "%.*s\n", (int)n, line);
+		fwrite_esc(line, n, out);
+		putc('\n', out);
 		line = nl + 1;
 	}
 }
@@ -64,6 +80,18 @@ cat_one(const char *path, int summary, FILE *out)
 	}
 	if (dcpi_profile_parse(buf, len, path, &p, &err) < 0) {
 		fprintf(stderr, "dcpictl: %s\n", err.msg);
+		free(buf);
+		return -1;
+	}
+	/* Counts are sorted by offset: the last one gives the highest address.
+	 * An address past 2^64 would print wrapped, as some other address. */
+	if (p->n_counts > 0 && p->tstart > UINT64_MAX - p->counts[p->n_counts - 1].offset) {
+		const char *t = memmem(buf, len, "\ntstart", 7);
+
+		fprintf(stderr, "dcpictl: %s: byte %zu: tstart 0x%" PRIx64 " plus offset 0x%" PRIx32
+		    " is past 2^64 (expected addresses that fit in 64 bits)\n", path,
+		    t ? (size_t)(t + 1 - buf) : 0, p->tstart, p->counts[p->n_counts - 1].offset);
+		dcpi_profile_free(p);
 		free(buf);
 		return -1;
 	}

@@ -253,16 +253,66 @@ complete(struct dcpi_profile *p, const char *epoch, struct dcpi_error *err)
 	return 0;
 }
 
-/* Adds p into DB/EPOCH/HOST/EVENT/NAME.ID (merging with what is there). */
+/* Byte index of the first control byte of s, or -1.  The last guard before
+ * a name becomes a header line, a directory and terminal output: the
+ * parsers reject what comes from the file with its offset, but the path
+ * of --image comes from the command line. */
+static long
+ctl_byte(const char *s)
+{
+	const char *c;
+
+	for (c = s; c != NULL && *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return c - s;
+	return -1;
+}
+
+/*
+ * Adds p into DB/EPOCH/HOST/EVENT/NAME.ID (merging with what is there).
+ * Everything that can be checked is checked before the first directory is
+ * made, and the directories this call made are removed again on failure:
+ * a rejected import leaves nothing behind.
+ */
+static int
+store_check(const struct dcpi_profile *p, const char *what)
+{
+	static const char *const field[] = { "event", "path", "image" };
+	const char *val[3] = { p->event, p->path, p->image };
+	struct dcpi_error err;
+	void *enc = NULL;
+	size_t enclen, i;
+	long at;
+
+	for (i = 0; i < 3; i++)
+		if ((at = ctl_byte(val[i])) != -1) {
+			fprintf(stderr, "dcpictl: import: %s: %s holds control byte 0x%02x at "
+			    "character %ld (expected printable text)\n", what, field[i],
+			    (unsigned char)val[i][at], at);
+			return -1;
+		}
+	/* What the writer would refuse, refused before anything is made. */
+	if (dcpi_profile_encode(p, &enc, &enclen, &err) == -1) {
+		fprintf(stderr, "dcpictl: import: %s: %s\n", what, err.msg);
+		return -1;
+	}
+	free(enc);
+	return 0;
+}
+
 static int
 store(const char *db, const char *epoch, const char *host, struct dcpi_profile *p,
     const char *what)
 {
 	struct dcpi_profile *old = NULL;
 	struct dcpi_error err;
-	char name[1024], *dir = NULL, *path = NULL;
+	char name[1024], *dir = NULL, *path = NULL, *made[4] = { NULL };
+	struct stat st;
+	size_t nmade = 0, i;
 	int rc = -1;
 
+	if (store_check(p, what) == -1)
+		return -1;
 	if (dcpi_db_profile_name(p->path, p->image, name, sizeof(name)) == -1 ||
 	    (dir = dcpi_db_event_path(db, epoch, host, p->event)) == NULL ||
 	    asprintf(&path, "%s/%s", dir, name) == -1) {
@@ -270,6 +320,16 @@ store(const char *db, const char *epoch, const char *host, struct dcpi_profile *
 		fprintf(stderr, "dcpictl: import: %s: %s\n", what, strerror(errno));
 		goto out;
 	}
+	/* The directories missing now, innermost first, for the clean-up. */
+	if (asprintf(&made[0], "%s", dir) == -1 ||
+	    asprintf(&made[1], "%s/%s/%s", db, epoch, host) == -1 ||
+	    asprintf(&made[2], "%s/%s", db, epoch) == -1 ||
+	    asprintf(&made[3], "%s", db) == -1) {
+		fprintf(stderr, "dcpictl: import: %s: %s\n", what, strerror(errno));
+		goto out;
+	}
+	for (nmade = 0; nmade < 4 && lstat(made[nmade], &st) == -1 && errno == ENOENT; nmade++)
+		;
 	if (dcpi_db_mkdirs(db, epoch, host, p->event, &err) == -1) {
 		fprintf(stderr, "dcpictl: import: %s\n", err.msg);
 		goto out;
@@ -287,10 +347,18 @@ store(const char *db, const char *epoch, const char *host, struct dcpi_profile *
 		fprintf(stderr, "dcpictl: import: %s\n", err.msg);
 		goto out;
 	}
-	printf("%s: %" PRIu32 " samples at %" PRIu32 " addresses -> %s\n", what,
-	    dcpi_profile_total_samples(p), dcpi_profile_total_offsets(p), path);
+	printf("%s: %" PRIu32 " samples at %" PRIu32 " addresses -> ", what,
+	    dcpi_profile_total_samples(p), dcpi_profile_total_offsets(p));
+	esc_puts(path, stdout);
+	putc('\n', stdout);
 	rc = 0;
 out:
+	/* rmdir removes only empty directories: never what another import
+	 * filled meanwhile. */
+	for (i = 0; rc == -1 && i < nmade; i++)
+		(void)rmdir(made[i]);
+	for (i = 0; i < 4; i++)
+		free(made[i]);
 	dcpi_profile_free(old);
 	free(dir);
 	free(path);
@@ -405,14 +473,18 @@ cmd_import(const struct ctl_globals *g, int argc, char **argv)
 		v = &p;
 		nv = 1;
 	}
+	/* All checked before the first is stored: a rejected file adds nothing. */
 	for (i = 0; i < nv; i++) {
 		if (complete(v[i], epoch, &err) == -1) {
 			fprintf(stderr, "dcpictl: import: %s: %s\n", file, err.msg);
 			goto out;
 		}
-		if (store(g->db, epoch, host, v[i], file) == -1)
+		if (store_check(v[i], file) == -1)
 			goto out;
 	}
+	for (i = 0; i < nv; i++)
+		if (store(g->db, epoch, host, v[i], file) == -1)
+			goto out;
 	if (dropped > 0)
 		fprintf(stderr, "dcpictl: import: %s: %" PRIu64 " samples outside %s's text "
 		    "were left out\n", file, dropped, info.path);
@@ -511,8 +583,10 @@ cat_callgrind(const struct dcpi_callgrind *cg, FILE *out)
 	if ((order = calloc(cg->n_fns + 1, sizeof(*order))) == NULL)
 		return -1;
 	fprintf(out, "format   callgrind\nevents  ");
-	for (k = 0; k < cg->n_events; k++)
-		fprintf(out, " %s", cg->events[k]);
+	for (k = 0; k < cg->n_events; k++) {
+		putc(' ', out);
+		esc_puts(cg->events[k], out);
+	}
 	fprintf(out, "\ntotals  ");
 	for (k = 0; k < cg->n_events; k++)
 		fprintf(out, " %" PRIu64, cg->totals[k]);
@@ -526,7 +600,12 @@ cat_callgrind(const struct dcpi_callgrind *cg, FILE *out)
 
 		for (k = 0; k < cg->n_events; k++)
 			fprintf(out, "%" PRIu64 " ", f->cost[k]);
-		fprintf(out, "%s %s:%s\n", f->fn, f->ob, f->fl);
+		esc_puts(f->fn, out);
+		putc(' ', out);
+		esc_puts(f->ob, out);
+		putc(':', out);
+		esc_puts(f->fl, out);
+		putc('\n', out);
 	}
 	free(order);
 	return 0;
@@ -541,23 +620,31 @@ cat_xprof(const struct dcpi_xprof *x, FILE *out)
 	for (i = 0; i < x->n_objs; i++) {
 		const struct dcpi_xprof_obj *o = &x->objs[i];
 
-		fprintf(out, "objfile  %s (%zu procedures)\n", o->path, o->n_procs);
+		fputs("objfile  ", out);
+		esc_puts(o->path, out);
+		fprintf(out, " (%zu procedures)\n", o->n_procs);
 		for (j = 0; j < o->n_procs; j++) {
 			const struct dcpi_xprof_proc *p = &o->procs[j];
 			uint64_t sum = 0;
 
 			for (k = 0; k < p->n_counters; k++)
 				sum += p->counters[k].value;
-			fprintf(out, "proc     %s %" PRIu64 "\n", p->name, sum);
+			fputs("proc     ", out);
+			esc_puts(p->name, out);
+			fprintf(out, " %" PRIu64 "\n", sum);
 			for (k = 0; k < p->n_counters; k++)
 				fprintf(out, "  +0x%" PRIx32 " %" PRIu64 "\n", p->counters[k].id,
 				    p->counters[k].value);
 		}
 	}
 	for (i = 0; i < x->n_progs; i++) {
-		fprintf(out, "program  %s:", x->progs[i].path);
-		for (j = 0; j < x->progs[i].n_objrefs; j++)
-			fprintf(out, " %s", x->progs[i].objrefs[j]);
+		fputs("program  ", out);
+		esc_puts(x->progs[i].path, out);
+		putc(':', out);
+		for (j = 0; j < x->progs[i].n_objrefs; j++) {
+			putc(' ', out);
+			esc_puts(x->progs[i].objrefs[j], out);
+		}
 		fprintf(out, "\n");
 	}
 }

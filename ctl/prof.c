@@ -104,13 +104,18 @@ print_apart(const struct dcpi_dataset *d, int idle_shown, FILE *fp)
 		which[0] = '\0';
 		if (d->n_events > 1)
 			snprintf(which, sizeof(which), " (%s)", ev->name);
-		if (ev->idle > 0)
-			fprintf(fp, "idle%s: %.1f%% of samples (%s), %s\n", which,
+		if (ev->idle > 0) {
+			fputs("idle", fp);
+			esc_puts(which, fp);
+			fprintf(fp, ": %.1f%% of samples (%s), %s\n",
 			    100.0 * (double)ev->idle / (double)attributed, grouped(ev->idle, b0),
 			    idle_shown ? "included (--idle)" : "not shown; --idle includes them");
+		}
 		if (ev->unattributed == 0)
 			continue;
-		fprintf(fp, "not attributed%s: %s samples (%.1f%%):", which,
+		fputs("not attributed", fp);
+		esc_puts(which, fp);
+		fprintf(fp, ": %s samples (%.1f%%):",
 		    grouped(ev->unattributed, b0), 100.0 * (double)ev->unattributed /
 		    (double)(attributed + ev->unattributed));
 		for (i = n = 0; i < d->unattr.n; i++)
@@ -118,9 +123,11 @@ print_apart(const struct dcpi_dataset *d, int idle_shown, FILE *fp)
 				ix[n++] = i;
 		sort_un = d->unattr.v;
 		qsort(ix, n, sizeof(*ix), unattr_desc);
-		for (i = 0; i < n; i++)
-			fprintf(fp, "%s %s %s", i ? "," : "", d->unattr.v[ix[i]].reason,
-			    grouped(d->unattr.v[ix[i]].samples, b1));
+		for (i = 0; i < n; i++) {
+			fprintf(fp, "%s ", i ? "," : "");
+			esc_puts(d->unattr.v[ix[i]].reason, fp);
+			fprintf(fp, " %s", grouped(d->unattr.v[ix[i]].samples, b1));
+		}
 		fputc('\n', fp);
 	}
 	free(ix);
@@ -145,8 +152,10 @@ print_header(const struct dcpi_dataset *d, int idle_shown, FILE *fp)
 		    when(d->epochs[d->n_epochs - 1], b1));
 	if (d->n_hosts > 0) {
 		fprintf(fp, ", host%s", d->n_hosts > 1 ? "s" : "");
-		for (i = 0; i < d->n_hosts; i++)
-			fprintf(fp, "%s%s", i ? ", " : " ", d->hosts[i]);
+		for (i = 0; i < d->n_hosts; i++) {
+			fputs(i ? ", " : " ", fp);
+			esc_puts(d->hosts[i], fp);
+		}
 	}
 	fputc('\n', fp);
 	if (d->n_skipped > 0)

@@ -32,45 +32,149 @@ cmp_cell(const void *a, const void *b)
 	return x->event < y->event ? -1 : x->event > y->event;
 }
 
-/* Interned names for name compression: "(ID) name" the first time, "(ID)"
- * after.  Linear search: an export has a few thousand names at most per
- * image, and only one lookup per procedure. */
-struct cg_names {
+/* Interned strings with a hash index, and compression ids -> strings. */
+struct strtab {
 	char	**v;
-	size_t	 n;
+	size_t	 n, cap;
+	size_t	*slots;		/* index + 1, 0 = empty; nslots a power of 2 */
+	size_t	 nslots;
+	struct { uint64_t id; size_t idx; } *ids;
+	size_t	 nids, capids;
+	size_t	*idslots;	/* index into ids + 1, 0 = empty */
+	size_t	 nidslots;
 };
 
 static void
-cg_name(struct ebuf *b, struct cg_names *t, const char *key, const char *name)
-{
-	size_t i;
-	char **nv;
-
-	for (i = 0; i < t->n; i++)
-		if (strcmp(t->v[i], name) == 0) {
-			eb_printf(b, "%s=(%zu)\n", key, i + 1);
-			return;
-		}
-	if ((nv = reallocarray(t->v, t->n + 1, sizeof(*nv))) == NULL ||
-	    (nv[t->n] = strdup(name)) == NULL) {
-		if (nv != NULL)
-			t->v = nv;
-		b->failed = 1;
-		return;
-	}
-	t->v = nv;
-	t->n++;
-	eb_printf(b, "%s=(%zu) %s\n", key, t->n, name);
-}
-
-static void
-cg_names_free(struct cg_names *t)
+strtab_free(struct strtab *t)
 {
 	size_t i;
 
 	for (i = 0; i < t->n; i++)
 		free(t->v[i]);
 	free(t->v);
+	free(t->slots);
+	free(t->ids);
+	free(t->idslots);
+}
+
+static int
+strtab_rehash(struct strtab *t)
+{
+	size_t ns = t->nslots ? t->nslots * 2 : 64, i, h;
+	size_t *sl;
+
+	if ((sl = calloc(ns, sizeof(*sl))) == NULL)
+		return -1;
+	for (i = 0; i < t->n; i++) {
+		for (h = ex_hash(t->v[i]) & (ns - 1); sl[h]; h = (h + 1) & (ns - 1))
+			;
+		sl[h] = i + 1;
+	}
+	free(t->slots);
+	t->slots = sl;
+	t->nslots = ns;
+	return 0;
+}
+
+/* Index of s, added if new; -1 on ENOMEM. */
+static long
+strtab_intern(struct strtab *t, const char *s)
+{
+	size_t h;
+	char **nv;
+
+	if (t->nslots == 0 && strtab_rehash(t) == -1)
+		return -1;
+	for (h = ex_hash(s) & (t->nslots - 1); t->slots[h]; h = (h + 1) & (t->nslots - 1))
+		if (strcmp(t->v[t->slots[h] - 1], s) == 0)
+			return (long)(t->slots[h] - 1);
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 64;
+		if ((nv = reallocarray(t->v, t->cap, sizeof(*nv))) == NULL)
+			return -1;
+		t->v = nv;
+	}
+	if ((t->v[t->n] = strdup(s)) == NULL)
+		return -1;
+	t->slots[h] = ++t->n;
+	if (t->n * 2 > t->nslots && strtab_rehash(t) == -1)
+		return -1;
+	return (long)(t->n - 1);
+}
+
+/* Compression ids are looked up per line: a linear search made files of
+ * many compressed names quadratic. */
+static size_t
+id_hash(uint64_t id, size_t nslots)
+{
+	return (size_t)((id * 0x9e3779b97f4a7c15ULL) >> 32) & (nslots - 1);
+}
+
+/* Index into t->ids of compression id, or t->nids if it is not defined. */
+static size_t
+strtab_id_find(const struct strtab *t, uint64_t id)
+{
+	size_t h;
+
+	if (t->nidslots == 0)
+		return t->nids;
+	for (h = id_hash(id, t->nidslots); t->idslots[h]; h = (h + 1) & (t->nidslots - 1))
+		if (t->ids[t->idslots[h] - 1].id == id)
+			return t->idslots[h] - 1;
+	return t->nids;
+}
+
+static int
+strtab_id_add(struct strtab *t, uint64_t id, size_t idx)
+{
+	size_t ns, i, h, *sl;
+	void *nv;
+
+	if ((t->nids + 1) * 2 > t->nidslots) {
+		ns = t->nidslots ? t->nidslots * 2 : 64;
+		if ((sl = calloc(ns, sizeof(*sl))) == NULL)
+			return -1;
+		for (i = 0; i < t->nids; i++) {
+			for (h = id_hash(t->ids[i].id, ns); sl[h]; h = (h + 1) & (ns - 1))
+				;
+			sl[h] = i + 1;
+		}
+		free(t->idslots);
+		t->idslots = sl;
+		t->nidslots = ns;
+	}
+	if (t->nids == t->capids) {
+		t->capids = t->capids ? t->capids * 2 : 64;
+		if ((nv = reallocarray(t->ids, t->capids, sizeof(*t->ids))) == NULL)
+			return -1;
+		t->ids = nv;
+	}
+	for (h = id_hash(id, t->nidslots); t->idslots[h]; h = (h + 1) & (t->nidslots - 1))
+		;
+	t->idslots[h] = t->nids + 1;
+	t->ids[t->nids].id = id;
+	t->ids[t->nids++].idx = idx;
+	return 0;
+}
+
+/* Name compression: "(ID) name" the first time, "(ID)" after.  Returns the
+ * interned copy of name (NULL and b->failed on ENOMEM).  Hashed: an image
+ * whose symbols cannot be read gives a name per address. */
+static const char *
+cg_name(struct ebuf *b, struct strtab *t, const char *key, const char *name)
+{
+	size_t before = t->n;
+	long i;
+
+	if ((i = strtab_intern(t, name)) == -1) {
+		b->failed = 1;
+		return NULL;
+	}
+	if (t->n == before)
+		eb_printf(b, "%s=(%ld)\n", key, i + 1);
+	else
+		eb_printf(b, "%s=(%ld) %s\n", key, i + 1, name);
+	return t->v[i];
 }
 
 /* Event names in the grammar's Name form: letters and digits. */
@@ -130,7 +234,7 @@ dcpi_callgrind_encode(const struct dcpi_profile *const *profiles, size_t n,
     struct dcpi_error *err)
 {
 	struct ebuf b = { 0 };
-	struct cg_names obs = { 0 }, files = { 0 }, fns = { 0 };
+	struct strtab obs = { 0 }, files = { 0 }, fns = { 0 };
 	const char **events = NULL;
 	char **shorts = NULL;
 	size_t nev = 0, i, j, k, m, ncells;
@@ -243,20 +347,13 @@ dcpi_callgrind_encode(const struct dcpi_profile *const *profiles, size_t n,
 				/* fl= holds across procedures of one file, unless an
 				 * fi= (inlined code) changed the current file. */
 				if (lastfl == NULL || curfile != lastfl || strcmp(lastfl, loc.file) != 0) {
-					cg_name(&b, &files, "fl", loc.file);
-					lastfl = curfile = NULL;
-					for (m = 0; m < files.n; m++)
-						if (strcmp(files.v[m], loc.file) == 0)
-							lastfl = curfile = files.v[m];
+					lastfl = curfile = cg_name(&b, &files, "fl", loc.file);
 				}
 				cg_name(&b, &fns, "fn", curfn);
 				first = 1;
 			} else if (curfile == NULL || strcmp(curfile, loc.file) != 0) {
 				/* Inlined code from another file within the procedure. */
-				cg_name(&b, &files, "fi", loc.file);
-				for (m = 0; m < files.n; m++)
-					if (strcmp(files.v[m], loc.file) == 0)
-						curfile = files.v[m];
+				curfile = cg_name(&b, &files, "fi", loc.file);
 			}
 			cost_line(&b, p->tstart + off, &last_addr, loc.line, &last_line,
 			    first, cost, nev);
@@ -273,9 +370,9 @@ dcpi_callgrind_encode(const struct dcpi_profile *const *profiles, size_t n,
 out:
 	if (rc == -1)
 		free(b.p);
-	cg_names_free(&obs);
-	cg_names_free(&files);
-	cg_names_free(&fns);
+	strtab_free(&obs);
+	strtab_free(&files);
+	strtab_free(&fns);
 	if (shorts != NULL)
 		for (k = 0; k < nev; k++)
 			free(shorts[k]);
@@ -289,73 +386,6 @@ out:
 }
 
 /* ---- the reader ---- */
-
-/* Interned strings with a hash index, and compression ids -> strings. */
-struct strtab {
-	char	**v;
-	size_t	 n, cap;
-	size_t	*slots;		/* index + 1, 0 = empty; nslots a power of 2 */
-	size_t	 nslots;
-	struct { uint64_t id; size_t idx; } *ids;
-	size_t	 nids;
-};
-
-static void
-strtab_free(struct strtab *t)
-{
-	size_t i;
-
-	for (i = 0; i < t->n; i++)
-		free(t->v[i]);
-	free(t->v);
-	free(t->slots);
-	free(t->ids);
-}
-
-static int
-strtab_rehash(struct strtab *t)
-{
-	size_t ns = t->nslots ? t->nslots * 2 : 64, i, h;
-	size_t *sl;
-
-	if ((sl = calloc(ns, sizeof(*sl))) == NULL)
-		return -1;
-	for (i = 0; i < t->n; i++) {
-		for (h = ex_hash(t->v[i]) & (ns - 1); sl[h]; h = (h + 1) & (ns - 1))
-			;
-		sl[h] = i + 1;
-	}
-	free(t->slots);
-	t->slots = sl;
-	t->nslots = ns;
-	return 0;
-}
-
-/* Index of s, added if new; -1 on ENOMEM. */
-static long
-strtab_intern(struct strtab *t, const char *s)
-{
-	size_t h;
-	char **nv;
-
-	if (t->nslots == 0 && strtab_rehash(t) == -1)
-		return -1;
-	for (h = ex_hash(s) & (t->nslots - 1); t->slots[h]; h = (h + 1) & (t->nslots - 1))
-		if (strcmp(t->v[t->slots[h] - 1], s) == 0)
-			return (long)(t->slots[h] - 1);
-	if (t->n == t->cap) {
-		t->cap = t->cap ? t->cap * 2 : 64;
-		if ((nv = reallocarray(t->v, t->cap, sizeof(*nv))) == NULL)
-			return -1;
-		t->v = nv;
-	}
-	if ((t->v[t->n] = strdup(s)) == NULL)
-		return -1;
-	t->slots[h] = ++t->n;
-	if (t->n * 2 > t->nslots && strtab_rehash(t) == -1)
-		return -1;
-	return (long)(t->n - 1);
-}
 
 struct cg_parser {
 	const char		*name;
@@ -391,9 +421,7 @@ position_name(struct cg_parser *ps, struct strtab *t, const char *v)
 		v = end + 1;
 		while (*v == ' ' || *v == '\t')
 			v++;
-		for (i = 0; i < t->nids; i++)
-			if (t->ids[i].id == id)
-				break;
+		i = strtab_id_find(t, id);
 		if (*v == '\0') {
 			if (i == t->nids)
 				return lib_seterr(ps->err, EINVAL, "%s: line %zu: compressed name (%" PRIu64
@@ -402,16 +430,10 @@ position_name(struct cg_parser *ps, struct strtab *t, const char *v)
 		}
 		if ((idx = strtab_intern(t, v)) == -1)
 			return lib_seterr(ps->err, ENOMEM, "%s: out of memory", ps->name);
-		if (i == t->nids) {
-			void *n = reallocarray(t->ids, t->nids + 1, sizeof(*t->ids));
-
-			if (n == NULL)
-				return lib_seterr(ps->err, ENOMEM, "%s: out of memory", ps->name);
-			t->ids = n;
-			t->nids++;
-		}
-		t->ids[i].id = id;
-		t->ids[i].idx = (size_t)idx;
+		if (i < t->nids)
+			t->ids[i].idx = (size_t)idx;
+		else if (strtab_id_add(t, id, (size_t)idx) == -1)
+			return lib_seterr(ps->err, ENOMEM, "%s: out of memory", ps->name);
 		return idx;
 	}
 	if ((idx = strtab_intern(t, v)) == -1)
@@ -501,7 +523,7 @@ parse_number(const char **s, uint64_t *v)
 	errno = 0;
 	*v = strtoull(*s, &end, base);
 	if (errno != 0)
-		return -1;
+		return errno == ERANGE ? -2 : -1;
 	*s = end;
 	return 0;
 }
@@ -511,7 +533,7 @@ static int
 subpositions(struct cg_parser *ps, const char **s)
 {
 	uint64_t v;
-	int k;
+	int k, r;
 
 	for (k = 0; k < ps->npos; k++) {
 		while (**s == ' ' || **s == '\t')
@@ -521,17 +543,27 @@ subpositions(struct cg_parser *ps, const char **s)
 		} else if (**s == '+' || **s == '-') {
 			char sign = *(*s)++;
 
-			if (parse_number(s, &v) == -1)
+			if ((r = parse_number(s, &v)) == -2)
+				goto range;
+			if (r == -1)
 				goto bad;
+			/* A relative position must stay an address. */
+			if (sign == '+' ? v > UINT64_MAX - ps->pos[k] : v > ps->pos[k])
+				goto range;
 			ps->pos[k] = sign == '+' ? ps->pos[k] + v : ps->pos[k] - v;
-		} else if (parse_number(s, &v) == 0)
+		} else if ((r = parse_number(s, &v)) == 0)
 			ps->pos[k] = v;
+		else if (r == -2)
+			goto range;
 		else
 			goto bad;
 		if (**s != ' ' && **s != '\t' && **s != '\0')
 			goto bad;
 	}
 	return 0;
+range:
+	return lib_seterr(ps->err, ERANGE, "%s: line %zu: subposition %d is out of range "
+	    "(outside 0 to 2^64-1)", ps->name, ps->lineno, k + 1);
 bad:
 	return lib_seterr(ps->err, EINVAL, "%s: line %zu: subposition %d: expected a number, "
 	    "+N, -N or *", ps->name, ps->lineno, k + 1);
@@ -543,6 +575,7 @@ costs(struct cg_parser *ps, const char *s, uint64_t *cost)
 {
 	size_t k = 0;
 	uint64_t v;
+	int r;
 
 	for (;;) {
 		while (*s == ' ' || *s == '\t')
@@ -552,7 +585,10 @@ costs(struct cg_parser *ps, const char *s, uint64_t *cost)
 		if (k == ps->cg->n_events)
 			return lib_seterr(ps->err, EINVAL, "%s: line %zu: more costs than the %zu "
 			    "events of the events: line", ps->name, ps->lineno, ps->cg->n_events);
-		if (parse_number(&s, &v) == -1 || (*s != ' ' && *s != '\t' && *s != '\0'))
+		if ((r = parse_number(&s, &v)) == -2)
+			return lib_seterr(ps->err, ERANGE, "%s: line %zu: cost %zu is out of range "
+			    "(above 2^64-1)", ps->name, ps->lineno, k + 1);
+		if (r == -1 || (*s != ' ' && *s != '\t' && *s != '\0'))
 			return lib_seterr(ps->err, EINVAL, "%s: line %zu: cost %zu is not a number",
 			    ps->name, ps->lineno, k + 1);
 		cost[k++] = v;
@@ -735,6 +771,13 @@ dcpi_callgrind_parse(const void *buf, size_t len, const char *name,
 				goto out;
 			}
 			for (k = 0; k < ps.cg->n_events; k++) {
+				/* A function's cost is at most the total. */
+				if (ps.cg->totals[k] > UINT64_MAX - cost[k]) {
+					lib_seterr(err, ERANGE, "%s: line %zu: cost %zu takes the total of "
+					    "%s out of range (above 2^64-1)", name, ps.lineno, k + 1,
+					    ps.cg->events[k]);
+					goto out;
+				}
 				f->cost[k] += cost[k];
 				ps.cg->totals[k] += cost[k];
 			}

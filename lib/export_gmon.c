@@ -176,6 +176,23 @@ dcpi_gmon_parse(const void *vbuf, size_t len, const char *name,
 				goto fail;
 			}
 			if (g->n_hist_records == 0) {
+				size_t dl = strnlen((const char *)b + at + 25, 15), bad;
+
+				/* The dimension names an event: a header line and a
+				 * directory. */
+				if ((bad = ex_header_bad((const char *)b + at + 25, dl)) < dl) {
+					lib_seterr(err, EINVAL, "%s: byte %zu: histogram dimension holds "
+					    "byte 0x%02x (expected printable ASCII, no leading blank)",
+					    name, at + 25 + bad, b[at + 25 + bad]);
+					goto fail;
+				}
+				if (b[at + 40] != 0 && ex_header_bad((const char *)b + at + 40, 1) == 0) {
+					lib_seterr(err, EINVAL, "%s: byte %zu: dimension abbreviation is "
+					    "byte 0x%02x (expected printable ASCII)", name, at + 40,
+					    b[at + 40]);
+					goto fail;
+				}
+				g->dim_at = at + 25;
 				g->rate = rate;
 				memcpy(g->dimen, b + at + 25, 15);
 				g->dimen[15] = '\0';
@@ -286,12 +303,14 @@ dcpi_gmon_to_profile(const struct dcpi_gmon *g, const char *name,
 		return lib_seterr(err, EINVAL, "%s: no histogram record: nothing to import", name);
 	if (strcmp(g->dimen, "seconds") == 0) {
 		if (g->rate == 0)
-			return lib_seterr(err, EINVAL, "%s: byte 45: profiling rate 0 for a time histogram", name);
+			return lib_seterr(err, EINVAL, "%s: byte %zu: profiling rate 0 for a time "
+			    "histogram", name, g->dim_at - 4);
 		period = 1000000000ULL / g->rate;
 	} else {
 		memcpy(dimen, g->dimen, sizeof(dimen));
 		if (dimen[0] == '\0')
-			return lib_seterr(err, EINVAL, "%s: byte 49: empty histogram dimension", name);
+			return lib_seterr(err, EINVAL, "%s: byte %zu: empty histogram dimension",
+			    name, g->dim_at);
 		event = dimen;
 	}
 	if ((p = ex_profile_like(info->image, info->path, event, period, info->tstart,

@@ -33,6 +33,12 @@ uint64_t ex_le64(const unsigned char *p);
 uint64_t ex_hash(const char *s);
 /* A copy of s with blanks and control characters replaced by '_'; NULL/ENOMEM. */
 char *ex_token(const char *s);
+/* Index of the first byte of s[0..n) that may not stand in a DCPI header
+ * value (specs/dcpiformat.txt, <rest_of_line> of an ASCII header): a
+ * control byte (below 0x20, or 0x7f), a byte above 0x7f, or a blank in
+ * first place.  n if there is none.  Imported names become header lines,
+ * directory names and terminal output, so they are held to this. */
+size_t ex_header_bad(const char *s, size_t n);
 /* Sorted, merged samples of a profile as a new profile with the image's
  * header fields copied (counts empty); NULL/ENOMEM. */
 struct dcpi_profile *ex_profile_like(const char *image, const char *path,

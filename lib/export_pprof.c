@@ -188,6 +188,13 @@ dcpi_line(struct dcpi_pprof *pp, const char *l, const char *name, size_t at,
 	if (pp->maps[i].end - start < tsize)
 		return lib_seterr(err, EINVAL, "%s: byte %zu: dcpi-image text size %" PRIu64
 		    " exceeds its mapping", name, at, tsize);
+	if (period == 0)
+		return lib_seterr(err, EINVAL, "%s: byte %zu: dcpi-image period 0 (expected "
+		    "events per sample, at least 1)", name, at);
+	if (ex_header_bad(event, strlen(event)) < strlen(event) ||
+	    ex_header_bad(image, strlen(image)) < strlen(image))
+		return lib_seterr(err, EINVAL, "%s: byte %zu: dcpi-image event or image id "
+		    "is not printable ASCII", name, at);
 	pp->maps[i].has_dcpi = 1;
 	pp->maps[i].tstart = tstart;
 	pp->maps[i].tsize = tsize;
@@ -227,6 +234,13 @@ dcpi_pprof_parse(const void *vbuf, size_t len, const char *name,
 		return lib_seterr(err, ENOMEM, "%s: out of memory", name);
 	pp->slot = slot;
 	pp->period_us = SLOT(3);
+	/* Imports multiply it into nanoseconds; 0 would be no period at all. */
+	if (pp->period_us == 0 || pp->period_us > UINT64_MAX / 1000) {
+		lib_seterr(err, EINVAL, "%s: byte %zu: sampling period %" PRIu64 " us is out of "
+		    "range (expected 1 to %" PRIu64 ")", name, 3 * slot, pp->period_us,
+		    UINT64_MAX / 1000);
+		goto fail;
+	}
 	for (i = 2 + hdr; i < nslots; ) {
 		at = i * slot;
 		if (nslots - i < 2) {
@@ -300,6 +314,17 @@ dcpi_pprof_parse(const void *vbuf, size_t len, const char *name,
 		lib_seterr(err, EINVAL, "%s: byte %zu: NUL byte in the list of mapped objects",
 		    name, at + strlen(text));
 		goto fail;
+	}
+	/* Paths and events from here become header lines, directory names
+	 * and terminal output. */
+	for (k = 0; text[k] != '\0'; k++) {
+		unsigned char c = (unsigned char)text[k];
+
+		if ((c < 0x20 && c != '\n' && c != '\t' && c != '\r') || c == 0x7f) {
+			lib_seterr(err, EINVAL, "%s: byte %zu: control byte 0x%02x in the list of "
+			    "mapped objects (expected text)", name, at + k, c);
+			goto fail;
+		}
 	}
 	for (line = text; line != NULL && *line; line = next) {
 		size_t lat = at + (size_t)(line - text);

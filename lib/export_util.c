@@ -134,6 +134,20 @@ ex_hash(const char *s)
 	return h;
 }
 
+size_t
+ex_header_bad(const char *s, size_t n)
+{
+	size_t i;
+	unsigned char c;
+
+	for (i = 0; i < n; i++) {
+		c = (unsigned char)s[i];
+		if (c < 0x20 || c >= 0x7f || (i == 0 && c == ' '))
+			return i;
+	}
+	return n;
+}
+
 char *
 ex_token(const char *s)
 {

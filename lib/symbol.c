@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -386,6 +387,24 @@ find_section(Elf *elf, Elf64_Word type, const char *name)
 	return NULL;
 }
 
+/* elfutils reads a section header table that does not fit in the file as
+ * no sections at all, without an error: nonzero (and err set) if that is
+ * what happened to elf. */
+static int
+elf_shdrs_lost(Elf *elf, const char *path, struct dcpi_error *err)
+{
+	GElf_Ehdr eh;
+	size_t shnum;
+
+	if (gelf_getehdr(elf, &eh) == NULL || eh.e_shoff == 0)
+		return 0;
+	if (elf_getshdrnum(elf, &shnum) == 0 && shnum > 0)
+		return 0;
+	lib_seterr(err, EINVAL, "%s: cannot read its symbols: section header table at byte %"
+	    PRIu64 " (%u entries) is corrupted", path, (uint64_t)eh.e_shoff, eh.e_shnum);
+	return 1;
+}
+
 static Elf *
 open_elf(const char *path, int *fdp)
 {
@@ -520,6 +539,9 @@ load_elf(struct dcpi_symtab *t, const char *path, const char *imageid,
 		    path, bid, imageid);
 		return -1;
 	}
+	/* find_section and elf_syms skip what libelf cannot read; an image
+	 * left without symbols that way is reported, not shown as stripped. */
+	(void)elf_errno();
 	if ((scn = find_section(t->elf, SHT_SYMTAB, NULL)) != NULL)
 		rc = elf_syms(t->elf, scn, t->tstart, &raw, &n, &cap);
 	else if ((t->dwelf = find_debug(path, t->elf, bid, o, &t->debugpath, &t->dwfd)) != NULL)
@@ -534,6 +556,13 @@ load_elf(struct dcpi_symtab *t, const char *path, const char *imageid,
 		lib_seterr(err, ENOMEM, "%s: out of memory", path);
 		return -1;
 	}
+	if (n == 0 && (rc = elf_errno()) != 0) {
+		lib_seterr(err, EINVAL, "%s: cannot read its symbols (corrupted section headers "
+		    "or symbol table?): %s", path, elf_errmsg(rc));
+		return -1;
+	}
+	if (n == 0 && elf_shdrs_lost(t->elf, path, err))
+		return -1;
 	rc = finish(t, raw, n, path, err);
 	free(raw);
 	/* Symbols are copied: release the files, so that 1,000s of tables

@@ -36,3 +36,10 @@ tests_fuzz_fuzz_xprof_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
 tests_fuzz_fuzz_xprof_corpus_LDADD = lib/libdcpi.la
 EXTRA_DIST += tests/fuzz/fuzz_pprof.c tests/fuzz/fuzz_gmon.c tests/fuzz/fuzz_callgrind.c \
 	tests/fuzz/fuzz_xprof.c
+
+# Hostile and large imported files (issue 18): control bytes, overflowing
+# numbers, and the inputs that used to take quadratic time.
+check_PROGRAMS += tests/mkhostile
+tests_mkhostile_SOURCES = tests/mkhostile.c
+TESTS += tests/integration/test_hostile_import.sh
+EXTRA_DIST += tests/integration/test_hostile_import.sh

@@ -166,9 +166,13 @@ struct dcpi_gmon {
 	size_t		 n_hists;
 	size_t		 n_hist_records, n_arcs, n_bb;
 	uint64_t	 total;
+	size_t		 dim_at;	/* file offset of the first record's dimension */
 };
 /* Reads histogram, arc and basic-block records (64-bit addresses); records
- * of one range add up, ranges must not overlap (as gprof requires). */
+ * of one range add up, ranges must not overlap (as gprof requires).  The
+ * dimension (it becomes an event name: a header line and a directory) must
+ * be printable ASCII without a leading blank, the abbreviation printable or
+ * NUL: -1/EINVAL naming the byte otherwise. */
 int dcpi_gmon_parse(const void *buf, size_t len, const char *name,
     struct dcpi_gmon **out, struct dcpi_error *err);
 void dcpi_gmon_free(struct dcpi_gmon *g);
