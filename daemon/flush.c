@@ -295,7 +295,7 @@ static int
 take_lock(char *err, size_t errlen)
 {
 	char path[PATH_MAX], pid[32];
-	struct stat st;
+	struct stat st, dst;
 	int fd, n;
 
 	snprintf(path, sizeof(path), "%s/dcpid.lock", db);
@@ -309,6 +309,8 @@ take_lock(char *err, size_t errlen)
 			snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
+	if (fstat(fd, &st) == 0 && fstat(dbfd, &dst) == 0 && st.st_gid != dst.st_gid)
+		(void)fchown(fd, (uid_t)-1, dst.st_gid);
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
 		snprintf(err, errlen, "%s: %s: refusing to use it as the lock "
 		    "(remove it if dcpid should use %s)", path,
