@@ -42,6 +42,7 @@ struct entry {
 };
 
 static char		*db;
+static gid_t		 group = (gid_t)-1;
 static uint64_t		 limit, bytes, skipped;
 static int		 counted;
 static struct entry	 queue[CACHE_QUEUE_MAX];
@@ -82,34 +83,45 @@ cache_fini(void)
 }
 
 void
+cache_set_group(gid_t gid)
+{
+	group = gid;
+}
+
+void
 cache_set_limit(uint64_t max_bytes)
 {
 	limit = max_bytes;
 }
 
+/* DB/buildid/ID, created as the flush creates epochs (dcpi_db_openat):
+ * never through a link, only in directories no one else may write.  Its
+ * fd, or -1 with err set. */
 static int
-mkdirs(const char *id, char *err, size_t errlen)
+open_entry_dir(const char *id, char *err, size_t errlen)
 {
-	char *dir;
+	struct dcpi_error de;
+	char *rel, *chk;
+	int dfd, fd;
 
-	xasprintf(&dir, "%s/%s", db, DCPI_DB_BUILDID_DIR);
-	if (mkdir(dir, 0755) == -1 && errno != EEXIST) {
-		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
-		free(dir);
-		return -1;
-	}
-	free(dir);
-	if ((dir = dcpi_db_buildid_path(db, id, NULL)) == NULL) {
+	if ((chk = dcpi_db_buildid_path(db, id, NULL)) == NULL) {
 		snprintf(err, errlen, "build-id cache: bad image id '%s'", id);
 		return -1;
 	}
-	if (mkdir(dir, 0755) == -1 && errno != EEXIST) {
-		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
-		free(dir);
+	free(chk);
+	xasprintf(&rel, "%s/%s", DCPI_DB_BUILDID_DIR, id);
+	if ((dfd = open(db, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "%s: %s", db, strerror(errno));
+		free(rel);
 		return -1;
 	}
-	free(dir);
-	return 0;
+	fd = dcpi_db_openat(dfd, rel, db,
+	    DCPI_DB_CREATE | DCPI_DB_CHECK, 0750, group, &de);
+	if (fd == -1)
+		snprintf(err, errlen, "%s", de.msg);
+	close(dfd);
+	free(rel);
+	return fd;
 }
 
 int
@@ -118,22 +130,26 @@ cache_put(const char *id, const char *file, const void *buf, size_t len,
 {
 	struct dcpi_error de;
 	char *path;
+	int fd;
 
 	if (db == NULL) {
 		snprintf(err, errlen, "build-id cache: not initialized");
 		return -1;
 	}
-	if (mkdirs(id, err, errlen) == -1)
+	if ((fd = open_entry_dir(id, err, errlen)) == -1)
 		return -1;
 	if ((path = dcpi_db_buildid_path(db, id, file)) == NULL) {
 		snprintf(err, errlen, "build-id cache: bad file name '%s'", file);
+		close(fd);
 		return -1;
 	}
-	if (dcpi_atomic_write(path, buf, len, 0644, &de) == -1) {
+	if (dcpi_atomic_writeat(fd, file, path, buf, len, 0640, &de) == -1) {
 		snprintf(err, errlen, "%s", de.msg);
+		close(fd);
 		free(path);
 		return -1;
 	}
+	close(fd);
 	free(path);
 	return 0;
 }

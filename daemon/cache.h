@@ -12,6 +12,8 @@
 #ifndef DCPID_CACHE_H
 #define DCPID_CACHE_H
 
+#include <sys/types.h>
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,6 +21,9 @@
  * an eighth of the limit is kept reduced to its program headers, notes,
  * symbol tables and debug links (symbols, no code).  db is copied. */
 void cache_init(const char *db, uint64_t max_bytes);
+/* The group that may write into the database besides root (dcpi_db_check_dir);
+ * (gid_t)-1 until set: none. */
+void cache_set_group(gid_t gid);
 void cache_fini(void);
 void cache_set_limit(uint64_t max_bytes);
 

@@ -4,6 +4,8 @@
  */
 #include "config.h"
 
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <getopt.h>
 #include <grp.h>
@@ -338,7 +340,10 @@ main(int argc, char **argv)
 
 	loop_init();
 	/* The database first: its lock keeps a second dcpid from sampling. */
-	if (flush_init(c.db, err, sizeof(err)) == -1)
+	/* The database's modes (dcpid.conf(5): 0750 and 0640, the group
+	 * reads) must not depend on how dcpid was started. */
+	umask(027);
+	if (flush_init(c.db, gid, err, sizeof(err)) == -1)
 		fatalx("%s", err);
 	cache_set_limit(c.cache_size);
 	if (attr_init() == -1)

@@ -28,7 +28,15 @@
 #include "perf.h"
 #include "xmalloc.h"
 
+/* What dcpid creates in the database: the group reads, no one else
+ * (kernel addresses in kallsyms, what ran in the profiles). */
+#define DB_DIR_MODE	0750
+#define DB_FILE_MODE	0640
+
 static char	*db;
+static int	 dbfd = -1;		/* db, while writing: all is opened below it */
+static gid_t	 dbgid = (gid_t)-1;	/* the configured group, or none */
+static gid_t	 trustgid;		/* the group that may write into db */
 static int	 lockfd = -1;
 static char	 epoch[DCPI_EPOCH_LEN + 1];
 static char	 host[256];
@@ -82,7 +90,9 @@ mkdir_p(const char *path, char *err, size_t errlen)
 			char c = *p;
 
 			*p = '\0';
-			if (mkdir(buf, 0755) == -1 && errno != EEXIST) {
+			/* The parents are the system's (/var/lib). */
+			if (mkdir(buf, c == '\0' ? DB_DIR_MODE : 0755) == -1 &&
+			    errno != EEXIST) {
 				snprintf(err, errlen, "%s: %s", buf, strerror(errno));
 				return -1;
 			}
@@ -93,27 +103,96 @@ mkdir_p(const char *path, char *err, size_t errlen)
 	return 0;
 }
 
+/* The configured path is root's choice and may go through symlinks; the
+ * directory it ends in must be dcpid's and writable by no one but root and
+ * the database's group, since everything below it is opened relative to
+ * it.  Returns its fd, or -1 with err set. */
+static int
+open_db(char *err, size_t errlen)
+{
+	struct dcpi_error de;
+	struct stat st;
+	int fd;
+
+	if (mkdir_p(db, err, errlen) == -1)
+		return -1;
+	if ((fd = open(db, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "%s: %s", db, strerror(errno));
+		return -1;
+	}
+	if (dcpi_db_check_dir(fd, db, trustgid, &de) == -1) {
+		snprintf(err, errlen, "%s", de.msg);
+		close(fd);
+		return -1;
+	}
+	/* dcpid.conf(5): the database belongs to the configured group; new
+	 * directories and files take it from their parent. */
+	if (dbgid != (gid_t)-1 && fstat(fd, &st) == 0 && st.st_gid != dbgid) {
+		if (fchown(fd, (uid_t)-1, dbgid) == -1)
+			log_warn("%s: cannot give it group %u", db, (unsigned)dbgid);
+		else
+			log_notice("%s: group set to %u", db, (unsigned)dbgid);
+	}
+	return fd;
+}
+
+/* Held only while writing: an open directory would keep a file system
+ * mounted over the database busy, and the path may name another directory
+ * by the next flush. */
+static void
+release_db(void)
+{
+	if (dbfd != -1)
+		close(dbfd);
+	dbfd = -1;
+}
+
+/* DB/EPOCH/HOST[/SUB], created, never through a symlink: its fd or -1 with
+ * err set. */
+static int
+open_epoch_dir(const char *ep, const char *sub, int create, char *err,
+    size_t errlen)
+{
+	struct dcpi_error de;
+	char rel[PATH_MAX];
+	int fd;
+
+	if (snprintf(rel, sizeof(rel), "%s/%s%s%s", ep, host, sub ? "/" : "",
+	    sub ? sub : "") >= (int)sizeof(rel)) {
+		snprintf(err, errlen, "%s/%s: path too long", db, rel);
+		return -1;
+	}
+	if ((fd = dcpi_db_openat(dbfd, rel, db, DCPI_DB_CHECK |
+	    (create ? DCPI_DB_CREATE : 0), DB_DIR_MODE, trustgid, &de)) == -1)
+		snprintf(err, errlen, "%s", de.msg);
+	return fd;
+}
+
 /* The epoch's host directory and its kernel symbols, which offline
- * symbolization of the kernel's profile needs. */
+ * symbolization of the kernel's profile needs; readable by root and the
+ * database's group only, as /proc/kallsyms gives real addresses to root
+ * only. */
 static int
 prepare_epoch(const char *ep, char *err, size_t errlen)
 {
-	char dir[PATH_MAX], path[PATH_MAX + 16];
+	char path[PATH_MAX + 64];
 	struct dcpi_error de;
 	struct stat st;
 	char *buf = NULL;
 	size_t len = 0, cap = 0;
 	ssize_t n;
-	int fd;
+	int fd, hfd;
 
-	snprintf(dir, sizeof(dir), "%s/%s/%s", db, ep, host);
-	if (mkdir_p(dir, err, errlen) == -1)
+	if ((hfd = open_epoch_dir(ep, NULL, 1, err, errlen)) == -1)
 		return -1;
-	snprintf(path, sizeof(path), "%s/kallsyms", dir);
-	if (stat(path, &st) == 0)
+	snprintf(path, sizeof(path), "%s/%s/%s/kallsyms", db, ep, host);
+	if (fstatat(hfd, "kallsyms", &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		close(hfd);
 		return 0;
+	}
 	if ((fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC)) == -1) {
 		log_warn("/proc/kallsyms");
+		close(hfd);
 		return 0;
 	}
 	for (;;) {
@@ -126,43 +205,56 @@ prepare_epoch(const char *ep, char *err, size_t errlen)
 		len += (size_t)n;
 	}
 	close(fd);
-	if (n < 0 || dcpi_atomic_write(path, buf, len, 0644, &de) == -1) {
+	if (n < 0 || dcpi_atomic_writeat(hfd, "kallsyms", path, buf, len,
+	    DB_FILE_MODE, &de) == -1) {
 		snprintf(err, errlen, "%s", n < 0 ? "/proc/kallsyms: read error" : de.msg);
 		free(buf);
+		close(hfd);
 		return -1;
 	}
 	free(buf);
+	close(hfd);
 	return 0;
 }
 
 /* Removes the hidden temporary files (".NAME.XXXXXX", ".current.PID") in
- * dir that a writer killed mid-write left; returns how many.  Only called
- * under the lock, so no dcpid of this host is writing them. */
+ * the directory dfd (named show) that a writer killed mid-write left;
+ * returns how many.  Only called under the lock, so no dcpid of this host
+ * is writing them; subdirectories are entered without following links. */
 static size_t
-remove_temps(const char *dir, int subdirs)
+remove_temps(int dfd, const char *show, int subdirs)
 {
 	char path[PATH_MAX];
 	struct dirent *de;
 	struct stat st;
 	size_t n = 0;
 	DIR *d;
+	int fd, sfd;
 
-	if ((d = opendir(dir)) == NULL)
+	if ((fd = fcntl(dfd, F_DUPFD_CLOEXEC, 0)) == -1)
 		return 0;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return 0;
+	}
 	while ((de = readdir(d)) != NULL) {
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		if (snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int)sizeof(path) ||
-		    lstat(path, &st) == -1)
+		if (snprintf(path, sizeof(path), "%s/%s", show, de->d_name) >= (int)sizeof(path) ||
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1)
 			continue;
 		if (de->d_name[0] == '.' && !S_ISDIR(st.st_mode)) {
-			if (unlink(path) == 0) {
+			if (unlinkat(dirfd(d), de->d_name, 0) == 0) {
 				log_info("removed temporary file %s", path);
 				n++;
 			} else
 				log_warn("%s", path);
-		} else if (subdirs > 0 && S_ISDIR(st.st_mode))
-			n += remove_temps(path, subdirs - 1);
+		} else if (subdirs > 0 && S_ISDIR(st.st_mode) &&
+		    (sfd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC)) != -1) {
+			n += remove_temps(sfd, path, subdirs - 1);
+			close(sfd);
+		}
 	}
 	closedir(d);
 	return n;
@@ -171,15 +263,23 @@ remove_temps(const char *dir, int subdirs)
 static void
 clean_db(void)
 {
-	char **epochs, dir[PATH_MAX];
+	char **epochs, dir[PATH_MAX], err[512];
 	struct dcpi_error de;
 	size_t n, i, removed;
+	int fd;
 
-	removed = remove_temps(db, 0);
+	removed = remove_temps(dbfd, db, 0);
 	if (dcpi_db_epochs(db, &epochs, &n, &de) == 0) {
 		for (i = 0; i < n; i++) {
+			if ((fd = open_epoch_dir(epochs[i], NULL, 0, err,
+			    sizeof(err))) == -1) {
+				if (errno != ENOENT)
+					log_warnx("%s", err);
+				continue;
+			}
 			snprintf(dir, sizeof(dir), "%s/%s/%s", db, epochs[i], host);
-			removed += remove_temps(dir, 2);	/* EVENT/LABEL/ */
+			removed += remove_temps(fd, dir, 2);	/* EVENT/LABEL/ */
+			close(fd);
 		}
 		dcpi_strv_free(epochs, n);
 	}
@@ -191,20 +291,39 @@ clean_db(void)
 }
 
 /* Opens and locks DB/dcpid.lock and writes our pid into it: the fd, or -1
- * with err set (another dcpid holds it, or it cannot be opened). */
+ * with err set (another dcpid holds it, or it cannot be opened).  Whoever
+ * could put a link there must not make root truncate its target, nor a
+ * FIFO make dcpid wait. */
 static int
 take_lock(char *err, size_t errlen)
 {
 	char path[PATH_MAX], pid[32];
+	struct stat st, dst;
 	int fd, n;
 
 	snprintf(path, sizeof(path), "%s/dcpid.lock", db);
-	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) == -1) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	if ((fd = openat(dbfd, "dcpid.lock", O_RDWR | O_CREAT | O_NOFOLLOW |
+	    O_NONBLOCK | O_NOCTTY | O_CLOEXEC, DB_FILE_MODE)) == -1) {
+		if (errno == ELOOP)
+			snprintf(err, errlen, "%s: is a symbolic link: refusing "
+			    "to follow it (remove it if dcpid should use %s)",
+			    path, db);
+		else
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) == 0 && fstat(dbfd, &dst) == 0 && st.st_gid != dst.st_gid)
+		(void)fchown(fd, (uid_t)-1, dst.st_gid);
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
+		snprintf(err, errlen, "%s: %s: refusing to use it as the lock "
+		    "(remove it if dcpid should use %s)", path,
+		    !S_ISREG(st.st_mode) ? "not a regular file" :
+		    "has other hard links", db);
+		close(fd);
 		return -1;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
-		n = (int)read(fd, pid, sizeof(pid) - 1);
+		n = (int)pread(fd, pid, sizeof(pid) - 1, 0);
 		pid[n > 0 ? n : 0] = '\0';
 		pid[strcspn(pid, "\n")] = '\0';
 		snprintf(err, errlen, "%s is in use by another dcpid (pid %s, lock %s)",
@@ -231,12 +350,21 @@ check_db(char *err, size_t errlen)
 	struct stat held, disk;
 	int fd, relocked = 0;
 
+	/* The database is what its path names now (removed and re-created,
+	 * mounted over, made read-only), with its owner and mode checked
+	 * again. */
+	if ((fd = open_db(err, errlen)) == -1) {
+		log_warnx("%s: NOT writing into it; counts kept in memory", err);
+		return -1;
+	}
+	if (dbfd != -1)
+		close(dbfd);
+	dbfd = fd;
 	snprintf(path, sizeof(path), "%s/dcpid.lock", db);
-	if (fstat(lockfd, &held) == -1 || stat(path, &disk) == -1 ||
+	if (fstat(lockfd, &held) == -1 ||
+	    fstatat(dbfd, "dcpid.lock", &disk, AT_SYMLINK_NOFOLLOW) == -1 ||
 	    held.st_dev != disk.st_dev || held.st_ino != disk.st_ino) {
 		log_warnx("%s was removed or replaced under dcpid: re-creating it", path);
-		if (mkdir_p(db, err, errlen) == -1)
-			return -1;
 		if ((fd = take_lock(err, errlen)) == -1) {
 			log_warnx("%s: NOT writing into it; counts kept in memory", err);
 			return -1;
@@ -247,11 +375,11 @@ check_db(char *err, size_t errlen)
 	}
 	/* current names the epoch being written: ours, also if a dcpid that
 	 * held the database meanwhile pointed it at its own. */
-	if (dcpi_db_current(db, cur, &de) == -1 ? errno == ENOENT :
+	if (dcpi_db_currentat(dbfd, db, cur, &de) == -1 ? errno == ENOENT :
 	    relocked && strcmp(cur, epoch) != 0) {
 		if (prepare_epoch(epoch, err, errlen) == -1)
 			return -1;
-		if (dcpi_db_set_current(db, epoch, &de) == -1) {
+		if (dcpi_db_set_currentat(dbfd, db, epoch, &de) == -1) {
 			snprintf(err, errlen, "%s", de.msg);
 			return -1;
 		}
@@ -261,14 +389,17 @@ check_db(char *err, size_t errlen)
 }
 
 int
-flush_init(const char *dbpath, char *err, size_t errlen)
+flush_init(const char *dbpath, gid_t gid, char *err, size_t errlen)
 {
 	struct dcpi_error de;
 	struct utsname u;
 
 	db = xstrdup(dbpath);
+	dbgid = gid;
+	trustgid = gid != (gid_t)-1 ? gid : getegid();
 	cache_init(db, 0);
-	if (mkdir_p(db, err, errlen) == -1)
+	cache_set_group(trustgid);
+	if ((dbfd = open_db(err, errlen)) == -1)
 		return -1;
 	if ((lockfd = take_lock(err, errlen)) == -1)
 		return -1;
@@ -281,11 +412,11 @@ flush_init(const char *dbpath, char *err, size_t errlen)
 	cpuspeed = read_cpuspeed();
 	clean_db();
 
-	if (dcpi_db_current(db, epoch, &de) == -1) {
+	if (dcpi_db_currentat(dbfd, db, epoch, &de) == -1) {
 		dcpi_epoch_name(time(NULL), epoch);
 		if (prepare_epoch(epoch, err, errlen) == -1)
 			return -1;
-		if (dcpi_db_set_current(db, epoch, &de) == -1) {
+		if (dcpi_db_set_currentat(dbfd, db, epoch, &de) == -1) {
 			snprintf(err, errlen, "%s", de.msg);
 			return -1;
 		}
@@ -295,6 +426,7 @@ flush_init(const char *dbpath, char *err, size_t errlen)
 			return -1;
 		log_info("continuing epoch %s", epoch);
 	}
+	release_db();
 	return 0;
 }
 
@@ -306,6 +438,7 @@ flush_fini(void)
 	if (lockfd != -1)
 		close(lockfd);
 	lockfd = -1;
+	release_db();
 	cache_fini();
 	free(db);
 	db = NULL;
@@ -321,15 +454,24 @@ write_one(uint32_t stream, uint32_t img, const struct dcpi_count *c, size_t n, v
 	const char *label = AGG_STREAM_LABEL(stream) == AGG_LABEL_IDLE ? DCPI_LABEL_IDLE : NULL;
 	struct dcpi_profile *p = NULL, *old = NULL;
 	struct dcpi_error de;
-	char name[PATH_MAX], *dir = NULL, *path = NULL;
-	size_t good;
+	char name[PATH_MAX], evdir[NAME_MAX + 1], ldir[NAME_MAX + 1], sub[PATH_MAX];
+	char *path = NULL, err[512];
+	void *buf = NULL;
+	size_t good, len;
+	int dfd = -1;
 
 	de.msg[0] = '\0';
-	if (dcpi_db_label_mkdirs(db, epoch, host, evname, label, &de) == -1 ||
-	    (dir = dcpi_db_label_path(db, epoch, host, evname, label)) == NULL ||
+	if (dcpi_db_event_dirname(evname, evdir, sizeof(evdir)) == -1 ||
+	    (label != NULL && dcpi_label_dirname(label, ldir, sizeof(ldir)) == -1) ||
 	    dcpi_db_profile_name(im->path, im->id, name, sizeof(name)) == -1)
 		goto fail;
-	xasprintf(&path, "%s/%s", dir, name);
+	snprintf(sub, sizeof(sub), "%s%s%s", evdir, label ? "/" : "",
+	    label ? ldir : "");
+	if ((dfd = open_epoch_dir(epoch, sub, 1, err, sizeof(err))) == -1) {
+		snprintf(de.msg, sizeof(de.msg), "%s", err);
+		goto fail;
+	}
+	xasprintf(&path, "%s/%s/%s/%s/%s", db, epoch, host, sub, name);
 	if ((p = dcpi_profile_new()) == NULL)
 		goto fail;
 	p->image = xstrdup(im->id);
@@ -358,17 +500,28 @@ write_one(uint32_t stream, uint32_t img, const struct dcpi_count *c, size_t n, v
 		snprintf(de.msg, sizeof(de.msg), "%s: adding counts: %s", path, strerror(errno));
 		goto fail;
 	}
-	if (dcpi_profile_read(path, &old, &de) == 0) {
-		if (dcpi_profile_merge(p, old, &de) == -1)
+	/* Read, merge, write: never through a link, never blocking on a
+	 * FIFO standing where the profile should be. */
+	if (dcpi_read_fileat(dfd, name, path, SIZE_MAX, &buf, &len, &de) == 0) {
+		if (dcpi_profile_parse(buf, len, path, &old, &de) == -1 ||
+		    dcpi_profile_merge(p, old, &de) == -1)
 			goto fail;
+		free(buf);
+		buf = NULL;
 	} else if (errno != ENOENT)
 		goto fail;
-	if (dcpi_profile_write(path, p, &de) == -1)
+	if (dcpi_profile_encode(p, &buf, &len, &de) == -1) {
+		snprintf(err, sizeof(err), "%s", de.msg);
+		snprintf(de.msg, sizeof(de.msg), "%.200s: %.300s", path, err);
+		goto fail;
+	}
+	if (dcpi_atomic_writeat(dfd, name, path, buf, len, DB_FILE_MODE, &de) == -1)
 		goto fail;
 	fc->files++;
 	dcpi_profile_free(p);
 	dcpi_profile_free(old);
-	free(dir);
+	free(buf);
+	close(dfd);
 	free(path);
 	return 0;
 fail:
@@ -380,7 +533,9 @@ fail:
 	fc->failed = 1;
 	dcpi_profile_free(p);
 	dcpi_profile_free(old);
-	free(dir);
+	free(buf);
+	if (dfd != -1)
+		close(dfd);
 	free(path);
 	return -1;
 }
@@ -393,9 +548,10 @@ write_unattr(char *err, size_t errlen)
 	struct dcpi_unattr u = { NULL, 0, 0 };
 	struct dcpi_error de;
 	char *path;
-	size_t ev, r;
+	void *buf = NULL;
+	size_t ev, r, len;
 	uint64_t n;
-	int any = 0, rc = -1;
+	int any = 0, rc = -1, hfd;
 
 	for (ev = 0; ev < perf_nevents(); ev++)
 		for (r = 1; r < ATTR_NREASONS; r++)
@@ -406,7 +562,19 @@ write_unattr(char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", db, strerror(errno));
 		return -1;
 	}
-	if (dcpi_unattr_read(path, &u, &de) == -1 && errno != ENOENT) {
+	if ((hfd = open_epoch_dir(epoch, NULL, 1, err, errlen)) == -1) {
+		free(path);
+		return -1;
+	}
+	if (dcpi_read_fileat(hfd, DCPI_UNATTR_FILE, path, SIZE_MAX, &buf, &len,
+	    &de) == 0) {
+		if (dcpi_unattr_parse(buf, len, path, &u, &de) == -1) {
+			snprintf(err, errlen, "%s", de.msg);
+			goto out;
+		}
+		free(buf);
+		buf = NULL;
+	} else if (errno != ENOENT) {
 		snprintf(err, errlen, "%s", de.msg);
 		goto out;
 	}
@@ -418,7 +586,12 @@ write_unattr(char *err, size_t errlen)
 				snprintf(err, errlen, "%s: %s", path, strerror(errno));
 				goto out;
 			}
-	if (dcpi_unattr_write(path, &u, &de) == -1) {
+	if (dcpi_unattr_encode(&u, (char **)&buf, &len) == -1) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (dcpi_atomic_writeat(hfd, DCPI_UNATTR_FILE, path, buf, len,
+	    DB_FILE_MODE, &de) == -1) {
 		snprintf(err, errlen, "%s", de.msg);
 		goto out;
 	}
@@ -426,6 +599,8 @@ write_unattr(char *err, size_t errlen)
 	rc = 0;
 out:
 	dcpi_unattr_clear(&u);
+	free(buf);
+	close(hfd);
 	free(path);
 	return rc;
 }
@@ -459,6 +634,7 @@ flush_run(char *msg, size_t msglen)
 			fc.failed = 1;
 		}
 	}
+	release_db();
 	last_time = time(NULL);
 	if (fc.failed) {
 		nerrors++;
@@ -485,14 +661,18 @@ flush_rotate(char *msg, size_t msglen)
 	dcpi_epoch_name(t, next);
 	while (strcmp(next, epoch) <= 0)
 		dcpi_epoch_name(++t, next);
-	if (prepare_epoch(next, err, sizeof(err)) == -1) {
+	if ((dbfd = open_db(err, sizeof(err))) == -1 ||
+	    prepare_epoch(next, err, sizeof(err)) == -1) {
+		release_db();
 		snprintf(msg, msglen, "epoch failed: %s", err);
 		return -1;
 	}
-	if (dcpi_db_set_current(db, next, &de) == -1) {
+	if (dcpi_db_set_currentat(dbfd, db, next, &de) == -1) {
+		release_db();
 		snprintf(msg, msglen, "epoch failed: %s", de.msg);
 		return -1;
 	}
+	release_db();
 	log_notice("epoch %s ended; new epoch %s", epoch, next);
 	snprintf(msg, msglen, "new epoch %s (previous %s)", next, epoch);
 	memcpy(epoch, next, sizeof(epoch));

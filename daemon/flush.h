@@ -7,12 +7,17 @@
 #ifndef DCPID_FLUSH_H
 #define DCPID_FLUSH_H
 
+#include <sys/types.h>
+
 #include <stddef.h>
 #include <time.h>
 
-/* Creates db if needed, takes its lock file, continues the epoch `current`
- * points at or starts a new one.  -1 with a message in err[errlen]. */
-int flush_init(const char *db, char *err, size_t errlen);
+/* Creates db if needed (mode 0750, group gid unless (gid_t)-1), refuses it
+ * if others than root and that group (dcpid's own without one) may write
+ * into it or another user owns it, takes its lock file, continues the
+ * epoch `current` points at or starts a new one.  -1 with a message in
+ * err[errlen]. */
+int flush_init(const char *db, gid_t gid, char *err, size_t errlen);
 void flush_fini(void);
 /* Merges all aggregated counts into the current epoch's files.  Counts
  * whose file could not be written stay in memory for the next try.

@@ -75,6 +75,17 @@ is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* Event and label directories are the database's own, never links: one
+ * pointing at /proc or /dev would have every file there read as a
+ * profile. */
+static int
+is_real_dir(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 static int
 selected(const char *const *v, size_t n, const char *s)
 {
@@ -172,7 +183,7 @@ walk(const char *db, const struct dcpi_dataset_filter *f, event_fn fn, void *arg
 				continue;
 			for (k = 0; k < nv && rc == 0; k++) {
 				if ((size_t)snprintf(dir, sizeof(dir), "%s/%s", path, evs[k]) >=
-				    sizeof(dir) || !is_dir(dir) ||
+				    sizeof(dir) || !is_real_dir(dir) ||
 				    dcpi_db_event_from_dirname(evs[k], ev, sizeof(ev)) == -1)
 					continue;
 				rc = fn(arg, epochs[i], hosts[j], ev, dir);
@@ -265,7 +276,7 @@ load_dir(struct loadctx *c, const char *epoch, const char *host, size_t ev,
 	for (i = 0; i < nf; i++) {
 		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, files[i]) >= sizeof(path))
 			continue;
-		if (label == NULL && is_dir(path)) {
+		if (label == NULL && is_real_dir(path)) {
 			if (dcpi_label_from_dirname(files[i], lab, sizeof(lab)) == -1) {
 				snprintf(msg, sizeof(msg), "%.400s: not a label directory "
 				    "(bad %% escape)", path);

@@ -236,37 +236,168 @@ dcpi_db_buildid_path(const char *db, const char *imageid, const char *file)
 }
 
 int
+dcpi_db_check_dir(int fd, const char *show, gid_t gid, struct dcpi_error *err)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return lib_seterr(err, errno, "%s: %s", show, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return lib_seterr(err, ENOTDIR, "%s: not a directory", show);
+	if (st.st_uid != geteuid())
+		return lib_seterr(err, EPERM, "%s: owned by uid %u, not by dcpid's "
+		    "uid %u: refusing to write into it", show, (unsigned)st.st_uid,
+		    (unsigned)geteuid());
+	if ((st.st_mode & S_IWOTH) ||
+	    ((st.st_mode & S_IWGRP) && st.st_gid != 0 && st.st_gid != gid))
+		return lib_seterr(err, EPERM, "%s: mode %04o, group %u: writable by "
+		    "others than root and the database's group: refusing to write "
+		    "into it", show, (unsigned)(st.st_mode & 07777),
+		    (unsigned)st.st_gid);
+	return 0;
+}
+
+/* One component below dirfd, never through a symlink. */
+static int
+open_comp(int dirfd, const char *comp, const char *show, int flags, mode_t mode,
+    gid_t gid, struct dcpi_error *err)
+{
+	struct stat st, pst;
+	int fd, made = 0, e;
+
+	for (;;) {
+		fd = openat(dirfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+		if (fd >= 0 || errno != ENOENT || !(flags & DCPI_DB_CREATE) || made)
+			break;
+		if (mkdirat(dirfd, comp, mode) < 0 && errno != EEXIST)
+			return lib_seterr(err, errno, "%s: cannot create directory: %s",
+			    show, strerror(errno));
+		made = 1;
+	}
+	if (fd < 0) {
+		e = errno;
+		if ((e == ELOOP || e == ENOTDIR) &&
+		    fstatat(dirfd, comp, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			if (S_ISLNK(st.st_mode))
+				return lib_seterr(err, ELOOP, "%s: is a symbolic link, "
+				    "not a directory: not followed", show);
+			return lib_seterr(err, ENOTDIR, "%s: not a directory", show);
+		}
+		return lib_seterr(err, e, "%s: %s", show, strerror(e));
+	}
+	/* New directories belong to their parent's group, as below a
+	 * set-group-ID directory, without the bit others would have to
+	 * understand. */
+	if (made && fstat(dirfd, &pst) == 0 && fstat(fd, &st) == 0 &&
+	    pst.st_gid != st.st_gid)
+		(void)fchown(fd, (uid_t)-1, pst.st_gid);
+	if ((flags & DCPI_DB_CHECK) && dcpi_db_check_dir(fd, show, gid, err) < 0) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+int
+dcpi_db_openat(int dirfd, const char *rel, const char *show, int flags,
+    mode_t mode, gid_t gid, struct dcpi_error *err)
+{
+	char buf[PATH_MAX], name[PATH_MAX + 1024], *comp, *save = NULL;
+	int fd, nfd, e;
+	size_t n;
+
+	if (show == NULL)
+		show = ".";
+	if (snprintf(buf, sizeof(buf), "%s", rel) >= (int)sizeof(buf))
+		return lib_seterr(err, ENAMETOOLONG, "%s/%s: %s", show, rel,
+		    strerror(ENAMETOOLONG));
+	if ((fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0)) < 0)
+		return lib_seterr(err, errno, "%s: %s", show, strerror(errno));
+	snprintf(name, sizeof(name), "%s", show);
+	for (comp = strtok_r(buf, "/", &save); comp != NULL;
+	    comp = strtok_r(NULL, "/", &save)) {
+		n = strlen(name);
+		snprintf(name + n, sizeof(name) - n, "/%s", comp);
+		if (strcmp(comp, ".") == 0 || strcmp(comp, "..") == 0) {
+			close(fd);
+			return lib_seterr(err, EINVAL, "%s: '%s' in a database path",
+			    name, comp);
+		}
+		nfd = open_comp(fd, comp, name, flags, mode, gid, err);
+		e = errno;
+		close(fd);
+		if (nfd < 0) {
+			errno = e;
+			return -1;
+		}
+		fd = nfd;
+	}
+	return fd;
+}
+
+/* db and its parents, as the caller names them. */
+static int
+mkdir_path(const char *db, struct dcpi_error *err)
+{
+	char buf[PATH_MAX], *p;
+	char c;
+
+	if (snprintf(buf, sizeof(buf), "%s", db) >= (int)sizeof(buf))
+		return lib_seterr(err, ENAMETOOLONG, "%s: %s", db,
+		    strerror(ENAMETOOLONG));
+	for (p = buf + 1;; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		c = *p;
+		*p = '\0';
+		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+			return lib_seterr(err, errno, "%s: cannot create directory: %s",
+			    buf, strerror(errno));
+		if ((*p = c) == '\0')
+			break;
+	}
+	return 0;
+}
+
+int
 dcpi_db_mkdirs(const char *db, const char *epoch, const char *host,
     const char *event, struct dcpi_error *err)
 {
-	char *path, *p;
-	struct stat st;
-	int e;
+	char dir[NAME_MAX + 1], *rel;
+	int dfd, fd, e;
 
-	if ((path = dcpi_db_event_path(db, epoch, host, event)) == NULL) {
+	if (dcpi_db_event_dirname(event, dir, sizeof(dir)) < 0) {
 		fail(err, event, "cannot name its directory", errno);
 		return -1;
 	}
-	for (p = path + 1;; p++) {
-		if (*p != '/' && *p != '\0')
-			continue;
-		char c = *p;
-
-		*p = '\0';
-		if (mkdir(path, 0755) < 0) {
-			e = errno;
-			if (e != EEXIST || stat(path, &st) < 0 || !S_ISDIR(st.st_mode)) {
-				fail(err, path, "cannot create directory",
-				    e == EEXIST ? ENOTDIR : e);
-				free(path);
-				return -1;
-			}
-		}
-		*p = c;
-		if (c == '\0')
-			break;
+	if (asprintf(&rel, "%s/%s/%s", epoch, host, dir) < 0) {
+		fail(err, event, "cannot name its directory", ENOMEM);
+		return -1;
 	}
-	free(path);
+	/* The database's own path is the caller's; below it nothing is
+	 * followed. */
+	if (mkdir_path(db, err) < 0) {
+		free(rel);
+		return -1;
+	}
+	if ((dfd = open(db, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		e = errno;
+		free(rel);
+		fail(err, db, "cannot open directory", e);
+		return -1;
+	}
+	fd = dcpi_db_openat(dfd, rel, db, DCPI_DB_CREATE, 0755, (gid_t)-1, err);
+	e = errno;
+	close(dfd);
+	free(rel);
+	if (fd < 0) {
+		errno = e;
+		return -1;
+	}
+	close(fd);
 	return 0;
 }
 
@@ -280,82 +411,90 @@ is_epoch_name(const char *s)
 }
 
 int
+dcpi_db_set_currentat(int dbfd, const char *show, const char *epoch,
+    struct dcpi_error *err)
+{
+	char tmp[64];
+
+	if (show == NULL)
+		show = ".";
+	if (!is_epoch_name(epoch)) {
+		fail(err, epoch, "not an epoch name", EINVAL);
+		return -1;
+	}
+	snprintf(tmp, sizeof(tmp), ".current.%ld", (long)getpid());
+	unlinkat(dbfd, tmp, 0);
+	if (symlinkat(epoch, dbfd, tmp) < 0)
+		return lib_seterr(err, errno, "%s/%s: cannot create symlink: %s",
+		    show, tmp, strerror(errno));
+	if (renameat(dbfd, tmp, dbfd, "current") < 0) {
+		int e = errno;
+
+		unlinkat(dbfd, tmp, 0);
+		return lib_seterr(err, e, "%s/current: cannot replace: %s", show,
+		    strerror(e));
+	}
+	if (fsync(dbfd) < 0 && errno != EINVAL)
+		return lib_seterr(err, errno, "%s: cannot fsync: %s", show,
+		    strerror(errno));
+	return 0;
+}
+
+int
 dcpi_db_set_current(const char *db, const char *epoch, struct dcpi_error *err)
 {
-	char *tmp = NULL, *cur = NULL;
-	int fd, e;
+	int fd, rc, e;
 
 	if (!is_epoch_name(epoch)) {
 		fail(err, epoch, "not an epoch name", EINVAL);
 		return -1;
 	}
-	if (asprintf(&tmp, "%s/.current.%ld", db, (long)getpid()) < 0 ||
-	    asprintf(&cur, "%s/current", db) < 0) {
-		free(tmp);
-		fail(err, db, "cannot set the current epoch", ENOMEM);
+	if ((fd = open(db, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		fail(err, db, "cannot set the current epoch", errno);
 		return -1;
 	}
-	unlink(tmp);
-	if (symlink(epoch, tmp) < 0) {
-		e = errno;
-		fail(err, tmp, "cannot create symlink", e);
-		goto out;
-	}
-	if (rename(tmp, cur) < 0) {
-		e = errno;
-		unlink(tmp);
-		fail(err, cur, "cannot replace", e);
-		goto out;
-	}
-	if ((fd = open(db, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
-	    (fsync(fd) < 0 && errno != EINVAL)) {
-		e = errno;
-		if (fd >= 0)
-			close(fd);
-		fail(err, db, "cannot fsync", e);
-		goto out;
-	}
+	rc = dcpi_db_set_currentat(fd, db, epoch, err);
+	e = errno;
 	close(fd);
-	free(tmp);
-	free(cur);
-	return 0;
-out:
-	free(tmp);
-	free(cur);
 	errno = e;
-	return -1;
+	return rc;
+}
+
+int
+dcpi_db_currentat(int dbfd, const char *show, char out[DCPI_EPOCH_LEN + 1],
+    struct dcpi_error *err)
+{
+	char buf[64];
+	ssize_t n;
+
+	if (show == NULL)
+		show = ".";
+	n = readlinkat(dbfd, "current", buf, sizeof(buf) - 1);
+	if (n < 0)
+		return lib_seterr(err, errno, "%s/current: cannot read symlink: %s",
+		    show, strerror(errno));
+	buf[n] = '\0';
+	if (!is_epoch_name(buf))
+		return lib_seterr(err, EINVAL, "%s/current: points to '%s', not an "
+		    "epoch name", show, buf);
+	memcpy(out, buf, (size_t)n + 1);
+	return 0;
 }
 
 int
 dcpi_db_current(const char *db, char out[DCPI_EPOCH_LEN + 1], struct dcpi_error *err)
 {
-	char *cur, buf[64];
-	ssize_t n;
-	int e;
+	int fd, rc, e;
 
-	if (asprintf(&cur, "%s/current", db) < 0) {
-		fail(err, db, "cannot read the current epoch", ENOMEM);
+	if ((fd = open(db, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		fail(err, db, "cannot read the current epoch", errno);
 		return -1;
 	}
-	n = readlink(cur, buf, sizeof(buf) - 1);
-	if (n < 0) {
-		e = errno == EINVAL ? EINVAL : errno;
-		fail(err, cur, "cannot read symlink", e);
-		free(cur);
-		return -1;
-	}
-	buf[n] = '\0';
-	if (!is_epoch_name(buf)) {
-		if (err != NULL)
-			snprintf(err->msg, sizeof(err->msg),
-			    "%s: points to '%s', not an epoch name", cur, buf);
-		free(cur);
-		errno = EINVAL;
-		return -1;
-	}
-	free(cur);
-	memcpy(out, buf, (size_t)n + 1);
-	return 0;
+	rc = dcpi_db_currentat(fd, db, out, err);
+	e = errno;
+	close(fd);
+	errno = e;
+	return rc;
 }
 
 void

@@ -6,6 +6,8 @@
  */
 #include "config.h"
 
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -25,23 +27,60 @@ fail(struct dcpi_error *err, const char *path, const char *what, int e)
 	lib_seterr(err, e, "%s: %s: %s", path, what, strerror(e));
 }
 
-int
-dcpi_read_file(const char *path, void **bufp, size_t *lenp,
+/*
+ * Opens name below dirfd for reading without ever blocking and only if it
+ * is a regular file: O_NONBLOCK keeps a FIFO's open (and a /proc/kmsg-like
+ * file's read) from waiting for a writer, the fstat refuses devices such as
+ * /dev/zero that would never end.
+ */
+static int
+open_regular(int dirfd, const char *name, int nofollow, const char *show,
+    struct dcpi_error *err)
+{
+	struct stat st;
+	int fd, e;
+
+	if ((fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK |
+	    O_NOCTTY | (nofollow ? O_NOFOLLOW : 0))) < 0) {
+		e = errno;
+		if (e == ELOOP && nofollow)
+			return lib_seterr(err, e, "%s: is a symbolic link, "
+			    "not followed", show);
+		return lib_seterr(err, e, "%s: %s", show, strerror(e));
+	}
+	if (fstat(fd, &st) < 0) {
+		e = errno;
+		close(fd);
+		return lib_seterr(err, e, "%s: %s", show, strerror(e));
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		e = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		return lib_seterr(err, e, "%s: not a regular file (%s)", show,
+		    S_ISDIR(st.st_mode) ? "a directory" :
+		    S_ISFIFO(st.st_mode) ? "a FIFO" :
+		    S_ISCHR(st.st_mode) ? "a character device" :
+		    S_ISBLK(st.st_mode) ? "a block device" :
+		    S_ISSOCK(st.st_mode) ? "a socket" : "a special file");
+	}
+	return fd;
+}
+
+static int
+read_fd(int fd, const char *show, size_t max, void **bufp, size_t *lenp,
     struct dcpi_error *err)
 {
 	char *buf = NULL, *nb;
 	size_t len = 0, cap = 0;
 	ssize_t r;
-	int fd, e;
+	int e;
 
-	*bufp = NULL;
-	*lenp = 0;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return lib_seterr(err, errno, "%s: %s", path, strerror(errno));
 	for (;;) {
 		/* One byte spare for the NUL. */
 		if (cap - len < 2) {
 			cap = cap ? cap * 2 : 65536;
+			if (max < SIZE_MAX - 1 && cap > max + 2)
+				cap = max + 2;
 			if ((nb = realloc(buf, cap)) == NULL) {
 				e = ENOMEM;
 				goto fail;
@@ -58,40 +97,79 @@ dcpi_read_file(const char *path, void **bufp, size_t *lenp,
 		if (r == 0)
 			break;
 		len += r;
+		if (len > max) {
+			free(buf);
+			return lib_seterr(err, EFBIG, "%s: larger than %zu bytes, "
+			    "the most this file may hold", show, max);
+		}
 	}
-	close(fd);
 	buf[len] = '\0';
 	*bufp = buf;
 	*lenp = len;
 	return 0;
 fail:
-	close(fd);
 	free(buf);
-	return lib_seterr(err, e, "%s: %s", path, strerror(e));
+	return lib_seterr(err, e, "%s: %s", show, strerror(e));
 }
 
-/* Opens a new temporary file next to path.  open(O_EXCL) with our own name
- * rather than mkstemp so that mode goes through the umask like any new file. */
+int
+dcpi_read_fileat(int dirfd, const char *name, const char *show, size_t max,
+    void **bufp, size_t *lenp, struct dcpi_error *err)
+{
+	int fd, rc, e;
+
+	*bufp = NULL;
+	*lenp = 0;
+	if (show == NULL)
+		show = name;
+	if ((fd = open_regular(dirfd, name, 1, show, err)) < 0)
+		return -1;
+	rc = read_fd(fd, show, max, bufp, lenp, err);
+	e = errno;
+	close(fd);
+	errno = e;
+	return rc;
+}
+
+int
+dcpi_read_file(const char *path, void **bufp, size_t *lenp,
+    struct dcpi_error *err)
+{
+	int fd, rc, e;
+
+	*bufp = NULL;
+	*lenp = 0;
+	if ((fd = open_regular(AT_FDCWD, path, 0, path, err)) < 0)
+		return -1;
+	rc = read_fd(fd, path, SIZE_MAX, bufp, lenp, err);
+	e = errno;
+	close(fd);
+	errno = e;
+	return rc;
+}
+
+/* Opens a new temporary file ".NAME.XXXXXX" in dirfd.  openat(O_EXCL) with
+ * our own name rather than mkstemp so that mode goes through the umask like
+ * any new file; O_EXCL|O_NOFOLLOW so that nothing planted under that name,
+ * a symlink least of all, is ever opened. */
 static int
-open_temp(const char *path, char **tmpp, mode_t mode)
+open_temp(int dirfd, const char *name, char **tmpp, mode_t mode)
 {
 	static unsigned long seq;
-	const char *slash = strrchr(path, '/');
-	int dirlen = slash ? (int)(slash - path + 1) : 0;
-	const char *base = slash ? slash + 1 : path;
 	struct timespec ts;
 	char *tmp;
 	int fd, tries;
 
 	for (tries = 0; tries < 100; tries++) {
 		clock_gettime(CLOCK_REALTIME, &ts);
-		if (asprintf(&tmp, "%.*s.%s.%06lx", dirlen, path, base,
+		if (asprintf(&tmp, ".%s.%06lx", name,
 		    ((unsigned long)getpid() * 31 + (unsigned long)ts.tv_nsec +
 		    __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED)) & 0xffffff) < 0) {
 			errno = ENOMEM;
 			return -1;
 		}
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+		    O_CLOEXEC, mode);
 		if (fd >= 0) {
 			*tmpp = tmp;
 			return fd;
@@ -125,52 +203,31 @@ write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-/* fsync of the directory makes the rename durable.  Some file systems
- * cannot fsync a directory (EINVAL): nothing more can be done there. */
-static int
-sync_dir(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	char *dir;
-	int fd, rc = 0, e;
-
-	if (slash == NULL)
-		dir = strdup(".");
-	else if (slash == path)
-		dir = strdup("/");
-	else
-		dir = strndup(path, slash - path);
-	if (dir == NULL) {
-		errno = ENOMEM;
-		return -1;
-	}
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	e = errno;
-	free(dir);
-	if (fd < 0) {
-		errno = e;
-		return -1;
-	}
-	if (fsync(fd) < 0 && errno != EINVAL)
-		rc = -1;
-	e = errno;
-	close(fd);
-	errno = e;
-	return rc;
-}
-
 int
-dcpi_atomic_write(const char *path, const void *buf, size_t len, mode_t mode,
-    struct dcpi_error *err)
+dcpi_atomic_writeat(int dirfd, const char *name, const char *show,
+    const void *buf, size_t len, mode_t mode, struct dcpi_error *err)
 {
+	struct stat dst, fst;
 	const char *what;
 	char *tmp = NULL;
 	int fd, e;
 
-	if ((fd = open_temp(path, &tmp, mode)) < 0) {
-		fail(err, path, "cannot create a temporary file", errno);
+	if (show == NULL)
+		show = name;
+	if (*name == '\0' || strchr(name, '/') != NULL) {
+		fail(err, show, "not a file name", EINVAL);
 		return -1;
 	}
+	if ((fd = open_temp(dirfd, name, &tmp, mode)) < 0) {
+		fail(err, show, "cannot create a temporary file", errno);
+		return -1;
+	}
+	/* As in a set-group-ID directory: the database's group reads what
+	 * root writes into it.  Who may not give the file that group keeps
+	 * their own. */
+	if (fstat(dirfd, &dst) == 0 && fstat(fd, &fst) == 0 &&
+	    dst.st_gid != fst.st_gid)
+		(void)fchown(fd, (uid_t)-1, dst.st_gid);
 	what = "cannot write";
 	if (write_all(fd, buf, len) < 0)
 		goto fail;
@@ -183,11 +240,14 @@ dcpi_atomic_write(const char *path, const void *buf, size_t len, mode_t mode,
 	if (e < 0)
 		goto fail;
 	what = "cannot rename the temporary file over it";
-	if (rename(tmp, path) < 0)
+	if (renameat(dirfd, tmp, dirfd, name) < 0)
 		goto fail;
 	free(tmp);
-	if (sync_dir(path) < 0) {
-		fail(err, path, "cannot fsync its directory", errno);
+	/* fsync of the directory makes the rename durable.  Some file
+	 * systems cannot fsync a directory (EINVAL): nothing more can be
+	 * done there. */
+	if (fsync(dirfd) < 0 && errno != EINVAL) {
+		fail(err, show, "cannot fsync its directory", errno);
 		return -1;
 	}
 	return 0;
@@ -195,8 +255,41 @@ fail:
 	e = errno;
 	if (fd >= 0)
 		close(fd);
-	unlink(tmp);
+	unlinkat(dirfd, tmp, 0);
 	free(tmp);
-	fail(err, path, what, e);
+	fail(err, show, what, e);
 	return -1;
+}
+
+int
+dcpi_atomic_write(const char *path, const void *buf, size_t len, mode_t mode,
+    struct dcpi_error *err)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+	int dfd, rc, e;
+
+	if (slash == NULL)
+		dir = strdup(".");
+	else if (slash == path)
+		dir = strdup("/");
+	else
+		dir = strndup(path, slash - path);
+	if (dir == NULL) {
+		fail(err, path, "cannot create a temporary file", ENOMEM);
+		return -1;
+	}
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	e = errno;
+	free(dir);
+	if (dfd < 0) {
+		fail(err, path, "cannot create a temporary file", e);
+		return -1;
+	}
+	rc = dcpi_atomic_writeat(dfd, slash ? slash + 1 : path, path, buf, len,
+	    mode, err);
+	e = errno;
+	close(dfd);
+	errno = e;
+	return rc;
 }

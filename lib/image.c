@@ -200,11 +200,19 @@ int
 dcpi_elf_image_path(const char *path, int flags, struct dcpi_elf_image *out,
     struct dcpi_error *err)
 {
+	struct stat st;
 	int fd, rc, e;
 
 	init(out);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	/* No blocking open of a FIFO, no endless read of a device. */
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)) < 0)
 		return lib_seterr(err, errno, "%s: %s", path, strerror(errno));
+	e = fstat(fd, &st) < 0 ? errno : !S_ISREG(st.st_mode) ? EINVAL : 0;
+	if (e != 0) {
+		close(fd);
+		return lib_seterr(err, e, "%s: %s", path, e == EINVAL ?
+		    "not a regular file" : strerror(e));
+	}
 	rc = dcpi_elf_image_fd(fd, path, flags, out, err);
 	e = errno;
 	close(fd);

@@ -4,11 +4,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
 #include <dcpi/db.h>
 #include <dcpi/label.h>
@@ -80,25 +81,34 @@ int
 dcpi_db_label_mkdirs(const char *db, const char *epoch, const char *host,
     const char *event, const char *label, struct dcpi_error *err)
 {
-	struct stat st;
-	char *path;
+	char evdir[NAME_MAX + 1], ldir[NAME_MAX + 1], *rel;
+	int dfd, fd, e;
 
-	if (dcpi_db_mkdirs(db, epoch, host, event, err) == -1)
-		return -1;
 	if (label == NULL)
-		return 0;
-	if ((path = dcpi_db_label_path(db, epoch, host, event, label)) == NULL)
-		return lib_seterr(err, errno, "label '%.200s': cannot name its directory: %s",
-		    label, strerror(errno));
-	if (mkdir(path, 0755) == -1 &&
-	    (errno != EEXIST || stat(path, &st) == -1 || !S_ISDIR(st.st_mode))) {
-		lib_seterr(err, errno == EEXIST ? ENOTDIR : errno,
-		    "%s: cannot create directory: %s", path,
-		    strerror(errno == EEXIST ? ENOTDIR : errno));
-		free(path);
+		return dcpi_db_mkdirs(db, epoch, host, event, err);
+	if (dcpi_db_event_dirname(event, evdir, sizeof(evdir)) == -1)
+		return lib_seterr(err, errno, "event '%.200s': cannot name its "
+		    "directory: %s", event, strerror(errno));
+	if (dcpi_label_dirname(label, ldir, sizeof(ldir)) == -1)
+		return lib_seterr(err, errno, "label '%.200s': cannot name its "
+		    "directory: %s", label, strerror(errno));
+	if (asprintf(&rel, "%s/%s/%s/%s", epoch, host, evdir, ldir) < 0)
+		return lib_seterr(err, ENOMEM, "%s: out of memory", db);
+	if ((dfd = open(db, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		e = errno;
+		free(rel);
+		return lib_seterr(err, e, "%s: cannot open directory: %s", db,
+		    strerror(e));
+	}
+	fd = dcpi_db_openat(dfd, rel, db, DCPI_DB_CREATE, 0755, (gid_t)-1, err);
+	e = errno;
+	close(dfd);
+	free(rel);
+	if (fd < 0) {
+		errno = e;
 		return -1;
 	}
-	free(path);
+	close(fd);
 	return 0;
 }
 

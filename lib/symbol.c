@@ -230,16 +230,30 @@ load_kallsyms(struct dcpi_symtab *t, const char *kallsyms, const char *module,
 	size_t n = 0, cap = 0, lineno = 0, ml;
 	char line[1024], name[512], mod[256];
 	unsigned long long addr;
+	struct stat kst;
 	char type;
 	FILE *fp;
-	int f;
+	int f, e = 0;
 
 	if (kallsyms == NULL) {
 		lib_seterr(err, ENOENT, "%s: no kallsyms snapshot given", module ? module : "kernel");
 		return -1;
 	}
-	if ((fp = fopen(kallsyms, "re")) == NULL) {
-		lib_seterr(err, errno, "%s: %s", kallsyms, strerror(errno));
+	/* The epoch's copy may have been replaced by anything. */
+	fp = NULL;
+	if ((f = open(kallsyms, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)) == -1)
+		e = errno;
+	else if (fstat(f, &kst) == -1)
+		e = errno;
+	else if (!S_ISREG(kst.st_mode))
+		e = EINVAL;
+	else if ((fp = fdopen(f, "r")) == NULL)
+		e = errno;
+	if (fp == NULL) {
+		if (f != -1)
+			close(f);
+		lib_seterr(err, e, "%s: %s", kallsyms, e == EINVAL ?
+		    "not a regular file" : strerror(e));
 		return -1;
 	}
 	ml = module ? strlen(module) : 0;
@@ -408,11 +422,19 @@ elf_shdrs_lost(Elf *elf, const char *path, struct dcpi_error *err)
 static Elf *
 open_elf(const char *path, int *fdp)
 {
+	struct stat st;
 	Elf *elf;
 	int fd;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+	/* A profile's path may name anything: a FIFO must not hang the
+	 * open, nor a device the read. */
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)) == -1)
 		return NULL;
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return NULL;
+	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (elf == NULL || elf_kind(elf) != ELF_K_ELF) {
 		if (elf != NULL)

@@ -10,3 +10,11 @@ FAULT_ITESTS = tests/integration/test_fault_kill.sh \
 	tests/integration/test_fault_dblock.sh
 TESTS += $(FAULT_ITESTS)
 EXTRA_DIST += $(FAULT_ITESTS)
+
+# Hostile neighbours (issue 18): links, modes and special files in the
+# database and among dcpictl's inputs.
+HOSTILE_ITESTS = tests/integration/test_fault_dbsymlink.sh \
+	tests/integration/test_fault_dbperm.sh \
+	tests/integration/test_fault_special.sh
+TESTS += $(HOSTILE_ITESTS)
+EXTRA_DIST += $(HOSTILE_ITESTS)

@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -269,6 +270,85 @@ test_listing(void **state)
 	assert_int_equal(n, 0);
 }
 
+/* Issue 18: nothing below the database is followed, special files are
+ * refused at once, and a database others may write is refused. */
+static void
+test_links_and_special_files(void **state)
+{
+	char db[128], out[160], path[256], link[256];
+	struct dcpi_error err;
+	struct stat st;
+	size_t len;
+	void *buf;
+	int dfd, fd;
+
+	(void)state;
+	snprintf(db, sizeof(db), "%s/hostile", tmpdir);
+	snprintf(out, sizeof(out), "%s/outside", tmpdir);
+	assert_int_equal(mkdir(db, 0700), 0);
+	assert_int_equal(mkdir(out, 0700), 0);
+	assert_true((dfd = open(db, O_RDONLY | O_DIRECTORY)) >= 0);
+
+	/* An epoch linked elsewhere: not followed, not created through. */
+	snprintf(link, sizeof(link), "%s/20261121223000", db);
+	assert_int_equal(symlink(out, link), 0);
+	errno = 0;
+	assert_int_equal(dcpi_db_openat(dfd, "20261121223000/h1/ev", db,
+	    DCPI_DB_CREATE, 0750, (gid_t)-1, &err), -1);
+	assert_int_equal(errno, ELOOP);
+	assert_non_null(strstr(err.msg, "20261121223000: is a symbolic link"));
+	snprintf(path, sizeof(path), "%s/h1", out);
+	assert_int_equal(lstat(path, &st), -1);
+	assert_int_equal(dcpi_db_mkdirs(db, "20261121223000", "h1", "ev", &err), -1);
+	assert_int_equal(errno, ELOOP);
+	assert_int_equal(lstat(path, &st), -1);
+
+	/* A real one is created, with its parents. */
+	fd = dcpi_db_openat(dfd, "20261121223001/h1/ev", db, DCPI_DB_CREATE |
+	    DCPI_DB_CHECK, 0750, getegid(), &err);
+	assert_true(fd >= 0);
+
+	/* A link at a file's name: the reader refuses it, the writer
+	 * replaces the link and leaves its target alone. */
+	snprintf(path, sizeof(path), "%s/victim", out);
+	fd = open(path, O_WRONLY | O_CREAT, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "keep", 4), 4);
+	close(fd);
+	assert_int_equal(symlinkat(path, dfd, "f"), 0);
+	assert_int_equal(dcpi_read_fileat(dfd, "f", "DB/f", SIZE_MAX, &buf, &len, &err), -1);
+	assert_int_equal(errno, ELOOP);
+	assert_non_null(strstr(err.msg, "DB/f: is a symbolic link"));
+	assert_int_equal(dcpi_atomic_writeat(dfd, "f", NULL, "new", 3, 0640, &err), 0);
+	assert_int_equal(fstatat(dfd, "f", &st, AT_SYMLINK_NOFOLLOW), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, 4);
+	assert_int_equal(dcpi_read_fileat(dfd, "f", NULL, 2, &buf, &len, &err), -1);
+	assert_int_equal(errno, EFBIG);
+	assert_int_equal(dcpi_read_fileat(dfd, "f", NULL, 3, &buf, &len, &err), 0);
+	assert_int_equal(len, 3);
+	free(buf);
+
+	/* A FIFO and a device: refused at once, not waited on or read. */
+	assert_int_equal(mkfifoat(dfd, "fifo", 0600), 0);
+	snprintf(path, sizeof(path), "%s/fifo", db);
+	assert_int_equal(dcpi_read_file(path, &buf, &len, &err), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_non_null(strstr(err.msg, "not a regular file (a FIFO)"));
+	assert_int_equal(dcpi_read_file("/dev/zero", &buf, &len, &err), -1);
+	assert_int_equal(errno, EINVAL);
+
+	/* Writable by others: refused. */
+	assert_int_equal(chmod(db, 0777), 0);
+	assert_int_equal(dcpi_db_check_dir(dfd, db, getegid(), &err), -1);
+	assert_int_equal(errno, EPERM);
+	assert_non_null(strstr(err.msg, "mode 0777"));
+	assert_int_equal(chmod(db, 0750), 0);
+	assert_int_equal(dcpi_db_check_dir(dfd, db, getegid(), &err), 0);
+	close(dfd);
+}
+
 int
 main(void)
 {
@@ -280,6 +360,7 @@ main(void)
 		cmocka_unit_test(test_paths_and_mkdirs),
 		cmocka_unit_test(test_current),
 		cmocka_unit_test(test_listing),
+		cmocka_unit_test(test_links_and_special_files),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -24,6 +24,8 @@
 #ifndef DCPI_DB_H
 #define DCPI_DB_H
 
+#include <sys/types.h>
+
 #include <stddef.h>
 #include <time.h>
 
@@ -72,9 +74,39 @@ char *dcpi_db_event_path(const char *db, const char *epoch, const char *host,
 char *dcpi_db_buildid_path(const char *db, const char *imageid, const char *file);
 
 /* Creates DB/EPOCH/HOST/EVENTDIR and its parents (mode 0755 before umask;
- * existing directories are fine). */
+ * existing directories are fine) with dcpi_db_openat below db: a symlink
+ * below db fails with ELOOP rather than being followed. */
 int dcpi_db_mkdirs(const char *db, const char *epoch, const char *host,
     const char *event, struct dcpi_error *err);
+
+/*
+ * Directories of a database that others may have written into (dcpid(8)
+ * SECURITY).  dcpi_db_openat opens rel ("EPOCH/HOST/EVENTDIR", components
+ * separated by '/', no "." or "..") below the directory dirfd one component
+ * at a time with O_DIRECTORY|O_NOFOLLOW, so that no symlink anywhere below
+ * dirfd is followed.  flags:
+ *   DCPI_DB_CREATE  creates missing components with mode (before the
+ *                   umask), each with the group of its parent directory;
+ *   DCPI_DB_CHECK   refuses (EPERM) a component that dcpi_db_check_dir
+ *                   refuses, gid being the database's group.
+ * show names dirfd in messages ("DB"; NULL: "."), which then name the
+ * component that failed ("DB/E/HOST: is a symbolic link, not a directory:
+ * not followed").  Returns a new O_CLOEXEC directory fd the caller closes,
+ * or -1 with errno: ELOOP for a symlink, ENOTDIR for another file that is
+ * not a directory, EPERM, EINVAL for "." or "..", errno of openat/mkdirat.
+ * dirfd stays open and the caller's.
+ */
+#define DCPI_DB_CREATE	0x1
+#define DCPI_DB_CHECK	0x2
+int dcpi_db_openat(int dirfd, const char *rel, const char *show, int flags,
+    mode_t mode, gid_t gid, struct dcpi_error *err);
+/* Whether root may write into the directory fd without another user
+ * choosing where that goes: it must be owned by the effective uid, not
+ * writable by others, and writable by its group only when that group is 0
+ * or gid (the database's group; (gid_t)-1 for none).  0, or -1 with EPERM
+ * ("SHOW: mode 0777, group 0: writable by others than root and the
+ * database's group: refusing to write into it"), ENOTDIR, or fstat's errno. */
+int dcpi_db_check_dir(int fd, const char *show, gid_t gid, struct dcpi_error *err);
 
 /* Points DB/current at epoch atomically (a new symlink renamed over the
  * old one, then the directory fsynced).  -1/EINVAL if epoch is not an epoch
@@ -83,6 +115,14 @@ int dcpi_db_set_current(const char *db, const char *epoch, struct dcpi_error *er
 /* The current epoch's name into out[DCPI_EPOCH_LEN + 1]; -1/ENOENT if none,
  * -1/EINVAL if DB/current is not a symlink to an epoch name. */
 int dcpi_db_current(const char *db, char out[DCPI_EPOCH_LEN + 1], struct dcpi_error *err);
+/* The same two relative to the database directory dbfd (show names it in
+ * messages; NULL: "."), with symlinkat, renameat and readlinkat; the
+ * caller keeps dbfd.  Note that current is a symlink to read, never to
+ * follow: a writer opens the epoch it names with dcpi_db_openat. */
+int dcpi_db_set_currentat(int dbfd, const char *show, const char *epoch,
+    struct dcpi_error *err);
+int dcpi_db_currentat(int dbfd, const char *show, char out[DCPI_EPOCH_LEN + 1],
+    struct dcpi_error *err);
 
 /* The epochs of db (directory names of 10 or 14 digits), sorted oldest
  * first.  *names is a malloc'd array of *n malloc'd strings: free with

@@ -147,17 +147,47 @@ int dcpi_profile_merge(struct dcpi_profile *into, const struct dcpi_profile *fro
  */
 int dcpi_atomic_write(const char *path, const void *buf, size_t len, mode_t mode,
     struct dcpi_error *err);
+/*
+ * dcpi_atomic_write relative to the directory dirfd, for writers that must
+ * not follow links planted in a directory others can write (dcpi(5)
+ * "Database layout", dcpid(8) SECURITY): name is one file name (no '/'),
+ * the temporary file is created with O_EXCL|O_NOFOLLOW in dirfd, renamed
+ * over name with renameat (a symlink or FIFO at name is replaced, never
+ * followed or opened) and dirfd is fsynced.  The new file gets dirfd's
+ * group when its writer may give it (as in a set-group-ID directory), so
+ * that the database's group reads what root writes.  show names the file in
+ * messages (NULL: name).  dirfd stays open and owned by the caller.
+ * Errors as dcpi_atomic_write's, and -1/EINVAL for a name holding '/'.
+ */
+int dcpi_atomic_writeat(int dirfd, const char *name, const char *show,
+    const void *buf, size_t len, mode_t mode, struct dcpi_error *err);
 
 /*
- * Reads the whole file at path (any size memory allows; pipes and other
- * files without a known size too) into *buf, a malloc'd buffer the caller
- * frees, *len its size in bytes.  A NUL byte follows the data (not counted
- * in *len), so text can be scanned as a string; the data may hold NULs.
- * Errors: -1 with errno of open(2) or read(2) (ENOENT, EACCES, EISDIR, ...)
- * or ENOMEM, "PATH: strerror" in err; *buf is then NULL and *len 0.
+ * Reads the whole regular file at path (any size memory allows) into *buf,
+ * a malloc'd buffer the caller frees, *len its size in bytes.  A NUL byte
+ * follows the data (not counted in *len), so text can be scanned as a
+ * string; the data may hold NULs.  Only regular files are read, and the
+ * open and reads never block: a FIFO, a device (/dev/zero) or a socket is
+ * refused at once, and a file that would block a read (/proc/kmsg) fails
+ * with EAGAIN, so that no input can hang a reader.
+ * Errors: -1 with errno of open(2) or read(2) (ENOENT, EACCES, EAGAIN,
+ * ...), EISDIR for a directory, EINVAL for any other file that is not a
+ * regular file ("PATH: not a regular file (a FIFO)"), or ENOMEM, and
+ * "PATH: strerror" in err; *buf is then NULL and *len 0.
  */
 int dcpi_read_file(const char *path, void **buf, size_t *len,
     struct dcpi_error *err);
+/*
+ * dcpi_read_file of name relative to the directory dirfd (AT_FDCWD: the
+ * working directory), for readers of directories others can write: the
+ * last component is opened with O_NOFOLLOW (a symlink fails with ELOOP,
+ * "NAME: is a symbolic link, not followed"), and a file of more than max
+ * bytes fails with EFBIG (max: the most the file's format allows, in bytes;
+ * SIZE_MAX for no bound).  show names the file in messages (NULL: name).
+ * Ownership and other errors as dcpi_read_file's.
+ */
+int dcpi_read_fileat(int dirfd, const char *name, const char *show, size_t max,
+    void **buf, size_t *len, struct dcpi_error *err);
 
 #ifdef __cplusplus
 }

@@ -7,7 +7,8 @@ require_perf
 
 mkdir -p "$DB"
 # Room for the epoch's copy of kallsyms, then filled.
-mount -t tmpfs -o size=16m dcpi-test "$DB" || skip "cannot mount a tmpfs"
+# A tmpfs is 1777 by default, which dcpid rightly refuses.
+mount -t tmpfs -o size=16m,mode=0750 dcpi-test "$DB" || skip "cannot mount a tmpfs"
 unmount() {
 	if [ -n "$DCPID_PID" ]; then kill -KILL "$DCPID_PID"; wait "$DCPID_PID"; fi
 	DCPID_PID=
