@@ -285,7 +285,11 @@ clean_db(void)
 	}
 	/* The build-id cache's entries are written by the flush too. */
 	snprintf(dir, sizeof(dir), "%s/%s", db, DCPI_DB_BUILDID_DIR);
-	removed += remove_temps(dir, 1);
+	if ((fd = openat(dbfd, DCPI_DB_BUILDID_DIR, O_RDONLY | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC)) != -1) {
+		removed += remove_temps(fd, dir, 1);
+		close(fd);
+	}
 	if (removed)
 		log_notice("removed %zu temporary files left by an interrupted flush", removed);
 }
