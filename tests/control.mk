@@ -17,6 +17,7 @@ tests_test_ctl_client_SOURCES = tests/test_ctl_client.c ctl/control.c
 tests_test_ctl_client_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ctl
 tests_test_ctl_client_CFLAGS = $(TESTS_CFLAGS) -pthread
 tests_test_ctl_client_LDADD = lib/libdcpi.la lib/libdcpiutil.la $(TESTS_LIBS) -lpthread
+tests_test_ctl_client_LDFLAGS = -Wl,--wrap=connect
 endif
 
 check_PROGRAMS += tests/fuzz/fuzz_ctl_corpus
