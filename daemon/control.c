@@ -755,6 +755,7 @@ control_init(const char *path, gid_t gid, const struct control_ops *o)
 	listen_fd = fd;
 	timer_armed = 0;
 	accept_paused = 0;
+	nrefused = 0;
 	loop_add(listen_fd, EPOLLIN, accept_cb, NULL);
 	loop_add(timer_fd, EPOLLIN, timer_cb, NULL);
 	log_info("control: listening on %s (group %s)", path, sock_group);
