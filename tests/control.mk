@@ -32,5 +32,6 @@ EXTRA_DIST += tests/fuzz/fuzz_ctl.c
 check_PROGRAMS += tests/ctlraw
 tests_ctlraw_SOURCES = tests/ctlraw.c
 tests_ctlraw_LDADD = lib/libdcpi.la
-TESTS += tests/integration/test_control.sh
-EXTRA_DIST += tests/integration/test_control.sh
+TESTS += tests/integration/test_control.sh tests/integration/test_control_fair.sh
+EXTRA_DIST += tests/integration/test_control.sh \
+	tests/integration/test_control_fair.sh
