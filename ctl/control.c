@@ -91,9 +91,10 @@ request(const struct ctl_globals *g, int argc, char **argv, int type)
 	const char *cmd = argv[0], *text;
 	struct line *lines = NULL;
 	size_t nlines = 0, textlen, i;
+	/* Never 0, which is the daemon's for the connection (ctl.h). */
 	uint32_t seq = (uint32_t)getpid();
 	char err[256], *s, *sp;
-	int fd, rc, code, status = 1;
+	int fd, rc, code, status = 1, send_errno = 0;
 
 	if (argc > 1) {
 		fprintf(stderr, "dcpictl: %s: unexpected argument '%s'\n"
@@ -103,13 +104,24 @@ request(const struct ctl_globals *g, int argc, char **argv, int type)
 	if ((fd = connect_daemon(cmd, g->socket)) < 0)
 		return 1;
 	if (dcpi_ctl_send(fd, (uint16_t)type, seq, NULL, 0) < 0) {
-		fprintf(stderr, "dcpictl: %s: sending to %s: %s\n", cmd, g->socket,
-		    strerror(errno));
-		goto out;
+		/* A daemon that turned the connection away (too many
+		 * connections) closed it after sending why: read that. */
+		if (errno != EPIPE && errno != ECONNRESET) {
+			fprintf(stderr, "dcpictl: %s: sending to %s: %s\n", cmd,
+			    g->socket, strerror(errno));
+			goto out;
+		}
+		send_errno = errno;
 	}
 	for (;;) {
 		rc = dcpi_ctl_recv(fd, REPLY_TIMEOUT_MS, DCPI_CTL_TO_CLIENT, &msg,
 		    err, sizeof(err));
+		if (rc < 0 && send_errno != 0) {
+			fprintf(stderr, "dcpictl: %s: sending to %s: %s; dcpid "
+			    "closed the connection without a reason\n", cmd,
+			    g->socket, strerror(send_errno));
+			goto out;
+		}
 		if (rc < 0) {
 			fprintf(stderr, "dcpictl: %s: %s\n", cmd,
 			    errno == ECONNRESET ? "dcpid closed the connection "
@@ -129,7 +141,8 @@ request(const struct ctl_globals *g, int argc, char **argv, int type)
 			fprintf(stderr, "dcpictl: %s: bad reply from dcpid: %s\n", cmd, err);
 			goto out;
 		}
-		if (msg.hdr.seq != seq) {
+		if (msg.hdr.seq != seq && !(msg.hdr.seq == 0 &&
+		    msg.hdr.type == DCPI_CTL_RESULT)) {
 			fprintf(stderr, "dcpictl: %s: bad reply from dcpid: sequence "
 			    "%lu, expected %lu\n", cmd, (unsigned long)msg.hdr.seq,
 			    (unsigned long)seq);

@@ -49,7 +49,11 @@ struct conn {
 	size_t		 outlen, outoff, outcap;
 	uint32_t	 events;	/* what the loop watches now */
 	int		 closing;	/* close once out is sent */
-	long long	 last;		/* ms, monotonic: last progress */
+	/* ms, monotonic: since when dcpid has been waiting for this client
+	 * (accept, or its last reply sent).  Bytes trickling in do not
+	 * move it, so a client sending a byte at a time is still timed
+	 * out. */
+	long long	 since;
 };
 
 struct status_writer {
@@ -70,6 +74,9 @@ static struct conn	*conns;
 static unsigned		 nconns;
 static unsigned		 idle_ms = CONTROL_IDLE_TIMEOUT_MS;
 static unsigned		 max_conns = CONTROL_MAX_CONNS;
+static unsigned		 per_uid = CONTROL_MAX_CONNS_PER_UID;
+static unsigned		 root_reserve = CONTROL_ROOT_RESERVE;
+static uint64_t		 nrefused;
 static long long	 last_busy_log;
 
 static void accept_cb(int, uint32_t, void *);
@@ -90,6 +97,13 @@ control_set_limits(unsigned idle, unsigned maxc)
 {
 	idle_ms = idle > 0 ? idle : CONTROL_IDLE_TIMEOUT_MS;
 	max_conns = maxc > 0 ? maxc : CONTROL_MAX_CONNS;
+}
+
+void
+control_set_user_limits(unsigned peruid, unsigned reserve)
+{
+	per_uid = peruid > 0 ? peruid : CONTROL_MAX_CONNS_PER_UID;
+	root_reserve = reserve;
 }
 
 /* The timer only runs while there is something to time out or retry. */
@@ -210,13 +224,13 @@ conn_flush(struct conn *c)
 			return -1;
 		}
 		c->outoff += (size_t)w;
-		c->last = now_ms();
 	}
 	if (c->outoff < c->outlen) {
 		conn_watch(c, EPOLLOUT);
 		return 0;
 	}
 	c->outoff = c->outlen = 0;
+	c->since = now_ms();
 	if (c->closing) {
 		conn_close(c);
 		return -1;
@@ -288,6 +302,7 @@ conn_request(struct conn *c, const struct dcpi_ctl_hdr *h)
 		}
 		ops->status(&w);
 		status_add(&w, "control-connections", "%u", nconns);
+		status_add(&w, "control-refused", "%ju", (uintmax_t)nrefused);
 		conn_result(c, h->seq, DCPI_CTL_OK, NULL);
 		break;
 	case DCPI_CTL_FLUSH:
@@ -303,6 +318,8 @@ conn_request(struct conn *c, const struct dcpi_ctl_hdr *h)
 			snprintf(msg, sizeof(msg), "%s %s", h->type == DCPI_CTL_FLUSH ?
 			    "flush" : "epoch rotation", rc == 0 ? "done" : "failed");
 		conn_result(c, h->seq, rc == 0 ? DCPI_CTL_OK : DCPI_CTL_EFAIL, msg);
+		/* A long flush is dcpid's time, not the client's. */
+		c->since = now_ms();
 		break;
 	case DCPI_CTL_QUIT:
 		log_notice("control: quit requested by uid %u (pid %d)",
@@ -348,7 +365,6 @@ conn_read(struct conn *c)
 			return;
 		}
 		c->inlen += (size_t)r;
-		c->last = now_ms();
 		rc = dcpi_ctl_decode_hdr(c->in, c->inlen, DCPI_CTL_TO_DAEMON, &h,
 		    err, sizeof(err));
 		if (rc < 0)
@@ -435,23 +451,66 @@ peer_privileged(int fd, const struct ucred *cred)
 	return ok;
 }
 
-/* Turned away at the door with a reason, rather than left hanging. */
+/*
+ * Whether a connection from uid fits: the total cap for everyone; for
+ * others than root, also a cap per uid and the total less the slots kept
+ * for root, so that neither one user nor many together can lock root (or
+ * each other) out.  The newcomer is the one refused: those already in are
+ * at most idle_ms from being served or closed.  Returns 1, or 0 with the
+ * reason in why[whylen].
+ */
+static int
+admit(uid_t uid, char *why, size_t whylen)
+{
+	unsigned mine = 0, unprivileged = 0, open_to_others;
+	struct conn *c;
+
+	for (c = conns; c != NULL; c = c->next) {
+		if (c->cred.uid == uid)
+			mine++;
+		if (c->cred.uid != 0)
+			unprivileged++;
+	}
+	open_to_others = max_conns > root_reserve ? max_conns - root_reserve : 0;
+	if (nconns >= max_conns)
+		snprintf(why, whylen, "too many control connections (%u open, "
+		    "the limit); try again later", nconns);
+	else if (uid != 0 && mine >= per_uid)
+		snprintf(why, whylen, "too many control connections from uid %u "
+		    "(%u open, the limit per user); try again later",
+		    (unsigned)uid, mine);
+	else if (uid != 0 && unprivileged >= open_to_others)
+		snprintf(why, whylen, "too many control connections (%u open; "
+		    "the other %u are kept for root); try again later",
+		    unprivileged, max_conns - open_to_others);
+	else
+		return 1;
+	return 0;
+}
+
+/*
+ * Turned away at the door with a reason, rather than left hanging: one
+ * RESULT with sequence 0 (the connection's, not a request's: ctl.h), sent
+ * before anything is read, then the close.  A UNIX socket keeps what was
+ * sent for the peer to read even after the close, so a client that sends
+ * its request afterwards and gets EPIPE still reads the reason.
+ */
 static void
-refuse_busy(int fd)
+refuse_busy(int fd, uid_t uid, const char *why)
 {
 	unsigned char buf[DCPI_CTL_HDR_SIZE + 256];
-	char msg[128];
 	long long now = now_ms();
 	long n;
 
-	snprintf(msg, sizeof(msg), "too many control connections (%u); try again",
-	    max_conns);
-	n = dcpi_ctl_encode_result(buf, sizeof(buf), 0, DCPI_CTL_EBUSY, msg);
+	nrefused++;
+	n = dcpi_ctl_encode_result(buf, sizeof(buf), 0, DCPI_CTL_EBUSY, why);
 	if (n > 0 && send(fd, buf, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
 		log_debug("control: refusing a connection: %s", strerror(errno));
 	close(fd);
+	/* A flood of refusals must not flood the log too. */
 	if (now - last_busy_log >= 10000) {
-		log_warnx("control: %s", msg);
+		log_warnx("control: refused uid %u: %s (%ju refused so far)",
+		    (unsigned)uid, why, (uintmax_t)nrefused);
 		last_busy_log = now;
 	}
 }
@@ -459,8 +518,10 @@ refuse_busy(int fd)
 static void
 accept_cb(int fd, uint32_t events, void *arg)
 {
+	struct ucred cred;
 	struct conn *c;
 	socklen_t len;
+	char why[160];
 	int cfd, i;
 
 	for (i = 0; i < 64; i++) {
@@ -480,21 +541,21 @@ accept_cb(int fd, uint32_t events, void *arg)
 			}
 			break;
 		}
-		if (nconns >= max_conns) {
-			refuse_busy(cfd);
+		len = sizeof(cred);
+		if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
+			log_warn("control: SO_PEERCRED");
+			close(cfd);
+			continue;
+		}
+		if (!admit(cred.uid, why, sizeof(why))) {
+			refuse_busy(cfd, cred.uid, why);
 			continue;
 		}
 		c = xcalloc(1, sizeof(*c));
 		c->fd = cfd;
-		len = sizeof(c->cred);
-		if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &c->cred, &len) < 0) {
-			log_warn("control: SO_PEERCRED");
-			close(cfd);
-			free(c);
-			continue;
-		}
+		c->cred = cred;
 		c->privileged = peer_privileged(cfd, &c->cred);
-		c->last = now_ms();
+		c->since = now_ms();
 		c->events = EPOLLIN;
 		c->next = conns;
 		conns = c;
@@ -519,12 +580,13 @@ timer_cb(int fd, uint32_t events, void *arg)
 		log_warn("control: timerfd");
 	for (c = conns; c != NULL; c = next) {
 		next = c->next;
-		if (now - c->last < (long long)idle_ms)
+		if (now - c->since < (long long)idle_ms)
 			continue;
 		log_info("control: closing the connection of pid %d uid %u: "
-		    "no progress for %u ms (%zu header bytes received, %zu reply "
-		    "bytes unsent)", (int)c->cred.pid, (unsigned)c->cred.uid,
-		    idle_ms, c->inlen, c->outlen - c->outoff);
+		    "no complete exchange within %u ms (%zu header bytes "
+		    "received, %zu reply bytes unsent)", (int)c->cred.pid,
+		    (unsigned)c->cred.uid, idle_ms, c->inlen,
+		    c->outlen - c->outoff);
 		if (c->outlen == 0) {
 			/* Tell a client stuck in mid-request why, if the
 			 * socket takes it; no waiting. */
@@ -693,6 +755,7 @@ control_init(const char *path, gid_t gid, const struct control_ops *o)
 	listen_fd = fd;
 	timer_armed = 0;
 	accept_paused = 0;
+	nrefused = 0;
 	loop_add(listen_fd, EPOLLIN, accept_cb, NULL);
 	loop_add(timer_fd, EPOLLIN, timer_cb, NULL);
 	log_info("control: listening on %s (group %s)", path, sock_group);

@@ -38,13 +38,25 @@ int control_init(const char *path, gid_t gid, const struct control_ops *ops);
 /* Closes every connection and removes the socket. */
 void control_fini(void);
 
-/* Defaults for control_set_limits(). */
-#define CONTROL_IDLE_TIMEOUT_MS	10000
-#define CONTROL_MAX_CONNS	128
-/* A connection that makes no progress (a half-sent request, a reply the
- * client does not read) for idle_ms milliseconds is closed; connections
- * beyond max_conns get a DCPI_CTL_EBUSY result and are closed.  For tests;
- * call before control_init. */
+/* Defaults for control_set_limits() and control_set_user_limits(),
+ * documented in dcpid(8), SECURITY. */
+#define CONTROL_IDLE_TIMEOUT_MS		10000
+#define CONTROL_MAX_CONNS		128
+#define CONTROL_MAX_CONNS_PER_UID	16
+#define CONTROL_ROOT_RESERVE		8
+/* A connection that has not completed a request and read its reply within
+ * idle_ms milliseconds of connecting or of its last reply (a half-sent
+ * request, even one trickling in a byte at a time; a reply the client
+ * does not read) is closed; connections beyond max_conns get a
+ * DCPI_CTL_EBUSY result and are closed.  For tests; call before
+ * control_init. */
 void control_set_limits(unsigned idle_ms, unsigned max_conns);
+/* Fairness among the socket's users, by SO_PEERCRED uid: at most per_uid
+ * connections for each uid other than 0 (0: the default), and the last
+ * root_reserve of max_conns only for uid 0, so that root's status is
+ * answered however many connections others hold.  A connection over a
+ * limit gets one DCPI_CTL_EBUSY result with sequence 0, "too many control
+ * connections ...", and is closed.  For tests; call before control_init. */
+void control_set_user_limits(unsigned per_uid, unsigned root_reserve);
 
 #endif

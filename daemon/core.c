@@ -30,6 +30,21 @@ static uint64_t	 nunattr[ATTR_NREASONS];
 static uint64_t	*pend;
 static size_t	 npend;		/* events with room in pend */
 static uint64_t	 rate_samples, rate_time;
+/*
+ * Losses and throttling by CPU, from the sample_id trailer of the LOST,
+ * LOST_SAMPLES and THROTTLE records (the CPU whose buffer overflowed or
+ * whose event was throttled), so that a loss can be placed: which CPU,
+ * and when last (perf clock, ns; 0: never).  Indexed by CPU number; CPU
+ * numbers past CORE_MAX_CPU (a corrupt trailer) count only in the totals.
+ */
+#define CORE_MAX_CPU	8192
+struct cpu_loss {
+	uint64_t	lost, throttled;
+};
+static struct cpu_loss	*cpuloss;
+static size_t		 ncpuloss;
+static uint64_t		 last_lost_time, last_throttle_time;
+static uint32_t		 last_lost_cpu, last_throttle_cpu;
 static double	 rate;
 
 void
@@ -58,6 +73,66 @@ core_fini(void)
 	free(pend);
 	pend = NULL;
 	npend = 0;
+	free(cpuloss);
+	cpuloss = NULL;
+	ncpuloss = 0;
+	nlost = nthrottled = 0;
+	last_lost_time = last_throttle_time = 0;
+}
+
+static struct cpu_loss *
+cpu_loss_of(const void *rec, size_t size, uint64_t *time, uint32_t *cpu)
+{
+	struct perf_sample_id sid;
+
+	if (size < sizeof(struct perf_event_header) + sizeof(sid))
+		return NULL;
+	memcpy(&sid, (const unsigned char *)rec + size - sizeof(sid), sizeof(sid));
+	*time = sid.time;
+	*cpu = sid.cpu;
+	if (sid.cpu >= CORE_MAX_CPU)
+		return NULL;
+	if (sid.cpu >= ncpuloss) {
+		cpuloss = xreallocarray(cpuloss, (size_t)sid.cpu + 1, sizeof(*cpuloss));
+		memset(cpuloss + ncpuloss, 0,
+		    ((size_t)sid.cpu + 1 - ncpuloss) * sizeof(*cpuloss));
+		ncpuloss = (size_t)sid.cpu + 1;
+	}
+	return &cpuloss[sid.cpu];
+}
+
+static void
+count_lost(const void *rec, size_t size, uint64_t n)
+{
+	struct cpu_loss *l;
+	uint64_t t = 0;
+	uint32_t cpu = 0;
+
+	nlost += n;
+	if ((l = cpu_loss_of(rec, size, &t, &cpu)) == NULL || n == 0)
+		return;
+	l->lost += n;
+	if (t >= last_lost_time) {
+		last_lost_time = t;
+		last_lost_cpu = cpu;
+	}
+}
+
+static void
+count_throttle(const void *rec, size_t size)
+{
+	struct cpu_loss *l;
+	uint64_t t = 0;
+	uint32_t cpu = 0;
+
+	nthrottled++;
+	if ((l = cpu_loss_of(rec, size, &t, &cpu)) == NULL)
+		return;
+	l->throttled++;
+	if (t >= last_throttle_time) {
+		last_throttle_time = t;
+		last_throttle_cpu = cpu;
+	}
 }
 
 static void
@@ -239,14 +314,14 @@ handle(const void *rec, size_t size, uint64_t time, void *arg)
 		break;
 	case PERF_RECORD_LOST:
 		if (size >= sizeof(*h) + 16)
-			nlost += u64[1];
+			count_lost(rec, size, u64[1]);
 		break;
 	case PERF_RECORD_LOST_SAMPLES:
 		if (size >= sizeof(*h) + 8)
-			nlost += u64[0];
+			count_lost(rec, size, u64[0]);
 		break;
 	case PERF_RECORD_THROTTLE:
-		nthrottled++;
+		count_throttle(rec, size);
 		break;
 	case PERF_RECORD_UNTHROTTLE:
 		nunthrottled++;
@@ -308,6 +383,53 @@ core_tick(void)
 double core_rate(void) { return rate; }
 uint64_t core_samples(void) { return nsamples; }
 
+/* A perf clock time (CLOCK_MONOTONIC, ns) as UTC, by its distance from
+ * now: the monotonic clock has no epoch of its own. */
+static void
+perf_time_utc(uint64_t t, char *buf, size_t len)
+{
+	uint64_t now = perf_now();
+	struct timespec ts;
+	struct tm tm;
+	time_t wall;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	wall = ts.tv_sec - (time_t)((now > t ? now - t : 0) / 1000000000ull);
+	if (gmtime_r(&wall, &tm) == NULL ||
+	    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		snprintf(buf, len, "?");
+}
+
+/* Only the CPUs that lost or were throttled: a line for each of hundreds
+ * of CPUs would bury the rest of status. */
+static void
+loss_status(struct status_writer *w)
+{
+	char tbuf[64];
+	size_t i;
+
+	if (last_lost_time != 0) {
+		perf_time_utc(last_lost_time, tbuf, sizeof(tbuf));
+		status_add(w, "lost-last", "%s cpu %u", tbuf, (unsigned)last_lost_cpu);
+	} else {
+		status_add(w, "lost-last", "never");
+	}
+	for (i = 0; i < ncpuloss; i++)
+		if (cpuloss[i].lost > 0)
+			status_add(w, "lost-cpu", "%zu %ju", i, (uintmax_t)cpuloss[i].lost);
+	if (last_throttle_time != 0) {
+		perf_time_utc(last_throttle_time, tbuf, sizeof(tbuf));
+		status_add(w, "throttled-last", "%s cpu %u", tbuf,
+		    (unsigned)last_throttle_cpu);
+	} else {
+		status_add(w, "throttled-last", "never");
+	}
+	for (i = 0; i < ncpuloss; i++)
+		if (cpuloss[i].throttled > 0)
+			status_add(w, "throttled-cpu", "%zu %ju", i,
+			    (uintmax_t)cpuloss[i].throttled);
+}
+
 static void
 core_status(struct status_writer *w)
 {
@@ -320,6 +442,7 @@ core_status(struct status_writer *w)
 	status_add(w, "samples/s", "%.1f", rate);
 	status_add(w, "lost", "%ju", (uintmax_t)nlost);
 	status_add(w, "throttled", "%ju", (uintmax_t)nthrottled);
+	loss_status(w);
 	for (i = 1; i < ATTR_NREASONS; i++)
 		status_add(w, "unattributed", "%s %ju", attr_reason_name((enum attr_reason)i),
 		    (uintmax_t)nunattr[i]);

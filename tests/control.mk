@@ -17,6 +17,7 @@ tests_test_ctl_client_SOURCES = tests/test_ctl_client.c ctl/control.c
 tests_test_ctl_client_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ctl
 tests_test_ctl_client_CFLAGS = $(TESTS_CFLAGS) -pthread
 tests_test_ctl_client_LDADD = lib/libdcpi.la lib/libdcpiutil.la $(TESTS_LIBS) -lpthread
+tests_test_ctl_client_LDFLAGS = -Wl,--wrap=connect
 endif
 
 check_PROGRAMS += tests/fuzz/fuzz_ctl_corpus
@@ -31,5 +32,6 @@ EXTRA_DIST += tests/fuzz/fuzz_ctl.c
 check_PROGRAMS += tests/ctlraw
 tests_ctlraw_SOURCES = tests/ctlraw.c
 tests_ctlraw_LDADD = lib/libdcpi.la
-TESTS += tests/integration/test_control.sh
-EXTRA_DIST += tests/integration/test_control.sh
+TESTS += tests/integration/test_control.sh tests/integration/test_control_fair.sh
+EXTRA_DIST += tests/integration/test_control.sh \
+	tests/integration/test_control_fair.sh

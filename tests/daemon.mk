@@ -6,6 +6,13 @@ TESTS += tests/test_daemon_core
 tests_test_daemon_core_SOURCES = tests/test_daemon_core.c
 tests_test_daemon_core_CFLAGS = $(TESTS_CFLAGS)
 tests_test_daemon_core_LDADD = daemon/libdcpid.la $(TESTS_LIBS)
+# Lost samples and throttling by CPU and time, through core.c to STATUS.
+check_PROGRAMS += tests/test_daemon_lost
+TESTS += tests/test_daemon_lost
+tests_test_daemon_lost_SOURCES = tests/test_daemon_lost.c
+tests_test_daemon_lost_CFLAGS = $(TESTS_CFLAGS)
+tests_test_daemon_lost_LDADD = daemon/libdcpid.la $(TESTS_LIBS)
+tests_test_daemon_lost_LDFLAGS = -Wl,--wrap=status_add
 endif
 
 DAEMON_ITESTS = tests/integration/test_daemon_hot.sh \

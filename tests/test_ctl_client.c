@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -34,6 +35,25 @@ static pthread_t thr;
 static unsigned char reply[4096];
 static size_t replylen;
 static struct dcpi_ctl_hdr got;	/* the request the fake daemon received */
+/* The fake daemon answers and closes at once, as dcpid does with a
+ * connection over its limits, and connect() returns only after that. */
+static int refuse_first;
+static sem_t refused;
+
+int __real_connect(int, const struct sockaddr *, socklen_t);
+int __wrap_connect(int, const struct sockaddr *, socklen_t);
+
+/* -Wl,--wrap=connect: lets the test order the daemon's close before
+ * dcpictl's send, the race that made dcpictl report "Broken pipe". */
+int
+__wrap_connect(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	int rc = __real_connect(fd, sa, len);
+
+	if (rc == 0 && refuse_first)
+		sem_wait(&refused);
+	return rc;
+}
 
 static void
 add_msg(int version, int type, const void *payload, size_t len)
@@ -75,6 +95,13 @@ fake_daemon(void *arg)
 
 	if (fd < 0)
 		return NULL;
+	if (refuse_first) {
+		if (write(fd, reply, replylen) < 0)
+			perror("fake daemon: write");
+		close(fd);
+		sem_post(&refused);
+		return NULL;
+	}
 	while (n < sizeof(req) && (r = read(fd, req + n, sizeof(req) - n)) > 0)
 		n += (size_t)r;
 	memcpy(&got, req, sizeof(got));
@@ -110,7 +137,8 @@ setup(void **state)
 		return -1;
 	replylen = 0;
 	memset(&got, 0, sizeof(got));
-	return 0;
+	refuse_first = 0;
+	return sem_init(&refused, 0, 0);
 }
 
 static int
@@ -118,6 +146,7 @@ teardown(void **state)
 {
 	close(lfd);
 	unlink(path);
+	sem_destroy(&refused);
 	return rmdir(dir);
 }
 
@@ -314,6 +343,81 @@ test_wrong_seq(void **state)
 	assert_non_null(strstr(r.err, "sequence 12345678"));
 }
 
+/* dcpid's refusal of a connection over its limits: sequence 0, the
+ * connection's (ctl.h), printed as the daemon's message. */
+static void
+add_busy(void)
+{
+	struct dcpi_ctl_hdr h;
+
+	add_result(DCPI_CTL_EBUSY, "too many control connections from uid 65534 "
+	    "(16 open, the limit per user); try again later");
+	memcpy(&h, reply, sizeof(h));
+	h.seq = 0;
+	memcpy(reply, &h, sizeof(h));
+}
+
+static const char busy_err[] = "dcpictl: status: busy: too many control "
+    "connections from uid 65534 (16 open, the limit per user); try again later\n";
+
+static void
+test_busy_read_after_request(void **state)
+{
+	struct run r;
+
+	add_busy();
+	run(cmd_status, "status", NULL, 1, &r);
+	assert_int_equal(r.status, 1);
+	assert_string_equal(r.err, busy_err);
+	assert_string_equal(r.out, "");
+}
+
+/* Refused and closed before dcpictl sent its request: the send fails with
+ * EPIPE, and the reason is still there to read. */
+static void
+test_busy_closed_before_request(void **state)
+{
+	struct run r;
+
+	add_busy();
+	refuse_first = 1;
+	run(cmd_status, "status", NULL, 1, &r);
+	assert_int_equal(r.status, 1);
+	assert_string_equal(r.err, busy_err);
+	assert_null(strstr(r.err, "Broken pipe"));
+}
+
+/* Closed before the request with nothing said: the send's error, named. */
+static void
+test_closed_without_reason(void **state)
+{
+	struct run r;
+
+	refuse_first = 1;
+	run(cmd_flush, "flush", NULL, 1, &r);
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "dcpictl: flush: sending to "));
+	assert_non_null(strstr(r.err, "Broken pipe; dcpid closed the connection "
+	    "without a reason"));
+}
+
+/* Only a RESULT may carry sequence 0 in answer to a request. */
+static void
+test_seq0_line_rejected(void **state)
+{
+	struct dcpi_ctl_hdr h;
+	struct run r;
+
+	add_line("samples 1");
+	add_result(DCPI_CTL_OK, "");
+	memcpy(&h, reply, sizeof(h));
+	h.seq = 0;
+	memcpy(reply, &h, sizeof(h));
+	run(cmd_status, "status", NULL, 1, &r);
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "bad reply from dcpid: sequence 0, expected"));
+}
+
 static void
 test_control_characters(void **state)
 {
@@ -366,6 +470,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_truncated_reply, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_reply, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wrong_seq, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_busy_read_after_request, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_busy_closed_before_request, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_closed_without_reason, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_seq0_line_rejected, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_control_characters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_daemon, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_usage, setup, teardown),

@@ -129,6 +129,7 @@ static const struct control_ops ops = {
 };
 
 static char dir[48], path[96];
+static unsigned start_max = CONTROL_MAX_CONNS;
 
 static int
 start(unsigned idle_ms)
@@ -139,7 +140,7 @@ start(unsigned idle_ms)
 	/* A directory that does not exist yet: control_init makes it. */
 	snprintf(path, sizeof(path), "%s/run/dcpid.sock", dir);
 	epfd = epoll_create1(EPOLL_CLOEXEC);
-	control_set_limits(idle_ms, CONTROL_MAX_CONNS);
+	control_set_limits(idle_ms, start_max);
 	if (control_init(path, SOCK_GID, &ops) < 0)
 		return -1;
 	nflush = nepoch = nquit = 0;
@@ -148,6 +149,27 @@ start(unsigned idle_ms)
 }
 
 static int setup_default(void **state) { return start(CONTROL_IDLE_TIMEOUT_MS); }
+static int teardown(void **state);
+
+/* Small limits: 12 in all, 4 per user, 3 kept for root (9 for the rest). */
+#define FAIR_MAX	12
+#define FAIR_PER_UID	4
+#define FAIR_RESERVE	3
+static int
+setup_fair(void **state)
+{
+	control_set_user_limits(FAIR_PER_UID, FAIR_RESERVE);
+	start_max = FAIR_MAX;
+	return start(CONTROL_IDLE_TIMEOUT_MS);
+}
+
+static int
+teardown_fair(void **state)
+{
+	start_max = CONTROL_MAX_CONNS;
+	control_set_user_limits(CONTROL_MAX_CONNS_PER_UID, CONTROL_ROOT_RESERVE);
+	return teardown(state);
+}
 static int setup_short(void **state) { return start(300); }
 
 static int
@@ -228,7 +250,9 @@ request(int type, struct reply *r)
 
 	if (fd < 0)
 		return -1;
-	if (dcpi_ctl_send(fd, (uint16_t)type, 42, NULL, 0) < 0) {
+	/* A refused connection may be closed before the request: its reason
+	 * is still there to read. */
+	if (dcpi_ctl_send(fd, (uint16_t)type, 42, NULL, 0) < 0 && errno != EPIPE) {
 		close(fd);
 		return -1;
 	}
@@ -285,10 +309,11 @@ test_status(void **state)
 	struct reply r;
 
 	assert_int_equal(request(DCPI_CTL_STATUS, &r), DCPI_CTL_OK);
-	assert_int_equal(r.nlines, 3);
+	assert_int_equal(r.nlines, 4);
 	assert_string_equal(r.lines[0], "samples 12345");
 	assert_string_equal(r.lines[1], "epoch 20261121223000");
 	assert_string_equal(r.lines[2], "control-connections 1");
+	assert_string_equal(r.lines[3], "control-refused 0");
 	assert_int_equal(__atomic_load_n(&nflush, __ATOMIC_SEQ_CST), 0);
 }
 
@@ -324,7 +349,7 @@ test_sequence_and_pipelining(void **state)
 	    DCPI_CTL_FLUSH, 8, NULL, 0), DCPI_CTL_HDR_SIZE);
 	send_raw(fd, b, sizeof(b));
 	assert_int_equal(read_reply(fd, &r), DCPI_CTL_OK);
-	assert_int_equal(r.nlines, 3);
+	assert_int_equal(r.nlines, 4);
 	assert_int_equal(read_reply(fd, &r), DCPI_CTL_OK);
 	assert_string_equal(r.text, "flush 1 written");
 	close(fd);
@@ -495,7 +520,7 @@ test_concurrent(void **state)
 		    NULL, 0), 0);
 	for (i = NCLIENTS - 1; i >= 0; i--) {
 		assert_int_equal(read_reply(fds[i], &r), DCPI_CTL_OK);
-		assert_int_equal(r.nlines, 3);
+		assert_int_equal(r.nlines, 4);
 		assert_int_equal(sscanf(r.lines[2], "control-connections %d", &n), 1);
 		if (n > max)
 			max = n;
@@ -552,6 +577,179 @@ test_unread_replies(void **state)
 		if (send(fd, b, sizeof(b), MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
 			break;
 	assert_still_answers();
+	close(fd);
+	assert_still_answers();
+}
+
+/*
+ * A user holding connections: a child that becomes uid (in the socket's
+ * group), opens n connections, asks STATUS on each and keeps them open
+ * until told to go.  It reports how many were answered and how many were
+ * refused with EBUSY, sequence 0 and "too many control connections"
+ * (with want_text in it, if given); anything else is an error.
+ */
+struct holder {
+	pid_t	pid;
+	int	go;		/* write end: closing it releases the child */
+	int	ok, busy, other;
+};
+
+static int
+hold(struct holder *h, uid_t uid, int n, const char *want_text)
+{
+	int rep[2], go[2], fds[256], i, counts[3] = { 0, 0, 0 };
+	gid_t g = SOCK_GID;
+	struct reply r;
+	char c;
+
+	assert_true(n <= 256);
+	if (pipe(rep) < 0 || pipe(go) < 0)
+		return -1;
+	h->pid = fork();
+	if (h->pid < 0)
+		return -1;
+	if (h->pid == 0) {
+		close(rep[0]);
+		close(go[1]);
+		if (setgroups(1, &g) < 0 || setgid(SOCK_GID) < 0 || setuid(uid) < 0)
+			_exit(10);
+		for (i = 0; i < n; i++)
+			if ((fds[i] = client()) < 0)
+				_exit(11);
+		for (i = 0; i < n; i++) {
+			/* A refused one may be closed already: EPIPE. */
+			(void)dcpi_ctl_send(fds[i], DCPI_CTL_STATUS, (uint32_t)i + 1,
+			    NULL, 0);
+			switch (read_reply(fds[i], &r)) {
+			case DCPI_CTL_OK:
+				counts[0]++;
+				break;
+			case DCPI_CTL_EBUSY:
+				if (strstr(r.text, "too many control connections") &&
+				    (want_text == NULL || strstr(r.text, want_text)))
+					counts[1]++;
+				else {
+					fprintf(stderr, "busy: '%s'\n", r.text);
+					counts[2]++;
+				}
+				break;
+			default:
+				counts[2]++;
+			}
+		}
+		if (write(rep[1], counts, sizeof(counts)) != sizeof(counts))
+			_exit(12);
+		(void)read(go[0], &c, 1);
+		_exit(0);
+	}
+	close(rep[1]);
+	close(go[0]);
+	h->go = go[1];
+	i = read(rep[0], counts, sizeof(counts)) == sizeof(counts) ? 0 : -1;
+	close(rep[0]);
+	h->ok = counts[0];
+	h->busy = counts[1];
+	h->other = counts[2];
+	return i;
+}
+
+static void
+release(struct holder *h)
+{
+	int status;
+
+	close(h->go);
+	assert_int_equal(waitpid(h->pid, &status, 0), h->pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* One user with far more connections than its share (the default limits):
+ * its extra ones are told why, and root is still answered. */
+static void
+test_user_limit(void **state)
+{
+	struct holder h;
+	struct reply r;
+
+	assert_int_equal(hold(&h, NOBODY, CONTROL_MAX_CONNS + 8,
+	    "from uid 65534"), 0);
+	assert_int_equal(h.ok, CONTROL_MAX_CONNS_PER_UID);
+	assert_int_equal(h.busy, CONTROL_MAX_CONNS + 8 - CONTROL_MAX_CONNS_PER_UID);
+	assert_int_equal(h.other, 0);
+	assert_int_equal(request(DCPI_CTL_STATUS, &r), DCPI_CTL_OK);
+	assert_string_equal(r.lines[2], "control-connections 17");
+	assert_int_equal(request(DCPI_CTL_FLUSH, &r), DCPI_CTL_OK);
+	release(&h);
+}
+
+/* Many users together fill what is not kept for root; root gets the rest;
+ * past the total, root too is told. */
+static void
+test_root_reserve(void **state)
+{
+	struct holder a, b, c;
+	int fds[FAIR_RESERVE], i;
+	struct reply r;
+
+	assert_int_equal(hold(&a, NOBODY, FAIR_PER_UID + 2, "limit per user"), 0);
+	assert_int_equal(a.ok, FAIR_PER_UID);
+	assert_int_equal(a.busy, 2);
+	assert_int_equal(hold(&b, NOBODY - 1, FAIR_PER_UID + 2, "from uid 65533"), 0);
+	assert_int_equal(b.ok, FAIR_PER_UID);
+	assert_int_equal(b.busy, 2);
+	/* 8 held, 9 open to users other than root. */
+	assert_int_equal(hold(&c, NOBODY - 2, 3, "kept for root"), 0);
+	assert_int_equal(c.ok, 1);
+	assert_int_equal(c.busy, 2);
+	assert_int_equal(a.other + b.other + c.other, 0);
+	/* Root's slots, all of them. */
+	for (i = 0; i < FAIR_RESERVE; i++) {
+		fds[i] = client();
+		assert_true(fds[i] >= 0);
+		assert_int_equal(dcpi_ctl_send(fds[i], DCPI_CTL_STATUS, 7, NULL, 0), 0);
+		assert_int_equal(read_reply(fds[i], &r), DCPI_CTL_OK);
+	}
+	assert_string_equal(r.lines[2], "control-connections 12");
+	assert_int_equal(request(DCPI_CTL_STATUS, &r), DCPI_CTL_EBUSY);
+	assert_non_null(strstr(r.text, "too many control connections (12 open, "
+	    "the limit)"));
+	for (i = 0; i < FAIR_RESERVE; i++)
+		close(fds[i]);
+	release(&c);
+	release(&b);
+	release(&a);
+	/* All given back. */
+	for (i = 0; i < 100; i++) {
+		if (request(DCPI_CTL_STATUS, &r) == DCPI_CTL_OK &&
+		    strcmp(r.lines[2], "control-connections 1") == 0)
+			break;
+		usleep(20000);
+	}
+	assert_string_equal(r.lines[2], "control-connections 1");
+	assert_string_equal(r.lines[3], "control-refused 7");
+}
+
+/* A slowloris client trickling its header a byte at a time, each sooner
+ * than the 300 ms limit, is still closed once 300 ms have passed without a
+ * complete request. */
+static void
+test_slowloris(void **state)
+{
+	struct dcpi_ctl_hdr h = { .version = DCPI_CTL_VERSION, .type = DCPI_CTL_STATUS,
+	    .seq = 9 };
+	const unsigned char *p = (const unsigned char *)&h;
+	struct reply r;
+	int fd = client();
+	size_t i;
+
+	assert_true(fd >= 0);
+	for (i = 0; i < sizeof(h); i++) {
+		if (send(fd, p + i, 1, MSG_NOSIGNAL) < 0)
+			break;	/* closed already */
+		usleep(100000);
+	}
+	assert_int_equal(read_reply(fd, &r), DCPI_CTL_EHEADER);
+	assert_non_null(strstr(r.text, "timed out"));
 	close(fd);
 	assert_still_answers();
 }
@@ -686,6 +884,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_concurrent, setup_default, teardown),
 		cmocka_unit_test_setup_teardown(test_connection_cap, setup_default, teardown),
 		cmocka_unit_test_setup_teardown(test_unread_replies, setup_short, teardown),
+		cmocka_unit_test_setup_teardown(test_user_limit, setup_default, teardown),
+		cmocka_unit_test_setup_teardown(test_root_reserve, setup_fair, teardown_fair),
+		cmocka_unit_test_setup_teardown(test_slowloris, setup_short, teardown),
 		cmocka_unit_test_setup_teardown(test_permissions, setup_default, teardown),
 		cmocka_unit_test_setup_teardown(test_second_server_refused, setup_default, teardown),
 		cmocka_unit_test_setup_teardown(test_stale_socket, setup_default, teardown),

@@ -12,8 +12,28 @@
  * a length over DCPI_CTL_MAX_PAYLOAD gets an error RESULT and the
  * connection is closed.
  *
+ * Sequence 0 is the connection's rather than a request's: the daemon sends
+ * a RESULT with seq 0 when it closes a connection on its own, before or
+ * without reading a request (DCPI_CTL_EBUSY when the connection is over a
+ * limit, sent at once, before the request was read; DCPI_CTL_EHEADER when
+ * no complete request came in time).  So that the two cannot be confused,
+ * a client's requests use a nonzero seq, and a client accepts a RESULT
+ * with seq 0 as the answer to whatever it sent.  A refused client may find
+ * the socket closed when it sends (EPIPE): the RESULT is still there to
+ * read.
+ *
  * Bump DCPI_CTL_VERSION whenever the layout or the meaning of any message
  * changes; both sides refuse other versions by name.
+ *
+ * Version history:
+ *   1  The first: STATUS, FLUSH, EPOCH, QUIT; RESULT and STATUS_LINE;
+ *      codes OK to EFAIL.  Added since, without a change in the layout or
+ *      in the meaning of what was there (a version 1 peer of either age
+ *      reads every message of the other): the codes DCPI_CTL_EHEADER and
+ *      DCPI_CTL_EBUSY, which an older client prints as an unknown code;
+ *      the rule above on sequence 0, which the daemon has followed since
+ *      it first sent EBUSY (older clients report such a RESULT as a
+ *      sequence mismatch).
  */
 #ifndef DCPI_CTL_H
 #define DCPI_CTL_H
