@@ -37,6 +37,14 @@ dcpi_pprof_encode(const struct dcpi_profile *const *profiles,
 	period = profiles[0]->period;
 	if (dcpi_event_is_time(profiles[0]->event))
 		period = period / 1000 ? period / 1000 : 1;
+	/* The header holds microseconds that readers multiply into
+	 * nanoseconds; another event's period, which can be anything, is
+	 * kept exactly by the dcpi-image lines, so the header's is bounded
+	 * to what a reader accepts. */
+	if (period == 0)
+		period = 1;
+	else if (period > UINT64_MAX / 1000)
+		period = UINT64_MAX / 1000;
 	eb_u64(&b, 0);
 	eb_u64(&b, 3);
 	eb_u64(&b, 0);
