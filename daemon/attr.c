@@ -724,8 +724,11 @@ attr_fork(uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid)
 	if ((parent = proc_find(ppid)) == NULL)
 		return;
 	child = proc_get(pid);
-	maps_reserve(child, parent->n);
-	memcpy(child->maps, parent->maps, parent->n * sizeof(*child->maps));
+	/* A parent known only from its exec has no maps yet (and no array). */
+	if (parent->n > 0) {
+		maps_reserve(child, parent->n);
+		memcpy(child->maps, parent->maps, parent->n * sizeof(*child->maps));
+	}
 	child->n = parent->n;
 	memcpy(child->comm, parent->comm, sizeof(child->comm));
 	for (i = 0; i < child->n; i++)

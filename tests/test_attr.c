@@ -380,6 +380,17 @@ test_fork_exec_exit(void **state)
 	attr_fork(1004, 1004, 1006, 1004);
 	assert_int_equal(attr_nprocs(), 0);
 	assert_int_equal(sample(1003, pc), ATTR_UNKNOWN_PID);
+	/* A process known only from its exec, with no maps yet, forks (the
+	 * sanitizer build once caught a copy of its absent map array). */
+	attr_comm(1007, 1007, "sh", 1);
+	attr_fork(1008, 1007, 1008, 1007);
+	assert_int_equal(sample(1008, pc), ATTR_NO_MAP);
+	mmap_exec(1008, &self, BASE, 0, NULL);
+	expect_ok(1008, pc, self.path, self_sym - self.xvaddr);
+	assert_int_equal(sample(1007, pc), ATTR_NO_MAP);
+	attr_exit(1008, 1007, 1008, 1007);
+	attr_exit(1007, 1, 1007, 1);
+	assert_int_equal(attr_nprocs(), 0);
 }
 
 /* A new mapping replaces what it overlaps; the rest keeps its offsets. */
