@@ -18,11 +18,13 @@ ln -s "$(command -v node)" "$T/dcpijit-nomap" || fail "cannot link node"
 map=
 
 start_dcpid -e perf::cpu-clock
-"$T/$cmd" --perf-basic-prof --no-turbo-inlining \
-    "$top_srcdir/tests/workload/jit_hot.js" 4 >"$T/node.out" 2>&1 & np=$!
+# In $T: with --perf-basic-prof node also writes isolate-*-v8.log into
+# its working directory.
+(cd "$T" && exec "$T/$cmd" --perf-basic-prof --no-turbo-inlining \
+    "$top_srcdir/tests/workload/jit_hot.js" 4) >"$T/node.out" 2>&1 & np=$!
 map=/tmp/perf-$np.map
 trap 'rm -f "$map"; cleanup' EXIT
-"$T/dcpijit-nomap" --no-turbo-inlining "$top_srcdir/tests/workload/jit_hot.js" 1 \
+(cd "$T" && exec "$T/dcpijit-nomap" --no-turbo-inlining "$top_srcdir/tests/workload/jit_hot.js" 1) \
     >"$T/nomap.out" 2>&1 || fail "node without a map failed: $(cat "$T/nomap.out")"
 sleep 1
 ctl flush >/dev/null || fail "dcpictl flush failed while node runs"
