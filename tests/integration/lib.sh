@@ -136,3 +136,30 @@ assert_db_valid() {
 
 # The epoch DB/current points at.
 current_epoch() { readlink "$DB/current"; }
+
+# Samples of a JIT pseudo-image's profile by the symbols of its perf-map
+# (offsets are addresses with tstart 0): jit_samples PERFMAP PROFILE REGEX
+# prints "IN_REGEX IN_ANON TOTAL", REGEX matching the hot symbol's name.
+jit_samples() {
+	"$DCPICTL" cat "$2" >"$T/cat.out" || fail "dcpictl cat $2 failed"
+	awk -v re="$3" 'function hex(s,  v, i) {
+		sub(/^0[xX]/, "", s); v = 0
+		for (i = 1; i <= length(s); i++)
+			v = v * 16 + index("0123456789abcdef", tolower(substr(s, i, 1))) - 1
+		return v
+	}
+	NR == FNR {
+		start[NR] = hex($1); size[NR] = hex($2)
+		$1 = $2 = ""; name[NR] = $0; n = NR; next
+	}
+	$1 ~ /^0x/ {
+		a = hex($1); total += $2
+		for (i = 1; i <= n; i++)
+			if (a >= start[i] && a < start[i] + size[i]) {
+				if (name[i] ~ re) hot += $2
+				if (name[i] ~ /\[anon\]/) anon += $2
+				break
+			}
+	}
+	END { print hot + 0, anon + 0, total + 0 }' "$1" "$T/cat.out"
+}

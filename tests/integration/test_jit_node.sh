@@ -47,27 +47,7 @@ grep -q 'hotJsFunction' "$pm" || fail "$pm: hotJsFunction not named: $(head "$pm
 
 # Samples per symbol of the perf-map: `dcpictl cat` lists offsets as
 # addresses (tstart 0).
-"$DCPICTL" cat "$f" >"$T/cat.out" || fail "dcpictl cat $f failed"
-set -- $(awk 'function hex(s,  v, i) {
-		sub(/^0[xX]/, "", s); v = 0
-		for (i = 1; i <= length(s); i++)
-			v = v * 16 + index("0123456789abcdef", tolower(substr(s, i, 1))) - 1
-		return v
-	}
-	NR == FNR {
-		start[NR] = hex($1); size[NR] = hex($2)
-		$1 = $2 = ""; name[NR] = $0; n = NR; next
-	}
-	$1 ~ /^0x/ {
-		a = hex($1); total += $2
-		for (i = 1; i <= n; i++)
-			if (a >= start[i] && a < start[i] + size[i]) {
-				if (name[i] ~ /hotJsFunction/) hot += $2
-				if (name[i] ~ /\[anon\]/) anon += $2
-				break
-			}
-	}
-	END { print hot + 0, anon + 0, total + 0 }' "$pm" "$T/cat.out")
+set -- $(jit_samples "$pm" "$f" hotJsFunction)
 echo "[jit:$cmd]: $1 of $3 samples in hotJsFunction, $2 in [anon]"
 # 4 s at 1,000 samples/s; a busy VM loses timer interrupts.
 [ "$3" -ge 400 ] || fail "[jit:$cmd]: only $3 samples"
