@@ -24,13 +24,5 @@ size_t lib_build_id_hex(Elf *elf, char *out);
  * %2E: every dot of "." and "..", or (leading_dot) a first one.  -1 with
  * ENAMETOOLONG past outlen or NAME_MAX. */
 int lib_name_escape(const char *name, int leading_dot, char *out, size_t outlen);
-/* Reads the file at path whole into *out (malloc'd, *outlen bytes, not
- * NUL-terminated): a regular file only (opened with O_NONBLOCK|O_NOFOLLOW
- * on the last component, so a FIFO or device planted there neither blocks
- * nor feeds us: EINVAL), at most max_bytes (EFBIG, also when it grows past
- * that while read), else the errno of open/read.  Messages name path;
- * on failure *out is NULL. */
-int lib_read_file(const char *path, size_t max_bytes, char **out,
-    size_t *outlen, struct dcpi_error *err);
 
 #endif

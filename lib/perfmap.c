@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,13 +175,13 @@ int
 dcpi_perfmap_read(const char *path, size_t max_bytes,
     struct dcpi_perfmap_entry **out, size_t *n, struct dcpi_error *err)
 {
-	char *buf;
+	void *buf;
 	size_t len;
 	int ret, saved;
 
 	*out = NULL;
 	*n = 0;
-	if (lib_read_file(path, max_bytes ? max_bytes : PERFMAP_DEFAULT_MAX,
+	if (dcpi_read_fileat(AT_FDCWD, path, path, max_bytes ? max_bytes : PERFMAP_DEFAULT_MAX,
 	    &buf, &len, err) == -1)
 		return -1;
 	ret = dcpi_perfmap_parse(buf, len, path, out, n, err);

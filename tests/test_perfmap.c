@@ -198,7 +198,7 @@ test_read(void **state)
 	assert_int_equal(dcpi_perfmap_read(link, 0, &e, &n, &err), -1);
 	assert_int_equal(errno, ELOOP);
 	assert_int_equal(dcpi_perfmap_read(dir, 0, &e, &n, &err), -1);
-	assert_int_equal(errno, EINVAL);
+	assert_int_equal(errno, EISDIR);
 	assert_non_null(strstr(err.msg, "not a regular file"));
 	errno = 0;
 	assert_int_equal(dcpi_perfmap_read("/nonexistent/perf-3.map", 0, &e, &n,

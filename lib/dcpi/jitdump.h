@@ -61,10 +61,11 @@ extern "C" {
  */
 int dcpi_jitdump_parse(const void *buf, size_t len, const char *name,
     struct dcpi_perfmap_entry **out, size_t *n, struct dcpi_error *err);
-/* Reads and parses the file at path: a regular file only (opened with
- * O_NONBLOCK|O_NOFOLLOW on the last component, fstat-checked: EINVAL
- * otherwise), at most max_bytes (0: 1 GiB: dumps hold the code too); EFBIG
- * when larger (also when it grows past that while read), else the errno
+/* Reads and parses the file at path with dcpi_read_fileat (profile.h): a
+ * regular file only, never blocking, the last component not followed
+ * (ELOOP; EISDIR for a directory, EINVAL for another file that is not
+ * regular), at most max_bytes (0: 1 GiB: dumps hold the code too; EFBIG
+ * when larger, also when it grows past that while read), else the errno
  * of open/read (*out NULL, *n 0), or dcpi_jitdump_parse's.  Messages name
  * path. */
 int dcpi_jitdump_read(const char *path, size_t max_bytes,

@@ -1,4 +1,4 @@
-// fuzz-sources: lib/perfmap.c lib/internal.c
+// fuzz-sources: lib/perfmap.c lib/file.c lib/internal.c
 /*
  * dcpid reads /tmp/perf-PID.map files that any user's process writes, and
  * dcpictl reads the copies in the build-id cache: the parser on arbitrary
