@@ -367,7 +367,7 @@ dcpi_db_mkdirs(const char *db, const char *epoch, const char *host,
     const char *event, struct dcpi_error *err)
 {
 	char dir[NAME_MAX + 1], *rel;
-	int dfd, fd, e;
+	int rc, e;
 
 	if (dcpi_db_event_dirname(event, dir, sizeof(dir)) < 0) {
 		fail(err, event, "cannot name its directory", errno);
@@ -377,22 +377,30 @@ dcpi_db_mkdirs(const char *db, const char *epoch, const char *host,
 		fail(err, event, "cannot name its directory", ENOMEM);
 		return -1;
 	}
+	rc = lib_db_mkdirs_below(db, rel, err);
+	e = errno;
+	free(rel);
+	errno = e;
+	return rc;
+}
+
+int
+lib_db_mkdirs_below(const char *db, const char *rel, struct dcpi_error *err)
+{
+	int dfd, fd, e;
+
 	/* The database's own path is the caller's; below it nothing is
 	 * followed. */
-	if (mkdir_path(db, err) < 0) {
-		free(rel);
+	if (mkdir_path(db, err) < 0)
 		return -1;
-	}
 	if ((dfd = open(db, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
 		e = errno;
-		free(rel);
 		fail(err, db, "cannot open directory", e);
 		return -1;
 	}
 	fd = dcpi_db_openat(dfd, rel, db, DCPI_DB_CREATE, 0755, (gid_t)-1, err);
 	e = errno;
 	close(dfd);
-	free(rel);
 	if (fd < 0) {
 		errno = e;
 		return -1;

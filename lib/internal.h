@@ -24,5 +24,9 @@ size_t lib_build_id_hex(Elf *elf, char *out);
  * %2E: every dot of "." and "..", or (leading_dot) a first one.  -1 with
  * ENAMETOOLONG past outlen or NAME_MAX. */
 int lib_name_escape(const char *name, int leading_dot, char *out, size_t outlen);
+/* Creates db (its own path may go through links) and rel's components
+ * below it with dcpi_db_openat(DCPI_DB_CREATE): the dcpi_db_mkdirs of
+ * db.h for any relative directory.  0, or -1 with errno and err. */
+int lib_db_mkdirs_below(const char *db, const char *rel, struct dcpi_error *err);
 
 #endif

@@ -82,7 +82,7 @@ dcpi_db_label_mkdirs(const char *db, const char *epoch, const char *host,
     const char *event, const char *label, struct dcpi_error *err)
 {
 	char evdir[NAME_MAX + 1], ldir[NAME_MAX + 1], *rel;
-	int dfd, fd, e;
+	int rc, e;
 
 	if (label == NULL)
 		return dcpi_db_mkdirs(db, epoch, host, event, err);
@@ -94,22 +94,11 @@ dcpi_db_label_mkdirs(const char *db, const char *epoch, const char *host,
 		    "directory: %s", label, strerror(errno));
 	if (asprintf(&rel, "%s/%s/%s/%s", epoch, host, evdir, ldir) < 0)
 		return lib_seterr(err, ENOMEM, "%s: out of memory", db);
-	if ((dfd = open(db, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-		e = errno;
-		free(rel);
-		return lib_seterr(err, e, "%s: cannot open directory: %s", db,
-		    strerror(e));
-	}
-	fd = dcpi_db_openat(dfd, rel, db, DCPI_DB_CREATE, 0755, (gid_t)-1, err);
+	rc = lib_db_mkdirs_below(db, rel, err);
 	e = errno;
-	close(dfd);
 	free(rel);
-	if (fd < 0) {
-		errno = e;
-		return -1;
-	}
-	close(fd);
-	return 0;
+	errno = e;
+	return rc;
 }
 
 static int
