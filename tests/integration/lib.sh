@@ -163,3 +163,23 @@ jit_samples() {
 	}
 	END { print hot + 0, anon + 0, total + 0 }' "$1" "$T/cat.out"
 }
+
+# A copy of a program built here (a libtool program: DIR/.libs/NAME with
+# libdcpi) that other users can run, in $T/bin (the caller makes $T
+# searchable): the build tree may sit in a directory only root may enter,
+# such as a clone in mktemp -d.  for_all DIR NAME prints the copy's path.
+for_all() {
+	mkdir -p "$T/bin" && chmod 755 "$T/bin" || fail "cannot make $T/bin"
+	"$top_builddir/$1/$2" --help >/dev/null 2>&1	# a libtool wrapper links its program first
+	if [ -x "$top_builddir/$1/.libs/$2" ]; then
+		cp "$top_builddir/$1/.libs/$2" "$T/bin/$2.bin" &&
+		    cp -P "$top_builddir"/lib/.libs/libdcpi.so* "$T/bin/" ||
+		    fail "cannot copy $2"
+		printf '#!/bin/sh\nLD_LIBRARY_PATH=%s exec %s "$@"\n' "$T/bin" \
+		    "$T/bin/$2.bin" >"$T/bin/$2"
+	else
+		cp "$top_builddir/$1/$2" "$T/bin/$2" || fail "cannot copy $2"
+	fi
+	chmod -R a+rX "$T/bin" && chmod 755 "$T/bin/$2" || fail "cannot make $2 executable"
+	echo "$T/bin/$2"
+}

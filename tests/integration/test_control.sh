@@ -67,7 +67,8 @@ answers
 
 # Privileges.  With the default mode 0660, others cannot even connect.
 # as_nobody SETPRIV_GROUP_OPTION DCPICTL_COMMAND
-as_nobody() { setpriv --reuid=$NOBODY --regid=$NOBODY "$1" "$DCPICTL" --socket "$SOCK" "$2"; }
+UCTL=$(for_all ctl dcpictl)
+as_nobody() { setpriv --reuid=$NOBODY --regid=$NOBODY "$1" "$UCTL" --socket "$SOCK" "$2"; }
 as_nobody --clear-groups status >"$T/out" 2>&1 && fail "nobody connected to a 0660 socket"
 grep -q "cannot connect to $SOCK: Permission denied" "$T/out" || fail "nobody, 0660: $(cat "$T/out")"
 # Opened to everyone (an admin's choice): STATUS for all, the rest not.

@@ -23,11 +23,13 @@ PER_UID=16
 chmod 755 "$T"
 printf 'group = %s\n' "$GROUP" >"$T/dcpid.conf"
 start_dcpid --config "$T/dcpid.conf" -e perf::cpu-clock
+UCTL=$(for_all ctl dcpictl)
+URAW=$(for_all tests ctlraw)
 as_member() { setpriv --reuid=$NOBODY --regid=$NOBODY --groups="$GID" "$@"; }
 
 # 128 connections and 8 more from one user, held open without a request
 # (dcpid closes the accepted ones after its 10 s idle limit).
-as_member "$CTLRAW" -n 136 -w 30000 "$SOCK" str: >"$T/hold.out" 2>&1 &
+as_member "$URAW" -n 136 -w 30000 "$SOCK" str: >"$T/hold.out" 2>&1 &
 holder=$!
 i=0
 while :; do
@@ -43,7 +45,7 @@ grep -Eq '^samples +[0-9]+$' "$T/status.out" || fail "root's status: $(cat "$T/s
 # Root may still do more than ask.
 ctl flush >"$T/out" 2>&1 || fail "root's flush while a user holds connections: $(cat "$T/out")"
 # The same user once more: told why, exit 1.
-as_member "$DCPICTL" --socket "$SOCK" status >"$T/out" 2>&1 && fail "the user's extra status was answered"
+as_member "$UCTL" --socket "$SOCK" status >"$T/out" 2>&1 && fail "the user's extra status was answered"
 grep -qx "dcpictl: status: busy: too many control connections from uid $NOBODY ($PER_UID open, the limit per user); try again later" "$T/out" ||
 	fail "the user's extra status: $(cat "$T/out")"
 wait $holder
@@ -58,7 +60,7 @@ grep -Eq "^control-refused +$((136 - PER_UID + 1))\$" "$T/status.out" ||
 # 200 concurrent loops of 3 dcpictl status, half root's, half the user's.
 loop() {
 	for k in 1 2 3; do
-		if "$@" "$DCPICTL" --socket "$SOCK" status >"$T/loop.$j.$k" 2>&1; then
+		if "$@" "$UCTL" --socket "$SOCK" status >"$T/loop.$j.$k" 2>&1; then
 			echo ok
 		else
 			echo "fail $j.$k"

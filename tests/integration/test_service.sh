@@ -127,11 +127,12 @@ if [ -n "$member" ]; then
 	# The group may flush and read the database; others may do neither.
 	"$DCPICTL" --help >/dev/null 2>&1	# a libtool wrapper builds its program as root
 	as() { u=$1; shift; setpriv --reuid="$u" --regid="$(id -g "$u")" --clear-groups "$@"; }
-	as $member "$DCPICTL" --socket "$SOCK" flush >/dev/null 2>"$T/m.err" ||
+	uctl=$(for_all ctl dcpictl)
+	as $member "$uctl" --socket "$SOCK" flush >/dev/null 2>"$T/m.err" ||
 	    fail "group member $member cannot flush: $(cat "$T/m.err")"
 	as $member cat "$profile" >/dev/null 2>"$T/m.err" ||
 	    fail "group member $member cannot read $profile: $(cat "$T/m.err")"
-	as $other "$DCPICTL" --socket "$SOCK" flush >/dev/null 2>&1 &&
+	as $other "$uctl" --socket "$SOCK" flush >/dev/null 2>&1 &&
 	    fail "$other, not in $grp, could flush"
 	as $other cat "$profile" >/dev/null 2>&1 && fail "$other, not in $grp, could read $profile"
 fi
