@@ -215,3 +215,9 @@ cmd_quit(const struct ctl_globals *g, int argc, char **argv)
 {
 	return request(g, argc, argv, DCPI_CTL_QUIT);
 }
+
+int
+cmd_reload(const struct ctl_globals *g, int argc, char **argv)
+{
+	return request(g, argc, argv, DCPI_CTL_RELOAD);
+}

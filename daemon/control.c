@@ -273,6 +273,7 @@ request_verb(int type)
 	case DCPI_CTL_FLUSH:	return "flush";
 	case DCPI_CTL_EPOCH:	return "rotate the epoch";
 	case DCPI_CTL_QUIT:	return "stop dcpid";
+	case DCPI_CTL_RELOAD:	return "reload the configuration";
 	default:		return "do that";
 	}
 }
@@ -307,16 +308,20 @@ conn_request(struct conn *c, const struct dcpi_ctl_hdr *h)
 		break;
 	case DCPI_CTL_FLUSH:
 	case DCPI_CTL_EPOCH:
+	case DCPI_CTL_RELOAD:
 		log_info("control: %s requested by uid %u (pid %d)",
 		    request_verb(h->type), (unsigned)c->cred.uid, (int)c->cred.pid);
 		if (h->type == DCPI_CTL_FLUSH)
 			rc = ops->flush != NULL ? ops->flush(msg, sizeof(msg)) : -1;
-		else
+		else if (h->type == DCPI_CTL_EPOCH)
 			rc = ops->epoch != NULL ? ops->epoch(msg, sizeof(msg)) : -1;
+		else
+			rc = ops->reload != NULL ? ops->reload(msg, sizeof(msg)) : -1;
 		msg[sizeof(msg) - 1] = '\0';
 		if (msg[0] == '\0')
 			snprintf(msg, sizeof(msg), "%s %s", h->type == DCPI_CTL_FLUSH ?
-			    "flush" : "epoch rotation", rc == 0 ? "done" : "failed");
+			    "flush" : h->type == DCPI_CTL_EPOCH ? "epoch rotation" :
+			    "reload", rc == 0 ? "done" : "failed");
 		conn_result(c, h->seq, rc == 0 ? DCPI_CTL_OK : DCPI_CTL_EFAIL, msg);
 		/* A long flush is dcpid's time, not the client's. */
 		c->since = now_ms();
@@ -724,7 +729,10 @@ control_init(const char *path, gid_t gid, const struct control_ops *o)
 		goto fail;
 	}
 	umask(old);
-	if ((gid != (gid_t)-1 && chown(path, (uid_t)-1, gid) < 0) ||
+	/* Under the unit (Group=dcpi) the socket has its group already, and
+	 * chown is outside the unit's SystemCallFilter=. */
+	if (stat(path, &st) < 0 || (gid != (gid_t)-1 && st.st_gid != gid &&
+	    chown(path, (uid_t)-1, gid) < 0) ||
 	    chmod(path, 0660) < 0 || stat(path, &st) < 0) {
 		saved = errno;
 		log_warn("control: setting the owner and mode of %s", path);

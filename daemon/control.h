@@ -27,6 +27,9 @@ struct control_ops {
 	int	(*epoch)(char *msg, size_t msglen);
 	/* Asks the daemon to flush and exit after this reply is sent. */
 	void	(*quit)(void);
+	/* Re-reads the configuration: 0, or -1 with why the old one was
+	 * kept in msg[msglen]. */
+	int	(*reload)(char *msg, size_t msglen);
 };
 
 /* Creates the socket at path (its directory too, mode 0755), mode 0660,

@@ -34,6 +34,12 @@
 #include "xmalloc.h"
 
 #define TICK_MS		1000
+
+/* Exit statuses of a start that cannot succeed until an administrator acts
+ * (dcpid(8) EXIT STATUS): the unit's RestartPreventExitStatus= lists them,
+ * so systemd does not retry such a start every RestartSec= for ever. */
+#define EXIT_NOPERM	77	/* sysexits' EX_NOPERM: perf_event_open refused */
+#define EXIT_CONFIG	78	/* EX_CONFIG: the configuration or an event */
 #define STATUS_EVERY	5	/* ticks between STATUS= notifications */
 
 static volatile sig_atomic_t sig_quit, sig_hup;
@@ -206,21 +212,24 @@ start_sampling(const struct config *c, char *err, size_t errlen)
 	return 0;
 }
 
-/* SIGHUP: re-read the configuration; a new event set restarts sampling
- * after a flush, so the counts of the old events are on disk. */
-static void
-reload(struct config *c, const struct cmdline *cl)
+/* SIGHUP or dcpictl reload: re-read the configuration; a new event set
+ * restarts sampling after a flush, so the counts of the old events are on
+ * disk.  0, or -1 with why the old configuration (or events) were kept in
+ * msg[msglen], which is also logged. */
+static int
+reload(struct config *c, const struct cmdline *cl, char *msg, size_t msglen)
 {
 	struct config n;
-	char err[1024], msg[512];
+	char err[1024];
 	size_t i;
 
 	if (load_config(&n, cl, err, sizeof(err)) == -1) {
-		log_warnx("SIGHUP: %s; keeping the old configuration", err);
-		return;
+		snprintf(msg, msglen, "%s; keeping the old configuration", err);
+		log_warnx("reload: %s", msg);
+		return -1;
 	}
 	if (strcmp(n.db, c->db) != 0 || strcmp(n.socket, c->socket) != 0)
-		log_warnx("SIGHUP: changes of the database or socket take effect at restart");
+		log_warnx("reload: changes of the database or socket take effect at restart");
 	log_setverbose(n.verbose);
 	c->flush_interval = n.flush_interval;
 	c->memory_cap = n.memory_cap;
@@ -231,19 +240,21 @@ reload(struct config *c, const struct cmdline *cl)
 	    (n.cpus && strcmp(n.cpus, c->cpus) != 0)) {
 		perf_disable();
 		core_process(1);
-		if (flush_run(msg, sizeof(msg)) == -1) {
-			log_warnx("SIGHUP: %s; keeping the old events", msg);
+		if (flush_run(err, sizeof(err)) == -1) {
+			snprintf(msg, msglen, "%s; keeping the old events", err);
+			log_warnx("reload: %s", msg);
 			perf_enable();
 			config_free(&n);
-			return;
+			return -1;
 		}
 		perf_fini();
 		if (start_sampling(&n, err, sizeof(err)) == -1) {
-			log_warnx("SIGHUP: %s; keeping the old events", err);
+			snprintf(msg, msglen, "%s; keeping the old events", err);
+			log_warnx("reload: %s", msg);
 			if (start_sampling(c, err, sizeof(err)) == -1)
 				fatalx("%s", err);
 			config_free(&n);
-			return;
+			return -1;
 		}
 		for (i = 0; i < c->nevents; i++)
 			free(c->events[i]);
@@ -258,7 +269,24 @@ reload(struct config *c, const struct cmdline *cl)
 			    (uintmax_t)perf_event_period(i));
 	}
 	config_free(&n);
-	log_notice("configuration reloaded");
+	snprintf(msg, msglen, "configuration reloaded");
+	log_notice("%s", msg);
+	return 0;
+}
+
+/* The control socket's RELOAD (dcpictl reload, the unit's ExecReload=)
+ * reaches reload() through these. */
+static struct config *running_config;
+static const struct cmdline *running_cmdline;
+static int reload_requested;
+
+static int
+control_reload(char *msg, size_t msglen)
+{
+	if (reload(running_config, running_cmdline, msg, msglen) == -1)
+		return -1;
+	reload_requested = 1;	/* the loop picks up the new flush interval */
+	return 0;
 }
 
 static uint64_t
@@ -275,6 +303,7 @@ main(int argc, char **argv)
 {
 	struct cmdline cl;
 	struct config c;
+	struct control_ops ops;
 	struct sigaction sa;
 	sigset_t block, waitmask;
 	char err[1024], msg[512];
@@ -298,7 +327,7 @@ main(int argc, char **argv)
 			fprintf(stderr, "dcpid: %s\n", err);
 			return 1;
 		}
-		fatalx("%s", err);
+		fatalx_status(EXIT_CONFIG, "%s", err);
 	}
 	log_setverbose(c.verbose);
 	if (cl.check) {
@@ -316,7 +345,9 @@ main(int argc, char **argv)
 		struct group *gr = getgrnam(c.group);
 
 		if (gr == NULL)
-			fatalx("group %s: no such group", c.group);
+			fatalx_status(EXIT_CONFIG, "group %s: no such group "
+			    "(systemd-sysusers creates it from sysusers.d/dcpi.conf)",
+			    c.group);
 		gid = gr->gr_gid;
 	}
 
@@ -345,14 +376,24 @@ main(int argc, char **argv)
 	umask(027);
 	if (flush_init(c.db, gid, err, sizeof(err)) == -1)
 		fatalx("%s", err);
+	running_config = &c;
+	running_cmdline = &cl;
 	cache_set_limit(c.cache_size);
 	if (attr_init() == -1)
 		fatalx("attribution failed to start");
 	core_init(c.memory_cap);
 	if (perf_init(c.events, c.nevents, c.cpus, core_record, err, sizeof(err)) == -1)
-		fatalx("%s", err);
-	if (control_init(c.socket, gid, &core_ops) == -1)
+		fatalx_status(errno == EACCES || errno == EPERM ? EXIT_NOPERM :
+		    errno == EINVAL || errno == ENOENT || errno == EOPNOTSUPP ||
+		    errno == ENODEV ? EXIT_CONFIG : 1, "%s", err);
+	ops = core_ops;
+	ops.reload = control_reload;
+	if (control_init(c.socket, gid, &ops) == -1)
 		fatalx("control socket %s could not be set up", c.socket);
+	/* Only a start that will sample makes an epoch, so that an epoch's
+	 * start time is when its sampling began. */
+	if (flush_start(err, sizeof(err)) == -1)
+		fatalx("%s", err);
 	perf_enable();
 	attr_scan_proc();
 	for (i = 0; i < perf_nevents(); i++)
@@ -374,7 +415,11 @@ main(int argc, char **argv)
 			break;
 		if (sig_hup) {
 			sig_hup = 0;
-			reload(&c, &cl);
+			if (reload(&c, &cl, msg, sizeof(msg)) == 0)
+				reload_requested = 1;
+		}
+		if (reload_requested) {
+			reload_requested = 0;
 			next_flush = now_ms() + (uint64_t)c.flush_interval * 1000;
 		}
 		now = now_ms();

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,28 +169,58 @@ open_epoch_dir(const char *ep, const char *sub, int create, char *err,
 	return fd;
 }
 
+/* Whether a copy of /proc/kallsyms can name kernel samples: it has a real
+ * _stext address.  Without CAP_SYSLOG every address reads as zero, and a
+ * unit's ProtectKernelTunables= leaves the file empty. */
+static int
+kallsyms_usable(const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len, *nl;
+	unsigned long long a;
+	char line[64], type, name[16];
+
+	for (; p < end; p = nl + 1) {
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			nl = end;
+		if (nl - p >= (ptrdiff_t)sizeof(line) ||
+		    memmem(p, (size_t)(nl - p), " _stext", 7) == NULL)
+			continue;
+		memcpy(line, p, (size_t)(nl - p));
+		line[nl - p] = '\0';
+		if (sscanf(line, "%llx %c %15s", &a, &type, name) == 3 &&
+		    strcmp(name, "_stext") == 0)
+			return a != 0;
+	}
+	return 0;
+}
+
 /* The epoch's host directory and its kernel symbols, which offline
  * symbolization of the kernel's profile needs; readable by root and the
  * database's group only, as /proc/kallsyms gives real addresses to root
- * only. */
+ * only.  An epoch's copy is kept once usable; a useless one (written by a
+ * dcpid that could not see the addresses) is replaced when this one can. */
 static int
 prepare_epoch(const char *ep, char *err, size_t errlen)
 {
 	char path[PATH_MAX + 64];
 	struct dcpi_error de;
-	struct stat st;
 	char *buf = NULL;
-	size_t len = 0, cap = 0;
+	void *old = NULL;
+	size_t len = 0, cap = 0, oldlen = 0;
 	ssize_t n;
-	int fd, hfd;
+	int fd, hfd, had;
 
 	if ((hfd = open_epoch_dir(ep, NULL, 1, err, errlen)) == -1)
 		return -1;
 	snprintf(path, sizeof(path), "%s/%s/%s/kallsyms", db, ep, host);
-	if (fstatat(hfd, "kallsyms", &st, AT_SYMLINK_NOFOLLOW) == 0) {
+	had = dcpi_read_fileat(hfd, "kallsyms", path, SIZE_MAX, &old, &oldlen,
+	    &de) == 0;
+	if (had && kallsyms_usable(old, oldlen)) {
+		free(old);
 		close(hfd);
 		return 0;
 	}
+	free(old);
 	if ((fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC)) == -1) {
 		log_warn("/proc/kallsyms");
 		close(hfd);
@@ -205,6 +236,16 @@ prepare_epoch(const char *ep, char *err, size_t errlen)
 		len += (size_t)n;
 	}
 	close(fd);
+	if (n == 0 && !kallsyms_usable(buf, len)) {
+		log_warnx("/proc/kallsyms shows no kernel addresses (%s): kernel "
+		    "samples of epoch %s will not be named; dcpid needs "
+		    "CAP_SYSLOG, kernel.kptr_restrict below 2, and a unit without "
+		    "ProtectKernelTunables= or ProtectKernelLogs=",
+		    len == 0 ? "it is empty" : "they read as zeros", ep);
+		free(buf);
+		close(hfd);
+		return 0;
+	}
 	if (n < 0 || dcpi_atomic_writeat(hfd, "kallsyms", path, buf, len,
 	    DB_FILE_MODE, &de) == -1) {
 		snprintf(err, errlen, "%s", n < 0 ? "/proc/kallsyms: read error" : de.msg);
@@ -212,6 +253,8 @@ prepare_epoch(const char *ep, char *err, size_t errlen)
 		close(hfd);
 		return -1;
 	}
+	if (had)
+		log_notice("%s: replaced a copy without kernel addresses", path);
 	free(buf);
 	close(hfd);
 	return 0;
@@ -395,7 +438,6 @@ check_db(char *err, size_t errlen)
 int
 flush_init(const char *dbpath, gid_t gid, char *err, size_t errlen)
 {
-	struct dcpi_error de;
 	struct utsname u;
 
 	db = xstrdup(dbpath);
@@ -415,7 +457,17 @@ flush_init(const char *dbpath, gid_t gid, char *err, size_t errlen)
 	snprintf(platform, sizeof(platform), "%s %s %s", u.sysname, u.release, u.machine);
 	cpuspeed = read_cpuspeed();
 	clean_db();
+	release_db();
+	return 0;
+}
 
+int
+flush_start(char *err, size_t errlen)
+{
+	struct dcpi_error de;
+
+	if (dbfd == -1 && (dbfd = open_db(err, errlen)) == -1)
+		return -1;
 	if (dcpi_db_currentat(dbfd, db, epoch, &de) == -1) {
 		dcpi_epoch_name(time(NULL), epoch);
 		if (prepare_epoch(epoch, err, errlen) == -1)

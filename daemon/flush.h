@@ -14,10 +14,13 @@
 
 /* Creates db if needed (mode 0750, group gid unless (gid_t)-1), refuses it
  * if others than root and that group (dcpid's own without one) may write
- * into it or another user owns it, takes its lock file, continues the
- * epoch `current` points at or starts a new one.  -1 with a message in
- * err[errlen]. */
+ * into it or another user owns it, and takes its lock file.  -1 with a
+ * message in err[errlen]. */
 int flush_init(const char *db, gid_t gid, char *err, size_t errlen);
+/* Once sampling is set up: continues the epoch `current` points at or
+ * starts a new one (so a start that fails leaves no epoch behind).  -1
+ * with a message in err[errlen]. */
+int flush_start(char *err, size_t errlen);
 void flush_fini(void);
 /* Merges all aggregated counts into the current epoch's files.  Counts
  * whose file could not be written stay in memory for the next try.

@@ -192,8 +192,10 @@ kernel_init(void)
 		kimg = image_pseudo(bid, blen, descr, "[kernel.kallsyms]",
 		    stext, etext - stext);
 	} else
-		log_warnx("/proc/kallsyms: no _stext/_etext addresses (not "
-		    "root or kptr_restrict): kernel samples are unattributed");
+		log_warnx("/proc/kallsyms: no _stext/_etext addresses (without "
+		    "CAP_SYSLOG, with kernel.kptr_restrict=2, or hidden by a unit's "
+		    "ProtectKernelTunables= or ProtectKernelLogs=): kernel samples "
+		    "are unattributed");
 	read_modules();
 	read_vdso();
 }

@@ -128,11 +128,13 @@ encode(const char *name, struct perf_event_attr *a, char *err, size_t errlen)
 	if (ret != PFM_SUCCESS) {
 		snprintf(err, errlen, "event %s: %s; try -e perf::cpu-clock",
 		    name, pfm_strerror(ret));
+		errno = EINVAL;
 		return -1;
 	}
 	if (a->freq) {
 		snprintf(err, errlen, "event %s: frequency mode gives no fixed "
 		    "period for the profile; use :period=N", name);
+		errno = EINVAL;
 		return -1;
 	}
 	a->size = sizeof(*a);
@@ -178,10 +180,54 @@ paranoid(void)
 	return buf;
 }
 
+/* From /proc/self/status: whether a seccomp filter is installed (a
+ * container's, or systemd's SystemCallFilter=), and whether the effective
+ * capabilities include CAP_PERFMON or CAP_SYS_ADMIN.  A refusal despite the
+ * capability is the filter's. */
+static void
+self_status(int *filtered, int *capable)
+{
+	char line[256];
+	unsigned long long eff;
+	FILE *fp;
+
+	*filtered = *capable = 0;
+	if ((fp = fopen("/proc/self/status", "re")) == NULL)
+		return;
+	while (fgets(line, sizeof(line), fp) != NULL) {
+		if (strncmp(line, "Seccomp:", 8) == 0)
+			*filtered = atoi(line + 8) == 2;
+		else if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			*capable = (eff >> 38 & 1) || (eff >> 21 & 1);
+	}
+	fclose(fp);
+}
+
+static void
+denied(const char *name, int cpu, int e, char *err, size_t errlen)
+{
+	int filtered, capable;
+
+	self_status(&filtered, &capable);
+	if (filtered && capable)
+		snprintf(err, errlen, "event %s on CPU %d: %s: perf_event_open is "
+		    "blocked by a seccomp filter (Seccomp: 2 in /proc/self/status): "
+		    "allow the system call, e.g. systemd-nspawn "
+		    "--system-call-filter=perf_event_open, docker --security-opt "
+		    "seccomp=PROFILE, or SystemCallFilter=perf_event_open in the unit",
+		    name, cpu, strerror(e));
+	else
+		snprintf(err, errlen, "event %s on CPU %d: %s: system-wide sampling "
+		    "needs root or CAP_PERFMON, and /proc/sys/kernel/perf_event_paranoid "
+		    "(now %s) low enough%s", name, cpu, strerror(e), paranoid(),
+		    filtered ? "; a seccomp filter is also installed, which may "
+		    "block perf_event_open" : "");
+}
+
 static int
 open_one(const char *name, struct perf_event_attr *a, int cpu, char *err, size_t errlen)
 {
-	int fd;
+	int fd, e;
 
 	fd = (int)syscall(SYS_perf_event_open, a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd == -1 && errno == EINVAL && a->build_id) {
@@ -193,12 +239,10 @@ open_one(const char *name, struct perf_event_attr *a, int cpu, char *err, size_t
 	}
 	if (fd != -1)
 		return fd;
-	switch (errno) {
+	switch ((e = errno)) {
 	case EACCES:
 	case EPERM:
-		snprintf(err, errlen, "event %s on CPU %d: %s: system-wide sampling "
-		    "needs root or CAP_PERFMON, and /proc/sys/kernel/perf_event_paranoid "
-		    "(now %s) low enough", name, cpu, strerror(errno), paranoid());
+		denied(name, cpu, e, err, errlen);
 		break;
 	case ENOENT:
 	case EOPNOTSUPP:
@@ -211,6 +255,7 @@ open_one(const char *name, struct perf_event_attr *a, int cpu, char *err, size_t
 		snprintf(err, errlen, "event %s on CPU %d: perf_event_open: %s; "
 		    "try -e perf::cpu-clock", name, cpu, strerror(errno));
 	}
+	errno = e;	/* dcpid's exit status tells refusals from the rest */
 	return -1;
 }
 
@@ -460,6 +505,7 @@ perf_init(char *const *evnames, size_t nev, const char *cpus,
     perf_record_cb cb, char *err, size_t errlen)
 {
 	size_t i;
+	int e;
 
 	record_cb = cb;
 	if (pfm_init(err, errlen) == -1)
@@ -492,8 +538,10 @@ perf_init(char *const *evnames, size_t nev, const char *cpus,
 	}
 	return 0;
 fail:
+	e = errno;
 	close_rbs();
 	free_events();
+	errno = e;
 	return -1;
 }
 

@@ -50,7 +50,7 @@ bad(int code, char *err, size_t errlen, const char *fmt, ...)
 static int
 is_request(unsigned type)
 {
-	return type >= DCPI_CTL_STATUS && type <= DCPI_CTL_QUIT;
+	return type >= DCPI_CTL_STATUS && type <= DCPI_CTL_RELOAD;
 }
 
 static int

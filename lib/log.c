@@ -88,3 +88,10 @@ fatalx(const char *fmt, ...)
 	LOG_BODY(LOG_ERR, 0);
 	exit(1);
 }
+
+void
+fatalx_status(int status, const char *fmt, ...)
+{
+	LOG_BODY(LOG_ERR, 0);
+	exit(status);
+}

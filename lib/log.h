@@ -26,5 +26,8 @@ void log_info(const char *, ...) LOG_FMT(1, 2);
 void log_debug(const char *, ...) LOG_FMT(1, 2);
 void fatal(const char *, ...) LOG_FMT(1, 2) __attribute__((noreturn));
 void fatalx(const char *, ...) LOG_FMT(1, 2) __attribute__((noreturn));
+/* As fatalx, exiting with status (a daemon's "do not restart me" codes). */
+void fatalx_status(int status, const char *, ...) LOG_FMT(2, 3)
+    __attribute__((noreturn));
 
 #endif

@@ -40,7 +40,7 @@ test_valid_requests(void **state)
 	char err[128];
 	int t;
 
-	for (t = DCPI_CTL_STATUS; t <= DCPI_CTL_QUIT; t++) {
+	for (t = DCPI_CTL_STATUS; t <= DCPI_CTL_RELOAD; t++) {
 		mkhdr(b, DCPI_CTL_VERSION, t, 0, 1000 + t, 0);
 		assert_int_equal(dcpi_ctl_decode_hdr(b, sizeof(b), DCPI_CTL_TO_DAEMON,
 		    &h, err, sizeof(err)), DCPI_CTL_OK);
@@ -117,7 +117,7 @@ test_reserved(void **state)
 static void
 test_unknown_type(void **state)
 {
-	static const unsigned bad_req[] = { 0, DCPI_CTL_QUIT + 1, 0xff,
+	static const unsigned bad_req[] = { 0, DCPI_CTL_RELOAD + 1, 0xff,
 	    DCPI_CTL_RESULT, DCPI_CTL_STATUS_LINE, 0xffff };
 	static const unsigned bad_rep[] = { 0, DCPI_CTL_STATUS, DCPI_CTL_QUIT,
 	    DCPI_CTL_STATUS_LINE + 1, 0xffff };

@@ -33,7 +33,10 @@
  *      DCPI_CTL_EBUSY, which an older client prints as an unknown code;
  *      the rule above on sequence 0, which the daemon has followed since
  *      it first sent EBUSY (older clients report such a RESULT as a
- *      sequence mismatch).
+ *      sequence mismatch); the request RELOAD (re-read dcpid.conf, as
+ *      SIGHUP does, with the outcome in the RESULT: OK, or EFAIL and why
+ *      the old configuration was kept), which an older daemon answers
+ *      with ETYPE.
  */
 #ifndef DCPI_CTL_H
 #define DCPI_CTL_H
@@ -63,6 +66,7 @@ enum dcpi_ctl_type {
 	DCPI_CTL_FLUSH,
 	DCPI_CTL_EPOCH,
 	DCPI_CTL_QUIT,
+	DCPI_CTL_RELOAD,	/* since version 1's first release: see history */
 	/* Replies. */
 	DCPI_CTL_RESULT = 0x100,	/* struct dcpi_ctl_result + message */
 	DCPI_CTL_STATUS_LINE,		/* "KEY VALUE" text, not NUL-terminated */
@@ -94,7 +98,7 @@ const char *dcpi_ctl_strcode(int code);
 #define DCPI_CTL_EBUSY		(DCPI_CTL_EFAIL + 2)
 
 /* Direction of a message, for the type check of dcpi_ctl_decode_hdr(). */
-#define DCPI_CTL_TO_DAEMON	1	/* requests: STATUS, FLUSH, EPOCH, QUIT */
+#define DCPI_CTL_TO_DAEMON	1	/* requests: STATUS ... RELOAD */
 #define DCPI_CTL_TO_CLIENT	2	/* replies: RESULT, STATUS_LINE */
 
 /* Bytes of a header on the wire (the struct has no padding). */

@@ -58,7 +58,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(h.version == DCPI_CTL_VERSION && h.reserved == 0);
 		CHECK(h.length <= DCPI_CTL_MAX_PAYLOAD);
 		if (dir == DCPI_CTL_TO_DAEMON) {
-			CHECK(h.type >= DCPI_CTL_STATUS && h.type <= DCPI_CTL_QUIT);
+			CHECK(h.type >= DCPI_CTL_STATUS && h.type <= DCPI_CTL_RELOAD);
 			CHECK(h.length == 0);
 		} else {
 			CHECK(h.type == DCPI_CTL_RESULT || h.type == DCPI_CTL_STATUS_LINE);

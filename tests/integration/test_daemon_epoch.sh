@@ -29,3 +29,21 @@ ctl epoch >/dev/null || fail "third dcpictl epoch failed"
 [ "$(ls -d "$DB"/2* | wc -l)" -eq 4 ] || fail "expected 4 epoch directories: $(ls "$DB")"
 assert_db_valid
 stop_dcpid
+
+# A start that cannot sample leaves no epoch behind (exit 78: an event this
+# machine cannot open, or cannot encode), so the next start's epoch begins
+# when its sampling does.
+rm -rf "$DB"; mkdir -m 0750 "$DB"
+"$DCPID" -f -e no::such-event -d "$DB" --socket "$SOCK" >"$T/bad.log" 2>&1; rc=$?
+[ "$rc" = 78 ] || fail "dcpid with an unknown event exited $rc, expected 78: $(cat "$T/bad.log")"
+[ -z "$(ls "$DB")" ] || fail "a failed start left $(ls "$DB") in the database"
+# An epoch whose kernel symbols were copied without addresses (a dcpid
+# without CAP_SYSLOG, or under ProtectKernelTunables=) gets them replaced.
+e=20250101000000
+mkdir -p "$DB/$e/$(hostname)" && : >"$DB/$e/$(hostname)/kallsyms" && ln -s "$e" "$DB/current"
+start_dcpid -e perf::cpu-clock
+[ "$(current_epoch)" = "$e" ] || fail "dcpid did not continue epoch $e"
+grep -q '^[0-9a-f]*[1-9a-f][0-9a-f]* [Tt] _stext$' "$DB/$e/$(hostname)/kallsyms" ||
+    fail "the empty kallsyms of $e was not replaced"
+grep -q 'replaced a copy without kernel addresses' "$DCPID_LOG" || fail "no log line about the replaced kallsyms"
+stop_dcpid

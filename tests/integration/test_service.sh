@@ -137,17 +137,31 @@ if [ -n "$member" ]; then
 	as $other cat "$profile" >/dev/null 2>&1 && fail "$other, not in $grp, could read $profile"
 fi
 
-# systemctl reload (ExecReload=) re-reads the file: a new event set is
-# sampled from then on.
-grep -q '^ExecReload=.*kill -HUP \$MAINPID' "$unit" || fail "$unit: ExecReload= does not send SIGHUP"
+# systemctl reload (ExecReload=, dcpictl reload) re-reads the file: a new
+# event set is sampled from then on; a file dcpid refuses fails the reload
+# with dcpid's reason, and the old configuration stays.
+grep -q '^ExecReload=.*/dcpictl reload$' "$unit" || fail "$unit: ExecReload= is not dcpictl reload"
 sed -i 's/^event = .*/event = perf::task-clock:period=1000000/' "$T/dcpid.conf"
+ctl reload >"$T/reload.out" 2>&1 || fail "dcpictl reload of a good file failed: $(cat "$T/reload.out")"
+ctl status | grep '^event' >"$T/events"
+grep -q 'task-clock' "$T/events" && ! grep -q 'cpu-clock' "$T/events" ||
+    fail "after dcpictl reload dcpid samples: $(cat "$T/events")"
+cp "$T/dcpid.conf" "$T/good.conf"
+echo 'flush-interval = soon' >>"$T/dcpid.conf"
+ctl reload >"$T/reload.out" 2>&1 && fail "dcpictl reload of a bad file succeeded: $(cat "$T/reload.out")"
+grep -q 'flush-interval.*keeping the old configuration' "$T/reload.out" ||
+    fail "dcpictl reload of a bad file says: $(cat "$T/reload.out")"
+echo "bad reload: $(cat "$T/reload.out")"
+# SIGHUP does the same without a reply.
+cp "$T/good.conf" "$T/dcpid.conf"
+sed -i 's/^event = .*/event = perf::cpu-clock:period=1000000/' "$T/dcpid.conf"
 kill -HUP "$DCPID_PID"
 for _ in $(seq 1 100); do
-	ctl status 2>/dev/null | grep -q '^event .*task-clock' && break
+	ctl status 2>/dev/null | grep -q '^event .*cpu-clock' && break
 	sleep 0.1
 done
 ctl status | grep '^event' >"$T/events"
-grep -q 'task-clock' "$T/events" && ! grep -q 'cpu-clock' "$T/events" ||
+grep -q 'cpu-clock' "$T/events" && ! grep -q 'task-clock' "$T/events" ||
     fail "after SIGHUP dcpid samples: $(cat "$T/events")"
 
 kill -TERM "$DCPID_PID"
@@ -174,8 +188,11 @@ else
 	printf '%s\n' "$filters" | sed -n 's/^~//p' | while read -r l; do allowed $l; done | sort -u >"$T/deny"
 	comm -23 "$T/allow" "$T/deny" >"$T/filter"
 	[ -s "$T/filter" ] || fail "could not expand SystemCallFilter= of $unit"
-	# libtool runs strace on the program itself, not on its wrapper.
-	"$top_builddir/libtool" --mode=execute strace -f -qq -o "$T/strace" "$DCPID" "$@" --config "$T/dcpid.conf" -d "$DB" --socket "$SOCK" \
+	# libtool runs strace on the program itself, not on its wrapper; the
+	# gid and umask are the unit's (Group=, UMask=), as they decide
+	# whether dcpid has to chown.
+	(umask "$umask_unit" && exec setpriv --regid="$grp" --keep-groups \
+	    "$top_builddir/libtool" --mode=execute strace -f -qq -o "$T/strace" "$DCPID" "$@" --config "$T/dcpid.conf" -d "$DB" --socket "$SOCK") \
 	    >"$DCPID_LOG" 2>&1 &
 	DCPID_PID=$!
 	for _ in $(seq 1 100); do ctl status >/dev/null 2>&1 && break; sleep 0.1; done
@@ -192,7 +209,8 @@ fi
 # man pages they name reachable.
 mkdir -p "$T/units" "$T/man/man1" "$T/man/man5" "$T/man/man8"
 for p in "$top_srcdir"/man/*.[158]; do ln -s "$p" "$T/man/man${p##*.}/"; done
-sed "s|^ExecStart=[^ ]*|ExecStart=$DCPID|" "$unit" >"$T/units/dcpid.service"
+sed -e "s|^ExecStart=[^ ]*|ExecStart=$DCPID|" -e "s|^ExecReload=[^ ]*|ExecReload=$DCPICTL|" \
+    "$unit" >"$T/units/dcpid.service"
 sed "s|^ExecStart=\(-*\)[^ ]*|ExecStart=\1$DCPICTL|" "$top_builddir/contrib/dcpi-epoch.service" \
     >"$T/units/dcpi-epoch.service"
 cp "$top_srcdir/contrib/dcpi-epoch.timer" "$T/units/"
