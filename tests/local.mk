@@ -11,6 +11,16 @@ SH_LOG_COMPILER = $(SHELL)
 TESTS_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(ELF_CFLAGS) $(DW_CFLAGS)
 TESTS_LIBS = $(CMOCKA_LIBS)
 
+# The slowest test first (a package build and a boot), so that the others
+# run beside it under make -j.
+TESTS += tests/integration/test_service_boot.sh
+EXTRA_DIST += tests/integration/test_service_boot.sh
+# Its debootstrapped tree, kept between runs.
+clean-local: clean-boot-cache
+clean-boot-cache:
+	rm -rf tests/boot-cache
+.PHONY: clean-boot-cache
+
 include tests/format.mk
 include tests/daemon.mk
 include tests/attr.mk
@@ -21,3 +31,10 @@ include tests/export.mk
 include tests/fault.mk
 include tests/jit.mk
 include tests/idle.mk
+
+# The cmocka unit tests and fuzz corpora only: what a package build can run
+# (debian/rules), where perf_event_open and daemons are not allowed.
+check-unit:
+	@unit=; for t in $(TESTS); do case $$t in *.sh) ;; *) unit="$$unit $$t" ;; esac; done; \
+	$(MAKE) $(AM_MAKEFLAGS) check TESTS="$$unit"
+.PHONY: check-unit
