@@ -179,19 +179,11 @@ print_json_header(const struct dcpi_dataset *d, int idle_shown, FILE *fp)
 {
 	size_t i, j, k;
 
-	fputs("{\"epochs\": [", fp);
-	for (i = 0; i < d->n_epochs; i++) {
-		if (i)
-			fputs(", ", fp);
-		json_string(fp, d->epochs[i]);
-	}
-	fputs("], \"hosts\": [", fp);
-	for (i = 0; i < d->n_hosts; i++) {
-		if (i)
-			fputs(", ", fp);
-		json_string(fp, d->hosts[i]);
-	}
-	fputs("], \"events\": [", fp);
+	fputs("{\"epochs\": ", fp);
+	json_strings(fp, d->epochs, d->n_epochs);
+	fputs(", \"hosts\": ", fp);
+	json_strings(fp, d->hosts, d->n_hosts);
+	fputs(", \"events\": [", fp);
 	for (i = 0; i < d->n_events; i++) {
 		fputs(i ? ", {\"name\": " : "{\"name\": ", fp);
 		json_string(fp, d->events[i].name);
@@ -210,21 +202,15 @@ print_json_header(const struct dcpi_dataset *d, int idle_shown, FILE *fp)
 		fputs("}}", fp);
 	}
 	fprintf(fp, "], \"idle_included\": %s", idle_shown ? "true" : "false");
-	fputs(", \"skipped\": [", fp);
-	for (i = 0; i < d->n_skipped; i++) {
-		if (i)
-			fputs(", ", fp);
-		json_string(fp, d->skipped[i]);
-	}
-	fputs("],\n\"rows\": ", fp);
+	fputs(", \"skipped\": ", fp);
+	json_strings(fp, d->skipped, d->n_skipped);
+	fputs(",\n\"rows\": ", fp);
 }
 
 int
 cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		SEL_LONGOPTS,
-		SEL_IDLE_LONGOPT,
 		{ "images",	no_argument,		NULL, 'i' },
 		{ "csv",	no_argument,		NULL, 'c' },
 		{ "json",	no_argument,		NULL, 'j' },
@@ -244,24 +230,19 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 	uint64_t min;
 	char num[32];
 	uint64_t cum = 0;
-	char *end;
 
 	memset(&s, 0, sizeof(s));
-	while ((ch = getopt_long(argc, argv, "ie:n:h", opts, NULL)) != -1) {
-		if ((r = sel_option(&s, ch, optarg, "prof")) == 1)
-			continue;
-		if (r == -1)
-			return 2;
+	while ((ch = sel_getopt(argc, argv, "ie:n:h", opts, SEL_ALL | SEL_IDLE, &s,
+	    "prof")) != -1) {
 		switch (ch) {
+		case SEL_BAD:
+			return 2;
 		case 'i': by_image = 1; break;
 		case 'c': f = FMT_CSV; break;
 		case 'j': f = FMT_JSON; break;
 		case 'n':
-			limit = strtoul(optarg, &end, 10);
-			if (*optarg == '\0' || *end != '\0' || optarg[0] == '-') {
-				fprintf(stderr, "dcpictl: prof: -n %s: expected a number of rows\n", optarg);
+			if (sel_rows(optarg, "prof", &limit) == -1)
 				return 2;
-			}
 			break;
 		case 'h':
 		default:
