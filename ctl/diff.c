@@ -81,8 +81,6 @@ cmd_diff(const struct ctl_globals *g, int argc, char **argv)
 	/* One event, not a list: --event is diff's own. */
 	static const struct option opts[] = {
 		{ "event",	required_argument,	NULL, 'e' },
-		{ "csv",	no_argument,		NULL, 'c' },
-		{ "json",	no_argument,		NULL, 'j' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -94,7 +92,6 @@ cmd_diff(const struct ctl_globals *g, int argc, char **argv)
 	struct symcache *c;
 	struct agg a;
 	struct table t;
-	enum fmt f = FMT_TEXT;
 	size_t *order, i, j, limit = (size_t)-1;
 	const char *event = NULL;
 	char *ev = NULL;
@@ -103,12 +100,10 @@ cmd_diff(const struct ctl_globals *g, int argc, char **argv)
 
 	memset(&common, 0, sizeof(common));
 	memset(sd, 0, sizeof(sd));
-	while ((ch = sel_getopt(argc, argv, "e:n:h", opts, SEL_HOST | SEL_IMAGE | SEL_IDLE,
-	    &common, "diff")) != -1) {
+	while ((ch = sel_getopt(argc, argv, "e:n:h", opts, SEL_HOST | SEL_IMAGE | SEL_IDLE |
+	    SEL_FORMAT, &common, "diff")) != -1) {
 		switch (ch) {
 		case 'e': event = optarg; break;
-		case 'c': f = FMT_CSV; break;
-		case 'j': f = FMT_JSON; break;
 		case 'n':
 			if (sel_rows(optarg, "diff", &limit) == -1)
 				return 2;
@@ -204,11 +199,11 @@ cmd_diff(const struct ctl_globals *g, int argc, char **argv)
 		table_addf(&t, 6, "%s", rw->proc);
 		table_addf(&t, 7, "%s", rw->image);
 	}
-	if (f == FMT_TEXT)
+	if (common.fmt == FMT_TEXT)
 		printf("event %s\nA %s: %llu samples\nB %s: %llu samples\n\n", event,
 		    sd[0].arg, (unsigned long long)tot_a, sd[1].arg, (unsigned long long)tot_b);
-	table_print(&t, f, stdout);
-	if (f == FMT_JSON)
+	table_print(&t, common.fmt, stdout);
+	if (common.fmt == FMT_JSON)
 		putchar('\n');
 	table_free(&t);
 	free(order);

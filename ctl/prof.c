@@ -212,8 +212,6 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "images",	no_argument,		NULL, 'i' },
-		{ "csv",	no_argument,		NULL, 'c' },
-		{ "json",	no_argument,		NULL, 'j' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -225,21 +223,18 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 	const char **head;
 	char **pcthead;
 	int *right, by_image = 0, ch, r;
-	enum fmt f = FMT_TEXT;
 	size_t *order, *ev, i, n, e, nc, limit = (size_t)-1;
 	uint64_t min;
 	char num[32];
 	uint64_t cum = 0;
 
 	memset(&s, 0, sizeof(s));
-	while ((ch = sel_getopt(argc, argv, "ie:n:h", opts, SEL_ALL | SEL_IDLE, &s,
-	    "prof")) != -1) {
+	while ((ch = sel_getopt(argc, argv, "ie:n:h", opts, SEL_ALL | SEL_IDLE | SEL_FORMAT,
+	    &s, "prof")) != -1) {
 		switch (ch) {
 		case SEL_BAD:
 			return 2;
 		case 'i': by_image = 1; break;
-		case 'c': f = FMT_CSV; break;
-		case 'j': f = FMT_JSON; break;
 		case 'n':
 			if (sel_rows(optarg, "prof", &limit) == -1)
 				return 2;
@@ -305,7 +300,7 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 	for (e = 0; e < d->n_events; e++) {
 		head[2 * e] = d->events[ev[e]].name;
 		/* Scripts need distinct column names. */
-		if (f == FMT_TEXT)
+		if (s.fmt == FMT_TEXT)
 			head[2 * e + 1] = "%";
 		else {
 			xasprintf(&pcthead[e], "%s %%", d->events[ev[e]].name);
@@ -331,12 +326,12 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 			table_put(&t, 2 * e + 1, rw->proc);
 		table_put(&t, nc - 1, rw->image);
 	}
-	if (f == FMT_TEXT)
+	if (s.fmt == FMT_TEXT)
 		print_header(d, s.idle, stdout);
-	else if (f == FMT_JSON)
+	else if (s.fmt == FMT_JSON)
 		print_json_header(d, s.idle, stdout);
-	table_print(&t, f, stdout);
-	if (f == FMT_JSON)
+	table_print(&t, s.fmt, stdout);
+	if (s.fmt == FMT_JSON)
 		fputs("}\n", stdout);
 	table_free(&t);
 	free(head);

@@ -59,6 +59,13 @@ static const struct {
 	{ SEL_IMAGE,	{ "image",	required_argument,	NULL, 'I' } },
 	{ SEL_IDLE,	{ "idle",	no_argument,		NULL, SEL_OPT_IDLE } },
 };
+/* --csv and --json: after the command's own, as no other name shares their
+ * first letters (getopt_long lists ambiguous prefixes in table order). */
+static const struct option fmt_opts[] = {
+	{ "csv",	no_argument,		NULL, 'c' },
+	{ "json",	no_argument,		NULL, 'j' },
+};
+#define FMT_NOPTS	(sizeof(fmt_opts) / sizeof(fmt_opts[0]))
 #define SEL_NOPTS	(sizeof(sel_opts) / sizeof(sel_opts[0]))
 #define OWN_MAX		16
 
@@ -69,6 +76,10 @@ sel_option(struct selection *s, unsigned which, int ch, const char *arg, const c
 {
 	size_t i;
 
+	if (which & SEL_FORMAT && (ch == 'c' || ch == 'j')) {
+		s->fmt = ch == 'c' ? FMT_CSV : FMT_JSON;
+		return 1;
+	}
 	for (i = 0; i < SEL_NOPTS && sel_opts[i].o.val != ch; i++)
 		;
 	if (i == SEL_NOPTS || !(sel_opts[i].bit & which))
@@ -111,7 +122,7 @@ int
 sel_getopt(int argc, char **argv, const char *optstring, const struct option *own,
     unsigned which, struct selection *s, const char *cmd)
 {
-	struct option o[SEL_NOPTS + OWN_MAX + 1];
+	struct option o[SEL_NOPTS + FMT_NOPTS + OWN_MAX + 1];
 	size_t n = 0, i;
 	int ch, r;
 
@@ -123,6 +134,8 @@ sel_getopt(int argc, char **argv, const char *optstring, const struct option *ow
 			fatalx("sel_getopt: %s: more than %d options", cmd, OWN_MAX);
 		o[n++] = own[i];
 	}
+	for (i = 0; which & SEL_FORMAT && i < FMT_NOPTS; i++)
+		o[n++] = fmt_opts[i];
 	memset(&o[n], 0, sizeof(o[n]));
 	while ((ch = getopt_long(argc, argv, optstring, o, NULL)) != -1) {
 		if ((r = sel_option(s, which, ch, optarg, cmd)) == 0)

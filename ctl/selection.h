@@ -11,6 +11,8 @@
 
 #include <dcpi/dataset.h>
 
+#include "output.h"
+
 #define SEL_MAX		64
 
 struct selection {
@@ -23,6 +25,7 @@ struct selection {
 	size_t		 n_events;
 	const char	*image;
 	int		 idle;		/* --idle: the idle task's samples too */
+	enum fmt	 fmt;		/* --csv, --json: how the rows are printed */
 };
 
 /* The selection options a command takes (sel_getopt's `which'). */
@@ -33,6 +36,8 @@ struct selection {
 /* --idle, for the commands that can show the idle task's samples (prof,
  * list, diff); without it they are left out (dcpi/dataset.h). */
 #define SEL_IDLE	0x10
+/* --csv, --json (into fmt) */
+#define SEL_FORMAT	0x20
 #define SEL_ALL		(SEL_EPOCHS | SEL_HOST | SEL_EVENTS | SEL_IMAGE)
 
 /* getopt_long's value of --idle, which has no short form. */
@@ -41,8 +46,8 @@ struct selection {
 #define SEL_BAD		0x101
 
 /*
- * getopt_long over the selection options in `which' followed by the
- * command's own (own: terminated by a NULL name; at most 16) with the
+ * getopt_long over the selection options in `which' (SEL_FORMAT's after
+ * the command's) and the command's own (own: terminated by a NULL name; at most 16) with the
  * short options optstring.  The selection options are stored in s and
  * not returned; anything else is returned as getopt_long returns it: the
  * command's options, '?' for an unknown one, -1 at the end.  SEL_BAD
