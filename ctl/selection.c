@@ -1,5 +1,6 @@
 /*
- * The selection options shared by the analysis commands: ctl/selection.h.
+ * Selections of the analysis commands (ctl/selection.h): their options,
+ * time arguments, and the loading of what they select.
  */
 #include "config.h"
 
