@@ -19,7 +19,7 @@ int cmd_status(const struct ctl_globals *, int, char **);
 int cmd_flush(const struct ctl_globals *, int, char **);
 int cmd_epoch(const struct ctl_globals *, int, char **);
 int cmd_quit(const struct ctl_globals *, int, char **);
-/* Profile files, DCPI's and other tools' (ctl/cat.c). */
+/* Profile files (ctl/cat.c). */
 int cmd_cat(const struct ctl_globals *, int, char **);
 /* Analysis (ctl/prof.c, ctl/list.c, ctl/diff.c, ctl/epochs.c). */
 int cmd_prof(const struct ctl_globals *, int, char **);
