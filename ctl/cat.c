@@ -19,6 +19,206 @@
 #include <dcpi/profile.h>
 
 #include "commands.h"
+#include "output.h"
+
+/* ---- other tools' formats ---- */
+
+static int
+cmp_u64_desc(uint64_t a, uint64_t b)
+{
+	return a > b ? -1 : a < b;
+}
+
+static const struct dcpi_callgrind *cg_sort;
+
+static int
+cmp_cgfn(const void *a, const void *b)
+{
+	const size_t *x = a, *y = b;
+	int c = cmp_u64_desc(cg_sort->fns[*x].cost[0], cg_sort->fns[*y].cost[0]);
+
+	return c ? c : (*x > *y) - (*x < *y);
+}
+
+static void
+cat_pprof(const struct dcpi_pprof *pp, FILE *out)
+{
+	size_t i, j;
+
+	fprintf(out, "format   pprof (gperftools CPU profile, %u-byte slots)\n", pp->slot);
+	fprintf(out, "period   %" PRIu64 " us\nrecords  %" PRIu64 "\nsamples  %" PRIu64 "\n",
+	    pp->period_us, pp->n_records, pp->total);
+	for (i = 0; i < pp->n_maps; i++)
+		fprintf(out, "mapping  0x%" PRIx64 "-0x%" PRIx64 " offset 0x%" PRIx64 " %s\n",
+		    pp->maps[i].start, pp->maps[i].end, pp->maps[i].offset, pp->maps[i].path);
+	for (i = 0; i < pp->n_samples; i++) {
+		const struct dcpi_pprof_sample *s = &pp->samples[i];
+
+		for (j = 0; j < pp->n_maps; j++)
+			if (s->pc >= pp->maps[j].start && s->pc < pp->maps[j].end)
+				break;
+		if (j < pp->n_maps)
+			fprintf(out, "0x%" PRIx64 " %" PRIu64 " %s+0x%" PRIx64 "\n", s->pc, s->count,
+			    pp->maps[j].path, s->pc - pp->maps[j].start + pp->maps[j].offset);
+		else
+			fprintf(out, "0x%" PRIx64 " %" PRIu64 "\n", s->pc, s->count);
+	}
+}
+
+static void
+cat_gmon(const struct dcpi_gmon *gm, FILE *out)
+{
+	const struct dcpi_gmon_hist *hs;
+	size_t h, i;
+
+	fprintf(out, "format   gmon (gprof gmon.out version %" PRIu32 ")\n", gm->version);
+	fprintf(out, "records  %zu histogram, %zu call-graph arcs, %zu basic-block\n",
+	    gm->n_hist_records, gm->n_arcs, gm->n_bb);
+	if (gm->n_hists == 0)
+		return;
+	fprintf(out, "rate     %" PRIu32 " per %s (%c)\nsamples  %" PRIu64 "\n", gm->rate,
+	    gm->dimen, gm->abbrev ? gm->abbrev : '?', gm->total);
+	for (h = 0; h < gm->n_hists; h++) {
+		hs = &gm->hists[h];
+		fprintf(out, "range    0x%" PRIx64 "-0x%" PRIx64 " in %zu bins, %zu records\n",
+		    hs->low_pc, hs->high_pc, hs->n_bins, hs->n_records);
+		for (i = 0; i < hs->n_bins; i++)
+			if (hs->bins[i] != 0)
+				fprintf(out, "0x%" PRIx64 " %" PRIu64 "\n", hs->low_pc +
+				    (uint64_t)((unsigned __int128)i * (hs->high_pc - hs->low_pc) /
+				    hs->n_bins), hs->bins[i]);
+	}
+}
+
+static int
+cat_callgrind(const struct dcpi_callgrind *cg, FILE *out)
+{
+	size_t *order, i, k;
+
+	if ((order = calloc(cg->n_fns + 1, sizeof(*order))) == NULL)
+		return -1;
+	fprintf(out, "format   callgrind\nevents  ");
+	for (k = 0; k < cg->n_events; k++) {
+		putc(' ', out);
+		esc_puts(cg->events[k], out);
+	}
+	fprintf(out, "\ntotals  ");
+	for (k = 0; k < cg->n_events; k++)
+		fprintf(out, " %" PRIu64, cg->totals[k]);
+	fprintf(out, "\nlines    %" PRIu64 " cost, %" PRIu64 " calls\n", cg->n_cost_lines, cg->n_calls);
+	for (i = 0; i < cg->n_fns; i++)
+		order[i] = i;
+	cg_sort = cg;
+	qsort(order, cg->n_fns, sizeof(*order), cmp_cgfn);
+	for (i = 0; i < cg->n_fns; i++) {
+		const struct dcpi_callgrind_fn *f = &cg->fns[order[i]];
+
+		for (k = 0; k < cg->n_events; k++)
+			fprintf(out, "%" PRIu64 " ", f->cost[k]);
+		esc_puts(f->fn, out);
+		putc(' ', out);
+		esc_puts(f->ob, out);
+		putc(':', out);
+		esc_puts(f->fl, out);
+		putc('\n', out);
+	}
+	free(order);
+	return 0;
+}
+
+static void
+cat_xprof(const struct dcpi_xprof *x, FILE *out)
+{
+	size_t i, j, k;
+
+	fprintf(out, "format   xprof_text %u.%u\n", x->major, x->minor);
+	for (i = 0; i < x->n_objs; i++) {
+		const struct dcpi_xprof_obj *o = &x->objs[i];
+
+		fputs("objfile  ", out);
+		esc_puts(o->path, out);
+		fprintf(out, " (%zu procedures)\n", o->n_procs);
+		for (j = 0; j < o->n_procs; j++) {
+			const struct dcpi_xprof_proc *p = &o->procs[j];
+			uint64_t sum = 0;
+
+			for (k = 0; k < p->n_counters; k++)
+				sum += p->counters[k].value;
+			fputs("proc     ", out);
+			esc_puts(p->name, out);
+			fprintf(out, " %" PRIu64 "\n", sum);
+			for (k = 0; k < p->n_counters; k++)
+				fprintf(out, "  +0x%" PRIx32 " %" PRIu64 "\n", p->counters[k].id,
+				    p->counters[k].value);
+		}
+	}
+	for (i = 0; i < x->n_progs; i++) {
+		fputs("program  ", out);
+		esc_puts(x->progs[i].path, out);
+		putc(':', out);
+		for (j = 0; j < x->progs[i].n_objrefs; j++) {
+			putc(' ', out);
+			esc_puts(x->progs[i].objrefs[j], out);
+		}
+		fprintf(out, "\n");
+	}
+}
+
+/* A file that is not a DCPI profile: recognizes gperftools, gmon.out,
+ * Callgrind and xprof_text by content and prints it as text on out.  0
+ * printed; -1 after printing a one-line error naming path (an
+ * unrecognized or malformed file). */
+static int
+cat_foreign(const char *path, const void *buf, size_t len, FILE *out)
+{
+	struct dcpi_error err;
+	int rc = -1;
+
+	switch (dcpi_format_detect(buf, len)) {
+	case DCPI_FMT_PPROF: {
+		struct dcpi_pprof *pp;
+
+		if ((rc = dcpi_pprof_parse(buf, len, path, &pp, &err)) == 0)
+			cat_pprof(pp, out);
+		dcpi_pprof_free(pp);
+		break;
+	}
+	case DCPI_FMT_GMON: {
+		struct dcpi_gmon *gm;
+
+		if ((rc = dcpi_gmon_parse(buf, len, path, &gm, &err)) == 0)
+			cat_gmon(gm, out);
+		dcpi_gmon_free(gm);
+		break;
+	}
+	case DCPI_FMT_CALLGRIND: {
+		struct dcpi_callgrind *cg;
+
+		if ((rc = dcpi_callgrind_parse(buf, len, path, &cg, &err)) == 0 &&
+		    (rc = cat_callgrind(cg, out)) == -1)
+			snprintf(err.msg, sizeof(err.msg), "%s: out of memory", path);
+		dcpi_callgrind_free(cg);
+		break;
+	}
+	case DCPI_FMT_XPROF: {
+		struct dcpi_xprof *x;
+
+		if ((rc = dcpi_xprof_parse(buf, len, path, &x, &err)) == 0)
+			cat_xprof(x, out);
+		dcpi_xprof_free(x);
+		break;
+	}
+	default:
+		snprintf(err.msg, sizeof(err.msg), "%s: byte 0: not a DCPI profile, gperftools CPU "
+		    "profile, gmon.out, Callgrind or xprof_text file", path);
+		break;
+	}
+	if (rc != 0)
+		fprintf(stderr, "dcpictl: %s\n", err.msg);
+	return rc;
+}
+
+/* ---- DCPI profiles ---- */
 
 /* Header values are any bytes but newline: control bytes go out as \xHH,
  * but for the tab, a blank of the header grammar. */

@@ -28,12 +28,7 @@ int cmd_list(const struct ctl_globals *, int, char **);
 int cmd_diff(const struct ctl_globals *, int, char **);
 int cmd_epochs(const struct ctl_globals *, int, char **);
 int cmd_gc(const struct ctl_globals *, int, char **);
-/* Other tools' formats (ctl/export.c). */
-/* Used by cat for a file that is not a DCPI profile: recognizes gperftools,
- * gmon.out, Callgrind and xprof_text by content and prints it as text on
- * out.  0 printed; -1 after printing a one-line error naming path (an
- * unrecognized or malformed file). */
-int cat_foreign(const char *path, const void *buf, size_t len, FILE *out);
+/* Other tools' formats (ctl/export.c, ctl/import.c). */
 int cmd_export(const struct ctl_globals *, int, char **);
 int cmd_import(const struct ctl_globals *, int, char **);
 

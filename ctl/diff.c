@@ -78,13 +78,9 @@ resolve(const struct ctl_globals *g, struct side *sd, const struct selection *co
 int
 cmd_diff(const struct ctl_globals *g, int argc, char **argv)
 {
+	/* One event, not a list: --event is diff's own. */
 	static const struct option opts[] = {
 		{ "event",	required_argument,	NULL, 'e' },
-		{ "host",	required_argument,	NULL, 'H' },
-		{ "image",	required_argument,	NULL, 'I' },
-		SEL_IDLE_LONGOPT,
-		{ "csv",	no_argument,		NULL, 'c' },
-		{ "json",	no_argument,		NULL, 'j' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -96,28 +92,21 @@ cmd_diff(const struct ctl_globals *g, int argc, char **argv)
 	struct symcache *c;
 	struct agg a;
 	struct table t;
-	enum fmt f = FMT_TEXT;
 	size_t *order, i, j, limit = (size_t)-1;
 	const char *event = NULL;
-	char *end, *ev = NULL;
-	int ch, r, rc = 1;
+	char *ev = NULL;
+	int ch, rc = 1;
 	double pa, pb;
 
 	memset(&common, 0, sizeof(common));
 	memset(sd, 0, sizeof(sd));
-	while ((ch = getopt_long(argc, argv, "e:n:h", opts, NULL)) != -1) {
-		if (ch != 'e' && (r = sel_option(&common, ch, optarg, "diff")) == 1)
-			continue;
+	while ((ch = sel_getopt(argc, argv, "e:n:h", opts, SEL_HOST | SEL_IMAGE | SEL_IDLE |
+	    SEL_FORMAT, &common, "diff")) != -1) {
 		switch (ch) {
 		case 'e': event = optarg; break;
-		case 'c': f = FMT_CSV; break;
-		case 'j': f = FMT_JSON; break;
 		case 'n':
-			limit = strtoul(optarg, &end, 10);
-			if (*optarg == '\0' || *end != '\0' || optarg[0] == '-') {
-				fprintf(stderr, "dcpictl: diff: -n %s: expected a number of rows\n", optarg);
+			if (sel_rows(optarg, "diff", &limit) == -1)
 				return 2;
-			}
 			break;
 		default:
 			fprintf(ch == 'h' ? stdout : stderr,
@@ -210,11 +199,11 @@ cmd_diff(const struct ctl_globals *g, int argc, char **argv)
 		table_addf(&t, 6, "%s", rw->proc);
 		table_addf(&t, 7, "%s", rw->image);
 	}
-	if (f == FMT_TEXT)
+	if (common.fmt == FMT_TEXT)
 		printf("event %s\nA %s: %llu samples\nB %s: %llu samples\n\n", event,
 		    sd[0].arg, (unsigned long long)tot_a, sd[1].arg, (unsigned long long)tot_b);
-	table_print(&t, f, stdout);
-	if (f == FMT_JSON)
+	table_print(&t, common.fmt, stdout);
+	if (common.fmt == FMT_JSON)
 		putchar('\n');
 	table_free(&t);
 	free(order);

@@ -124,8 +124,6 @@ int
 cmd_list(const struct ctl_globals *g, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		SEL_LONGOPTS,
-		SEL_IDLE_LONGOPT,
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -139,7 +137,7 @@ cmd_list(const struct ctl_globals *g, int argc, char **argv)
 	size_t nfiles = 0, i, j, k, e, n_insn = 0, got, lo, hi;
 	uint64_t *counts, *tot, *imgtot;
 	const char *proc, *file, *text, *lastfile = NULL;
-	int ch, r, stale, line, lastline = -1, rc = 1, *w, synthetic = 0;
+	int ch, stale, line, lastline = -1, rc = 1, *w, synthetic = 0;
 	cs_insn *insn = NULL;
 	cs_arch arch;
 	cs_mode mode;
@@ -147,10 +145,9 @@ cmd_list(const struct ctl_globals *g, int argc, char **argv)
 	void *code = NULL;
 
 	memset(&s, 0, sizeof(s));
-	while ((ch = getopt_long(argc, argv, "e:h", opts, NULL)) != -1) {
-		if ((r = sel_option(&s, ch, optarg, "list")) == 1)
-			continue;
-		if (r == -1)
+	while ((ch = sel_getopt(argc, argv, "e:h", opts, SEL_ALL | SEL_IDLE, &s,
+	    "list")) != -1) {
+		if (ch == SEL_BAD)
 			return 2;
 		fprintf(ch == 'h' ? stdout : stderr,
 		    "usage: dcpictl list PROCEDURE [--image NAME] [-e EVENT]... "

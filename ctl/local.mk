@@ -9,8 +9,17 @@ ctl_dcpictl_SOURCES = ctl/dcpictl.c
 ctl_dcpictl_CFLAGS = $(ctl_libdcpictl_la_CFLAGS)
 ctl_dcpictl_LDADD = ctl/libdcpictl.la
 
-include ctl/control.mk
-include ctl/cat.mk
-include ctl/analysis.mk
-include ctl/export.mk
-noinst_HEADERS += ctl/commands.h
+# Control commands: status, flush, epoch, quit, reload.
+ctl_libdcpictl_la_SOURCES += ctl/control.c
+# Profile files as text: cat (DCPI's and other tools' formats).
+ctl_libdcpictl_la_SOURCES += ctl/cat.c
+# Analysis commands: prof, list, diff, epochs, gc.
+ctl_libdcpictl_la_SOURCES += ctl/prof.c ctl/list.c ctl/diff.c ctl/epochs.c
+ctl_libdcpictl_la_LIBADD += $(CAPSTONE_LIBS) -lm
+# What they share: the selection options, the symbol cache, the row table
+# and the output (text, CSV, JSON).
+ctl_libdcpictl_la_SOURCES += ctl/analysis.h ctl/selection.c ctl/selection.h \
+	ctl/symcache.c ctl/symcache.h ctl/rows.c ctl/rows.h \
+	ctl/output.c ctl/output_csv.c ctl/output_json.c ctl/output.h
+# Other tools' formats: export and import.
+ctl_libdcpictl_la_SOURCES += ctl/export.c ctl/import.c

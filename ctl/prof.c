@@ -179,19 +179,11 @@ print_json_header(const struct dcpi_dataset *d, int idle_shown, FILE *fp)
 {
 	size_t i, j, k;
 
-	fputs("{\"epochs\": [", fp);
-	for (i = 0; i < d->n_epochs; i++) {
-		if (i)
-			fputs(", ", fp);
-		json_string(fp, d->epochs[i]);
-	}
-	fputs("], \"hosts\": [", fp);
-	for (i = 0; i < d->n_hosts; i++) {
-		if (i)
-			fputs(", ", fp);
-		json_string(fp, d->hosts[i]);
-	}
-	fputs("], \"events\": [", fp);
+	fputs("{\"epochs\": ", fp);
+	json_strings(fp, d->epochs, d->n_epochs);
+	fputs(", \"hosts\": ", fp);
+	json_strings(fp, d->hosts, d->n_hosts);
+	fputs(", \"events\": [", fp);
 	for (i = 0; i < d->n_events; i++) {
 		fputs(i ? ", {\"name\": " : "{\"name\": ", fp);
 		json_string(fp, d->events[i].name);
@@ -210,24 +202,16 @@ print_json_header(const struct dcpi_dataset *d, int idle_shown, FILE *fp)
 		fputs("}}", fp);
 	}
 	fprintf(fp, "], \"idle_included\": %s", idle_shown ? "true" : "false");
-	fputs(", \"skipped\": [", fp);
-	for (i = 0; i < d->n_skipped; i++) {
-		if (i)
-			fputs(", ", fp);
-		json_string(fp, d->skipped[i]);
-	}
-	fputs("],\n\"rows\": ", fp);
+	fputs(", \"skipped\": ", fp);
+	json_strings(fp, d->skipped, d->n_skipped);
+	fputs(",\n\"rows\": ", fp);
 }
 
 int
 cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		SEL_LONGOPTS,
-		SEL_IDLE_LONGOPT,
 		{ "images",	no_argument,		NULL, 'i' },
-		{ "csv",	no_argument,		NULL, 'c' },
-		{ "json",	no_argument,		NULL, 'j' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -239,29 +223,21 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 	const char **head;
 	char **pcthead;
 	int *right, by_image = 0, ch, r;
-	enum fmt f = FMT_TEXT;
 	size_t *order, *ev, i, n, e, nc, limit = (size_t)-1;
 	uint64_t min;
 	char num[32];
 	uint64_t cum = 0;
-	char *end;
 
 	memset(&s, 0, sizeof(s));
-	while ((ch = getopt_long(argc, argv, "ie:n:h", opts, NULL)) != -1) {
-		if ((r = sel_option(&s, ch, optarg, "prof")) == 1)
-			continue;
-		if (r == -1)
-			return 2;
+	while ((ch = sel_getopt(argc, argv, "ie:n:h", opts, SEL_ALL | SEL_IDLE | SEL_FORMAT,
+	    &s, "prof")) != -1) {
 		switch (ch) {
+		case SEL_BAD:
+			return 2;
 		case 'i': by_image = 1; break;
-		case 'c': f = FMT_CSV; break;
-		case 'j': f = FMT_JSON; break;
 		case 'n':
-			limit = strtoul(optarg, &end, 10);
-			if (*optarg == '\0' || *end != '\0' || optarg[0] == '-') {
-				fprintf(stderr, "dcpictl: prof: -n %s: expected a number of rows\n", optarg);
+			if (sel_rows(optarg, "prof", &limit) == -1)
 				return 2;
-			}
 			break;
 		case 'h':
 		default:
@@ -324,7 +300,7 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 	for (e = 0; e < d->n_events; e++) {
 		head[2 * e] = d->events[ev[e]].name;
 		/* Scripts need distinct column names. */
-		if (f == FMT_TEXT)
+		if (s.fmt == FMT_TEXT)
 			head[2 * e + 1] = "%";
 		else {
 			xasprintf(&pcthead[e], "%s %%", d->events[ev[e]].name);
@@ -350,12 +326,12 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 			table_put(&t, 2 * e + 1, rw->proc);
 		table_put(&t, nc - 1, rw->image);
 	}
-	if (f == FMT_TEXT)
+	if (s.fmt == FMT_TEXT)
 		print_header(d, s.idle, stdout);
-	else if (f == FMT_JSON)
+	else if (s.fmt == FMT_JSON)
 		print_json_header(d, s.idle, stdout);
-	table_print(&t, f, stdout);
-	if (f == FMT_JSON)
+	table_print(&t, s.fmt, stdout);
+	if (s.fmt == FMT_JSON)
 		fputs("}\n", stdout);
 	table_free(&t);
 	free(head);

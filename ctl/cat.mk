@@ -1,1 +1,0 @@
-ctl_libdcpictl_la_SOURCES += ctl/cat.c

@@ -1,0 +1,217 @@
+/*
+ * Tables of the analysis commands, and their text output: ctl/output.h.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "output.h"
+#include "xmalloc.h"
+
+void
+table_init(struct table *t, size_t ncols, const char *const *head, const int *right)
+{
+	size_t i;
+
+	memset(t, 0, sizeof(*t));
+	t->ncols = ncols;
+	t->head = xcalloc(ncols, sizeof(char *));
+	t->right = xcalloc(ncols, sizeof(int));
+	for (i = 0; i < ncols; i++) {
+		t->head[i] = xstrdup(head[i]);
+		t->right[i] = right[i];
+	}
+}
+
+static char **
+newrow(struct table *t)
+{
+	if (t->nrows == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 64;
+		t->cells = xreallocarray(t->cells, t->cap, t->ncols * sizeof(char *));
+	}
+	memset(&t->cells[t->nrows * t->ncols], 0, t->ncols * sizeof(char *));
+	return &t->cells[t->nrows++ * t->ncols];
+}
+
+void
+table_add(struct table *t, ...)
+{
+	va_list ap;
+	char **r = newrow(t);
+	size_t i;
+
+	va_start(ap, t);
+	for (i = 0; i < t->ncols; i++)
+		r[i] = xstrdup(va_arg(ap, const char *));
+	va_end(ap);
+}
+
+void
+table_addf(struct table *t, size_t col, const char *fmt, ...)
+{
+	char buf[256], **r;
+	va_list ap;
+	int l;
+
+	if (col == 0)
+		newrow(t);
+	r = &t->cells[(t->nrows - 1) * t->ncols];
+	va_start(ap, fmt);
+	l = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (l < 0)
+		fatal("vsnprintf");
+	if ((size_t)l < sizeof(buf)) {
+		r[col] = memcpy(xmalloc((size_t)l + 1), buf, (size_t)l + 1);
+		return;
+	}
+	va_start(ap, fmt);
+	if (vasprintf(&r[col], fmt, ap) == -1)
+		fatal("vasprintf");
+	va_end(ap);
+}
+
+void
+table_put(struct table *t, size_t col, const char *s)
+{
+	size_t l = strlen(s) + 1;
+
+	if (col == 0)
+		newrow(t);
+	t->cells[(t->nrows - 1) * t->ncols + col] = memcpy(xmalloc(l), s, l);
+}
+
+char *
+fmt_u64(char *buf, uint64_t n)
+{
+	char tmp[24], *p = tmp + sizeof(tmp);
+	size_t l;
+
+	*--p = '\0';
+	do
+		*--p = (char)('0' + n % 10);
+	while ((n /= 10) != 0);
+	l = (size_t)(tmp + sizeof(tmp) - p);
+	return memcpy(buf, p, l);
+}
+
+char *
+fmt_pct(char *buf, uint64_t n, uint64_t total)
+{
+	unsigned __int128 h;
+	uint64_t x;
+	size_t l;
+
+	if (total == 0)
+		return strcpy(buf, "0.00");
+	/* Hundredths of a percent, rounded half up. */
+	h = ((unsigned __int128)n * 20000 + total) / ((unsigned __int128)total * 2);
+	x = (uint64_t)h;
+	fmt_u64(buf, x / 100);
+	l = strlen(buf);
+	buf[l] = '.';
+	buf[l + 1] = (char)('0' + x % 100 / 10);
+	buf[l + 2] = (char)('0' + x % 10);
+	buf[l + 3] = '\0';
+	return buf;
+}
+
+void
+table_free(struct table *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nrows * t->ncols; i++)
+		free(t->cells[i]);
+	for (i = 0; i < t->ncols; i++)
+		free(t->head[i]);
+	free(t->cells);
+	free(t->head);
+	free(t->right);
+}
+
+void
+esc_puts(const char *s, FILE *fp)
+{
+	const char *run;
+
+	/* Runs of plain bytes in one write: cat prints a name per line. */
+	for (;;) {
+		for (run = s; *s && !is_ctl((unsigned char)*s); s++)
+			;
+		fwrite(run, 1, (size_t)(s - run), fp);
+		if (*s == '\0')
+			return;
+		fprintf(fp, "\\x%02x", (unsigned char)*s++);
+	}
+}
+
+size_t
+esc_width(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += is_ctl((unsigned char)*s) ? 4 : 1;
+	return n;
+}
+
+
+static void
+pad(FILE *fp, size_t n)
+{
+	static const char blanks[] = "                                ";
+
+	while (n > 0) {
+		size_t k = n < sizeof(blanks) - 1 ? n : sizeof(blanks) - 1;
+		fwrite(blanks, 1, k, fp);
+		n -= k;
+	}
+}
+
+void
+table_print(const struct table *t, enum fmt f, FILE *fp)
+{
+	size_t *w, i, j, l;
+	const char *c;
+
+	if (f == FMT_CSV) {
+		table_print_csv(t, fp);
+		return;
+	}
+	if (f == FMT_JSON) {
+		table_print_json(t, fp);
+		return;
+	}
+	w = xcalloc(t->ncols, sizeof(size_t));
+	for (j = 0; j < t->ncols; j++)
+		w[j] = esc_width(t->head[j]);
+	for (i = 0; i < t->nrows; i++)
+		for (j = 0; j < t->ncols; j++)
+			if (t->cells[i * t->ncols + j] &&
+			    (l = esc_width(t->cells[i * t->ncols + j])) > w[j])
+				w[j] = l;
+	for (i = 0; i <= t->nrows; i++) {
+		for (j = 0; j < t->ncols; j++) {
+			c = i == 0 ? t->head[j] : t->cells[(i - 1) * t->ncols + j];
+			if (c == NULL)
+				c = "";
+			l = esc_width(c);
+			if (t->right[j])
+				pad(fp, w[j] - l);
+			esc_puts(c, fp);
+			/* No trailing blanks. */
+			if (!t->right[j] && j + 1 < t->ncols)
+				pad(fp, w[j] - l);
+			if (j + 1 < t->ncols)
+				putc(' ', fp);
+		}
+		putc('\n', fp);
+	}
+	free(w);
+}

@@ -1,0 +1,50 @@
+/*
+ * CSV output of the analysis commands' tables: a header line, then a line
+ * per row (RFC 4180 quoting).
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "output.h"
+
+static void
+csv_field(FILE *fp, const char *s)
+{
+	if (strpbrk(s, ",\"") == NULL) {
+		esc_puts(s, fp);
+		return;
+	}
+	putc('"', fp);
+	for (; *s; s++) {
+		if (*s == '"')
+			putc('"', fp);
+		if (is_ctl((unsigned char)*s))
+			fprintf(fp, "\\x%02x", (unsigned char)*s);
+		else
+			putc(*s, fp);
+	}
+	putc('"', fp);
+}
+
+void
+table_print_csv(const struct table *t, FILE *fp)
+{
+	size_t i, j;
+
+	for (j = 0; j < t->ncols; j++) {
+		if (j)
+			putc(',', fp);
+		csv_field(fp, t->head[j]);
+	}
+	putc('\n', fp);
+	for (i = 0; i < t->nrows; i++) {
+		for (j = 0; j < t->ncols; j++) {
+			if (j)
+				putc(',', fp);
+			csv_field(fp, t->cells[i * t->ncols + j] ? t->cells[i * t->ncols + j] : "");
+		}
+		putc('\n', fp);
+	}
+}

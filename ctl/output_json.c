@@ -1,0 +1,79 @@
+/*
+ * JSON output of the analysis commands: an array of objects keyed by the
+ * table's headers; cells of numeric columns that look like numbers are
+ * numbers.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+
+void
+json_string(FILE *fp, const char *s)
+{
+	putc('"', fp);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(fp, "\\%c", c);
+		else if (is_ctl(c))
+			fprintf(fp, "\\u%04x", c);
+		else
+			putc(c, fp);
+	}
+	putc('"', fp);
+}
+
+static int
+is_number(const char *s)
+{
+	char *end;
+
+	if (*s == '\0')
+		return 0;
+	strtod(s, &end);
+	return *end == '\0' && strcmp(s, "inf") != 0 && strcmp(s, "nan") != 0 &&
+	    strcmp(s, "-inf") != 0;
+}
+
+void
+table_print_json(const struct table *t, FILE *fp)
+{
+	size_t i, j;
+	const char *c;
+
+	fputs("[", fp);
+	for (i = 0; i < t->nrows; i++) {
+		fputs(i ? ",\n {" : "\n {", fp);
+		for (j = 0; j < t->ncols; j++) {
+			c = t->cells[i * t->ncols + j] ? t->cells[i * t->ncols + j] : "";
+			if (j)
+				fputs(", ", fp);
+			json_string(fp, t->head[j]);
+			fputs(": ", fp);
+			if (t->right[j] && is_number(c))
+				fputs(c[0] == '+' ? c + 1 : c, fp);	/* JSON has no '+' */
+			else
+				json_string(fp, c);
+		}
+		fputs("}", fp);
+	}
+	fputs("\n]", fp);
+}
+
+void
+json_strings(FILE *fp, char *const *v, size_t n)
+{
+	size_t i;
+
+	putc('[', fp);
+	for (i = 0; i < n; i++) {
+		if (i)
+			fputs(", ", fp);
+		json_string(fp, v[i]);
+	}
+	putc(']', fp);
+}

@@ -1,0 +1,25 @@
+/*
+ * Symbol tables per (path, image id, tstart), opened once; a failure is
+ * warned about once and remembered.
+ */
+#ifndef DCPICTL_SYMCACHE_H
+#define DCPICTL_SYMCACHE_H
+
+#include <dcpi/dataset.h>
+#include <dcpi/symbol.h>
+
+struct symcache;
+struct symcache *symcache_new(void);
+void symcache_free(struct symcache *);
+/* Nonzero: no warnings about images that cannot be symbolized (list
+ * searches every image for one procedure). */
+void symcache_quiet(struct symcache *, int quiet);
+/* The table for a dataset image, or NULL; *stale is set when samples must
+ * show as NAME+0xOFFSET (file changed or gone), else they go to [unknown]. */
+struct dcpi_symtab *symcache_get(struct symcache *, const struct dcpi_dataset_image *,
+    int *stale);
+
+/* Display name of an image: basename of its path. */
+const char *image_name(const struct dcpi_profile *p);
+
+#endif

@@ -1,0 +1,93 @@
+/*
+ * What the symbol table readers share (lib/symbol.c, lib/sym_*.c; not
+ * installed): the table itself, the raw symbols a reader collects, and
+ * the readers' entry points.  Each returns 0, or -1 with errno and err set
+ * as dcpi_symtab_open documents.
+ */
+#ifndef DCPI_SYM_INT_H
+#define DCPI_SYM_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gelf.h>
+#include <libelf.h>
+#include <elfutils/libdw.h>
+
+#include <dcpi/image.h>
+#include <dcpi/symbol.h>
+
+#include "internal.h"
+
+struct dcpi_symtab {
+	struct dcpi_symbol *syms;
+	size_t		 n;
+	uint64_t	 tstart;
+	int		 fd;		/* the image file, -1 for kallsyms */
+	Elf		*elf;
+	char		*debugpath;	/* separate debuginfo, or NULL */
+	int		 dwfd;
+	Elf		*dwelf;
+	Dwarf		*dw;
+	int		 dw_tried;
+	Dwarf_Die	 last_cu;	/* consecutive addresses share a CU */
+	int		 have_cu;
+	char		*path;		/* for a late debuginfo search */
+	int		 is_file;	/* path is an ELF file (not kallsyms) */
+	char		 bid[DCPI_IMAGE_ID_LEN];	/* its build-id in hex, "" if none */
+	struct dcpi_symtab_opts opts;
+};
+
+/* A symbol while loading: of aliases (one start), the highest prio is
+ * kept. */
+struct rawsym {
+	char		*name;
+	uint64_t	 start;
+	uint64_t	 size;
+	uint64_t	 limit;		/* end of its section: bound for size 0 */
+	size_t		 prio;		/* ELF: 1 global, 0 local; kallsyms and
+					 * perf maps: the line number */
+};
+
+/* Building a table (lib/symbol.c): sym_push appends a copy of name to raw
+ * (-1 out of memory); sym_finish sorts, drops aliases, bounds sizes and
+ * demangles into t->syms, taking raw's names (-1/ENOMEM, ENODATA: none);
+ * sym_rawfree frees what sym_finish did not take. */
+int sym_push(struct rawsym **raw, size_t *n, size_t *cap, const char *name,
+    uint64_t start, uint64_t size, uint64_t limit, size_t prio);
+int sym_finish(struct dcpi_symtab *t, struct rawsym *raw, size_t n, const char *what,
+    struct dcpi_error *err);
+void sym_rawfree(struct rawsym *raw, size_t n);
+
+/* Text snapshots (lib/sym_kallsyms.c): the kernel (module NULL) or a
+ * module from kallsyms; a JIT pseudo-image from its perf map in o->db. */
+int sym_load_kallsyms(struct dcpi_symtab *t, const char *kallsyms, const char *module,
+    struct dcpi_error *err);
+int sym_load_perfmap(struct dcpi_symtab *t, const char *path, const char *imageid,
+    const struct dcpi_symtab_opts *o, struct dcpi_error *err);
+
+/* ELF files (lib/sym_elf.c).  sym_open_elf: a regular ELF file's Elf and
+ * descriptor (*fdp), else NULL with errno (EINVAL: not one).
+ * sym_find_section: the first section of type (0: any) named name (NULL:
+ * any).  sym_load_elf: the symbols of the file at path, which must be
+ * imageid if it has a build-id.  sym_close_files: releases t's
+ * descriptors and Elf handles.  sym_reopen: the image file again, -1/ESTALE
+ * if it has changed since the symbols were read. */
+Elf *sym_open_elf(const char *path, int *fdp);
+Elf_Scn *sym_find_section(Elf *elf, Elf64_Word type, const char *name);
+int sym_load_elf(struct dcpi_symtab *t, const char *path, const char *imageid,
+    const struct dcpi_symtab_opts *o, struct dcpi_error *err);
+void sym_close_files(struct dcpi_symtab *t);
+int sym_reopen(struct dcpi_symtab *t);
+
+/* Finding the files (lib/sym_debuginfo.c).  sym_find_debug: separate
+ * debuginfo with the image's build-id bid and a .symtab, its path
+ * malloc'd into *dpath and descriptor into *dfd; NULL if none.
+ * sym_load_elsewhere: an ELF image's symbols from the first file that
+ * holds it, in the order documented there. */
+Elf *sym_find_debug(const char *path, Elf *elf, const char *bid,
+    const struct dcpi_symtab_opts *o, char **dpath, int *dfd);
+int sym_load_elsewhere(struct dcpi_symtab *t, const char *path, const char *imageid,
+    const struct dcpi_symtab_opts *o, struct dcpi_error *err);
+
+#endif

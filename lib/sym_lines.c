@@ -1,0 +1,82 @@
+/*
+ * Source lines of a symbol table's addresses from DWARF:
+ * dcpi_symtab_srcline.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+
+#include "sym_int.h"
+
+static Dwarf *
+get_dwarf(struct dcpi_symtab *t)
+{
+	char hex[DCPI_IMAGE_ID_LEN] = "";
+
+	if (t->dw_tried)
+		return t->dw;
+	t->dw_tried = 1;
+	if (sym_reopen(t) == -1)
+		return NULL;
+	if ((t->dw = dwarf_begin_elf(t->elf, DWARF_C_READ, NULL)) != NULL)
+		return t->dw;
+	if (t->debugpath != NULL) {
+		if ((t->dwelf = sym_open_elf(t->debugpath, &t->dwfd)) == NULL)
+			return NULL;
+	} else {
+		/* Symbols came from the file itself, which has no DWARF: its
+		 * debuginfo is only looked for now, when lines are asked for. */
+		lib_build_id_hex(t->elf, hex);
+		t->dwelf = sym_find_debug(t->path, t->elf, hex, &t->opts, &t->debugpath, &t->dwfd);
+		if (t->dwelf == NULL)
+			return NULL;
+	}
+	t->dw = dwarf_begin_elf(t->dwelf, DWARF_C_READ, NULL);
+	return t->dw;
+}
+
+int
+dcpi_symtab_srcline(struct dcpi_symtab *t, uint64_t offset, const char **file, int *line)
+{
+	Dwarf_Addr addr = t->tstart + offset;
+	Dwarf_Die cu, *cup = NULL;
+	Dwarf_Off off = 0, next;
+	Dwarf_Line *l;
+	size_t hsize;
+	Dwarf *dw;
+	int ln;
+
+	if ((dw = get_dwarf(t)) == NULL) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (t->have_cu && dwarf_haspc(&t->last_cu, addr) == 1) {
+		cu = t->last_cu;
+		cup = &cu;
+	} else if (dwarf_addrdie(dw, addr, &cu) != NULL)
+		cup = &cu;
+	else {
+		/* No .debug_aranges (recent GCC omits them): scan the CUs. */
+		while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+			if (dwarf_offdie(dw, off + hsize, &cu) != NULL && dwarf_haspc(&cu, addr) == 1) {
+				cup = &cu;
+				break;
+			}
+			off = next;
+		}
+	}
+	if (cup != NULL) {
+		t->last_cu = *cup;
+		t->have_cu = 1;
+	}
+	if (cup == NULL || (l = dwarf_getsrc_die(cup, addr)) == NULL ||
+	    (*file = dwarf_linesrc(l, NULL, NULL)) == NULL || dwarf_lineno(l, &ln) != 0 ||
+	    ln <= 0) {
+		errno = ENOENT;
+		return -1;
+	}
+	*line = ln;
+	return 0;
+}
