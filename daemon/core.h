@@ -12,6 +12,8 @@
 
 #include "control.h"
 
+union record;
+
 /* Slack behind the clock read before a drain: a record stamped earlier has
  * been published by then (its writer runs with interrupts off). */
 #define CORE_ORDER_SLACK_NS	10000000ull
@@ -22,7 +24,7 @@ void core_init(size_t memory_cap);
 void core_fini(void);
 void core_set_memory_cap(size_t memory_cap);
 /* perf_record_cb: queues a record for ordered processing. */
-void core_record(const void *rec, size_t size, uint64_t time);
+void core_record(const union record *rec, size_t size, uint64_t time);
 /* Reads every ring buffer and processes the records that are safe to
  * process (all of them when all is nonzero, at shutdown), then flushes
  * early if the counts exceed the memory cap. */
