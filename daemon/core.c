@@ -314,17 +314,8 @@ handle(const void *p, size_t size, uint64_t time, void *arg)
 static void
 process_until(uint64_t safe)
 {
-	char msg[512];
-
 	perf_drain();
 	order_process(safe, handle, NULL);
-	if (memcap && agg_memory() + jit_memory() > memcap &&
-	    (agg_entries() > 0 || jit_pending() > 0)) {
-		log_notice("counts use %zu bytes, over the cap of %zu: flushing early",
-		    agg_memory() + jit_memory(), memcap);
-		jit_release();
-		flush_run(msg, sizeof(msg));
-	}
 }
 
 void
@@ -336,17 +327,30 @@ core_process(int all)
 		jit_release();
 }
 
-/* A flush or epoch request must include every sample taken before it
- * arrived, without the periodic slack: records stamped before t0 have been
- * published after a short wait. */
+int
+core_over_cap(void)
+{
+	return memcap && agg_memory() + jit_memory() > memcap &&
+	    (agg_entries() > 0 || jit_pending() > 0);
+}
+
+int
+core_flush_over_cap(char *msg, size_t msglen)
+{
+	log_notice("counts use %zu bytes, over the cap of %zu: flushing early",
+	    agg_memory() + jit_memory(), memcap);
+	jit_release();
+	return flush_run(msg, msglen);
+}
+
+/* A flush or epoch request takes every sample that has surely been
+ * published, without the periodic slack: a record is published within
+ * CORE_PUBLISH_NS of its timestamp, so those stamped that long before the
+ * request are in the buffers now (the rest go to the next flush). */
 static void
 process_request(void)
 {
-	struct timespec ts = { 0, CORE_PUBLISH_NS };
-	uint64_t t0 = perf_now();
-
-	nanosleep(&ts, NULL);
-	process_until(t0);
+	process_until(perf_now() - CORE_PUBLISH_NS);
 }
 
 void
