@@ -183,7 +183,7 @@ const char *
 record_string(const struct record_format *f, const union record *r,
     size_t size, char *buf, size_t buflen)
 {
-	size_t at, end = size - f->id_size, n;
+	size_t at, end, n;
 
 	if (r->header.type == PERF_RECORD_MMAP2)
 		at = offsetof(struct record_mmap2, filename);
@@ -191,7 +191,7 @@ record_string(const struct record_format *f, const union record *r,
 		at = offsetof(struct record_comm, comm);
 	else
 		return "";
-	if (at >= end || buflen == 0)
+	if (size < f->id_size || (end = size - f->id_size) <= at || buflen == 0)
 		return "";
 	n = end - at < buflen - 1 ? end - at : buflen - 1;
 	memcpy(buf, (const unsigned char *)r + at, n);

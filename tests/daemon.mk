@@ -13,6 +13,12 @@ tests_test_daemon_lost_SOURCES = tests/test_daemon_lost.c
 tests_test_daemon_lost_CFLAGS = $(TESTS_CFLAGS)
 tests_test_daemon_lost_LDADD = daemon/libdcpid.la $(TESTS_LIBS)
 tests_test_daemon_lost_LDFLAGS = -Wl,--wrap=status_add
+# The perf record layouts (daemon/record.c).
+check_PROGRAMS += tests/test_record
+TESTS += tests/test_record
+tests_test_record_SOURCES = tests/test_record.c
+tests_test_record_CFLAGS = $(TESTS_CFLAGS)
+tests_test_record_LDADD = daemon/libdcpid.la $(TESTS_LIBS)
 endif
 
 DAEMON_ITESTS = tests/integration/test_daemon_hot.sh \
