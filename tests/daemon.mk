@@ -19,6 +19,14 @@ TESTS += tests/test_record
 tests_test_record_SOURCES = tests/test_record.c
 tests_test_record_CFLAGS = $(TESTS_CFLAGS)
 tests_test_record_LDADD = daemon/libdcpid.la $(TESTS_LIBS)
+# perf.c's set-up with perf_event_open, mmap and ioctl replaced.
+check_PROGRAMS += tests/test_perf
+TESTS += tests/test_perf
+tests_test_perf_SOURCES = tests/test_perf.c
+tests_test_perf_CFLAGS = $(TESTS_CFLAGS)
+tests_test_perf_LDADD = daemon/libdcpid.la $(TESTS_LIBS)
+tests_test_perf_LDFLAGS = -Wl,--wrap=perf_sys_open -Wl,--wrap=perf_sys_mmap \
+	-Wl,--wrap=perf_sys_munmap -Wl,--wrap=perf_sys_ioctl
 endif
 
 DAEMON_ITESTS = tests/integration/test_daemon_hot.sh \
