@@ -27,6 +27,12 @@ tests_test_perf_CFLAGS = $(TESTS_CFLAGS)
 tests_test_perf_LDADD = daemon/libdcpid.la $(TESTS_LIBS)
 tests_test_perf_LDFLAGS = -Wl,--wrap=perf_sys_open -Wl,--wrap=perf_sys_mmap \
 	-Wl,--wrap=perf_sys_munmap -Wl,--wrap=perf_sys_ioctl
+# The event loop's timers.
+check_PROGRAMS += tests/test_loop
+TESTS += tests/test_loop
+tests_test_loop_SOURCES = tests/test_loop.c
+tests_test_loop_CFLAGS = $(TESTS_CFLAGS)
+tests_test_loop_LDADD = daemon/libdcpid.la $(TESTS_LIBS)
 endif
 
 DAEMON_ITESTS = tests/integration/test_daemon_hot.sh \
