@@ -217,27 +217,24 @@ core_record(const union record *rec, size_t size, uint64_t time)
 }
 
 static void
-do_sample(const union record *rec, size_t size)
+do_sample(const struct record_daemon_sample *s)
 {
-	struct record_sample s;
 	struct image *img;
 	uint32_t off;
 	enum attr_reason r;
 	int ev;
 
-	if (record_parse_sample(&record_daemon, rec, size, &s) == -1)
-		return;
-	if ((ev = perf_event_of_id(s.id)) == -1) {
+	if ((ev = perf_event_of_id(s->id)) == -1) {
 		nunknown_id++;
 		return;
 	}
 	nsamples++;
-	r = attr_sample(s.pid, s.ip, rec->header.misc & PERF_RECORD_MISC_CPUMODE_MASK,
+	r = attr_sample(s->pid, s->ip, s->header.misc & PERF_RECORD_MISC_CPUMODE_MASK,
 	    &img, &off);
 	if (r != ATTR_OK) {
 		/* JIT code: kept until a perf map names it. */
 		if (r == ATTR_ANON) {
-			jit_sample((uint32_t)ev, s.pid, s.ip);
+			jit_sample((uint32_t)ev, s->pid, s->ip);
 			return;
 		}
 		if (r < ATTR_NREASONS)
@@ -248,9 +245,9 @@ do_sample(const union record *rec, size_t size)
 	 * listing, so they go under their own label.  An image's first
 	 * sample since its counts were written: its file is held for the
 	 * build-id cache until the next flush. */
-	if (agg_add(AGG_STREAM(ev, s.pid == 0 ? AGG_LABEL_IDLE : AGG_LABEL_NONE),
+	if (agg_add(AGG_STREAM(ev, s->pid == 0 ? AGG_LABEL_IDLE : AGG_LABEL_NONE),
 	    img->index, off))
-		attr_hold(s.pid, s.ip);
+		attr_hold(s->pid, s->ip);
 }
 
 static void
@@ -261,9 +258,10 @@ handle(const void *p, size_t size, uint64_t time, void *arg)
 
 	(void)time;
 	(void)arg;
-	/* The sample path checks its size as it decodes. */
+	/* The sample path, without a call to record_check. */
 	if (rec->header.type == PERF_RECORD_SAMPLE) {
-		do_sample(rec, size);
+		if (size >= sizeof(rec->sample))
+			do_sample(&rec->sample);
 		return;
 	}
 	if (record_check(&record_daemon, rec, size) == -1)

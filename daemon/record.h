@@ -84,9 +84,12 @@ struct record_throttle {		/* PERF_RECORD_(UN)THROTTLE */
 };
 
 /* One record, 8-byte aligned, header.size bytes; only the member that
- * header.type names, and only once record_check() has accepted it. */
+ * header.type names, and only once record_check() has accepted it.
+ * sample is the layout of record_daemon's format only: the sample path
+ * reads its fields in place (record_parse_sample would cost it a tenth). */
 union record {
 	struct perf_event_header	header;
+	struct record_daemon_sample	sample;
 	struct record_mmap2		mmap2;
 	struct record_comm		comm;
 	struct record_task		fork, exit;

@@ -162,6 +162,11 @@ test_sample(void **state)
 	assert_int_equal(s.time, 123456789);
 	assert_int_equal(s.cpu, 3);
 	assert_int_equal(record_time(&record_daemon, r, b.len), 123456789);
+	/* The sample path reads the same in place. */
+	assert_int_equal(r->sample.id, s.id);
+	assert_int_equal(r->sample.ip, s.ip);
+	assert_int_equal(r->sample.pid, s.pid);
+	assert_int_equal(r->sample.time, s.time);
 	/* Truncated: one field short. */
 	assert_int_equal(record_check(&record_daemon, r, b.len - 8), -1);
 	assert_int_equal(record_parse_sample(&record_daemon, r, b.len - 8, &s), -1);
