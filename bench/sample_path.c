@@ -4,7 +4,7 @@
  * and EXIT sideband of processes running real ELF files of this machine)
  * go through the daemon's own code: core_record (order_push), core_process
  * (order_process's sort, then core.c's record parser), perf_event_of_id,
- * attr_sample and agg_add.  Only perf.c's copy out of the mmap'd ring
+ * attr_sample and agg_add.  Only perf.c's read of the mmap'd ring
  * buffer is not run (there is no way to write into a kernel ring buffer).
  *
  * Usage: sample_path [-n SAMPLES] [-p PROCS] [-c CHURN] [-b BATCH] [-k PCT]
