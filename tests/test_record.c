@@ -87,6 +87,18 @@ done(struct buf *b)
 	return (const void *)b->q;
 }
 
+/* Ends a record with the usual trailer; it must pass record_check. */
+static const union record *
+finish(struct buf *b)
+{
+	const union record *r;
+
+	trailer(b, 42, 123456789, 3, 77);
+	r = done(b);
+	assert_int_equal(record_check(&record_daemon, r, b->len), 0);
+	return r;
+}
+
 static void
 assert_trailer(const struct record_format *f, const union record *r, size_t size)
 {
@@ -293,9 +305,7 @@ test_comm(void **state)
 	header(&b, PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC);
 	put32x2(&b, 42, 43);
 	putstr(&b, "python3");
-	trailer(&b, 42, 123456789, 3, 77);
-	r = done(&b);
-	assert_int_equal(record_check(&record_daemon, r, b.len), 0);
+	r = finish(&b);
 	assert_int_equal(r->comm.pid, 42);
 	assert_int_equal(r->comm.tid, 43);
 	assert_true(r->header.misc & PERF_RECORD_MISC_COMM_EXEC);
@@ -329,9 +339,7 @@ test_fork_exit(void **state)
 		put32x2(&b, 42, 1);		/* pid, ppid */
 		put32x2(&b, 44, 1);		/* tid, ptid */
 		put64(&b, 123456789);
-		trailer(&b, 42, 123456789, 3, 77);
-		r = done(&b);
-		assert_int_equal(record_check(&record_daemon, r, b.len), 0);
+		r = finish(&b);
 		assert_int_equal(r->fork.pid, 42);
 		assert_int_equal(r->fork.ppid, 1);
 		assert_int_equal(r->exit.tid, 44);
@@ -354,9 +362,7 @@ test_lost(void **state)
 	header(&b, PERF_RECORD_LOST, 0);
 	put64(&b, 77);
 	put64(&b, 1234);
-	trailer(&b, 42, 123456789, 3, 77);
-	r = done(&b);
-	assert_int_equal(record_check(&record_daemon, r, b.len), 0);
+	r = finish(&b);
 	assert_int_equal(r->lost.id, 77);
 	assert_int_equal(r->lost.lost, 1234);
 	assert_trailer(&record_daemon, r, b.len);
@@ -364,9 +370,7 @@ test_lost(void **state)
 
 	header(&b, PERF_RECORD_LOST_SAMPLES, 0);
 	put64(&b, 99);
-	trailer(&b, 42, 123456789, 3, 77);
-	r = done(&b);
-	assert_int_equal(record_check(&record_daemon, r, b.len), 0);
+	r = finish(&b);
 	assert_int_equal(r->lost_samples.lost, 99);
 	assert_trailer(&record_daemon, r, b.len);
 	assert_int_equal(record_check(&record_daemon, r, 8), -1);
@@ -386,9 +390,7 @@ test_throttle(void **state)
 		put64(&b, 123456789);
 		put64(&b, 77);
 		put64(&b, 78);
-		trailer(&b, 42, 123456789, 3, 77);
-		r = done(&b);
-		assert_int_equal(record_check(&record_daemon, r, b.len), 0);
+		r = finish(&b);
 		assert_int_equal(r->throttle.time, 123456789);
 		assert_int_equal(r->throttle.id, 77);
 		assert_int_equal(r->throttle.stream_id, 78);
