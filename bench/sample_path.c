@@ -4,7 +4,7 @@
  * and EXIT sideband of processes running real ELF files of this machine)
  * go through the daemon's own code: core_record (order_push), core_process
  * (order_process's sort, then core.c's record parser), perf_event_of_id,
- * attr_sample and agg_add.  Only perf.c's copy out of the mmap'd ring
+ * attr_sample and agg_add.  Only perf.c's read of the mmap'd ring
  * buffer is not run (there is no way to write into a kernel ring buffer).
  *
  * Usage: sample_path [-n SAMPLES] [-p PROCS] [-c CHURN] [-b BATCH] [-k PCT]
@@ -47,6 +47,7 @@
 #include "core.h"
 #include "loop.h"
 #include "perf.h"
+#include "record.h"
 
 #define MAXLIBS		8
 #define HOTPCS		512	/* distinct sampled PCs per image */
@@ -266,7 +267,7 @@ emit(size_t size, uint64_t time)
 static void
 trailer(unsigned char *end, uint32_t pid, uint64_t time, uint32_t cpu)
 {
-	struct perf_sample_id *s = (void *)(end - sizeof(*s));
+	struct record_daemon_id *s = (void *)(end - sizeof(*s));
 
 	s->pid = s->tid = pid;
 	s->time = time;
@@ -278,44 +279,37 @@ static void
 emit_mmap2(uint32_t pid, uint64_t start, const struct elfimg *im, uint64_t time, uint32_t cpu)
 {
 	size_t slen = (strlen(im->path) + 8) & ~(size_t)7;
-	size_t size = 8 + 8 + 24 + 24 + 8 + slen + sizeof(struct perf_sample_id);
+	size_t size = sizeof(struct record_mmap2) + slen + sizeof(struct record_daemon_id);
 	unsigned char *r = emit(size, time);
-	struct perf_event_header *h = (void *)r;
-	uint32_t *u32 = (uint32_t *)(r + 8);
-	uint64_t v;
+	struct record_mmap2 *m = (void *)r;
 
-	h->type = PERF_RECORD_MMAP2;
-	h->misc = PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID;
-	h->size = (uint16_t)size;
-	u32[0] = u32[1] = pid;
-	v = start + (im->off & 4095);
-	memcpy(r + 16, &v, 8);
-	v = ((im->filesz + (im->off & 4095)) + 4095) & ~4095ull;
-	memcpy(r + 24, &v, 8);
-	v = im->off & ~4095ull;
-	memcpy(r + 32, &v, 8);
-	r[40] = (uint8_t)im->bidlen;
-	memcpy(r + 44, im->bid, im->bidlen);
-	u32 = (uint32_t *)(r + 64);
-	u32[0] = PROT_READ | PROT_EXEC;
-	u32[1] = MAP_PRIVATE;
-	strcpy((char *)r + 72, im->path);
+	m->header.type = PERF_RECORD_MMAP2;
+	m->header.misc = PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID;
+	m->header.size = (uint16_t)size;
+	m->pid = m->tid = pid;
+	m->start = start + (im->off & 4095);
+	m->len = ((im->filesz + (im->off & 4095)) + 4095) & ~4095ull;
+	m->pgoff = im->off & ~4095ull;
+	m->build_id_size = (uint8_t)im->bidlen;
+	memcpy(m->build_id, im->bid, im->bidlen);
+	m->prot = PROT_READ | PROT_EXEC;
+	m->flags = MAP_PRIVATE;
+	strcpy(m->filename, im->path);
 	trailer(r + size, pid, time, cpu);
 }
 
 static void
 emit_task(uint32_t type, uint32_t pid, uint32_t ppid, uint64_t time, uint32_t cpu)
 {
-	size_t size = 8 + 24 + sizeof(struct perf_sample_id);
+	size_t size = sizeof(struct record_task) + sizeof(struct record_daemon_id);
 	unsigned char *r = emit(size, time);
-	struct perf_event_header *h = (void *)r;
-	uint32_t *u32 = (uint32_t *)(r + 8);
+	struct record_task *t = (void *)r;
 
-	h->type = type;
-	h->size = (uint16_t)size;
-	u32[0] = u32[2] = pid;
-	u32[1] = u32[3] = ppid;
-	memcpy(r + 24, &time, 8);
+	t->header.type = type;
+	t->header.size = (uint16_t)size;
+	t->pid = t->tid = pid;
+	t->ppid = t->ptid = ppid;
+	t->time = time;
 	trailer(r + size, pid, time, cpu);
 }
 
@@ -324,16 +318,15 @@ emit_comm(uint32_t pid, const char *path, uint64_t time, uint32_t cpu)
 {
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	size_t slen = (strnlen(base, 15) + 8) & ~(size_t)7;
-	size_t size = 8 + 8 + slen + sizeof(struct perf_sample_id);
+	size_t size = sizeof(struct record_comm) + slen + sizeof(struct record_daemon_id);
 	unsigned char *r = emit(size, time);
-	struct perf_event_header *h = (void *)r;
-	uint32_t *u32 = (uint32_t *)(r + 8);
+	struct record_comm *c = (void *)r;
 
-	h->type = PERF_RECORD_COMM;
-	h->misc = PERF_RECORD_MISC_COMM_EXEC;
-	h->size = (uint16_t)size;
-	u32[0] = u32[1] = pid;
-	memcpy(r + 16, base, strnlen(base, 15));
+	c->header.type = PERF_RECORD_COMM;
+	c->header.misc = PERF_RECORD_MISC_COMM_EXEC;
+	c->header.size = (uint16_t)size;
+	c->pid = c->tid = pid;
+	memcpy(c->comm, base, strnlen(base, 15));
 	trailer(r + size, pid, time, cpu);
 }
 
@@ -377,16 +370,16 @@ start_proc(size_t slot, uint32_t pid, uint64_t time, uint32_t cpu, int fork)
 static void
 emit_sample(uint64_t time, uint32_t cpu, int kpct)
 {
-	struct perf_sample_rec *s = emit(sizeof(*s), time);
+	struct record_daemon_sample *s = emit(sizeof(*s), time);
 	uint64_t r = rnd();
 
-	s->type = PERF_RECORD_SAMPLE;
-	s->size = sizeof(*s);
+	s->header.type = PERF_RECORD_SAMPLE;
+	s->header.size = sizeof(*s);
 	s->id = sample_id;
 	s->time = time;
 	s->cpu = cpu;
 	if (kstart && (int)(r % 100) < kpct) {
-		s->misc = PERF_RECORD_MISC_KERNEL;
+		s->header.misc = PERF_RECORD_MISC_KERNEL;
 		s->pid = s->tid = live[(r >> 8) % nproc].pid;
 		/* Few distinct kernel PCs, as in real profiles. */
 		s->ip = kstart + ((r >> 20) % 4096) * 37 % (kend - kstart);
@@ -402,7 +395,7 @@ emit_sample(uint64_t time, uint32_t cpu, int kpct)
 		if (k > 1 && (r & 0x100000) && p->nlibs > 1)
 			k = 2, im = &imgs[p->libs[1]];
 		h = (size_t)(u * u * u * HOTPCS);
-		s->misc = PERF_RECORD_MISC_USER;
+		s->header.misc = PERF_RECORD_MISC_USER;
 		s->pid = s->tid = l->pid;
 		s->ip = l->base[k] + (im->off & 4095) + (im->hot[h] - im->off);
 		((struct elfimg *)im)->expected++;
@@ -444,8 +437,8 @@ rec_cpu(const struct rec *r)
 	const struct perf_event_header *h = (const void *)p;
 
 	if (h->type == PERF_RECORD_SAMPLE)
-		return ((const struct perf_sample_rec *)p)->cpu;
-	return ((const struct perf_sample_id *)(p + r->size - sizeof(struct perf_sample_id)))->cpu;
+		return ((const struct record_daemon_sample *)p)->cpu;
+	return ((const struct record_daemon_id *)(p + r->size - sizeof(struct record_daemon_id)))->cpu;
 }
 
 static size_t	 batch = 1000;
@@ -461,7 +454,7 @@ replay_batches(uint64_t toff)
 		for (c = 0; c < NCPU; c++)
 			for (j = i; j < end; j++)
 				if (rec_cpu(&recs[j]) == c)
-					core_record(buf + recs[j].at, recs[j].size, recs[j].time + toff);
+					core_record((const void *)(buf + recs[j].at), recs[j].size, recs[j].time + toff);
 		core_process(1);
 		i = end;
 	}
@@ -592,7 +585,7 @@ main(int argc, char **argv)
 	for (i = 0; i < nproc; i++)
 		start_proc(i, PIDBASE + (uint32_t)i, t, 0, 1);
 	for (i = 0; i < nrecs; i++)
-		core_record(buf + recs[i].at, recs[i].size, recs[i].time);
+		core_record((const void *)(buf + recs[i].at), recs[i].size, recs[i].time);
 	core_process(1);
 	nrecs = buflen = 0;
 	cyc = churn * nproc * gens;

@@ -18,6 +18,7 @@
 #include "log.h"
 #include "order.h"
 #include "perf.h"
+#include "record.h"
 #include "xmalloc.h"
 
 volatile sig_atomic_t core_quit_requested;
@@ -81,13 +82,12 @@ core_fini(void)
 }
 
 static struct cpu_loss *
-cpu_loss_of(const void *rec, size_t size, uint64_t *time, uint32_t *cpu)
+cpu_loss_of(const union record *rec, size_t size, uint64_t *time, uint32_t *cpu)
 {
-	struct perf_sample_id sid;
+	struct record_sample sid;
 
-	if (size < sizeof(struct perf_event_header) + sizeof(sid))
+	if (record_parse_sample(&record_daemon, rec, size, &sid) == -1)
 		return NULL;
-	memcpy(&sid, (const unsigned char *)rec + size - sizeof(sid), sizeof(sid));
 	*time = sid.time;
 	*cpu = sid.cpu;
 	if (sid.cpu >= CORE_MAX_CPU)
@@ -102,7 +102,7 @@ cpu_loss_of(const void *rec, size_t size, uint64_t *time, uint32_t *cpu)
 }
 
 static void
-count_lost(const void *rec, size_t size, uint64_t n)
+count_lost(const union record *rec, size_t size, uint64_t n)
 {
 	struct cpu_loss *l;
 	uint64_t t = 0;
@@ -119,7 +119,7 @@ count_lost(const void *rec, size_t size, uint64_t n)
 }
 
 static void
-count_throttle(const void *rec, size_t size)
+count_throttle(const union record *rec, size_t size)
 {
 	struct cpu_loss *l;
 	uint64_t t = 0;
@@ -161,58 +161,41 @@ core_unattr_stored(void)
 		memset(pend, 0, npend * ATTR_NREASONS * sizeof(*pend));
 }
 
-/* Sideband records carry a variable-length string before the sample_id
- * trailer; this is its room, which the kernel pads with NULs. */
-static const char *
-record_string(const unsigned char *rec, size_t at, size_t size, char *buf, size_t buflen)
-{
-	size_t end = size - sizeof(struct perf_sample_id), n;
-
-	if (at >= end)
-		return "";
-	n = end - at < buflen - 1 ? end - at : buflen - 1;
-	memcpy(buf, rec + at, n);
-	buf[n] = '\0';
-	return buf;
-}
-
-/* PERF_RECORD_MMAP2's fields (uapi perf_event.h); filename is copied into
+/* The attribution's view of an MMAP2 record; filename is copied into
  * str[strlen].  -1 if the record is too short. */
 static int
-parse_mmap2(const void *rec, size_t size, struct attr_mmap *m, char *str, size_t strlen)
+parse_mmap2(const union record *rec, size_t size, struct attr_mmap *m, char *str,
+    size_t strlen)
 {
-	const struct perf_event_header *h = rec;
-	const unsigned char *b = rec;
-	const uint32_t *u32 = (const uint32_t *)(h + 1);
-	size_t at = sizeof(*h) + 8 + 24 + 24 + 8;
+	const struct record_mmap2 *r = &rec->mmap2;
 
-	if (size < at + sizeof(struct perf_sample_id))
+	if (record_check(&record_daemon, rec, size) == -1)
 		return -1;
 	memset(m, 0, sizeof(*m));
-	m->pid = u32[0];
-	m->tid = u32[1];
-	memcpy(&m->start, b + 16, 8);
-	memcpy(&m->len, b + 24, 8);
-	memcpy(&m->pgoff, b + 32, 8);
-	if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+	m->pid = r->pid;
+	m->tid = r->tid;
+	m->start = r->start;
+	m->len = r->len;
+	m->pgoff = r->pgoff;
+	if (r->header.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
 		m->has_build_id = 1;
-		m->build_id_size = b[40] > 20 ? 20 : b[40];
-		memcpy(m->build_id, b + 44, 20);
+		m->build_id_size = r->build_id_size > 20 ? 20 : r->build_id_size;
+		memcpy(m->build_id, r->build_id, 20);
 	} else {
-		memcpy(&m->maj, b + 40, 4);
-		memcpy(&m->min, b + 44, 4);
-		memcpy(&m->ino, b + 48, 8);
-		memcpy(&m->ino_generation, b + 56, 8);
+		m->maj = r->maj;
+		m->min = r->min;
+		m->ino = r->ino;
+		m->ino_generation = r->ino_generation;
 	}
-	memcpy(&m->prot, b + 64, 4);
-	memcpy(&m->flags, b + 68, 4);
-	m->filename = record_string(b, at, size, str, strlen);
+	m->prot = r->prot;
+	m->flags = r->flags;
+	m->filename = record_string(&record_daemon, rec, size, str, strlen);
 	return 0;
 }
 
 /* Out of line: its buffer would cost every record a stack probe. */
 static void __attribute__((noinline, cold))
-prefetch(const void *rec, size_t size)
+prefetch(const union record *rec, size_t size)
 {
 	struct attr_mmap m;
 	char str[4096];
@@ -224,17 +207,17 @@ prefetch(const void *rec, size_t size)
 }
 
 void
-core_record(const void *rec, size_t size, uint64_t time)
+core_record(const union record *rec, size_t size, uint64_t time)
 {
 	/* Files are read as their mappings arrive, while the processes
 	 * live; the mappings themselves take effect in time order. */
-	if (((const struct perf_event_header *)rec)->type == PERF_RECORD_MMAP2)
+	if (rec->header.type == PERF_RECORD_MMAP2)
 		prefetch(rec, size);
 	order_push(rec, size, time);
 }
 
 static void
-do_sample(const struct perf_sample_rec *s)
+do_sample(const struct record_daemon_sample *s)
 {
 	struct image *img;
 	uint32_t off;
@@ -246,7 +229,8 @@ do_sample(const struct perf_sample_rec *s)
 		return;
 	}
 	nsamples++;
-	r = attr_sample(s->pid, s->ip, s->misc & PERF_RECORD_MISC_CPUMODE_MASK, &img, &off);
+	r = attr_sample(s->pid, s->ip, s->header.misc & PERF_RECORD_MISC_CPUMODE_MASK,
+	    &img, &off);
 	if (r != ATTR_OK) {
 		/* JIT code: kept until a perf map names it. */
 		if (r == ATTR_ANON) {
@@ -267,58 +251,52 @@ do_sample(const struct perf_sample_rec *s)
 }
 
 static void
-handle(const void *rec, size_t size, uint64_t time, void *arg)
+handle(const void *p, size_t size, uint64_t time, void *arg)
 {
-	const struct perf_event_header *h = rec;
-	const unsigned char *b = rec;
-	const uint32_t *u32 = (const uint32_t *)(h + 1);
-	const uint64_t *u64 = (const uint64_t *)(h + 1);
+	const union record *rec = p;
 	char str[4096];
 
 	(void)time;
 	(void)arg;
-	switch (h->type) {
-	case PERF_RECORD_SAMPLE:
-		if (size >= sizeof(struct perf_sample_rec))
-			do_sample(rec);
-		break;
+	/* The sample path, without a call to record_check. */
+	if (rec->header.type == PERF_RECORD_SAMPLE) {
+		if (size >= sizeof(rec->sample))
+			do_sample(&rec->sample);
+		return;
+	}
+	if (record_check(&record_daemon, rec, size) == -1)
+		return;
+	switch (rec->header.type) {
 	case PERF_RECORD_MMAP2: {
 		struct attr_mmap m;
 
-		if (parse_mmap2(rec, size, &m, str, sizeof(str)) == 0) {
-			/* A jitdump announced: the mapping is only that, so
-			 * the attribution takes it as data. */
-			if (jit_mmap(&m))
-				m.prot &= ~(uint32_t)PROT_EXEC;
-			attr_mmap(&m);
-		}
+		parse_mmap2(rec, size, &m, str, sizeof(str));
+		/* A jitdump announced: the mapping is only that, so the
+		 * attribution takes it as data. */
+		if (jit_mmap(&m))
+			m.prot &= ~(uint32_t)PROT_EXEC;
+		attr_mmap(&m);
 		break;
 	}
 	case PERF_RECORD_COMM:
-		if (h->misc & PERF_RECORD_MISC_COMM_EXEC)
-			jit_exit(u32[0], u32[0]);
-		if (size >= sizeof(*h) + 8 + sizeof(struct perf_sample_id))
-			attr_comm(u32[0], u32[1],
-			    record_string(b, sizeof(*h) + 8, size, str, sizeof(str)),
-			    (h->misc & PERF_RECORD_MISC_COMM_EXEC) != 0);
+		if (rec->header.misc & PERF_RECORD_MISC_COMM_EXEC)
+			jit_exit(rec->comm.pid, rec->comm.pid);
+		attr_comm(rec->comm.pid, rec->comm.tid,
+		    record_string(&record_daemon, rec, size, str, sizeof(str)),
+		    (rec->header.misc & PERF_RECORD_MISC_COMM_EXEC) != 0);
 		break;
 	case PERF_RECORD_FORK:
-		if (size >= sizeof(*h) + 24)
-			attr_fork(u32[0], u32[1], u32[2], u32[3]);
+		attr_fork(rec->fork.pid, rec->fork.ppid, rec->fork.tid, rec->fork.ptid);
 		break;
 	case PERF_RECORD_EXIT:
-		if (size >= sizeof(*h) + 24) {
-			jit_exit(u32[0], u32[2]);
-			attr_exit(u32[0], u32[1], u32[2], u32[3]);
-		}
+		jit_exit(rec->exit.pid, rec->exit.tid);
+		attr_exit(rec->exit.pid, rec->exit.ppid, rec->exit.tid, rec->exit.ptid);
 		break;
 	case PERF_RECORD_LOST:
-		if (size >= sizeof(*h) + 16)
-			count_lost(rec, size, u64[1]);
+		count_lost(rec, size, rec->lost.lost);
 		break;
 	case PERF_RECORD_LOST_SAMPLES:
-		if (size >= sizeof(*h) + 8)
-			count_lost(rec, size, u64[0]);
+		count_lost(rec, size, rec->lost_samples.lost);
 		break;
 	case PERF_RECORD_THROTTLE:
 		count_throttle(rec, size);
@@ -334,17 +312,8 @@ handle(const void *rec, size_t size, uint64_t time, void *arg)
 static void
 process_until(uint64_t safe)
 {
-	char msg[512];
-
 	perf_drain();
 	order_process(safe, handle, NULL);
-	if (memcap && agg_memory() + jit_memory() > memcap &&
-	    (agg_entries() > 0 || jit_pending() > 0)) {
-		log_notice("counts use %zu bytes, over the cap of %zu: flushing early",
-		    agg_memory() + jit_memory(), memcap);
-		jit_release();
-		flush_run(msg, sizeof(msg));
-	}
 }
 
 void
@@ -356,17 +325,30 @@ core_process(int all)
 		jit_release();
 }
 
-/* A flush or epoch request must include every sample taken before it
- * arrived, without the periodic slack: records stamped before t0 have been
- * published after a short wait. */
+int
+core_over_cap(void)
+{
+	return memcap && agg_memory() + jit_memory() > memcap &&
+	    (agg_entries() > 0 || jit_pending() > 0);
+}
+
+int
+core_flush_over_cap(char *msg, size_t msglen)
+{
+	log_notice("counts use %zu bytes, over the cap of %zu: flushing early",
+	    agg_memory() + jit_memory(), memcap);
+	jit_release();
+	return flush_run(msg, msglen);
+}
+
+/* A flush or epoch request takes every sample that has surely been
+ * published, without the periodic slack: a record is published within
+ * CORE_PUBLISH_NS of its timestamp, so those stamped that long before the
+ * request are in the buffers now (the rest go to the next flush). */
 static void
 process_request(void)
 {
-	struct timespec ts = { 0, CORE_PUBLISH_NS };
-	uint64_t t0 = perf_now();
-
-	nanosleep(&ts, NULL);
-	process_until(t0);
+	process_until(perf_now() - CORE_PUBLISH_NS);
 }
 
 void

@@ -12,21 +12,28 @@
 
 #include "control.h"
 
+union record;
+
 /* Slack behind the clock read before a drain: a record stamped earlier has
  * been published by then (its writer runs with interrupts off). */
 #define CORE_ORDER_SLACK_NS	10000000ull
-/* What a flush request waits for records stamped before it to appear. */
-#define CORE_PUBLISH_NS		1000000L
+/* How long after its timestamp a record has surely been published: a
+ * flush request takes the records stamped that long before it. */
+#define CORE_PUBLISH_NS		1000000ull
 
 void core_init(size_t memory_cap);
 void core_fini(void);
 void core_set_memory_cap(size_t memory_cap);
 /* perf_record_cb: queues a record for ordered processing. */
-void core_record(const void *rec, size_t size, uint64_t time);
+void core_record(const union record *rec, size_t size, uint64_t time);
 /* Reads every ring buffer and processes the records that are safe to
- * process (all of them when all is nonzero, at shutdown), then flushes
- * early if the counts exceed the memory cap. */
+ * process (all of them when all is nonzero, at shutdown). */
 void core_process(int all);
+/* Nonzero when the counts (and the JIT samples waiting for a map) exceed
+ * the memory cap; the loop then calls core_flush_over_cap(), which says so
+ * in the log and flushes (flush_run: 0, or -1 with msg[msglen] set). */
+int core_over_cap(void);
+int core_flush_over_cap(char *msg, size_t msglen);
 /* Updates the sample rate; called about once a second. */
 void core_tick(void);
 double core_rate(void);

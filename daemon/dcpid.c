@@ -289,13 +289,50 @@ control_reload(char *msg, size_t msglen)
 	return 0;
 }
 
-static uint64_t
-now_ms(void)
-{
-	struct timespec ts;
+/* The loop's timers: the tick (the drain, the rate, the memory cap and
+ * the status line), the flush interval and the systemd watchdog. */
+struct timers {
+	struct loop_timer	*tick, *flush, *watchdog;
+	const struct config	*config;
+	uint64_t		 watchdog_ms;
+	unsigned		 ticks;
+};
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+static void
+on_tick(struct loop_timer *t, void *arg)
+{
+	struct timers *tm = arg;
+	char msg[512];
+
+	loop_timer_set(t, TICK_MS);
+	core_process(0);
+	/* Here, not on the sample path: the flush runs between waits. */
+	if (core_over_cap())
+		core_flush_over_cap(msg, sizeof(msg));
+	core_tick();
+	if (++tm->ticks % STATUS_EVERY == 0)
+		sd_notifyf(0, "STATUS=%.0f samples/s, %ju samples, epoch %s",
+		    core_rate(), (uintmax_t)core_samples(), flush_epoch());
+}
+
+static void
+on_flush(struct loop_timer *t, void *arg)
+{
+	struct timers *tm = arg;
+	char msg[512];
+
+	core_process(0);
+	flush_run(msg, sizeof(msg));
+	loop_timer_set(t, (uint64_t)tm->config->flush_interval * 1000);
+}
+
+static void
+on_watchdog(struct loop_timer *t, void *arg)
+{
+	struct timers *tm = arg;
+
+	sd_notify(0, "WATCHDOG=1");
+	loop_timer_set(t, tm->watchdog_ms);
 }
 
 int
@@ -307,8 +344,8 @@ main(int argc, char **argv)
 	struct sigaction sa;
 	sigset_t block, waitmask;
 	char err[1024], msg[512];
-	uint64_t watchdog_us = 0, next_tick, next_wd = UINT64_MAX, next_flush, now;
-	unsigned ticks = 0;
+	struct timers tm = { .config = &c };
+	uint64_t watchdog_us = 0;
 	gid_t gid = (gid_t)-1;
 	size_t i;
 	int rc = 0;
@@ -401,16 +438,16 @@ main(int argc, char **argv)
 		    (uintmax_t)perf_event_period(i), perf_ncpus());
 	log_notice("database %s, epoch %s, socket %s", c.db, flush_epoch(), c.socket);
 	sd_notify(0, "READY=1\nSTATUS=sampling");
-	if (sd_watchdog_enabled(0, &watchdog_us) > 0 && watchdog_us > 0)
-		next_wd = now_ms();
-
-	next_tick = now_ms() + TICK_MS;
-	next_flush = now_ms() + (uint64_t)c.flush_interval * 1000;
+	/* Half the watchdog's interval, as sd_watchdog_enabled(3) advises;
+	 * the first at once. */
+	if (sd_watchdog_enabled(0, &watchdog_us) > 0 && watchdog_us > 0) {
+		tm.watchdog_ms = watchdog_us / 2000;
+		tm.watchdog = loop_timer_add(0, on_watchdog, &tm);
+	}
+	tm.tick = loop_timer_add(TICK_MS, on_tick, &tm);
+	tm.flush = loop_timer_add((uint64_t)c.flush_interval * 1000, on_flush, &tm);
 	while (!sig_quit && !core_quit_requested) {
-		uint64_t deadline = next_tick < next_wd ? next_tick : next_wd;
-
-		now = now_ms();
-		loop_wait(deadline > now ? (int)(deadline - now) : 0, &waitmask);
+		loop_wait(-1, &waitmask);
 		if (sig_quit || core_quit_requested)
 			break;
 		if (sig_hup) {
@@ -420,26 +457,12 @@ main(int argc, char **argv)
 		}
 		if (reload_requested) {
 			reload_requested = 0;
-			next_flush = now_ms() + (uint64_t)c.flush_interval * 1000;
-		}
-		now = now_ms();
-		if (now >= next_wd) {
-			sd_notify(0, "WATCHDOG=1");
-			next_wd = now + watchdog_us / 2000;
-		}
-		if (now < next_tick)
-			continue;
-		next_tick = now + TICK_MS;
-		core_process(0);
-		core_tick();
-		if (++ticks % STATUS_EVERY == 0)
-			sd_notifyf(0, "STATUS=%.0f samples/s, %ju samples, epoch %s",
-			    core_rate(), (uintmax_t)core_samples(), flush_epoch());
-		if (now >= next_flush) {
-			flush_run(msg, sizeof(msg));
-			next_flush = now + (uint64_t)c.flush_interval * 1000;
+			loop_timer_set(tm.flush, (uint64_t)c.flush_interval * 1000);
 		}
 	}
+	loop_timer_del(tm.tick);
+	loop_timer_del(tm.flush);
+	loop_timer_del(tm.watchdog);
 
 	sd_notify(0, "STOPPING=1\nSTATUS=flushing");
 	log_notice("flushing and exiting");

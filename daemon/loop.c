@@ -3,8 +3,10 @@
 #include <sys/epoll.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -17,9 +19,23 @@ struct watch {
 	int	 used;
 };
 
+struct loop_timer {
+	loop_timer_cb	 cb;
+	void		*arg;
+	uint64_t	 deadline;	/* loop_now_ms() */
+	size_t		 slot;		/* in timers[] */
+	int		 armed;
+	int		 fire;		/* due in the round being run */
+};
+
 static int		 epfd = -1;
 static struct watch	*w;	/* indexed by fd */
 static size_t		 nw;
+/* Few timers (the daemon's own, one per control connection): a scan for
+ * the earliest costs less than keeping a heap. */
+static struct loop_timer **timers;
+static size_t		 ntimers, timercap;
+static int		 running;	/* in run_timers: deletions leave holes */
 
 void
 loop_init(void)
@@ -31,12 +47,119 @@ loop_init(void)
 void
 loop_fini(void)
 {
+	size_t i;
+
 	if (epfd != -1)
 		close(epfd);
 	epfd = -1;
 	free(w);
 	w = NULL;
 	nw = 0;
+	for (i = 0; i < ntimers; i++)
+		free(timers[i]);
+	free(timers);
+	timers = NULL;
+	ntimers = timercap = 0;
+}
+
+uint64_t
+loop_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+struct loop_timer *
+loop_timer_add(uint64_t ms, loop_timer_cb cb, void *arg)
+{
+	struct loop_timer *t = xcalloc(1, sizeof(*t));
+
+	if (ntimers == timercap) {
+		timercap = timercap ? timercap * 2 : 8;
+		timers = xreallocarray(timers, timercap, sizeof(*timers));
+	}
+	t->cb = cb;
+	t->arg = arg;
+	t->slot = ntimers;
+	timers[ntimers++] = t;
+	loop_timer_set(t, ms);
+	return t;
+}
+
+void
+loop_timer_set(struct loop_timer *t, uint64_t ms)
+{
+	t->deadline = loop_now_ms() + ms;
+	t->armed = 1;
+	t->fire = 0;
+}
+
+void
+loop_timer_stop(struct loop_timer *t)
+{
+	t->armed = 0;
+	t->fire = 0;
+}
+
+void
+loop_timer_del(struct loop_timer *t)
+{
+	if (t == NULL)
+		return;
+	if (running)
+		timers[t->slot] = NULL;
+	else {
+		timers[t->slot] = timers[--ntimers];
+		timers[t->slot]->slot = t->slot;
+	}
+	free(t);
+}
+
+/* Milliseconds until the earliest armed timer, or -1 if none is armed. */
+static int
+timer_timeout(void)
+{
+	uint64_t now = loop_now_ms(), first = UINT64_MAX;
+	size_t i;
+
+	for (i = 0; i < ntimers; i++)
+		if (timers[i]->armed && timers[i]->deadline < first)
+			first = timers[i]->deadline;
+	if (first == UINT64_MAX)
+		return -1;
+	if (first <= now)
+		return 0;
+	return first - now > INT_MAX ? INT_MAX : (int)(first - now);
+}
+
+/* Calls the timers due now, once each: one that re-arms itself for 0 ms
+ * runs in the next round, after the fds. */
+static void
+run_timers(void)
+{
+	uint64_t now = loop_now_ms();
+	size_t i, n = ntimers, k;
+
+	for (i = 0; i < n; i++)
+		timers[i]->fire = timers[i]->armed && timers[i]->deadline <= now;
+	running = 1;
+	for (i = 0; i < n; i++) {
+		struct loop_timer *t = timers[i];
+
+		if (t != NULL && t->fire) {
+			t->fire = t->armed = 0;
+			t->cb(t, t->arg);
+		}
+	}
+	running = 0;
+	for (i = k = 0; i < ntimers; i++)
+		if (timers[i] != NULL) {
+			timers[i]->slot = k;
+			timers[k++] = timers[i];
+		}
+	ntimers = k;
 }
 
 void
@@ -80,8 +203,10 @@ int
 loop_wait(int timeout_ms, const sigset_t *sigmask)
 {
 	struct epoll_event evs[64];
-	int i, n;
+	int i, n, t = timer_timeout();
 
+	if (t != -1 && (timeout_ms < 0 || t < timeout_ms))
+		timeout_ms = t;
 	n = epoll_pwait(epfd, evs, 64, timeout_ms, sigmask);
 	if (n == -1) {
 		if (errno == EINTR)
@@ -95,5 +220,6 @@ loop_wait(int timeout_ms, const sigset_t *sigmask)
 		if ((size_t)fd < nw && w[fd].used)
 			w[fd].cb(fd, evs[i].events, w[fd].arg);
 	}
+	run_timers();
 	return n;
 }

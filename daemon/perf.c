@@ -1,9 +1,7 @@
 #include "config.h"
 
 #include <sys/epoll.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 
 #include <linux/perf_event.h>
 #include <perfmon/pfmlib_perf_event.h>
@@ -18,6 +16,7 @@
 #include "log.h"
 #include "loop.h"
 #include "perf.h"
+#include "record.h"
 #include "xmalloc.h"
 
 #define RB_PAGES	128	/* data pages per buffer: 512 KiB with 4 KiB pages */
@@ -54,7 +53,7 @@ static int		*cpulist;
 static size_t		 ncpu;
 static perf_record_cb	 record_cb;
 static int		 pfm_ready;
-static uint64_t		 rbuf[65536 / 8];	/* one record: size is a u16 */
+static uint64_t		 rbuf[65536 / 8];	/* a record that wraps: size is a u16 */
 static int		 sideband_on_first;	/* no dummy event: event 0 carries it */
 
 static int
@@ -151,9 +150,8 @@ encode(const char *name, struct perf_event_attr *a, char *err, size_t errlen)
 	/* No PERF_SAMPLE_PERIOD: the period is fixed, and with it the
 	 * kernel samples software events such as page-faults at every
 	 * occurrence whatever sample_period says (perf_swevent_event). */
-	a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
-	    PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
-	a->sample_id_all = 1;
+	a->sample_type = RECORD_SAMPLE_TYPE;
+	a->sample_id_all = RECORD_SAMPLE_ID_ALL;
 	a->exclude_guest = 1;
 	/* Monotonic timestamps can be compared with clock_gettime, which is
 	 * how the ordering knows that no CPU still holds an older record. */
@@ -229,13 +227,13 @@ open_one(const char *name, struct perf_event_attr *a, int cpu, char *err, size_t
 {
 	int fd, e;
 
-	fd = (int)syscall(SYS_perf_event_open, a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	fd = perf_sys_open(a, cpu);
 	if (fd == -1 && errno == EINVAL && a->build_id) {
 		/* Kernels before 5.12 refuse build_id: the attribution then
 		 * reads the build-id from the file. */
 		log_info("kernel refuses build-ids in MMAP2 records; reading them from the files");
 		a->build_id = 0;
-		fd = (int)syscall(SYS_perf_event_open, a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		fd = perf_sys_open(a, cpu);
 	}
 	if (fd != -1)
 		return fd;
@@ -274,7 +272,7 @@ close_rbs_from(size_t first)
 	for (i = first; i < nrbs; i++) {
 		if (rbs[i].inloop)
 			loop_del(rbs[i].fd);
-		munmap(rbs[i].base, rbs[i].mapsize);
+		perf_sys_munmap(rbs[i].base, rbs[i].mapsize);
 		close(rbs[i].fd);
 	}
 	nrbs = first;
@@ -302,35 +300,25 @@ drain_rb(struct rb *r)
 	head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
 	tail = pg->data_tail;
 	while (tail < head) {
-		struct perf_event_header *h = (void *)(data + (tail & mask));
-		size_t size = h->size, first;
-		uint64_t time = 0;
+		const union record *rec = (const void *)(data + (tail & mask));
+		size_t size = rec->header.size, first;
 
-		if (size < sizeof(*h) || size > head - tail) {
+		if (size < sizeof(rec->header) || size > head - tail) {
 			log_warnx("CPU %d: corrupt ring buffer record (size %zu); skipping the rest",
 			    r->cpu, size);
 			tail = head;
 			break;
 		}
-		/* A record that wraps around the end is copied in two
-		 * parts; all are copied so the queue owns them. */
+		/* Records are read in place, where the kernel leaves them
+		 * until data_tail passes them; one that wraps around the
+		 * end is put together in rbuf. */
 		first = r->datasize - (tail & mask);
-		if (first >= size)
-			memcpy(rbuf, h, size);
-		else {
-			memcpy(rbuf, h, first);
+		if (first < size) {
+			memcpy(rbuf, rec, first);
 			memcpy((unsigned char *)rbuf + first, data, size - first);
+			rec = (const void *)rbuf;
 		}
-		h = (void *)rbuf;
-		if (h->type == PERF_RECORD_SAMPLE) {
-			if (size >= sizeof(struct perf_sample_rec))
-				time = ((struct perf_sample_rec *)rbuf)->time;
-		} else if (size >= sizeof(*h) + sizeof(struct perf_sample_id)) {
-			struct perf_sample_id *sid = (void *)((unsigned char *)rbuf +
-			    size - sizeof(*sid));
-			time = sid->time;
-		}
-		record_cb(rbuf, size, time);
+		record_cb(rec, size, record_time(&record_daemon, rec, size));
 		tail += size;
 	}
 	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
@@ -389,16 +377,16 @@ open_rbs(const char *name, struct perf_event_attr *a, size_t ev, size_t pages,
 		r->datasize = pages * page;
 		r->inloop = 0;
 		r->mapsize = r->datasize + page;
-		r->base = mmap(NULL, r->mapsize, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
+		r->base = perf_sys_mmap(r->fd, r->mapsize);
 		if (r->base == MAP_FAILED) {
 			snprintf(err, errlen, "event %s on CPU %d: mmap of the ring buffer: %s",
 			    name, r->cpu, strerror(errno));
 			close(r->fd);
 			return -1;
 		}
-		if (ioctl(r->fd, PERF_EVENT_IOC_ID, &id) == -1) {
+		if (perf_sys_ioctl(r->fd, PERF_EVENT_IOC_ID, &id) == -1) {
 			snprintf(err, errlen, "event %s: PERF_EVENT_IOC_ID: %s", name, strerror(errno));
-			munmap(r->base, r->mapsize);
+			perf_sys_munmap(r->base, r->mapsize);
 			close(r->fd);
 			return -1;
 		}
@@ -443,9 +431,8 @@ open_sideband(void)
 	a.type = PERF_TYPE_SOFTWARE;
 	a.config = PERF_COUNT_SW_DUMMY;
 	a.sample_period = 1;
-	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
-	    PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
-	a.sample_id_all = 1;
+	a.sample_type = RECORD_SAMPLE_TYPE;
+	a.sample_id_all = RECORD_SAMPLE_ID_ALL;
 	a.exclude_guest = 1;
 	a.use_clockid = 1;
 	a.clockid = CLOCK_MONOTONIC;
@@ -551,7 +538,7 @@ perf_enable(void)
 	size_t i;
 
 	for (i = 0; i < nrbs; i++)
-		if (ioctl(rbs[i].fd, PERF_EVENT_IOC_ENABLE, 0) == -1)
+		if (perf_sys_ioctl(rbs[i].fd, PERF_EVENT_IOC_ENABLE, NULL) == -1)
 			fatal("CPU %d: enabling event %s", rbs[i].cpu, rb_name(&rbs[i]));
 }
 
@@ -561,7 +548,7 @@ perf_disable(void)
 	size_t i;
 
 	for (i = 0; i < nrbs; i++)
-		ioctl(rbs[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+		perf_sys_ioctl(rbs[i].fd, PERF_EVENT_IOC_DISABLE, NULL);
 }
 
 void

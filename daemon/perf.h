@@ -21,8 +21,14 @@
 #define PERF_PERIOD_HW		2000000ull
 #define PERF_PERIOD_SW		1000ull
 
-/* Where a record is handed when it has been read from a ring buffer. */
-typedef void (*perf_record_cb)(const void *rec, size_t size, uint64_t time);
+union record;
+struct perf_event_attr;
+
+/* Where a record is handed when it has been read from a ring buffer:
+ * size bytes (daemon/record.h), stamped time (perf clock, ns; 0 if none).
+ * rec points into the ring buffer, or to a copy when the record wraps
+ * around its end; either is valid only until the callback returns. */
+typedef void (*perf_record_cb)(const union record *rec, size_t size, uint64_t time);
 
 /* Opens events[0..nevents) on cpus[0..ncpus) (all online CPUs when ncpus
  * is 0).  With nevents 0, "cycles" is tried and, if it does not open,
@@ -52,21 +58,13 @@ int perf_event_of_id(uint64_t id);
 /* Bytes of ring buffers mapped. */
 size_t perf_memory(void);
 
-#endif
+/* The system calls of the set-up, in perf_sys.c so that the unit tests can
+ * replace them (-Wl,--wrap).  perf_sys_open opens a system-wide event on
+ * cpu (pid -1, no group, close-on-exec); perf_sys_mmap maps len bytes of
+ * fd's ring buffer read-write, MAP_FAILED on error.  All set errno. */
+int perf_sys_open(struct perf_event_attr *a, int cpu);
+void *perf_sys_mmap(int fd, size_t len);
+int perf_sys_munmap(void *base, size_t len);
+int perf_sys_ioctl(int fd, unsigned long request, void *arg);
 
-/* The layouts that perf_init's sample_type and sample_id_all produce. */
-struct perf_sample_rec {		/* PERF_RECORD_SAMPLE */
-	uint32_t	type;
-	uint16_t	misc, size;
-	uint64_t	id;		/* PERF_SAMPLE_IDENTIFIER */
-	uint64_t	ip;
-	uint32_t	pid, tid;
-	uint64_t	time;
-	uint32_t	cpu, res;
-};
-struct perf_sample_id {			/* trailer of every other record */
-	uint32_t	pid, tid;
-	uint64_t	time;
-	uint32_t	cpu, res;
-	uint64_t	id;
-};
+#endif

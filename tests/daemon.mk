@@ -13,6 +13,26 @@ tests_test_daemon_lost_SOURCES = tests/test_daemon_lost.c
 tests_test_daemon_lost_CFLAGS = $(TESTS_CFLAGS)
 tests_test_daemon_lost_LDADD = daemon/libdcpid.la $(TESTS_LIBS)
 tests_test_daemon_lost_LDFLAGS = -Wl,--wrap=status_add
+# The perf record layouts (daemon/record.c).
+check_PROGRAMS += tests/test_record
+TESTS += tests/test_record
+tests_test_record_SOURCES = tests/test_record.c
+tests_test_record_CFLAGS = $(TESTS_CFLAGS)
+tests_test_record_LDADD = daemon/libdcpid.la $(TESTS_LIBS)
+# perf.c's set-up with perf_event_open, mmap and ioctl replaced.
+check_PROGRAMS += tests/test_perf
+TESTS += tests/test_perf
+tests_test_perf_SOURCES = tests/test_perf.c
+tests_test_perf_CFLAGS = $(TESTS_CFLAGS)
+tests_test_perf_LDADD = daemon/libdcpid.la $(TESTS_LIBS)
+tests_test_perf_LDFLAGS = -Wl,--wrap=perf_sys_open -Wl,--wrap=perf_sys_mmap \
+	-Wl,--wrap=perf_sys_munmap -Wl,--wrap=perf_sys_ioctl
+# The event loop's timers.
+check_PROGRAMS += tests/test_loop
+TESTS += tests/test_loop
+tests_test_loop_SOURCES = tests/test_loop.c
+tests_test_loop_CFLAGS = $(TESTS_CFLAGS)
+tests_test_loop_LDADD = daemon/libdcpid.la $(TESTS_LIBS)
 endif
 
 DAEMON_ITESTS = tests/integration/test_daemon_hot.sh \

@@ -21,6 +21,7 @@
 
 #include "../daemon/core.h"
 #include "../daemon/perf.h"
+#include "../daemon/record.h"
 
 static char	lines[64][256];
 static size_t	nlines;
@@ -79,7 +80,7 @@ feed(uint32_t type, const uint64_t *f, size_t nf, uint32_t cpu, uint64_t time)
 {
 	uint64_t buf[16];
 	struct perf_event_header h = { .type = type, .misc = 0 };
-	struct perf_sample_id sid = { .pid = 1, .tid = 1, .time = time, .cpu = cpu,
+	struct record_daemon_id sid = { .pid = 1, .tid = 1, .time = time, .cpu = cpu,
 	    .id = 77 };
 	size_t size = sizeof(h) + nf * 8 + sizeof(sid);
 
@@ -87,7 +88,7 @@ feed(uint32_t type, const uint64_t *f, size_t nf, uint32_t cpu, uint64_t time)
 	memcpy(buf, &h, sizeof(h));
 	memcpy((unsigned char *)buf + sizeof(h), f, nf * 8);
 	memcpy((unsigned char *)buf + sizeof(h) + nf * 8, &sid, sizeof(sid));
-	core_record(buf, size, time);
+	core_record((const void *)buf, size, time);
 }
 
 static void

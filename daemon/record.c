@@ -1,0 +1,200 @@
+#include "config.h"
+
+#include <string.h>
+
+#include "record.h"
+
+const struct record_format record_daemon = {
+	.sample_type = RECORD_SAMPLE_TYPE,
+	.sample_id_all = RECORD_SAMPLE_ID_ALL,
+	.sample_size = sizeof(struct record_daemon_sample),
+	.s_id = offsetof(struct record_daemon_sample, id),
+	.s_ip = offsetof(struct record_daemon_sample, ip),
+	.s_tid = offsetof(struct record_daemon_sample, pid),
+	.s_time = offsetof(struct record_daemon_sample, time),
+	.s_cpu = offsetof(struct record_daemon_sample, cpu),
+	.id_size = sizeof(struct record_daemon_id),
+	.i_id = offsetof(struct record_daemon_id, id),
+	.i_tid = offsetof(struct record_daemon_id, pid),
+	.i_time = offsetof(struct record_daemon_id, time),
+	.i_cpu = offsetof(struct record_daemon_id, cpu),
+};
+
+/* The u64 fields a SAMPLE may start with, in the kernel's order
+ * (perf_output_sample); what comes after them is not fixed in size. */
+#define SAMPLE_FIXED	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | \
+	PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | \
+	PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
+
+static uint16_t
+field(uint64_t type, uint64_t bit, uint16_t *at)
+{
+	uint16_t here = *at;
+
+	if (!(type & bit))
+		return RECORD_NONE;
+	*at += 8;
+	return here;
+}
+
+int
+record_format_init(struct record_format *f, uint64_t type, int sample_id_all)
+{
+	uint16_t at = sizeof(struct perf_event_header);
+
+	if (type & ~(uint64_t)SAMPLE_FIXED)
+		return -1;
+	memset(f, 0, sizeof(*f));
+	f->sample_type = type;
+	f->sample_id_all = sample_id_all != 0;
+	/* perf_output_sample: IDENTIFIER, IP, TID, TIME, ADDR, ID,
+	 * STREAM_ID, CPU, PERIOD. */
+	f->s_id = field(type, PERF_SAMPLE_IDENTIFIER, &at);
+	f->s_ip = field(type, PERF_SAMPLE_IP, &at);
+	f->s_tid = field(type, PERF_SAMPLE_TID, &at);
+	f->s_time = field(type, PERF_SAMPLE_TIME, &at);
+	field(type, PERF_SAMPLE_ADDR, &at);
+	if (f->s_id == RECORD_NONE)
+		f->s_id = field(type, PERF_SAMPLE_ID, &at);
+	else
+		field(type, PERF_SAMPLE_ID, &at);
+	field(type, PERF_SAMPLE_STREAM_ID, &at);
+	f->s_cpu = field(type, PERF_SAMPLE_CPU, &at);
+	field(type, PERF_SAMPLE_PERIOD, &at);
+	f->sample_size = at;
+	f->i_id = f->i_tid = f->i_time = f->i_cpu = RECORD_NONE;
+	if (!f->sample_id_all)
+		return 0;
+	/* perf_event__output_id_sample: TID, TIME, ID, STREAM_ID, CPU,
+	 * IDENTIFIER. */
+	at = 0;
+	f->i_tid = field(type, PERF_SAMPLE_TID, &at);
+	f->i_time = field(type, PERF_SAMPLE_TIME, &at);
+	f->i_id = field(type, PERF_SAMPLE_ID, &at);
+	field(type, PERF_SAMPLE_STREAM_ID, &at);
+	f->i_cpu = field(type, PERF_SAMPLE_CPU, &at);
+	if (type & PERF_SAMPLE_IDENTIFIER)
+		f->i_id = field(type, PERF_SAMPLE_IDENTIFIER, &at);
+	f->id_size = at;
+	return 0;
+}
+
+int
+record_check(const struct record_format *f, const union record *r, size_t size)
+{
+	size_t need;
+
+	if (size < sizeof(r->header))
+		return -1;
+	switch (r->header.type) {
+	case PERF_RECORD_SAMPLE:
+		need = f->sample_size;
+		break;
+	case PERF_RECORD_MMAP2:
+		need = sizeof(r->mmap2) + f->id_size;
+		break;
+	case PERF_RECORD_COMM:
+		need = sizeof(r->comm) + f->id_size;
+		break;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		need = sizeof(r->fork);
+		break;
+	case PERF_RECORD_LOST:
+		need = sizeof(r->lost);
+		break;
+	case PERF_RECORD_LOST_SAMPLES:
+		need = sizeof(r->lost_samples);
+		break;
+	default:
+		/* THROTTLE and UNTHROTTLE count even when short: the count
+		 * matters, their fields are not read. */
+		need = sizeof(r->header);
+	}
+	return size >= need ? 0 : -1;
+}
+
+static uint64_t
+u64_at(const union record *r, size_t at)
+{
+	uint64_t v;
+
+	memcpy(&v, (const unsigned char *)r + at, sizeof(v));
+	return v;
+}
+
+/* TID and CPU are two u32 in one u64: pid then tid, cpu then reserved. */
+static void
+u32_pair(const union record *r, size_t at, uint32_t *a, uint32_t *b)
+{
+	uint32_t v[2];
+
+	memcpy(v, (const unsigned char *)r + at, sizeof(v));
+	*a = v[0];
+	if (b != NULL)
+		*b = v[1];
+}
+
+int
+record_parse_sample(const struct record_format *f, const union record *r,
+    size_t size, struct record_sample *s)
+{
+	size_t base;
+
+	memset(s, 0, sizeof(*s));
+	if (r->header.type == PERF_RECORD_SAMPLE) {
+		if (size < f->sample_size)
+			return -1;
+		if (f->s_id != RECORD_NONE)
+			s->id = u64_at(r, f->s_id);
+		if (f->s_ip != RECORD_NONE)
+			s->ip = u64_at(r, f->s_ip);
+		if (f->s_tid != RECORD_NONE)
+			u32_pair(r, f->s_tid, &s->pid, &s->tid);
+		if (f->s_time != RECORD_NONE)
+			s->time = u64_at(r, f->s_time);
+		if (f->s_cpu != RECORD_NONE)
+			u32_pair(r, f->s_cpu, &s->cpu, NULL);
+		return 0;
+	}
+	if (!f->sample_id_all || size < sizeof(r->header) + f->id_size)
+		return -1;
+	base = size - f->id_size;
+	if (f->i_id != RECORD_NONE)
+		s->id = u64_at(r, base + f->i_id);
+	if (f->i_tid != RECORD_NONE)
+		u32_pair(r, base + f->i_tid, &s->pid, &s->tid);
+	if (f->i_time != RECORD_NONE)
+		s->time = u64_at(r, base + f->i_time);
+	if (f->i_cpu != RECORD_NONE)
+		u32_pair(r, base + f->i_cpu, &s->cpu, NULL);
+	return 0;
+}
+
+uint64_t
+record_time(const struct record_format *f, const union record *r, size_t size)
+{
+	struct record_sample s;
+
+	return record_parse_sample(f, r, size, &s) == 0 ? s.time : 0;
+}
+
+const char *
+record_string(const struct record_format *f, const union record *r,
+    size_t size, char *buf, size_t buflen)
+{
+	size_t at, end, n;
+
+	if (r->header.type == PERF_RECORD_MMAP2)
+		at = offsetof(struct record_mmap2, filename);
+	else if (r->header.type == PERF_RECORD_COMM)
+		at = offsetof(struct record_comm, comm);
+	else
+		return "";
+	if (size < f->id_size || (end = size - f->id_size) <= at || buflen == 0)
+		return "";
+	n = end - at < buflen - 1 ? end - at : buflen - 1;
+	memcpy(buf, (const unsigned char *)r + at, n);
+	buf[n] = '\0';
+	return buf;
+}

@@ -1,0 +1,148 @@
+/*
+ * The perf records dcpid reads from its ring buffers, typed as tools/lib/perf
+ * types them (include/perf/event.h, union perf_event), and their decoding.
+ * The fixed part of each record type is a struct; what depends on the
+ * event's attributes (a SAMPLE's fields, by sample_type; the sample_id
+ * trailer of every other record, by sample_id_all) is found through a
+ * struct record_format, so that no other file knows a byte offset.
+ * Layouts: include/uapi/linux/perf_event.h, enum perf_event_type.
+ */
+#ifndef DCPID_RECORD_H
+#define DCPID_RECORD_H
+
+#include <linux/perf_event.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* What every event of perf.c samples, and that every record carries the
+ * sample_id trailer: the ordering needs every record's TIME, the loss
+ * counts the CPU. */
+#define RECORD_SAMPLE_TYPE	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | \
+	PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
+#define RECORD_SAMPLE_ID_ALL	1
+
+/* The layouts RECORD_SAMPLE_TYPE and RECORD_SAMPLE_ID_ALL give, for code
+ * that writes records (tests, benchmarks). */
+struct record_daemon_sample {		/* PERF_RECORD_SAMPLE */
+	struct perf_event_header header;
+	uint64_t	id;		/* PERF_SAMPLE_IDENTIFIER */
+	uint64_t	ip;
+	uint32_t	pid, tid;
+	uint64_t	time;
+	uint32_t	cpu, res;
+};
+struct record_daemon_id {		/* trailer of every other record */
+	uint32_t	pid, tid;
+	uint64_t	time;
+	uint32_t	cpu, res;
+	uint64_t	id;
+};
+
+/* The fixed parts; the sample_id trailer follows the last field (after
+ * the string of COMM and MMAP2, padded to 8 bytes). */
+struct record_mmap2 {			/* PERF_RECORD_MMAP2 */
+	struct perf_event_header header;
+	uint32_t	pid, tid;
+	uint64_t	start, len, pgoff;
+	union {
+		struct {
+			uint32_t	maj, min;
+			uint64_t	ino, ino_generation;
+		};
+		struct {		/* PERF_RECORD_MISC_MMAP_BUILD_ID */
+			uint8_t		build_id_size;
+			uint8_t		reserved_1;
+			uint16_t	reserved_2;
+			uint8_t		build_id[20];
+		};
+	};
+	uint32_t	prot, flags;
+	char		filename[];
+};
+struct record_comm {			/* PERF_RECORD_COMM */
+	struct perf_event_header header;
+	uint32_t	pid, tid;
+	char		comm[];
+};
+struct record_task {			/* PERF_RECORD_FORK, PERF_RECORD_EXIT */
+	struct perf_event_header header;
+	uint32_t	pid, ppid, tid, ptid;
+	uint64_t	time;
+};
+struct record_lost {			/* PERF_RECORD_LOST */
+	struct perf_event_header header;
+	uint64_t	id, lost;
+};
+struct record_lost_samples {		/* PERF_RECORD_LOST_SAMPLES */
+	struct perf_event_header header;
+	uint64_t	lost;
+};
+struct record_throttle {		/* PERF_RECORD_(UN)THROTTLE */
+	struct perf_event_header header;
+	uint64_t	time, id, stream_id;
+};
+
+/* One record, 8-byte aligned, header.size bytes; only the member that
+ * header.type names, and only once record_check() has accepted it.
+ * sample is the layout of record_daemon's format only: the sample path
+ * reads its fields in place (record_parse_sample would cost it a tenth). */
+union record {
+	struct perf_event_header	header;
+	struct record_daemon_sample	sample;
+	struct record_mmap2		mmap2;
+	struct record_comm		comm;
+	struct record_task		fork, exit;
+	struct record_lost		lost;
+	struct record_lost_samples	lost_samples;
+	struct record_throttle		throttle;
+};
+
+/* Where the attribute-dependent fields are: byte offsets of a SAMPLE's
+ * fields from the record's start, and of the trailer's fields from the
+ * trailer's start; RECORD_NONE where the attributes leave one out. */
+#define RECORD_NONE	0xffff
+struct record_format {
+	uint64_t	sample_type;
+	int		sample_id_all;
+	uint16_t	sample_size;	/* header and fields */
+	uint16_t	s_id, s_ip, s_tid, s_time, s_cpu;
+	uint16_t	id_size;	/* trailer bytes; 0 without sample_id_all */
+	uint16_t	i_id, i_tid, i_time, i_cpu;
+};
+
+/* The format of perf.c's events (RECORD_SAMPLE_TYPE, RECORD_SAMPLE_ID_ALL). */
+extern const struct record_format record_daemon;
+
+/* Fills *f for events opened with sample_type and sample_id_all.  -1 if
+ * sample_type has a field of variable size or one after them (READ,
+ * CALLCHAIN, RAW, ...), which these records never carry. */
+int record_format_init(struct record_format *f, uint64_t sample_type,
+    int sample_id_all);
+
+/* 0 if the size bytes at r hold the fixed part of r's type (and, for COMM
+ * and MMAP2, whose string ends where the trailer begins, the trailer);
+ * -1 if the record is truncated.  Types not listed in union record have
+ * nothing to check. */
+int record_check(const struct record_format *f, const union record *r, size_t size);
+
+/* The fields that identify a record: a SAMPLE's own, or another record's
+ * sample_id trailer.  Fields the format leaves out are 0. */
+struct record_sample {
+	uint64_t	id, ip, time;
+	uint32_t	pid, tid, cpu;
+};
+/* Decodes r's identifying fields (ip for a SAMPLE only) into *s.  -1 if r
+ * is too short for them or, without sample_id_all, is not a SAMPLE. */
+int record_parse_sample(const struct record_format *f, const union record *r,
+    size_t size, struct record_sample *s);
+/* r's timestamp (perf clock, ns) for the ordering; 0 if it has none. */
+uint64_t record_time(const struct record_format *f, const union record *r,
+    size_t size);
+/* The NUL-padded string of a COMM or MMAP2 record (the command, the file
+ * name), copied to buf[buflen] and NUL-terminated; "" if r has no room
+ * for one.  r must have passed record_check(). */
+const char *record_string(const struct record_format *f, const union record *r,
+    size_t size, char *buf, size_t buflen);
+
+#endif

@@ -1,0 +1,387 @@
+/*
+ * daemon/perf.c's set-up and ring-buffer reading, with perf_event_open,
+ * mmap and ioctl replaced (-Wl,--wrap=perf_sys_*): the events opened on
+ * each CPU, the dummy sideband event and its fallback, the build-id
+ * fallback, the errors of perf_event_open and mmap, and a record that
+ * wraps around the end of its ring buffer.
+ */
+#include "config.h"
+
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+
+#include <linux/perf_event.h>
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "../daemon/loop.h"
+#include "../daemon/perf.h"
+#include "../daemon/record.h"
+
+#define MAXCALLS	64
+
+/* What the set-up asked of the kernel, call by call. */
+static struct perf_event_attr	opened[MAXCALLS];
+static int			opened_cpu[MAXCALLS];
+static size_t			nopen;
+/* errno for open call i (0: succeeds); fail_build_id: EINVAL for any
+ * attr asking for build-ids, as kernels before 5.12 answer. */
+static int			open_errno[MAXCALLS];
+static int			fail_build_id;
+/* ENOENT for hardware events, as on a virtual machine without a PMU. */
+static int			fail_hw;
+static int			mmap_errno[MAXCALLS];
+static size_t			nmmap, nmapped, nmunmap, nenable;
+
+struct map {
+	int		 fd;
+	void		*base;
+	size_t		 len;
+	uint64_t	 id;
+};
+static struct map		maps[MAXCALLS];
+
+int __wrap_perf_sys_open(struct perf_event_attr *, int);
+void *__wrap_perf_sys_mmap(int, size_t);
+int __wrap_perf_sys_munmap(void *, size_t);
+int __wrap_perf_sys_ioctl(int, unsigned long, void *);
+
+int
+__wrap_perf_sys_open(struct perf_event_attr *a, int cpu)
+{
+	size_t i = nopen++;
+
+	assert_true(i < MAXCALLS);
+	opened[i] = *a;
+	opened_cpu[i] = cpu;
+	if (open_errno[i] != 0 || (fail_build_id && a->build_id)) {
+		errno = open_errno[i] ? open_errno[i] : EINVAL;
+		return -1;
+	}
+	if (fail_hw && a->type != PERF_TYPE_SOFTWARE) {
+		errno = ENOENT;
+		return -1;
+	}
+	/* A real fd, so that the loop can watch it. */
+	return eventfd(0, EFD_CLOEXEC);
+}
+
+void *
+__wrap_perf_sys_mmap(int fd, size_t len)
+{
+	size_t i = nmmap++;
+
+	assert_true(i < MAXCALLS);
+	if (mmap_errno[i] != 0) {
+		errno = mmap_errno[i];
+		return MAP_FAILED;
+	}
+	maps[i].fd = fd;
+	maps[i].len = len;
+	maps[i].base = aligned_alloc((size_t)sysconf(_SC_PAGESIZE), len);
+	assert_non_null(maps[i].base);
+	memset(maps[i].base, 0, len);
+	maps[i].id = 1000 + i;
+	nmapped++;
+	return maps[i].base;
+}
+
+int
+__wrap_perf_sys_munmap(void *base, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < nmmap; i++)
+		if (maps[i].base == base) {
+			assert_int_equal(maps[i].len, len);
+			free(base);
+			maps[i].base = NULL;
+			nmunmap++;
+			return 0;
+		}
+	fail_msg("munmap of %p, never mapped", base);
+	return -1;
+}
+
+int
+__wrap_perf_sys_ioctl(int fd, unsigned long request, void *arg)
+{
+	size_t i;
+
+	if (request == PERF_EVENT_IOC_ENABLE) {
+		nenable++;
+		return 0;
+	}
+	if (request == PERF_EVENT_IOC_DISABLE)
+		return 0;
+	assert_int_equal(request, PERF_EVENT_IOC_ID);
+	for (i = 0; i < nmmap; i++)
+		if (maps[i].base != NULL && maps[i].fd == fd) {
+			memcpy(arg, &maps[i].id, sizeof(maps[i].id));
+			return 0;
+		}
+	errno = EBADF;
+	return -1;
+}
+
+static int
+setup(void **state)
+{
+	(void)state;
+	memset(open_errno, 0, sizeof(open_errno));
+	memset(mmap_errno, 0, sizeof(mmap_errno));
+	memset(maps, 0, sizeof(maps));
+	fail_build_id = fail_hw = 0;
+	nopen = nmmap = nmapped = nmunmap = nenable = 0;
+	loop_init();
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	perf_fini();
+	/* Every buffer mapped is unmapped, whatever failed. */
+	assert_int_equal(nmunmap, nmapped);
+	loop_fini();
+	return 0;
+}
+
+static size_t	 nrecords;
+static uint64_t	 last_time;
+static unsigned char last[256];
+static size_t	 last_size;
+
+static void
+record(const union record *rec, size_t size, uint64_t time)
+{
+	nrecords++;
+	last_time = time;
+	last_size = size;
+	assert_true(size <= sizeof(last));
+	memcpy(last, rec, size);
+}
+
+static char *cpu_clock[] = { "perf::cpu-clock" };
+
+static void
+test_each_cpu(void **state)
+{
+	static const int cpus[3] = { 0, 2, 3 };
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), i;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(perf_init(cpu_clock, 1, "0,2-3", record, err, sizeof(err)), 0);
+	/* The sideband's dummy event on each CPU, then the event's. */
+	assert_int_equal(nopen, 6);
+	for (i = 0; i < 6; i++) {
+		const struct perf_event_attr *a = &opened[i];
+
+		assert_int_equal(opened_cpu[i], cpus[i % 3]);
+		assert_int_equal(a->sample_type, RECORD_SAMPLE_TYPE);
+		assert_int_equal(a->sample_id_all, RECORD_SAMPLE_ID_ALL);
+		assert_int_equal(a->use_clockid, 1);
+		assert_int_equal(a->disabled, 1);
+		assert_int_equal(a->type, PERF_TYPE_SOFTWARE);
+		if (i < 3) {
+			assert_int_equal(a->config, PERF_COUNT_SW_DUMMY);
+			assert_int_equal(a->mmap2, 1);
+			assert_int_equal(a->comm, 1);
+			assert_int_equal(a->task, 1);
+			assert_int_equal(a->build_id, 1);
+			assert_int_equal(a->wakeup_watermark, 1);
+		} else {
+			assert_int_equal(a->config, PERF_COUNT_SW_CPU_CLOCK);
+			assert_int_equal(a->sample_period, PERF_PERIOD_CLOCK);
+			assert_int_equal(a->mmap2, 0);
+			assert_true(a->wakeup_watermark > 1);
+		}
+	}
+	assert_int_equal(perf_ncpus(), 3);
+	assert_int_equal(perf_nevents(), 1);
+	assert_string_equal(perf_event_name(0), "perf::cpu-clock");
+	assert_int_equal(perf_event_period(0), PERF_PERIOD_CLOCK);
+	assert_int_equal(perf_memory(), 3 * (64 + 1) * page + 3 * (128 + 1) * page);
+	/* Samples name their event by id; the sideband's are no event. */
+	for (i = 0; i < 6; i++)
+		assert_int_equal(perf_event_of_id(maps[i].id), i < 3 ? -1 : 0);
+	assert_int_equal(perf_event_of_id(999), -1);
+	perf_enable();
+	assert_int_equal(nenable, 6);
+}
+
+static void
+test_sideband_fallback(void **state)
+{
+	char err[512];
+
+	(void)state;
+	/* The dummy event opens on CPU 0, not on CPU 1. */
+	open_errno[1] = ENOENT;
+	assert_int_equal(perf_init(cpu_clock, 1, "0-1", record, err, sizeof(err)), 0);
+	assert_int_equal(nopen, 4);
+	assert_int_equal(opened[0].config, PERF_COUNT_SW_DUMMY);
+	assert_int_equal(opened[1].config, PERF_COUNT_SW_DUMMY);
+	/* CPU 0's dummy buffer is given back; the event carries the
+	 * sideband, with the samples' watermark. */
+	assert_int_equal(nmunmap, 1);
+	assert_int_equal(opened[2].config, PERF_COUNT_SW_CPU_CLOCK);
+	assert_int_equal(opened[2].mmap2, 1);
+	assert_int_equal(opened[2].build_id, 1);
+	assert_true(opened[2].wakeup_watermark > 1);
+	assert_int_equal(perf_memory(), 2 * (128 + 1) * (size_t)sysconf(_SC_PAGESIZE));
+	assert_int_equal(perf_event_of_id(maps[1].id), 0);
+}
+
+static void
+test_build_id_fallback(void **state)
+{
+	char err[512];
+
+	(void)state;
+	fail_build_id = 1;
+	assert_int_equal(perf_init(cpu_clock, 1, "0", record, err, sizeof(err)), 0);
+	/* The dummy asked with build-ids, then without. */
+	assert_int_equal(nopen, 3);
+	assert_int_equal(opened[0].build_id, 1);
+	assert_int_equal(opened[1].build_id, 0);
+	assert_int_equal(opened[1].config, PERF_COUNT_SW_DUMMY);
+	assert_int_equal(opened[1].mmap2, 1);
+	assert_int_equal(opened[2].config, PERF_COUNT_SW_CPU_CLOCK);
+}
+
+/* An error of perf_event_open for the event on its second CPU: perf_init
+ * fails naming the event, the CPU and the reason, and closes all. */
+static void
+open_fails(int e)
+{
+	char err[512];
+
+	open_errno[3] = e;
+	assert_int_equal(perf_init(cpu_clock, 1, "0-1", record, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "perf::cpu-clock"));
+	assert_non_null(strstr(err, "CPU 1"));
+	assert_non_null(strstr(err, strerror(e)));
+	assert_int_equal(nmunmap, nmmap);
+	assert_int_equal(perf_memory(), 0);
+	assert_int_equal(perf_nevents(), 0);
+}
+
+static void test_eacces(void **state) { (void)state; open_fails(EACCES); }
+static void test_eperm(void **state) { (void)state; open_fails(EPERM); }
+static void test_enoent(void **state) { (void)state; open_fails(ENOENT); }
+static void test_einval(void **state) { (void)state; open_fails(EINVAL); }
+
+static void
+test_mmap_fails(void **state)
+{
+	char err[512];
+
+	(void)state;
+	mmap_errno[3] = ENOMEM;
+	assert_int_equal(perf_init(cpu_clock, 1, "0-1", record, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "perf::cpu-clock on CPU 1: mmap of the ring buffer"));
+	assert_non_null(strstr(err, strerror(ENOMEM)));
+	assert_int_equal(nmunmap, 3);
+	assert_int_equal(perf_memory(), 0);
+}
+
+/* With no event named: cycles, else perf::cpu-clock. */
+static void
+test_default_event(void **state)
+{
+	char err[512];
+
+	(void)state;
+	fail_hw = 1;
+	assert_int_equal(perf_init(NULL, 0, "0", record, err, sizeof(err)), 0);
+	assert_int_equal(perf_nevents(), 1);
+	assert_string_equal(perf_event_name(0), "perf::cpu-clock");
+	assert_int_equal(opened[nopen - 1].config, PERF_COUNT_SW_CPU_CLOCK);
+}
+
+/* Writes size bytes at byte position pos of the ring buffer, wrapping. */
+static void
+ring_write(struct map *m, uint64_t pos, const void *p, size_t size)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), dsize = m->len - page, i;
+	unsigned char *data = (unsigned char *)m->base + page;
+
+	for (i = 0; i < size; i++)
+		data[(pos + i) % dsize] = ((const unsigned char *)p)[i];
+}
+
+static void
+test_drain_wrap(void **state)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	struct map *m;
+	struct perf_event_mmap_page *pg;
+	struct {
+		struct record_task		t;
+		struct record_daemon_id		id;
+	} exit_rec;
+	struct record_daemon_sample s;
+	uint64_t pos;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(perf_init(cpu_clock, 1, "0", record, err, sizeof(err)), 0);
+	m = &maps[1];			/* the event's buffer (after the dummy) */
+	assert_int_equal(m->len, (128 + 1) * page);
+	pg = m->base;
+	/* A SAMPLE just before the end, then an EXIT across it. */
+	pos = (m->len - page) * 3 - sizeof(s) - 16;
+	pg->data_tail = pos;
+	memset(&s, 0, sizeof(s));
+	s.header.type = PERF_RECORD_SAMPLE;
+	s.header.size = sizeof(s);
+	s.id = m->id;
+	s.time = 5000;
+	ring_write(m, pos, &s, sizeof(s));
+	memset(&exit_rec, 0, sizeof(exit_rec));
+	exit_rec.t.header.type = PERF_RECORD_EXIT;
+	exit_rec.t.header.size = sizeof(exit_rec);
+	exit_rec.t.pid = exit_rec.t.tid = 42;
+	exit_rec.id.time = 6000;
+	exit_rec.id.cpu = 0;
+	ring_write(m, pos + sizeof(s), &exit_rec, sizeof(exit_rec));
+	pg->data_head = pos + sizeof(s) + sizeof(exit_rec);
+	nrecords = 0;
+	perf_drain();
+	assert_int_equal(nrecords, 2);
+	/* The wrapped record arrives whole. */
+	assert_int_equal(last_size, sizeof(exit_rec));
+	assert_memory_equal(last, &exit_rec, sizeof(exit_rec));
+	assert_int_equal(last_time, 6000);
+	assert_int_equal(pg->data_tail, pg->data_head);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_each_cpu, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sideband_fallback, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_build_id_fallback, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_eacces, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_eperm, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_enoent, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_einval, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mmap_fails, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_default_event, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_drain_wrap, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
