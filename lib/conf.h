@@ -1,7 +1,7 @@
 /*
  * dcpid's configuration: defaults, then /etc/dcpi/dcpid.conf (key = value
  * lines, '#' comments), then the command line.  Implemented in
- * daemon/conf.c.
+ * lib/conf.c; dcpictl gc reads the retention keys with the same code.
  */
 #ifndef DCPID_CONFIG_H
 #define DCPID_CONFIG_H
@@ -31,6 +31,17 @@ struct config {
 	 * file's and a file's replace the defaults rather than add to them. */
 	int		 events_replace;
 };
+
+/* One key: its name in the file, the dcpid option that sets it, and its
+ * parser and printer.  config_keys ends with a NULL name. */
+struct config_key {
+	const char	*name;
+	const char	*longopt;	/* dcpid's --option, or NULL: file only */
+	int		 shortopt;	/* its one-letter form, or 0 */
+	int		(*set)(struct config *, const char *, char *, size_t);
+	void		(*print)(const struct config *, FILE *);
+};
+extern const struct config_key config_keys[];
 
 /* Fills c with the built-in defaults (strings malloc'd). */
 void config_defaults(struct config *c);
