@@ -15,6 +15,7 @@
 
 #include "analysis.h"
 #include "log.h"
+#include "util.h"
 #include "xmalloc.h"
 
 int
@@ -312,14 +313,8 @@ symcache_get(struct symcache *c, const struct dcpi_dataset_image *im, int *stale
 static size_t
 rowhash(const char *id, const char *proc)
 {
-	uint64_t h = 1469598103934665603ULL;
-
-	for (; *id; id++)
-		h = (h ^ (unsigned char)*id) * 1099511628211ULL;
-	h = (h ^ '\t') * 1099511628211ULL;
-	for (; *proc; proc++)
-		h = (h ^ (unsigned char)*proc) * 1099511628211ULL;
-	return (size_t)h;
+	return (size_t)fnv1a64_str(fnv1a64(fnv1a64_str(FNV1A64_INIT, id),
+	    "\t", 1), proc);
 }
 
 void

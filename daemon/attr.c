@@ -45,6 +45,7 @@
 #include "image.h"
 #include "kernel.h"
 #include "log.h"
+#include "util.h"
 #include "xmalloc.h"
 
 enum { MF_FILE, MF_ANON, MF_VDSO };
@@ -114,15 +115,11 @@ static uint64_t
 mf_hash(const char *path, uint64_t dev, uint64_t ino, const uint8_t *bid,
     size_t bidlen, const struct img *pre)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-	size_t i;
+	uint64_t h;
 
 	if (pre != NULL)
 		ino ^= pre->pub.index + 1;
-	for (; *path; path++)
-		h = (h ^ (unsigned char)*path) * 0x100000001b3ULL;
-	for (i = 0; i < bidlen; i++)
-		h = (h ^ bid[i]) * 0x100000001b3ULL;
+	h = fnv1a64(fnv1a64_str(FNV1A64_INIT, path), bid, bidlen);
 	h ^= dev * 0x9e3779b97f4a7c15ULL;
 	h ^= ino * 0xff51afd7ed558ccdULL;
 	return h ^ (h >> 29);
@@ -234,7 +231,7 @@ mf_try_path(struct mfile *f, const char *path, const char *candidate,
 	stamp = image_stamp(&st);
 	im = image_by_inode(st.st_dev, st.st_ino, stamp);
 	if (im && f->bidlen) {
-		image_hex(f->bid, f->bidlen, hex);
+		hex_encode(f->bid, f->bidlen, hex);
 		if (strcmp(im->pub.id, hex) != 0)
 			im = NULL;
 	}

@@ -31,6 +31,7 @@
 #include "log.h"
 #include "loop.h"
 #include "perf.h"
+#include "util.h"
 #include "xmalloc.h"
 
 #define TICK_MS		1000
@@ -270,15 +271,6 @@ reload(struct config *c, const struct cmdline *cl)
 	}
 	config_free(&n);
 	log_notice("configuration reloaded");
-}
-
-static uint64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
 int

@@ -13,6 +13,7 @@
 #include "cache.h"
 #include "image.h"
 #include "log.h"
+#include "util.h"
 #include "xmalloc.h"
 
 /* Images live until image_fini(); the tables only grow, so lookups, which
@@ -42,37 +43,11 @@ static size_t		  ntouched, captouched;
 static size_t		  nheld, nheld_skipped;
 
 static uint64_t
-fnv1a(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *c = p;
-
-	while (n--) {
-		h ^= *c++;
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-#define FNV_INIT	0xcbf29ce484222325ULL
-
-static uint64_t
 mix(uint64_t a, uint64_t b)
 {
 	uint64_t h = (a ^ (b * 0x9e3779b97f4a7c15ULL)) * 0xff51afd7ed558ccdULL;
 
 	return h ^ (h >> 32);
-}
-
-void
-image_hex(const uint8_t *b, size_t len, char *out)
-{
-	static const char hx[] = "0123456789abcdef";
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		out[2 * i] = hx[b[i] >> 4];
-		out[2 * i + 1] = hx[b[i] & 15];
-	}
-	out[2 * len] = '\0';
 }
 
 void
@@ -112,8 +87,8 @@ image_fini(void)
 static void
 idtab_put(uint32_t index)
 {
-	size_t i = fnv1a(FNV_INIT, images[index]->pub.id,
-	    strlen(images[index]->pub.id)) & (idcap - 1);
+	size_t i = fnv1a64_str(FNV1A64_INIT, images[index]->pub.id) &
+	    (idcap - 1);
 
 	while (idtab[i])
 		i = (i + 1) & (idcap - 1);
@@ -127,7 +102,7 @@ image_by_id(const char *id)
 
 	if (idcap == 0)
 		return NULL;
-	i = fnv1a(FNV_INIT, id, strlen(id)) & (idcap - 1);
+	i = fnv1a64_str(FNV1A64_INIT, id) & (idcap - 1);
 	for (; idtab[i]; i = (i + 1) & (idcap - 1))
 		if (strcmp(images[idtab[i] - 1]->pub.id, id) == 0)
 			return images[idtab[i] - 1];
@@ -141,7 +116,7 @@ image_by_build_id(const uint8_t *bid, size_t len)
 
 	if (len == 0 || len > BUILD_ID_MAX)
 		return NULL;
-	image_hex(bid, len, hex);
+	hex_encode(bid, len, hex);
 	return image_by_id(hex);
 }
 
@@ -254,10 +229,10 @@ image_pseudo(const uint8_t *bid, size_t bidlen, const char *descr,
 	char id[2 * BUILD_ID_MAX + 1];
 
 	if (bidlen > 0)
-		image_hex(bid, bidlen > BUILD_ID_MAX ? BUILD_ID_MAX : bidlen, id);
+		hex_encode(bid, bidlen > BUILD_ID_MAX ? BUILD_ID_MAX : bidlen, id);
 	else
 		snprintf(id, sizeof(id), "%016llx",
-		    (unsigned long long)fnv1a(FNV_INIT, descr, strlen(descr)));
+		    (unsigned long long)fnv1a64_str(FNV1A64_INIT, descr));
 	return image_add(id, bidlen > 0 ? NULL : DCPI_IDKIND_NAME, path, tstart,
 	    tsize, NULL, 0);
 }

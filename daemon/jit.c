@@ -56,6 +56,7 @@
 #include "image.h"
 #include "jit.h"
 #include "log.h"
+#include "util.h"
 #include "xmalloc.h"
 
 #define JIT_MAP_MAX	((size_t)64 << 20)	/* bytes of one perf map */
@@ -339,22 +340,12 @@ pend_add(struct jproc *p, uint32_t ev, uint64_t pc, uint32_t count)
 
 /* ---- commands: pseudo-images and their symbols ---- */
 
-static uint64_t
-name_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return h;
-}
-
 static void
 byname_put(struct jcmd *c, uint32_t idx)
 {
 	size_t i;
 
-	for (i = name_hash(c->syms[idx].name) & (c->namecap - 1); c->byname[i];
+	for (i = fnv1a64_str(FNV1A64_INIT, c->syms[idx].name) & (c->namecap - 1); c->byname[i];
 	    i = (i + 1) & (c->namecap - 1))
 		if (strcmp(c->syms[c->byname[i] - 1].name, c->syms[idx].name) == 0)
 			break;
@@ -373,7 +364,7 @@ cmd_sym(struct jcmd *c, const char *name, uint64_t size)
 
 	sz = size > JIT_SYM_MAX ? JIT_SYM_MAX : (uint32_t)size;
 	if (c->namecap) {
-		for (i = name_hash(name) & (c->namecap - 1); c->byname[i];
+		for (i = fnv1a64_str(FNV1A64_INIT, name) & (c->namecap - 1); c->byname[i];
 		    i = (i + 1) & (c->namecap - 1)) {
 			s = &c->syms[c->byname[i] - 1];
 			if (strcmp(s->name, name) == 0) {

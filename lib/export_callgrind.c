@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "export_int.h"
+#include "util.h"
 
 /* ---- the writer ---- */
 
@@ -66,7 +67,7 @@ strtab_rehash(struct strtab *t)
 	if ((sl = calloc(ns, sizeof(*sl))) == NULL)
 		return -1;
 	for (i = 0; i < t->n; i++) {
-		for (h = ex_hash(t->v[i]) & (ns - 1); sl[h]; h = (h + 1) & (ns - 1))
+		for (h = fnv1a64_str(FNV1A64_INIT, t->v[i]) & (ns - 1); sl[h]; h = (h + 1) & (ns - 1))
 			;
 		sl[h] = i + 1;
 	}
@@ -85,7 +86,7 @@ strtab_intern(struct strtab *t, const char *s)
 
 	if (t->nslots == 0 && strtab_rehash(t) == -1)
 		return -1;
-	for (h = ex_hash(s) & (t->nslots - 1); t->slots[h]; h = (h + 1) & (t->nslots - 1))
+	for (h = fnv1a64_str(FNV1A64_INIT, s) & (t->nslots - 1); t->slots[h]; h = (h + 1) & (t->nslots - 1))
 		if (strcmp(t->v[t->slots[h] - 1], s) == 0)
 			return (long)(t->slots[h] - 1);
 	if (t->n == t->cap) {
