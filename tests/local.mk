@@ -11,6 +11,7 @@ SH_LOG_COMPILER = $(SHELL)
 TESTS_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(ELF_CFLAGS) $(DW_CFLAGS)
 TESTS_LIBS = $(CMOCKA_LIBS)
 
+include tests/base.mk
 include tests/format.mk
 include tests/daemon.mk
 include tests/attr.mk
