@@ -13,14 +13,6 @@
 
 #define MIN_CAP	16
 
-/* Fibonacci hashing: callers pass pids and other clustered numbers as
- * they are, and the top bits of the product are well mixed. */
-static inline size_t
-home(const struct htab *t, uint64_t h)
-{
-	return (size_t)((h * 0x9e3779b97f4a7c15ULL) >> t->shift);
-}
-
 void
 htab_init(struct htab *t)
 {
@@ -34,35 +26,10 @@ htab_fini(struct htab *t)
 	htab_init(t);
 }
 
-uintptr_t
-htab_next(const struct htab *t, struct htab_iter *it)
-{
-	const struct htab_slot *s;
-
-	for (;;) {
-		it->i = (it->i + 1) & (t->cap - 1);
-		s = &t->slot[it->i];
-		if (s->val == 0)
-			return 0;
-		if (s->hash == it->hash)
-			return s->val;
-	}
-}
-
-uintptr_t
-htab_first(const struct htab *t, uint64_t h, struct htab_iter *it)
-{
-	if (t->n == 0)
-		return 0;
-	it->hash = h;
-	it->i = (home(t, h) - 1) & (t->cap - 1);
-	return htab_next(t, it);
-}
-
 static void
 put(struct htab *t, uint64_t h, uintptr_t val)
 {
-	size_t i = home(t, h);
+	size_t i = htab_home(t, h);
 
 	while (t->slot[i].val != 0)
 		i = (i + 1) & (t->cap - 1);
@@ -114,7 +81,7 @@ htab_del(struct htab *t, struct htab_iter *it)
 		j = (j + 1) & mask;
 		if (t->slot[j].val == 0)
 			break;
-		k = home(t, t->slot[j].hash);
+		k = htab_home(t, t->slot[j].hash);
 		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
 			continue;
 		t->slot[i] = t->slot[j];

@@ -44,9 +44,40 @@ void htab_fini(struct htab *t);
 
 /* The first value stored under hash h (any 64-bit value: the table mixes
  * it), or 0; htab_next gives the following ones under the same hash, in
- * no particular order.  Adding to the table ends a walk. */
-uintptr_t htab_first(const struct htab *t, uint64_t h, struct htab_iter *it);
-uintptr_t htab_next(const struct htab *t, struct htab_iter *it);
+ * no particular order.  Adding to the table ends a walk.  Inline: dcpid
+ * looks up a process per sample. */
+static inline size_t
+htab_home(const struct htab *t, uint64_t h)
+{
+	/* Fibonacci hashing: callers pass pids and other clustered numbers
+	 * as they are, and the top bits of the product are well mixed. */
+	return (size_t)((h * 0x9e3779b97f4a7c15ULL) >> t->shift);
+}
+
+static inline uintptr_t
+htab_next(const struct htab *t, struct htab_iter *it)
+{
+	const struct htab_slot *s;
+
+	for (;;) {
+		it->i = (it->i + 1) & (t->cap - 1);
+		s = &t->slot[it->i];
+		if (s->val == 0)
+			return 0;
+		if (s->hash == it->hash)
+			return s->val;
+	}
+}
+
+static inline uintptr_t
+htab_first(const struct htab *t, uint64_t h, struct htab_iter *it)
+{
+	it->hash = h;
+	if (t->n == 0)
+		return 0;
+	it->i = (htab_home(t, h) - 1) & (t->cap - 1);
+	return htab_next(t, it);
+}
 
 /* Stores val (not 0) under h, growing the table; a value already stored
  * under h stays, so the caller looks up first when keys are unique.  0, or
