@@ -79,6 +79,13 @@ htab_first(const struct htab *t, uint64_t h, struct htab_iter *it)
 	return htab_next(t, it);
 }
 
+/* Replaces the value it last returned by val (not 0). */
+static inline void
+htab_replace(struct htab *t, const struct htab_iter *it, uintptr_t val)
+{
+	t->slot[it->i].val = val;
+}
+
 /* Stores val (not 0) under h, growing the table; a value already stored
  * under h stays, so the caller looks up first when keys are unique.  0, or
  * -1 with ENOMEM and the table unchanged (the programs use xhtab_add of
