@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <grp.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -207,6 +208,17 @@ check_event(const char *ev, char *err, size_t errlen)
 	return 0;
 }
 
+/* The field of c that key k sets. */
+#define FIELD(c, k, type)	((type *)(void *)((char *)(c) + (k)->off))
+
+static int
+expected(const struct config_key *k, const char *value, char *err,
+    size_t errlen)
+{
+	return seterr(err, errlen, "%s: expected %s, got '%s'", k->name,
+	    k->expected, value);
+}
+
 static void
 set_string(char **dst, const char *value)
 {
@@ -215,8 +227,10 @@ set_string(char **dst, const char *value)
 }
 
 static int
-set_event(struct config *c, const char *value, char *err, size_t errlen)
+set_event(const struct config_key *k, struct config *c, const char *value,
+    char *err, size_t errlen)
 {
+	(void)k;
 	if (check_event(value, err, errlen) == -1)
 		return -1;
 	/* A source that names events replaces the previous source's list
@@ -233,109 +247,121 @@ set_event(struct config *c, const char *value, char *err, size_t errlen)
 }
 
 static void
-print_event(const struct config *c, FILE *fp)
+print_event(const struct config_key *k, const struct config *c, FILE *fp)
 {
 	size_t i;
 
 	if (c->nevents == 0)
-		fprintf(fp, "# event: none given, dcpid samples cycles, "
-		    "else perf::cpu-clock\n");
+		fprintf(fp, "# %s: %s\n", k->name, k->unset);
 	for (i = 0; i < c->nevents; i++)
-		fprintf(fp, "event = %s\n", c->events[i]);
+		fprintf(fp, "%s = %s\n", k->name, c->events[i]);
 }
 
 static int
-set_flush_interval(struct config *c, const char *value, char *err,
-    size_t errlen)
-{
-	if (parse_seconds(value, &c->flush_interval) == -1)
-		return seterr(err, errlen, "flush-interval: expected a number "
-		    "of seconds (optionally with s, m, h or d), got '%s'", value);
-	return 0;
-}
-
-static void
-print_flush_interval(const struct config *c, FILE *fp)
-{
-	fprintf(fp, "flush-interval = %u\n", c->flush_interval);
-}
-
-static int
-set_database(struct config *c, const char *value, char *err, size_t errlen)
+set_path(const struct config_key *k, struct config *c, const char *value,
+    char *err, size_t errlen)
 {
 	(void)err;
 	(void)errlen;
-	set_string(&c->db, value);
+	set_string(FIELD(c, k, char *), value);
 	return 0;
 }
 
-static void
-print_database(const struct config *c, FILE *fp)
-{
-	fprintf(fp, "database = %s\n", c->db);
-}
-
 static int
-set_socket(struct config *c, const char *value, char *err, size_t errlen)
+set_socket(const struct config_key *k, struct config *c, const char *value,
+    char *err, size_t errlen)
 {
 	if (strlen(value) >= sizeof(((struct sockaddr_un *)0)->sun_path))
 		return seterr(err, errlen, "socket: path too long (at most %zu "
 		    "bytes)", sizeof(((struct sockaddr_un *)0)->sun_path) - 1);
-	set_string(&c->socket, value);
-	return 0;
-}
-
-static void
-print_socket(const struct config *c, FILE *fp)
-{
-	fprintf(fp, "socket = %s\n", c->socket);
+	return set_path(k, c, value, err, errlen);
 }
 
 static int
-set_group(struct config *c, const char *value, char *err, size_t errlen)
+set_group(const struct config_key *k, struct config *c, const char *value,
+    char *err, size_t errlen)
 {
 	errno = 0;
 	if (getgrnam(value) == NULL)
 		return seterr(err, errlen, "group: no such group '%s'%s%s",
 		    value, errno ? ": " : "", errno ? strerror(errno) : "");
-	set_string(&c->group, value);
-	return 0;
+	return set_path(k, c, value, err, errlen);
 }
 
+/* A string; NULL is printed as the comment k->unset. */
 static void
-print_group(const struct config *c, FILE *fp)
+print_string(const struct config_key *k, const struct config *c, FILE *fp)
 {
-	if (c->group != NULL)
-		fprintf(fp, "group = %s\n", c->group);
+	const char *v = *FIELD(c, k, char *);
+
+	if (v != NULL)
+		fprintf(fp, "%s = %s\n", k->name, v);
 	else
-		fprintf(fp, "# group: none, the socket and database keep "
-		    "dcpid's group\n");
+		fprintf(fp, "# %s: %s\n", k->name, k->unset);
 }
 
 static int
-set_cpus(struct config *c, const char *value, char *err, size_t errlen)
+set_cpus(const struct config_key *k, struct config *c, const char *value,
+    char *err, size_t errlen)
 {
 	if (strcmp(value, "all") == 0) {
 		free(c->cpus);
 		c->cpus = NULL;
-	} else if (!valid_cpulist(value)) {
-		return seterr(err, errlen, "cpus: expected 'all' or a CPU list "
-		    "such as 0-3,6, got '%s'", value);
-	} else
+	} else if (!valid_cpulist(value))
+		return expected(k, value, err, errlen);
+	else
 		set_string(&c->cpus, value);
 	return 0;
 }
 
 static void
-print_cpus(const struct config *c, FILE *fp)
+print_cpus(const struct config_key *k, const struct config *c, FILE *fp)
 {
-	fprintf(fp, "cpus = %s\n", c->cpus != NULL ? c->cpus : "all");
+	fprintf(fp, "%s = %s\n", k->name, c->cpus != NULL ? c->cpus : "all");
+}
+
+static int
+set_seconds(const struct config_key *k, struct config *c, const char *value,
+    char *err, size_t errlen)
+{
+	if (parse_seconds(value, FIELD(c, k, unsigned)) == -1)
+		return expected(k, value, err, errlen);
+	return 0;
+}
+
+static int
+set_uint(const struct config_key *k, struct config *c, const char *value,
+    char *err, size_t errlen)
+{
+	unsigned long long v;
+
+	if (parse_uint(value, k->max, &v, NULL) == -1)
+		return expected(k, value, err, errlen);
+	*FIELD(c, k, unsigned) = (unsigned)v;
+	return 0;
 }
 
 static void
-print_size(FILE *fp, const char *key, size_t n)
+print_uint(const struct config_key *k, const struct config *c, FILE *fp)
+{
+	fprintf(fp, "%s = %u\n", k->name, *FIELD(c, k, unsigned));
+}
+
+static int
+set_size(const struct config_key *k, struct config *c, const char *value,
+    char *err, size_t errlen)
+{
+	if (parse_size(value, FIELD(c, k, size_t)) == -1)
+		return expected(k, value, err, errlen);
+	return 0;
+}
+
+/* With the largest binary suffix that keeps it whole. */
+static void
+print_size(const struct config_key *k, const struct config *c, FILE *fp)
 {
 	static const char suffix[] = "KMGT";
+	size_t n = *FIELD(c, k, size_t);
 	int i = -1;
 
 	while (i < 3 && n >= 1024 && n % 1024 == 0) {
@@ -343,112 +369,41 @@ print_size(FILE *fp, const char *key, size_t n)
 		i++;
 	}
 	if (i < 0)
-		fprintf(fp, "%s = %zu\n", key, n);
+		fprintf(fp, "%s = %zu\n", k->name, n);
 	else
-		fprintf(fp, "%s = %zu%c\n", key, n, suffix[i]);
+		fprintf(fp, "%s = %zu%c\n", k->name, n, suffix[i]);
 }
 
-static int
-set_memory_cap(struct config *c, const char *value, char *err, size_t errlen)
-{
-	if (parse_size(value, &c->memory_cap) == -1)
-		return seterr(err, errlen, "memory-cap: expected a number of "
-		    "bytes (optionally with K, M, G or T), got '%s'", value);
-	return 0;
-}
-
-static void
-print_memory_cap(const struct config *c, FILE *fp)
-{
-	print_size(fp, "memory-cap", c->memory_cap);
-}
-
-static int
-set_cache_size(struct config *c, const char *value, char *err, size_t errlen)
-{
-	if (parse_size(value, &c->cache_size) == -1)
-		return seterr(err, errlen, "buildid-cache-size: expected a "
-		    "number of bytes (optionally with K, M, G or T; 0: no "
-		    "limit), got '%s'", value);
-	return 0;
-}
-
-static void
-print_cache_size(const struct config *c, FILE *fp)
-{
-	print_size(fp, "buildid-cache-size", c->cache_size);
-}
-
-static int
-set_keep_days(struct config *c, const char *value, char *err, size_t errlen)
-{
-	unsigned long long v;
-
-	if (parse_uint(value, UINT_MAX, &v, NULL) == -1)
-		return seterr(err, errlen, "keep-days: expected a number of "
-		    "days (0: no limit), got '%s'", value);
-	c->keep_days = (unsigned)v;
-	return 0;
-}
-
-static void
-print_keep_days(const struct config *c, FILE *fp)
-{
-	fprintf(fp, "keep-days = %u\n", c->keep_days);
-}
-
-static int
-set_keep_min(struct config *c, const char *value, char *err, size_t errlen)
-{
-	unsigned long long v;
-
-	if (parse_uint(value, UINT_MAX, &v, NULL) == -1)
-		return seterr(err, errlen, "keep-min: expected a number of "
-		    "epochs, got '%s'", value);
-	c->keep_min = (unsigned)v;
-	return 0;
-}
-
-static void
-print_keep_min(const struct config *c, FILE *fp)
-{
-	fprintf(fp, "keep-min = %u\n", c->keep_min);
-}
-
-static int
-set_verbose(struct config *c, const char *value, char *err, size_t errlen)
-{
-	unsigned long long v;
-
-	if (parse_uint(value, 2, &v, NULL) == -1)
-		return seterr(err, errlen, "verbose: expected 0, 1 or 2, got "
-		    "'%s'", value);
-	c->verbose = (int)v;
-	return 0;
-}
-
-static void
-print_verbose(const struct config *c, FILE *fp)
-{
-	fprintf(fp, "verbose = %d\n", c->verbose);
-}
+#define OFF(f)	offsetof(struct config, f)
 
 /* In --check-config's order.  dcpid's -v counts rather than takes a value,
  * so verbose has no option here. */
 const struct config_key config_keys[] = {
-	{ "event", "event", 'e', set_event, print_event },
-	{ "flush-interval", "flush-interval", 0, set_flush_interval,
-	    print_flush_interval },
-	{ "database", "db", 'd', set_database, print_database },
-	{ "socket", "socket", 0, set_socket, print_socket },
-	{ "group", NULL, 0, set_group, print_group },
-	{ "cpus", "cpus", 0, set_cpus, print_cpus },
-	{ "memory-cap", NULL, 0, set_memory_cap, print_memory_cap },
-	{ "buildid-cache-size", NULL, 0, set_cache_size, print_cache_size },
-	{ "keep-days", NULL, 0, set_keep_days, print_keep_days },
-	{ "keep-min", NULL, 0, set_keep_min, print_keep_min },
-	{ "verbose", NULL, 0, set_verbose, print_verbose },
-	{ NULL, NULL, 0, NULL, NULL }
+	{ "event", "event", 'e', set_event, print_event, 0, 0, NULL,
+	    "none given, dcpid samples cycles, else perf::cpu-clock" },
+	{ "flush-interval", "flush-interval", 0, set_seconds, print_uint,
+	    OFF(flush_interval), 0, "a number of seconds (optionally with s, "
+	    "m, h or d)", NULL },
+	{ "database", "db", 'd', set_path, print_string, OFF(db), 0, NULL,
+	    NULL },
+	{ "socket", "socket", 0, set_socket, print_string, OFF(socket), 0,
+	    NULL, NULL },
+	{ "group", NULL, 0, set_group, print_string, OFF(group), 0, NULL,
+	    "none, the socket and database keep dcpid's group" },
+	{ "cpus", "cpus", 0, set_cpus, print_cpus, OFF(cpus), 0, "'all' or a "
+	    "CPU list such as 0-3,6", NULL },
+	{ "memory-cap", NULL, 0, set_size, print_size, OFF(memory_cap), 0,
+	    "a number of bytes (optionally with K, M, G or T)", NULL },
+	{ "buildid-cache-size", NULL, 0, set_size, print_size, OFF(cache_size),
+	    0, "a number of bytes (optionally with K, M, G or T; 0: no limit)",
+	    NULL },
+	{ "keep-days", NULL, 0, set_uint, print_uint, OFF(keep_days), UINT_MAX,
+	    "a number of days (0: no limit)", NULL },
+	{ "keep-min", NULL, 0, set_uint, print_uint, OFF(keep_min), UINT_MAX,
+	    "a number of epochs", NULL },
+	{ "verbose", NULL, 0, set_uint, print_uint, OFF(verbose), 2,
+	    "0, 1 or 2", NULL },
+	{ NULL, NULL, 0, NULL, NULL, 0, 0, NULL, NULL }
 };
 
 int
@@ -466,7 +421,7 @@ config_set(struct config *c, const char *key, const char *value, char *err,
 		return seterr(err, errlen, "%s: expected a value", key);
 	for (k = config_keys; k->name != NULL; k++)
 		if (strcmp(key, k->name) == 0)
-			return k->set(c, value, err, errlen);
+			return k->set(k, c, value, err, errlen);
 	return seterr(err, errlen, "unknown key '%s'", key);
 }
 
@@ -540,5 +495,5 @@ config_print(const struct config *c, FILE *fp)
 	const struct config_key *k;
 
 	for (k = config_keys; k->name != NULL; k++)
-		k->print(c, fp);
+		k->print(k, c, fp);
 }
