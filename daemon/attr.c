@@ -291,7 +291,7 @@ hold_mapped(struct img *im, uint32_t pid, const struct map *m)
 
 /* ---- processes ---- */
 
-/* The slot of pid's process in it, or NULL. */
+/* pid's process, it left at its slot; NULL if none. */
 static struct proc *
 proc_lookup(uint32_t pid, struct htab_iter *it)
 {
