@@ -21,7 +21,7 @@
 
 #include "analysis.h"
 #include "commands.h"
-#include "../daemon/conf.h"
+#include "conf.h"
 #include "xmalloc.h"
 
 static uint64_t du_bytes;

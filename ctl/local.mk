@@ -1,8 +1,7 @@
 # dcpictl: commands live in a convenience library that the tests link too.
 bin_PROGRAMS += ctl/dcpictl
 noinst_LTLIBRARIES += ctl/libdcpictl.la
-# dcpid.conf is read by gc for the retention: the daemon's own parser.
-ctl_libdcpictl_la_SOURCES = ctl/commands.h daemon/conf.c daemon/conf.h
+ctl_libdcpictl_la_SOURCES = ctl/commands.h
 ctl_libdcpictl_la_CFLAGS = $(AM_CFLAGS) $(ELF_CFLAGS) $(DW_CFLAGS) $(CAPSTONE_CFLAGS) $(DEBUGINFOD_CFLAGS)
 ctl_libdcpictl_la_LIBADD = lib/libdcpi.la lib/libdcpiutil.la $(PFM_LIBS)
 ctl_dcpictl_SOURCES = ctl/dcpictl.c

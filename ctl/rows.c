@@ -8,20 +8,15 @@
 #include <string.h>
 
 #include "rows.h"
+#include "util.h"
 #include "xmalloc.h"
 
 /* FNV-1a over "imageid\tproc". */
-static size_t
+static uint64_t
 rowhash(const char *id, const char *proc)
 {
-	uint64_t h = 1469598103934665603ULL;
-
-	for (; *id; id++)
-		h = (h ^ (unsigned char)*id) * 1099511628211ULL;
-	h = (h ^ '\t') * 1099511628211ULL;
-	for (; *proc; proc++)
-		h = (h ^ (unsigned char)*proc) * 1099511628211ULL;
-	return (size_t)h;
+	return fnv1a64_str(fnv1a64(fnv1a64_str(FNV1A64_INIT, id), "\t", 1),
+	    proc);
 }
 
 void
@@ -29,8 +24,6 @@ agg_init(struct agg *a, size_t n_events)
 {
 	memset(a, 0, sizeof(*a));
 	a->n_events = n_events ? n_events : 1;
-	a->n_slots = 1024;
-	a->slots = xcalloc(a->n_slots, sizeof(size_t));
 }
 
 void
@@ -41,42 +34,27 @@ agg_free(struct agg *a)
 	for (i = 0; i < a->n_rows; i++)
 		free(a->rows[i].n);
 	free(a->rows);
-	free(a->slots);
-}
-
-static void
-agg_rehash(struct agg *a)
-{
-	size_t i, h;
-
-	free(a->slots);
-	a->n_slots *= 2;
-	a->slots = xcalloc(a->n_slots, sizeof(size_t));
-	for (i = 0; i < a->n_rows; i++) {
-		h = a->rows[i].hash & (a->n_slots - 1);
-		while (a->slots[h] != 0)
-			h = (h + 1) & (a->n_slots - 1);
-		a->slots[h] = i + 1;
-	}
+	htab_fini(&a->byname);
 }
 
 void
 agg_add(struct agg *a, const char *imageid, const char *image, const char *proc,
     size_t event, uint64_t n)
 {
+	struct htab_iter it;
 	struct row *r;
-	size_t h, hash, l;
+	uint64_t hash = rowhash(imageid, proc);
+	uintptr_t v;
+	size_t l;
 
-	hash = rowhash(imageid, proc);
-	h = hash & (a->n_slots - 1);
-	while (a->slots[h] != 0) {
-		r = &a->rows[a->slots[h] - 1];
-		if (r->hash == hash && strcmp(r->proc, proc) == 0 &&
+	for (v = htab_first(&a->byname, hash, &it); v != 0;
+	    v = htab_next(&a->byname, &it)) {
+		r = &a->rows[v - 1];
+		if (strcmp(r->proc, proc) == 0 &&
 		    strcmp(r->imageid, imageid) == 0) {
 			r->n[event] += n;
 			return;
 		}
-		h = (h + 1) & (a->n_slots - 1);
 	}
 	if (a->n_rows == a->cap_rows) {
 		a->cap_rows = a->cap_rows ? a->cap_rows * 2 : 256;
@@ -90,11 +68,8 @@ agg_add(struct agg *a, const char *imageid, const char *image, const char *proc,
 	r->proc = memcpy((char *)(r->n + a->n_events), proc, l);
 	r->image = image;
 	r->imageid = imageid;
-	r->hash = hash;
 	r->n[event] = n;
-	a->slots[h] = a->n_rows;
-	if (a->n_rows * 2 > a->n_slots)
-		agg_rehash(a);
+	xhtab_add(&a->byname, hash, a->n_rows);
 }
 
 void

@@ -10,6 +10,7 @@
 
 #include <dcpi/dataset.h>
 
+#include "htab.h"
 #include "symcache.h"
 
 struct row {
@@ -17,15 +18,13 @@ struct row {
 	const char	*image;		/* display name (points into a profile) */
 	const char	*imageid;
 	uint64_t	*n;		/* per event; proc is in the same allocation */
-	size_t		 hash;
 };
 struct agg {
 	size_t		 n_events;
 	size_t		 event_base;	/* agg_dataset adds to event + this */
 	struct row	*rows;
 	size_t		 n_rows, cap_rows;
-	size_t		*slots;		/* hash: row index + 1, 0 empty */
-	size_t		 n_slots;
+	struct htab	 byname;	/* row index + 1 by (image id, proc) */
 };
 void agg_init(struct agg *, size_t n_events);
 void agg_free(struct agg *);

@@ -2,6 +2,13 @@
  * One open-addressing hash table (linear probing, power-of-two size, at
  * most 3/4 full) per (event, image), found through a per-event array
  * indexed by the image's dense index.  A slot with count 0 is empty.
+ *
+ * Not lib/htab.c's table, on purpose: these slots are the counts
+ * themselves, 8 bytes of (offset, count) handed to flush as they are,
+ * where htab's (hash, value) slots take 16.  The counts are most of dcpid's
+ * memory, and memory-cap flushes early by their size, so the generic table
+ * would halve what fits between flushes; the per-sample lookup is also
+ * one inline probe here.
  */
 #include "config.h"
 

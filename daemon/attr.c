@@ -42,16 +42,18 @@
 #include <unistd.h>
 
 #include "attr.h"
+#include "htab.h"
 #include "image.h"
 #include "kernel.h"
 #include "log.h"
+#include "util.h"
 #include "xmalloc.h"
 
 enum { MF_FILE, MF_ANON, MF_VDSO };
 enum { MF_UNRESOLVED, MF_OK, MF_FAILED };
 
 struct mfile {
-	struct mfile	*next;		/* hash chain */
+	uint64_t	 hash;		/* mf_hash of the key */
 	uint32_t	 refs;
 	uint8_t		 kind, state, bidlen;
 	uint8_t		 bid[BUILD_ID_MAX];
@@ -78,12 +80,10 @@ struct proc {
 	char		 comm[16];	/* the main thread's, for JIT pseudo-images */
 };
 
-static struct proc	**procs;	/* open addressing by pid */
-static size_t		  proccap, nprocs;
+static struct htab	  procs;	/* by pid */
 static struct proc	 *lastproc;
 
-static struct mfile	**mftab;
-static size_t		  mfcap, nmfiles;
+static struct htab	  mfiles;
 
 static struct mfile	  anon_mf = { .refs = 1, .kind = MF_ANON };
 static struct mfile	  vdso_mf = { .refs = 1, .kind = MF_VDSO };
@@ -114,15 +114,11 @@ static uint64_t
 mf_hash(const char *path, uint64_t dev, uint64_t ino, const uint8_t *bid,
     size_t bidlen, const struct img *pre)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-	size_t i;
+	uint64_t h;
 
 	if (pre != NULL)
 		ino ^= pre->pub.index + 1;
-	for (; *path; path++)
-		h = (h ^ (unsigned char)*path) * 0x100000001b3ULL;
-	for (i = 0; i < bidlen; i++)
-		h = (h ^ bid[i]) * 0x100000001b3ULL;
+	h = fnv1a64(fnv1a64_str(FNV1A64_INIT, path), bid, bidlen);
 	h ^= dev * 0x9e3779b97f4a7c15ULL;
 	h ^= ino * 0xff51afd7ed558ccdULL;
 	return h ^ (h >> 29);
@@ -132,30 +128,16 @@ static struct mfile *
 mf_get(const char *path, uint64_t dev, uint64_t ino, const uint8_t *bid,
     size_t bidlen, struct img *pre)
 {
+	struct htab_iter it;
 	struct mfile *f;
-	size_t i, len;
+	uint64_t h;
+	size_t len;
 
 	if (bidlen > BUILD_ID_MAX)
 		bidlen = BUILD_ID_MAX;
-	if (nmfiles + 1 > mfcap) {
-		struct mfile **old = mftab, *next;
-		size_t oldcap = mfcap, j;
-
-		mfcap = mfcap ? 2 * mfcap : 256;
-		mftab = xcalloc(mfcap, sizeof(*mftab));
-		mem += (mfcap - oldcap) * sizeof(*mftab);
-		for (j = 0; j < oldcap; j++)
-			for (f = old[j]; f; f = next) {
-				next = f->next;
-				i = mf_hash(f->path, f->dev, f->ino, f->bid,
-				    f->bidlen, f->pre) & (mfcap - 1);
-				f->next = mftab[i];
-				mftab[i] = f;
-			}
-		free(old);
-	}
-	i = mf_hash(path, dev, ino, bid, bidlen, pre) & (mfcap - 1);
-	for (f = mftab[i]; f; f = f->next)
+	h = mf_hash(path, dev, ino, bid, bidlen, pre);
+	for (f = (struct mfile *)htab_first(&mfiles, h, &it); f != NULL;
+	    f = (struct mfile *)htab_next(&mfiles, &it))
 		if (f->dev == dev && f->ino == ino && f->bidlen == bidlen &&
 		    f->pre == pre &&
 		    (bidlen == 0 || memcmp(f->bid, bid, bidlen) == 0) &&
@@ -176,9 +158,8 @@ mf_get(const char *path, uint64_t dev, uint64_t ino, const uint8_t *bid,
 		memcpy(f->bid, bid, bidlen);
 	if ((f->pre = f->img = pre) != NULL)
 		f->state = MF_OK;
-	f->next = mftab[i];
-	mftab[i] = f;
-	nmfiles++;
+	f->hash = h;
+	xhtab_add(&mfiles, h, (uintptr_t)f);
 	mem += f->size;
 	return f;
 }
@@ -186,16 +167,15 @@ mf_get(const char *path, uint64_t dev, uint64_t ino, const uint8_t *bid,
 static void
 mf_put(struct mfile *f)
 {
-	struct mfile **pp;
+	struct htab_iter it;
+	struct mfile *g;
 
 	if (f->kind != MF_FILE || --f->refs > 0)
 		return;
-	pp = &mftab[mf_hash(f->path, f->dev, f->ino, f->bid, f->bidlen, f->pre) &
-	    (mfcap - 1)];
-	while (*pp != f)
-		pp = &(*pp)->next;
-	*pp = f->next;
-	nmfiles--;
+	for (g = (struct mfile *)htab_first(&mfiles, f->hash, &it); g != f;
+	    g = (struct mfile *)htab_next(&mfiles, &it))
+		;
+	htab_del(&mfiles, &it);
 	mem -= f->size;
 	free(f);
 }
@@ -234,7 +214,7 @@ mf_try_path(struct mfile *f, const char *path, const char *candidate,
 	stamp = image_stamp(&st);
 	im = image_by_inode(st.st_dev, st.st_ino, stamp);
 	if (im && f->bidlen) {
-		image_hex(f->bid, f->bidlen, hex);
+		hex_encode(f->bid, f->bidlen, hex);
 		if (strcmp(im->pub.id, hex) != 0)
 			im = NULL;
 	}
@@ -311,35 +291,30 @@ hold_mapped(struct img *im, uint32_t pid, const struct map *m)
 
 /* ---- processes ---- */
 
-static size_t
-pid_slot(uint32_t pid)
+/* pid's process, it left at its slot; NULL if none. */
+static struct proc *
+proc_lookup(uint32_t pid, struct htab_iter *it)
 {
-	return (pid * 0x9e3779b1u) & (proccap - 1);
+	struct proc *p;
+
+	for (p = (struct proc *)htab_first(&procs, pid, it); p != NULL;
+	    p = (struct proc *)htab_next(&procs, it))
+		if (p->pid == pid)
+			return p;
+	return NULL;
 }
 
 static struct proc *
 proc_find(uint32_t pid)
 {
-	size_t i;
+	struct htab_iter it;
+	struct proc *p;
 
 	if (lastproc && lastproc->pid == pid)
 		return lastproc;
-	if (proccap == 0)
-		return NULL;
-	for (i = pid_slot(pid); procs[i]; i = (i + 1) & (proccap - 1))
-		if (procs[i]->pid == pid)
-			return lastproc = procs[i];
-	return NULL;
-}
-
-static void
-proc_insert(struct proc *p)
-{
-	size_t i;
-
-	for (i = pid_slot(p->pid); procs[i]; i = (i + 1) & (proccap - 1))
-		;
-	procs[i] = p;
+	if ((p = proc_lookup(pid, &it)) != NULL)
+		lastproc = p;
+	return p;
 }
 
 static void
@@ -360,54 +335,28 @@ proc_get(uint32_t pid)
 
 	if ((p = proc_find(pid)) != NULL)
 		return p;
-	if (2 * (nprocs + 1) > proccap) {
-		struct proc **old = procs;
-		size_t oldcap = proccap, j;
-
-		proccap = proccap ? 2 * proccap : 1024;
-		procs = xcalloc(proccap, sizeof(*procs));
-		mem += (proccap - oldcap) * sizeof(*procs);
-		for (j = 0; j < oldcap; j++)
-			if (old[j])
-				proc_insert(old[j]);
-		free(old);
-	}
 	p = xcalloc(1, sizeof(*p));
 	p->pid = pid;
 	mem += sizeof(*p);
-	proc_insert(p);
-	nprocs++;
+	xhtab_add(&procs, pid, (uintptr_t)p);
 	return p;
 }
 
 static void
 proc_free(uint32_t pid)
 {
+	struct htab_iter it;
 	struct proc *p;
-	size_t i, j, k;
 
-	if ((p = proc_find(pid)) == NULL)
+	if ((p = proc_lookup(pid, &it)) == NULL)
 		return;
-	for (i = pid_slot(pid); procs[i] != p; i = (i + 1) & (proccap - 1))
-		;
-	/* Backward-shift deletion keeps probe chains intact without
-	 * tombstones. */
-	procs[i] = NULL;
-	for (j = (i + 1) & (proccap - 1); procs[j]; j = (j + 1) & (proccap - 1)) {
-		k = pid_slot(procs[j]->pid);
-		if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
-			procs[i] = procs[j];
-			procs[j] = NULL;
-			i = j;
-		}
-	}
+	htab_del(&procs, &it);
 	if (lastproc == p)
 		lastproc = NULL;
 	proc_clear(p);
 	mem -= sizeof(*p) + p->cap * sizeof(*p->maps);
 	free(p->maps);
 	free(p);
-	nprocs--;
 }
 
 static void
@@ -638,20 +587,18 @@ attr_init(void)
 void
 attr_fini(void)
 {
-	size_t i;
+	struct htab_iter it;
+	struct proc *p;
 
-	for (i = 0; i < proccap; i++)
-		if (procs[i]) {
-			proc_clear(procs[i]);
-			free(procs[i]->maps);
-			free(procs[i]);
-		}
-	free(procs);
-	free(mftab);
-	procs = NULL;
-	mftab = NULL;
+	memset(&it, 0, sizeof(it));
+	while ((p = (struct proc *)htab_each(&procs, &it)) != NULL) {
+		proc_clear(p);
+		free(p->maps);
+		free(p);
+	}
+	htab_fini(&procs);
+	htab_fini(&mfiles);
 	lastproc = NULL;
-	proccap = nprocs = mfcap = nmfiles = 0;
 	mem = 0;
 	kernel_fini();
 	image_fini();
@@ -882,7 +829,7 @@ attr_scan_proc(void)
 			scan_pid(pid);
 	}
 	closedir(d);
-	log_info("scanned %zu processes, %zu images", nprocs, image_count());
+	log_info("scanned %zu processes, %zu images", procs.n, image_count());
 }
 
 size_t
@@ -929,11 +876,12 @@ attr_prefetched(void)
 size_t
 attr_nprocs(void)
 {
-	return nprocs;
+	return procs.n;
 }
 
 size_t
 attr_memory(void)
 {
-	return mem + image_memory() + kernel_memory();
+	return mem + htab_memory(&procs) + htab_memory(&mfiles) +
+	    image_memory() + kernel_memory();
 }

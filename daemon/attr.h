@@ -4,8 +4,8 @@
  * and the perf sideband records (MMAP2, COMM, FORK, EXIT), which the core
  * feeds in timestamp order.  Images (ELF objects, the kernel, modules, the
  * vdso) are identified by GNU build-id, else by a stable hash.
- * Implemented in daemon/attr.c (address spaces) and daemon/image.c (images,
- * kernel and modules).
+ * Implemented in daemon/attr.c (address spaces), daemon/image.c (images)
+ * and daemon/kernel.c (the kernel, its modules and the vdso).
  */
 #ifndef DCPID_ATTR_H
 #define DCPID_ATTR_H

@@ -32,6 +32,7 @@
 #include "control.h"
 #include "log.h"
 #include "loop.h"
+#include "util.h"
 #include "xmalloc.h"
 
 #ifndef SO_PEERGROUPS
@@ -82,15 +83,6 @@ static long long	 last_busy_log;
 static void accept_cb(int, uint32_t, void *);
 static void conn_cb(int, uint32_t, void *);
 static void timer_cb(int, uint32_t, void *);
-
-static long long
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 void
 control_set_limits(unsigned idle, unsigned maxc)

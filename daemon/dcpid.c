@@ -31,6 +31,7 @@
 #include "log.h"
 #include "loop.h"
 #include "perf.h"
+#include "util.h"
 #include "xmalloc.h"
 
 #define TICK_MS		1000
@@ -97,43 +98,46 @@ usage(FILE *fp)
 static void
 parse_args(int argc, char **argv, struct cmdline *cl)
 {
-	enum { O_FLUSH = 256, O_SOCKET, O_CPUS, O_CONFIG, O_CHECK, O_VERSION };
-	static const struct option opts[] = {
+	/* Options that set a key are config_keys' own, numbered O_KEY + its
+	 * index unless they have a letter; they follow --foreground, so that
+	 * getopt lists an ambiguous abbreviation's candidates in the order
+	 * of --help. */
+	enum { O_CONFIG = 256, O_CHECK, O_VERSION, O_KEY };
+	static const struct option fixed[] = {
 		{ "foreground", no_argument, NULL, 'f' },
-		{ "event", required_argument, NULL, 'e' },
-		{ "db", required_argument, NULL, 'd' },
-		{ "flush-interval", required_argument, NULL, O_FLUSH },
-		{ "socket", required_argument, NULL, O_SOCKET },
-		{ "cpus", required_argument, NULL, O_CPUS },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "config", required_argument, NULL, O_CONFIG },
 		{ "check-config", no_argument, NULL, O_CHECK },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, O_VERSION },
-		{ NULL, 0, NULL, 0 }
 	};
+	struct option opts[sizeof(fixed) / sizeof(fixed[0]) + MAX_SETTINGS + 1];
+	char optstring[2 * MAX_SETTINGS + 8] = "fvh";
+	const struct config_key *k;
+	size_t n = 1, len = strlen(optstring);
 	int ch;
 
+	opts[0] = fixed[0];
+	for (k = config_keys; k->name != NULL; k++) {
+		if (k->longopt == NULL)
+			continue;
+		opts[n++] = (struct option){ k->longopt, required_argument,
+		    NULL, k->shortopt ? k->shortopt : O_KEY + (int)(k - config_keys) };
+		if (k->shortopt) {
+			optstring[len++] = (char)k->shortopt;
+			optstring[len++] = ':';
+		}
+	}
+	optstring[len] = '\0';
+	memcpy(&opts[n], &fixed[1], sizeof(fixed) - sizeof(fixed[0]));
+	n += sizeof(fixed) / sizeof(fixed[0]) - 1;
+	memset(&opts[n], 0, sizeof(opts[n]));
+
 	memset(cl, 0, sizeof(*cl));
-	while ((ch = getopt_long(argc, argv, "fe:d:vh", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
 		switch (ch) {
 		case 'f':
 			cl->foreground = 1;
-			break;
-		case 'e':
-			setting(cl, "event", optarg);
-			break;
-		case 'd':
-			setting(cl, "database", optarg);
-			break;
-		case O_FLUSH:
-			setting(cl, "flush-interval", optarg);
-			break;
-		case O_SOCKET:
-			setting(cl, "socket", optarg);
-			break;
-		case O_CPUS:
-			setting(cl, "cpus", optarg);
 			break;
 		case 'v':
 			cl->verbose++;
@@ -151,8 +155,16 @@ parse_args(int argc, char **argv, struct cmdline *cl)
 			printf("dcpid %s\n", PACKAGE_VERSION);
 			exit(0);
 		default:
-			usage(stderr);
-			exit(1);
+			for (k = config_keys; k->name != NULL; k++)
+				if (k->longopt != NULL && ch == (k->shortopt ?
+				    k->shortopt : O_KEY + (int)(k - config_keys)))
+					break;
+			if (k->name == NULL) {
+				usage(stderr);
+				exit(1);
+			}
+			setting(cl, k->name, optarg);
+			break;
 		}
 	}
 	if (optind != argc) {

@@ -27,6 +27,7 @@
 #include "jit.h"
 #include "log.h"
 #include "perf.h"
+#include "util.h"
 #include "xmalloc.h"
 
 /* What dcpid creates in the database: the group reads, no one else
@@ -80,26 +81,16 @@ read_cpuspeed(void)
 static int
 mkdir_p(const char *path, char *err, size_t errlen)
 {
-	char buf[PATH_MAX], *p;
+	char failed[PATH_MAX];
 
-	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf)) {
+	if (strlen(path) >= sizeof(failed)) {
 		snprintf(err, errlen, "%s: path too long", path);
 		return -1;
 	}
-	for (p = buf + 1; ; p++) {
-		if (*p == '/' || *p == '\0') {
-			char c = *p;
-
-			*p = '\0';
-			/* The parents are the system's (/var/lib). */
-			if (mkdir(buf, c == '\0' ? DB_DIR_MODE : 0755) == -1 &&
-			    errno != EEXIST) {
-				snprintf(err, errlen, "%s: %s", buf, strerror(errno));
-				return -1;
-			}
-			if ((*p = c) == '\0')
-				break;
-		}
+	/* The parents are the system's (/var/lib). */
+	if (mkdir_parents(path, 0755, DB_DIR_MODE, failed, sizeof(failed)) == -1) {
+		snprintf(err, errlen, "%s: %s", failed, strerror(errno));
+		return -1;
 	}
 	return 0;
 }

@@ -11,8 +11,10 @@
 #include <unistd.h>
 
 #include "cache.h"
+#include "htab.h"
 #include "image.h"
 #include "log.h"
+#include "util.h"
 #include "xmalloc.h"
 
 /* Images live until image_fini(); the tables only grow, so lookups, which
@@ -21,16 +23,13 @@ static struct img	**images;
 static size_t		  nimages, capimages;
 static size_t		  mem;
 
-/* Open hashing by id; slots hold indices + 1 (0 = empty). */
-static uint32_t		 *idtab;
-static size_t		  idcap;
-
+/* Images by id, and the image last seen at each (device, inode). */
+static struct htab	  byid;
 struct inode_ent {
 	uint64_t	 dev, ino, stamp;
 	struct img	*img;
 };
-static struct inode_ent	 *inotab;
-static size_t		  inocap, inocount;
+static struct htab	  byinode;
 
 /* Images whose held flag is set since the last flush (held or tried). */
 static struct img	**touched;
@@ -42,37 +41,11 @@ static size_t		  ntouched, captouched;
 static size_t		  nheld, nheld_skipped;
 
 static uint64_t
-fnv1a(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *c = p;
-
-	while (n--) {
-		h ^= *c++;
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-#define FNV_INIT	0xcbf29ce484222325ULL
-
-static uint64_t
 mix(uint64_t a, uint64_t b)
 {
 	uint64_t h = (a ^ (b * 0x9e3779b97f4a7c15ULL)) * 0xff51afd7ed558ccdULL;
 
 	return h ^ (h >> 32);
-}
-
-void
-image_hex(const uint8_t *b, size_t len, char *out)
-{
-	static const char hx[] = "0123456789abcdef";
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		out[2 * i] = hx[b[i] >> 4];
-		out[2 * i + 1] = hx[b[i] & 15];
-	}
-	out[2 * len] = '\0';
 }
 
 void
@@ -85,6 +58,8 @@ image_init(void)
 void
 image_fini(void)
 {
+	struct htab_iter it;
+	struct inode_ent *e;
 	size_t i;
 
 	nheld = nheld_skipped = 0;
@@ -97,40 +72,29 @@ image_fini(void)
 		free(images[i]);
 	}
 	free(images);
-	free(idtab);
-	free(inotab);
+	htab_fini(&byid);
+	memset(&it, 0, sizeof(it));
+	while ((e = (struct inode_ent *)htab_each(&byinode, &it)) != NULL)
+		free(e);
+	htab_fini(&byinode);
 	free(touched);
 	touched = NULL;
 	ntouched = captouched = 0;
 	images = NULL;
-	idtab = NULL;
-	inotab = NULL;
-	nimages = capimages = idcap = inocap = inocount = 0;
+	nimages = capimages = 0;
 	mem = 0;
-}
-
-static void
-idtab_put(uint32_t index)
-{
-	size_t i = fnv1a(FNV_INIT, images[index]->pub.id,
-	    strlen(images[index]->pub.id)) & (idcap - 1);
-
-	while (idtab[i])
-		i = (i + 1) & (idcap - 1);
-	idtab[i] = index + 1;
 }
 
 struct img *
 image_by_id(const char *id)
 {
-	size_t i;
+	struct htab_iter it;
+	struct img *im;
 
-	if (idcap == 0)
-		return NULL;
-	i = fnv1a(FNV_INIT, id, strlen(id)) & (idcap - 1);
-	for (; idtab[i]; i = (i + 1) & (idcap - 1))
-		if (strcmp(images[idtab[i] - 1]->pub.id, id) == 0)
-			return images[idtab[i] - 1];
+	for (im = (struct img *)htab_first(&byid, fnv1a64_str(FNV1A64_INIT, id),
+	    &it); im != NULL; im = (struct img *)htab_next(&byid, &it))
+		if (strcmp(im->pub.id, id) == 0)
+			return im;
 	return NULL;
 }
 
@@ -141,7 +105,7 @@ image_by_build_id(const uint8_t *bid, size_t len)
 
 	if (len == 0 || len > BUILD_ID_MAX)
 		return NULL;
-	image_hex(bid, len, hex);
+	hex_encode(bid, len, hex);
 	return image_by_id(hex);
 }
 
@@ -151,7 +115,7 @@ image_add(const char *id, const char *idkind, const char *path, uint64_t tstart,
     uint64_t tsize, struct dcpi_image_seg *segs, uint32_t nsegs)
 {
 	struct img *im;
-	size_t plen, i;
+	size_t plen;
 
 	if ((im = image_by_id(id)) != NULL) {
 		free(segs);
@@ -163,15 +127,6 @@ image_add(const char *id, const char *idkind, const char *path, uint64_t tstart,
 		images = xreallocarray(images, ncap, sizeof(*images));
 		mem += (ncap - capimages) * sizeof(*images);
 		capimages = ncap;
-	}
-	if (2 * (nimages + 1) > idcap) {
-		mem -= idcap * sizeof(*idtab);
-		free(idtab);
-		idcap = idcap ? 2 * idcap : 128;
-		idtab = xcalloc(idcap, sizeof(*idtab));
-		mem += idcap * sizeof(*idtab);
-		for (i = 0; i < nimages; i++)
-			idtab_put(i);
 	}
 	im = xcalloc(1, sizeof(*im));
 	im->pub.index = nimages;
@@ -192,7 +147,7 @@ image_add(const char *id, const char *idkind, const char *path, uint64_t tstart,
 	im->held = segs == NULL;
 	mem += sizeof(*im) + strlen(id) + 1 + plen + 1 + nsegs * sizeof(*segs);
 	images[nimages++] = im;
-	idtab_put(im->pub.index);
+	xhtab_add(&byid, fnv1a64_str(FNV1A64_INIT, id), (uintptr_t)im);
 	log_debug("image %u %s %s tstart %#llx tsize %llu", im->pub.index, id,
 	    im->pub.path, (unsigned long long)tstart, (unsigned long long)tsize);
 	return im;
@@ -254,10 +209,10 @@ image_pseudo(const uint8_t *bid, size_t bidlen, const char *descr,
 	char id[2 * BUILD_ID_MAX + 1];
 
 	if (bidlen > 0)
-		image_hex(bid, bidlen > BUILD_ID_MAX ? BUILD_ID_MAX : bidlen, id);
+		hex_encode(bid, bidlen > BUILD_ID_MAX ? BUILD_ID_MAX : bidlen, id);
 	else
 		snprintf(id, sizeof(id), "%016llx",
-		    (unsigned long long)fnv1a(FNV_INIT, descr, strlen(descr)));
+		    (unsigned long long)fnv1a64_str(FNV1A64_INIT, descr));
 	return image_add(id, bidlen > 0 ? NULL : DCPI_IDKIND_NAME, path, tstart,
 	    tsize, NULL, 0);
 }
@@ -300,52 +255,41 @@ image_stamp(const struct stat *st)
 	return mix(t, st->st_size);
 }
 
+static struct inode_ent *
+inode_find(uint64_t dev, uint64_t ino)
+{
+	struct htab_iter it;
+	struct inode_ent *e;
+
+	for (e = (struct inode_ent *)htab_first(&byinode, mix(dev, ino), &it);
+	    e != NULL; e = (struct inode_ent *)htab_next(&byinode, &it))
+		if (e->dev == dev && e->ino == ino)
+			return e;
+	return NULL;
+}
+
 struct img *
 image_by_inode(uint64_t dev, uint64_t ino, uint64_t stamp)
 {
-	struct inode_ent *e;
-	size_t i;
+	struct inode_ent *e = inode_find(dev, ino);
 
-	if (inocap == 0)
-		return NULL;
-	for (i = mix(dev, ino) & (inocap - 1); inotab[i].img;
-	    i = (i + 1) & (inocap - 1)) {
-		e = &inotab[i];
-		if (e->dev == dev && e->ino == ino)
-			return e->stamp == stamp ? e->img : NULL;
-	}
-	return NULL;
+	return e != NULL && e->stamp == stamp ? e->img : NULL;
 }
 
 void
 image_set_inode(uint64_t dev, uint64_t ino, uint64_t stamp, struct img *img)
 {
-	size_t i;
+	struct inode_ent *e = inode_find(dev, ino);
 
-	if (2 * (inocount + 1) > inocap) {
-		struct inode_ent *old = inotab;
-		size_t oldcap = inocap, j;
-
-		inocap = inocap ? 2 * inocap : 256;
-		inotab = xcalloc(inocap, sizeof(*inotab));
-		mem += (inocap - oldcap) * sizeof(*inotab);
-		inocount = 0;
-		for (j = 0; j < oldcap; j++)
-			if (old[j].img)
-				image_set_inode(old[j].dev, old[j].ino,
-				    old[j].stamp, old[j].img);
-		free(old);
+	if (e == NULL) {
+		e = xmalloc(sizeof(*e));
+		e->dev = dev;
+		e->ino = ino;
+		xhtab_add(&byinode, mix(dev, ino), (uintptr_t)e);
+		mem += sizeof(*e);
 	}
-	for (i = mix(dev, ino) & (inocap - 1); inotab[i].img;
-	    i = (i + 1) & (inocap - 1))
-		if (inotab[i].dev == dev && inotab[i].ino == ino)
-			break;
-	if (inotab[i].img == NULL)
-		inocount++;
-	inotab[i].dev = dev;
-	inotab[i].ino = ino;
-	inotab[i].stamp = stamp;
-	inotab[i].img = img;
+	e->stamp = stamp;
+	e->img = img;
 }
 
 static void
@@ -437,5 +381,5 @@ image_at(uint32_t index)
 size_t
 image_memory(void)
 {
-	return mem;
+	return mem + htab_memory(&byid) + htab_memory(&byinode);
 }

@@ -62,8 +62,6 @@ uint64_t image_stamp(const struct stat *st);
 /* Parses ELF notes in buf (a /sys notes file) for NT_GNU_BUILD_ID; returns
  * its length (copied into out, at most BUILD_ID_MAX bytes) or 0. */
 size_t image_note_build_id(const void *buf, size_t len, uint8_t *out);
-/* Lowercase hex of len bytes into out (2 * len + 1 bytes). */
-void image_hex(const uint8_t *b, size_t len, char *out);
 
 /*
  * The files of images sampled since the last flush are held open, so that

@@ -53,9 +53,11 @@
 #include "attr.h"
 #include "cache.h"
 #include "control.h"
+#include "htab.h"
 #include "image.h"
 #include "jit.h"
 #include "log.h"
+#include "util.h"
 #include "xmalloc.h"
 
 #define JIT_MAP_MAX	((size_t)64 << 20)	/* bytes of one perf map */
@@ -66,6 +68,9 @@
 #define ANON_NAME	"[anon]"
 #define ANON_SIZE	JIT_ALIGN
 
+/* Samples waiting for their symbol are counted in place, as agg.c counts
+ * (its comment says why that is not htab): one slot per (pc, event), no
+ * allocation per entry. */
 struct pend {
 	uint64_t	 pc;
 	uint32_t	 ev;
@@ -90,7 +95,6 @@ struct jview {
 };
 
 struct jproc {
-	struct jproc	*next;		/* hash chain */
 	uint32_t	 pid, nspid;
 	int		 rootfd;	/* O_PATH of /proc/PID/root, or -1 */
 	int		 uid_known;
@@ -116,14 +120,14 @@ struct jcmd {
 	struct img	*img;
 	struct jsym	*syms;		/* by start, consecutive */
 	size_t		 nsyms, capsyms;
-	uint32_t	*byname;	/* open addressing: index + 1, 0 empty */
-	size_t		 namecap;
+	struct htab	 byname;	/* index in syms + 1 */
 	uint32_t	 next_off;
 	int		 dirty;		/* perf-map to be (re)written */
 };
 
-static struct jproc	**ptab, *lastp;
-static size_t		  pcap, nprocs, nrootfds;
+static struct htab	  procs;	/* by pid */
+static struct jproc	 *lastp;
+static size_t		  nrootfds;
 static struct jcmd	 *cmds;
 static size_t		  mem, npending;
 static int		  force;
@@ -133,25 +137,30 @@ static uint64_t		  ndumps, ndumpsread, ndumperr;
 
 /* ---- processes ---- */
 
-static size_t
-pslot(uint32_t pid)
+/* pid's process, it left at its slot; NULL if none. */
+static struct jproc *
+proc_lookup(uint32_t pid, struct htab_iter *it)
 {
-	return (pid * 0x9e3779b1u) & (pcap - 1);
+	struct jproc *p;
+
+	for (p = (struct jproc *)htab_first(&procs, pid, it); p != NULL;
+	    p = (struct jproc *)htab_next(&procs, it))
+		if (p->pid == pid)
+			return p;
+	return NULL;
 }
 
 static struct jproc *
 proc_find(uint32_t pid)
 {
+	struct htab_iter it;
 	struct jproc *p;
 
 	if (lastp && lastp->pid == pid)
 		return lastp;
-	if (pcap == 0)
-		return NULL;
-	for (p = ptab[pslot(pid)]; p; p = p->next)
-		if (p->pid == pid)
-			return lastp = p;
-	return NULL;
+	if ((p = proc_lookup(pid, &it)) != NULL)
+		lastp = p;
+	return p;
 }
 
 /* NSpid (the pid in the innermost namespace: the name of the map there)
@@ -193,27 +202,11 @@ proc_status(struct jproc *p)
 static struct jproc *
 proc_new(uint32_t pid)
 {
-	struct jproc *p, **old, *next;
+	struct jproc *p;
 	const char *comm;
 	char path[64];
-	size_t oldcap, i, j;
 	FILE *fp;
 
-	if (nprocs + 1 > pcap) {
-		old = ptab;
-		oldcap = pcap;
-		pcap = pcap ? 2 * pcap : 64;
-		ptab = xcalloc(pcap, sizeof(*ptab));
-		mem += (pcap - oldcap) * sizeof(*ptab);
-		for (i = 0; i < oldcap; i++)
-			for (p = old[i]; p; p = next) {
-				next = p->next;
-				j = pslot(p->pid);
-				p->next = ptab[j];
-				ptab[j] = p;
-			}
-		free(old);
-	}
 	p = xcalloc(1, sizeof(*p));
 	mem += sizeof(*p);
 	p->pid = p->nspid = pid;
@@ -237,10 +230,7 @@ proc_new(uint32_t pid)
 		if ((p->rootfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC)) != -1)
 			nrootfds++;
 	}
-	i = pslot(pid);
-	p->next = ptab[i];
-	ptab[i] = p;
-	nprocs++;
+	xhtab_add(&procs, pid, (uintptr_t)p);
 	return lastp = p;
 }
 
@@ -263,14 +253,17 @@ view_free(struct jview *v)
 	memset(v, 0, sizeof(*v));
 }
 
+/* it: at p's slot (a lookup or htab_each), or NULL to find it. */
 static void
-proc_free(struct jproc *p)
+proc_free(struct jproc *p, struct htab_iter *it)
 {
-	struct jproc **pp;
+	struct htab_iter own;
 
-	for (pp = &ptab[pslot(p->pid)]; *pp != p; pp = &(*pp)->next)
-		;
-	*pp = p->next;
+	if (it == NULL) {
+		it = &own;
+		proc_lookup(p->pid, it);
+	}
+	htab_del(&procs, it);
 	if (lastp == p)
 		lastp = NULL;
 	if (p->rootfd != -1) {
@@ -288,7 +281,6 @@ proc_free(struct jproc *p)
 	mem -= p->cappend * sizeof(*p->pend) + sizeof(*p);
 	free(p->pend);
 	free(p);
-	nprocs--;
 }
 
 static size_t
@@ -339,50 +331,29 @@ pend_add(struct jproc *p, uint32_t ev, uint64_t pc, uint32_t count)
 
 /* ---- commands: pseudo-images and their symbols ---- */
 
-static uint64_t
-name_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return h;
-}
-
-static void
-byname_put(struct jcmd *c, uint32_t idx)
-{
-	size_t i;
-
-	for (i = name_hash(c->syms[idx].name) & (c->namecap - 1); c->byname[i];
-	    i = (i + 1) & (c->namecap - 1))
-		if (strcmp(c->syms[c->byname[i] - 1].name, c->syms[idx].name) == 0)
-			break;
-	c->byname[i] = idx + 1;
-}
-
 /* The symbol called name with at least size bytes (capped), allocated at
  * the end of c's offset space when new or larger than before; NULL when
  * the space is full. */
 static struct jsym *
 cmd_sym(struct jcmd *c, const char *name, uint64_t size)
 {
-	struct jsym *s;
+	struct htab_iter it;
+	struct jsym *s = NULL;
+	uint64_t h = fnv1a64_str(FNV1A64_INIT, name);
+	uintptr_t v;
 	uint32_t sz, start;
-	size_t i, j, len;
+	size_t len;
 
 	sz = size > JIT_SYM_MAX ? JIT_SYM_MAX : (uint32_t)size;
-	if (c->namecap) {
-		for (i = name_hash(name) & (c->namecap - 1); c->byname[i];
-		    i = (i + 1) & (c->namecap - 1)) {
-			s = &c->syms[c->byname[i] - 1];
-			if (strcmp(s->name, name) == 0) {
-				if (s->size >= sz)
-					return s;
-				break;
-			}
+	for (v = htab_first(&c->byname, h, &it); v != 0;
+	    v = htab_next(&c->byname, &it))
+		if (strcmp(c->syms[v - 1].name, name) == 0) {
+			if (c->syms[v - 1].size >= sz)
+				return &c->syms[v - 1];
+			/* Replaced below by a larger one. */
+			s = &c->syms[v - 1];
+			break;
 		}
-	}
 	start = (c->next_off + JIT_ALIGN - 1) & ~(uint32_t)(JIT_ALIGN - 1);
 	/* Offsets stay below tsize, UINT32_MAX. */
 	if (start < c->next_off || (uint64_t)start + sz >= UINT32_MAX)
@@ -394,15 +365,8 @@ cmd_sym(struct jcmd *c, const char *name, uint64_t size)
 		mem += (ncap - c->capsyms) * sizeof(*c->syms);
 		c->capsyms = ncap;
 	}
-	if (2 * (c->nsyms + 1) > c->namecap) {
-		mem -= c->namecap * sizeof(*c->byname);
-		free(c->byname);
-		c->namecap = c->namecap ? 2 * c->namecap : 128;
-		c->byname = xcalloc(c->namecap, sizeof(*c->byname));
-		mem += c->namecap * sizeof(*c->byname);
-		for (j = 0; j < c->nsyms; j++)
-			byname_put(c, (uint32_t)j);
-	}
+	if (s != NULL)
+		htab_del(&c->byname, &it);
 	len = strlen(name);
 	s = &c->syms[c->nsyms];
 	s->name = xmalloc(len + 1);
@@ -411,7 +375,7 @@ cmd_sym(struct jcmd *c, const char *name, uint64_t size)
 	s->start = start;
 	s->size = sz;
 	c->next_off = start + sz;
-	byname_put(c, (uint32_t)c->nsyms++);
+	xhtab_add(&c->byname, h, ++c->nsyms);
 	c->dirty = 1;
 	return s;
 }
@@ -846,21 +810,21 @@ jit_init(void)
 void
 jit_fini(void)
 {
+	struct htab_iter it;
+	struct jproc *p;
 	struct jcmd *c, *next;
 	size_t i;
 
-	for (i = 0; i < pcap; i++)
-		while (ptab[i])
-			proc_free(ptab[i]);
-	free(ptab);
-	ptab = NULL;
-	pcap = 0;
+	memset(&it, 0, sizeof(it));
+	while ((p = (struct jproc *)htab_each(&procs, &it)) != NULL)
+		proc_free(p, &it);
+	htab_fini(&procs);
 	for (c = cmds; c; c = next) {
 		next = c->next;
 		for (i = 0; i < c->nsyms; i++)
 			free(c->syms[i].name);
 		free(c->syms);
-		free(c->byname);
+		htab_fini(&c->byname);
 		free(c);
 	}
 	cmds = NULL;
@@ -934,7 +898,7 @@ jit_exit(uint32_t pid, uint32_t tid)
 	if (p->npend > 0)
 		map_refresh(p);
 	resolve(p, 1);
-	proc_free(p);
+	proc_free(p, NULL);
 }
 
 void
@@ -946,35 +910,34 @@ jit_release(void)
 void
 jit_flush(void)
 {
-	struct jproc *p, *next;
+	struct htab_iter it;
+	struct jproc *p;
 	struct jcmd *c;
 	char path[64];
-	size_t i;
 	int gone;
 
-	for (i = 0; i < pcap; i++)
-		for (p = ptab[i]; p; p = next) {
-			next = p->next;
-			snprintf(path, sizeof(path), "/proc/%u", p->pid);
-			/* Its EXIT lost with the ring buffer's overflow. */
-			gone = access(path, F_OK) == -1 && errno == ENOENT;
-			if (p->npend > 0 && (map_refresh(p) == 0 || force || gone))
-				resolve(p, force || gone);
-			if (gone)
-				proc_free(p);
-			else if (force) {
-				/* Over the memory cap: give back what the
-				 * process's next samples can rebuild. */
-				map_free(p->map);
-				map_free(p->dump);
-				view_free(&p->view);
-				p->map = p->dump = NULL;
-				mem -= p->cappend * sizeof(*p->pend);
-				free(p->pend);
-				p->pend = NULL;
-				p->cappend = 0;
-			}
+	memset(&it, 0, sizeof(it));
+	while ((p = (struct jproc *)htab_each(&procs, &it)) != NULL) {
+		snprintf(path, sizeof(path), "/proc/%u", p->pid);
+		/* Its EXIT lost with the ring buffer's overflow. */
+		gone = access(path, F_OK) == -1 && errno == ENOENT;
+		if (p->npend > 0 && (map_refresh(p) == 0 || force || gone))
+			resolve(p, force || gone);
+		if (gone)
+			proc_free(p, &it);
+		else if (force) {
+			/* Over the memory cap: give back what the
+			 * process's next samples can rebuild. */
+			map_free(p->map);
+			map_free(p->dump);
+			view_free(&p->view);
+			p->map = p->dump = NULL;
+			mem -= p->cappend * sizeof(*p->pend);
+			free(p->pend);
+			p->pend = NULL;
+			p->cappend = 0;
 		}
+	}
 	force = 0;
 	for (c = cmds; c; c = c->next)
 		if (c->dirty)
@@ -984,7 +947,12 @@ jit_flush(void)
 size_t
 jit_memory(void)
 {
-	return mem;
+	const struct jcmd *c;
+	size_t m = mem + htab_memory(&procs);
+
+	for (c = cmds; c; c = c->next)
+		m += htab_memory(&c->byname);
+	return m;
 }
 
 size_t
@@ -1000,7 +968,7 @@ jit_status(struct status_writer *w)
 	status_add(w, "jit", "named %ju", (uintmax_t)nnamed);
 	status_add(w, "jit", "anon %ju", (uintmax_t)nanon);
 	status_add(w, "jit", "pending-pcs %zu", npending);
-	status_add(w, "jit", "processes %zu", nprocs);
+	status_add(w, "jit", "processes %zu", procs.n);
 	status_add(w, "jit", "maps-read %ju", (uintmax_t)nmaps);
 	status_add(w, "jit", "map-errors %ju", (uintmax_t)nmaperr);
 	status_add(w, "jit", "dumps %ju", (uintmax_t)ndumps);

@@ -12,4 +12,3 @@ daemon_dcpid_LDADD = daemon/libdcpid.la
 include daemon/core.mk
 include daemon/attr.mk
 include daemon/control.mk
-include daemon/conf.mk

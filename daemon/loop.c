@@ -11,6 +11,7 @@
 
 #include "log.h"
 #include "loop.h"
+#include "util.h"
 #include "xmalloc.h"
 
 struct watch {
@@ -65,10 +66,7 @@ loop_fini(void)
 uint64_t
 loop_now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	return (uint64_t)now_ms();
 }
 
 struct loop_timer *

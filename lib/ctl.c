@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 
 #include "dcpi/ctl.h"
+#include "util.h"
 
 _Static_assert(sizeof(struct dcpi_ctl_hdr) == 16, "the header has no padding");
 
@@ -185,15 +186,6 @@ dcpi_ctl_send(int fd, uint16_t type, uint32_t seq, const void *payload,
 		off += (size_t)w;
 	}
 	return 0;
-}
-
-static long long
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* Reads buf[want] completely, polling until the deadline (-1: none). */

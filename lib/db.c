@@ -17,6 +17,7 @@
 #include <dcpi/db.h>
 
 #include "internal.h"
+#include "util.h"
 
 static void
 fail(struct dcpi_error *err, const char *path, const char *what, int e)
@@ -342,23 +343,14 @@ dcpi_db_openat(int dirfd, const char *rel, const char *show, int flags,
 static int
 mkdir_path(const char *db, struct dcpi_error *err)
 {
-	char buf[PATH_MAX], *p;
-	char c;
+	char failed[PATH_MAX];
 
-	if (snprintf(buf, sizeof(buf), "%s", db) >= (int)sizeof(buf))
+	if (strlen(db) >= sizeof(failed))
 		return lib_seterr(err, ENAMETOOLONG, "%s: %s", db,
 		    strerror(ENAMETOOLONG));
-	for (p = buf + 1;; p++) {
-		if (*p != '/' && *p != '\0')
-			continue;
-		c = *p;
-		*p = '\0';
-		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-			return lib_seterr(err, errno, "%s: cannot create directory: %s",
-			    buf, strerror(errno));
-		if ((*p = c) == '\0')
-			break;
-	}
+	if (mkdir_parents(db, 0755, 0755, failed, sizeof(failed)) < 0)
+		return lib_seterr(err, errno, "%s: cannot create directory: %s",
+		    failed, strerror(errno));
 	return 0;
 }
 

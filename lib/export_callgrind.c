@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "export_int.h"
+#include "htab.h"
+#include "util.h"
 
 /* ---- the writer ---- */
 
@@ -32,16 +34,14 @@ cmp_cell(const void *a, const void *b)
 	return x->event < y->event ? -1 : x->event > y->event;
 }
 
-/* Interned strings with a hash index, and compression ids -> strings. */
+/* Interned strings with a hash index, and compression ids -> strings.
+ * Compression ids are looked up per line: a linear search made files of
+ * many compressed names quadratic. */
 struct strtab {
-	char	**v;
-	size_t	 n, cap;
-	size_t	*slots;		/* index + 1, 0 = empty; nslots a power of 2 */
-	size_t	 nslots;
-	struct { uint64_t id; size_t idx; } *ids;
-	size_t	 nids, capids;
-	size_t	*idslots;	/* index into ids + 1, 0 = empty */
-	size_t	 nidslots;
+	char		**v;
+	size_t		  n, cap;
+	struct htab	  byname;	/* index in v + 1 */
+	struct htab	  ids;		/* hash: the id itself; index in v + 1 */
 };
 
 static void
@@ -52,42 +52,23 @@ strtab_free(struct strtab *t)
 	for (i = 0; i < t->n; i++)
 		free(t->v[i]);
 	free(t->v);
-	free(t->slots);
-	free(t->ids);
-	free(t->idslots);
-}
-
-static int
-strtab_rehash(struct strtab *t)
-{
-	size_t ns = t->nslots ? t->nslots * 2 : 64, i, h;
-	size_t *sl;
-
-	if ((sl = calloc(ns, sizeof(*sl))) == NULL)
-		return -1;
-	for (i = 0; i < t->n; i++) {
-		for (h = ex_hash(t->v[i]) & (ns - 1); sl[h]; h = (h + 1) & (ns - 1))
-			;
-		sl[h] = i + 1;
-	}
-	free(t->slots);
-	t->slots = sl;
-	t->nslots = ns;
-	return 0;
+	htab_fini(&t->byname);
+	htab_fini(&t->ids);
 }
 
 /* Index of s, added if new; -1 on ENOMEM. */
 static long
 strtab_intern(struct strtab *t, const char *s)
 {
-	size_t h;
+	struct htab_iter it;
+	uint64_t h = fnv1a64_str(FNV1A64_INIT, s);
+	uintptr_t i;
 	char **nv;
 
-	if (t->nslots == 0 && strtab_rehash(t) == -1)
-		return -1;
-	for (h = ex_hash(s) & (t->nslots - 1); t->slots[h]; h = (h + 1) & (t->nslots - 1))
-		if (strcmp(t->v[t->slots[h] - 1], s) == 0)
-			return (long)(t->slots[h] - 1);
+	for (i = htab_first(&t->byname, h, &it); i != 0;
+	    i = htab_next(&t->byname, &it))
+		if (strcmp(t->v[i - 1], s) == 0)
+			return (long)(i - 1);
 	if (t->n == t->cap) {
 		t->cap = t->cap ? t->cap * 2 : 64;
 		if ((nv = reallocarray(t->v, t->cap, sizeof(*nv))) == NULL)
@@ -96,65 +77,11 @@ strtab_intern(struct strtab *t, const char *s)
 	}
 	if ((t->v[t->n] = strdup(s)) == NULL)
 		return -1;
-	t->slots[h] = ++t->n;
-	if (t->n * 2 > t->nslots && strtab_rehash(t) == -1)
+	if (htab_add(&t->byname, h, t->n + 1) == -1) {
+		free(t->v[t->n]);
 		return -1;
-	return (long)(t->n - 1);
-}
-
-/* Compression ids are looked up per line: a linear search made files of
- * many compressed names quadratic. */
-static size_t
-id_hash(uint64_t id, size_t nslots)
-{
-	return (size_t)((id * 0x9e3779b97f4a7c15ULL) >> 32) & (nslots - 1);
-}
-
-/* Index into t->ids of compression id, or t->nids if it is not defined. */
-static size_t
-strtab_id_find(const struct strtab *t, uint64_t id)
-{
-	size_t h;
-
-	if (t->nidslots == 0)
-		return t->nids;
-	for (h = id_hash(id, t->nidslots); t->idslots[h]; h = (h + 1) & (t->nidslots - 1))
-		if (t->ids[t->idslots[h] - 1].id == id)
-			return t->idslots[h] - 1;
-	return t->nids;
-}
-
-static int
-strtab_id_add(struct strtab *t, uint64_t id, size_t idx)
-{
-	size_t ns, i, h, *sl;
-	void *nv;
-
-	if ((t->nids + 1) * 2 > t->nidslots) {
-		ns = t->nidslots ? t->nidslots * 2 : 64;
-		if ((sl = calloc(ns, sizeof(*sl))) == NULL)
-			return -1;
-		for (i = 0; i < t->nids; i++) {
-			for (h = id_hash(t->ids[i].id, ns); sl[h]; h = (h + 1) & (ns - 1))
-				;
-			sl[h] = i + 1;
-		}
-		free(t->idslots);
-		t->idslots = sl;
-		t->nidslots = ns;
 	}
-	if (t->nids == t->capids) {
-		t->capids = t->capids ? t->capids * 2 : 64;
-		if ((nv = reallocarray(t->ids, t->capids, sizeof(*t->ids))) == NULL)
-			return -1;
-		t->ids = nv;
-	}
-	for (h = id_hash(id, t->nidslots); t->idslots[h]; h = (h + 1) & (t->nidslots - 1))
-		;
-	t->idslots[h] = t->nids + 1;
-	t->ids[t->nids].id = id;
-	t->ids[t->nids++].idx = idx;
-	return 0;
+	return (long)t->n++;
 }
 
 /* Name compression: "(ID) name" the first time, "(ID)" after.  Returns the
@@ -405,9 +332,10 @@ struct cg_parser {
 static long
 position_name(struct cg_parser *ps, struct strtab *t, const char *v)
 {
+	struct htab_iter it;
 	uint64_t id;
+	uintptr_t cur;
 	char *end;
-	size_t i;
 	long idx;
 
 	while (*v == ' ' || *v == '\t')
@@ -421,18 +349,18 @@ position_name(struct cg_parser *ps, struct strtab *t, const char *v)
 		v = end + 1;
 		while (*v == ' ' || *v == '\t')
 			v++;
-		i = strtab_id_find(t, id);
+		cur = htab_first(&t->ids, id, &it);
 		if (*v == '\0') {
-			if (i == t->nids)
+			if (cur == 0)
 				return lib_seterr(ps->err, EINVAL, "%s: line %zu: compressed name (%" PRIu64
 				    ") used before it is defined", ps->name, ps->lineno, id);
-			return (long)t->ids[i].idx;
+			return (long)(cur - 1);
 		}
 		if ((idx = strtab_intern(t, v)) == -1)
 			return lib_seterr(ps->err, ENOMEM, "%s: out of memory", ps->name);
-		if (i < t->nids)
-			t->ids[i].idx = (size_t)idx;
-		else if (strtab_id_add(t, id, (size_t)idx) == -1)
+		if (cur != 0)
+			htab_replace(&t->ids, &it, (uintptr_t)idx + 1);
+		else if (htab_add(&t->ids, id, (uintptr_t)idx + 1) == -1)
 			return lib_seterr(ps->err, ENOMEM, "%s: out of memory", ps->name);
 		return idx;
 	}

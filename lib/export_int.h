@@ -29,8 +29,6 @@ int eb_finish(struct ebuf *b, void **buf, size_t *len, struct dcpi_error *err);
 /* Little-endian loads. */
 uint32_t ex_le32(const unsigned char *p);
 uint64_t ex_le64(const unsigned char *p);
-/* 64-bit FNV-1a of a string. */
-uint64_t ex_hash(const char *s);
 /* A copy of s with blanks and control characters replaced by '_'; NULL/ENOMEM. */
 char *ex_token(const char *s);
 /* Index of the first byte of s[0..n) that may not stand in a DCPI header

@@ -122,18 +122,6 @@ ex_le64(const unsigned char *p)
 	return (uint64_t)ex_le32(p) | (uint64_t)ex_le32(p + 4) << 32;
 }
 
-uint64_t
-ex_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
 size_t
 ex_header_bad(const char *s, size_t n)
 {

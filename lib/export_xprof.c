@@ -16,6 +16,7 @@
 #include <dcpi/db.h>
 
 #include "export_int.h"
+#include "util.h"
 
 #define XPROF_MAJOR	4
 #define XPROF_MINOR	3
@@ -83,12 +84,12 @@ dcpi_xprof_encode(const struct dcpi_profile *const *profiles, size_t n,
 		if (p->epoch == NULL || dcpi_epoch_parse(p->epoch, &t) == -1)
 			t = 0;
 		eb_printf(&b, "OBJFILE: %s %zu %lld 0 0\n0x%016" PRIx64 "\nsum %" PRIu64 "\nmax %" PRIu64 "\n",
-		    path ? path : "?", np, (long long)t, ex_hash(p->image ? p->image : ""), osum, omax);
+		    path ? path : "?", np, (long long)t, fnv1a64_str(FNV1A64_INIT, p->image ? p->image : ""), osum, omax);
 		free(path);
 		for (k = 0; k < np; k++) {
 			eb_printf(&b, "PROC: %s 0x%016" PRIx64 " %zu 0 0 %zu\nsum %" PRIu64 "\nmax %" PRIu64 "\n",
 			    procs[k].name ? procs[k].name : "?",
-			    ex_hash(procs[k].name ? procs[k].name : ""), procs[k].n, k,
+			    fnv1a64_str(FNV1A64_INIT, procs[k].name ? procs[k].name : ""), procs[k].n, k,
 			    procs[k].sum, procs[k].max);
 			for (j = procs[k].first; j < procs[k].first + procs[k].n; j++)
 				eb_printf(&b, "%" PRIu64 " %" PRIu32 "\n",

@@ -19,33 +19,7 @@
 #include <dcpi/image.h>
 
 #include "internal.h"
-
-#define FNV_INIT	0xcbf29ce484222325ULL
-
-static uint64_t
-fnv1a(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *c = p;
-
-	while (n--) {
-		h ^= *c++;
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
-static void
-hex(const uint8_t *b, size_t len, char *out)
-{
-	static const char hx[] = "0123456789abcdef";
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		out[2 * i] = hx[b[i] >> 4];
-		out[2 * i + 1] = hx[b[i] & 15];
-	}
-	out[2 * len] = '\0';
-}
+#include "util.h"
 
 /* Longer build-ids are truncated: consistently, so ids still match. */
 static size_t
@@ -68,7 +42,7 @@ lib_build_id_hex(Elf *elf, char *out)
 	uint8_t bid[DCPI_BUILD_ID_MAX];
 	size_t len = build_id(elf, bid);
 
-	hex(bid, len, out);
+	hex_encode(bid, len, out);
 	return len;
 }
 
@@ -122,7 +96,7 @@ static int
 hash_fd(int fd, const char *name, char *id, struct dcpi_error *err)
 {
 	char buf[65536];
-	uint64_t h = FNV_INIT;
+	uint64_t h = FNV1A64_INIT;
 	off_t off = 0;
 	ssize_t r;
 	struct stat st;
@@ -141,7 +115,7 @@ hash_fd(int fd, const char *name, char *id, struct dcpi_error *err)
 			return lib_seterr(err, errno, "%s: byte %lld: %s", name,
 			    (long long)off, strerror(errno));
 		}
-		h = fnv1a(h, buf, r);
+		h = fnv1a64(h, buf, r);
 		off += r;
 	}
 	snprintf(id, DCPI_IMAGE_ID_LEN, "%016llx", (unsigned long long)h);
@@ -157,14 +131,14 @@ from_elf(Elf *elf, int fd, const void *buf, size_t len, const char *name,
 		return -1;
 	out->build_id_len = build_id(elf, out->build_id);
 	if (out->build_id_len > 0)
-		hex(out->build_id, out->build_id_len, out->id);
+		hex_encode(out->build_id, out->build_id_len, out->id);
 	else if (flags & DCPI_IMAGE_NO_HASH)
 		out->id[0] = '\0';
 	else if (fd >= 0)
 		return hash_fd(fd, name, out->id, err);
 	else
 		snprintf(out->id, sizeof(out->id), "%016llx",
-		    (unsigned long long)fnv1a(FNV_INIT, buf, len));
+		    (unsigned long long)fnv1a64(FNV1A64_INIT, buf, len));
 	return 0;
 }
 

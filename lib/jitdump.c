@@ -18,6 +18,7 @@
 
 #include <dcpi/jitdump.h>
 
+#include "htab.h"
 #include "internal.h"
 
 #define JITDUMP_DEFAULT_MAX	((size_t)1 << 30)
@@ -36,11 +37,8 @@ struct parse {
 	int			 swap;
 	struct dcpi_perfmap_entry *e;
 	size_t			 n, cap;
-	/* code_index -> index + 1 of its latest load's entry: open
-	 * addressing, 0 empty */
-	uint64_t		*key;
-	size_t			*val;
-	size_t			 nidx, idxcap;
+	/* code_index -> index + 1 of its latest load's entry */
+	struct htab		 idx;
 };
 
 static uint32_t
@@ -61,65 +59,27 @@ u64(const struct parse *p, size_t off)
 	return p->swap ? bswap_64(v) : v;
 }
 
-static size_t
-idx_slot(uint64_t k, size_t cap)
-{
-	return (size_t)((k * 0x9e3779b97f4a7c15ULL) >> 32) & (cap - 1);
-}
-
+/* The hash is code_index itself, so a value under it is its own. */
 static int
 idx_put(struct parse *p, uint64_t k, size_t v)
 {
-	uint64_t *ok = p->key;
-	size_t *ov = p->val, oc = p->idxcap, i, j;
+	struct htab_iter it;
 
-	if (2 * (p->nidx + 1) > p->idxcap) {
-		p->idxcap = oc ? 2 * oc : 256;
-		p->key = calloc(p->idxcap, sizeof(*p->key));
-		p->val = calloc(p->idxcap, sizeof(*p->val));
-		if (p->key == NULL || p->val == NULL) {
-			free(p->key);
-			free(p->val);
-			p->key = ok;
-			p->val = ov;
-			p->idxcap = oc;
-			return -1;
-		}
-		for (j = 0; j < oc; j++) {
-			if (ov[j] == 0)
-				continue;
-			for (i = idx_slot(ok[j], p->idxcap); p->val[i];
-			    i = (i + 1) & (p->idxcap - 1))
-				;
-			p->key[i] = ok[j];
-			p->val[i] = ov[j];
-		}
-		free(ok);
-		free(ov);
+	if (htab_first(&p->idx, k, &it) != 0) {
+		htab_replace(&p->idx, &it, v + 1);
+		return 0;
 	}
-	for (i = idx_slot(k, p->idxcap); p->val[i]; i = (i + 1) & (p->idxcap - 1))
-		if (p->key[i] == k) {
-			p->val[i] = v + 1;
-			return 0;
-		}
-	p->key[i] = k;
-	p->val[i] = v + 1;
-	p->nidx++;
-	return 0;
+	return htab_add(&p->idx, k, v + 1);
 }
 
 /* The entry of code_index k's latest load, or -1. */
 static ssize_t
 idx_get(const struct parse *p, uint64_t k)
 {
-	size_t i;
+	struct htab_iter it;
+	uintptr_t v = htab_first(&p->idx, k, &it);
 
-	if (p->idxcap == 0)
-		return -1;
-	for (i = idx_slot(k, p->idxcap); p->val[i]; i = (i + 1) & (p->idxcap - 1))
-		if (p->key[i] == k)
-			return (ssize_t)(p->val[i] - 1);
-	return -1;
+	return v != 0 ? (ssize_t)(v - 1) : -1;
 }
 
 /* Appends (start, size, a copy of name[0..len)). */
@@ -286,8 +246,7 @@ nomem:
 	lib_seterr(err, ENOMEM, "%s: byte %zu: out of memory", name, off);
 done:
 	saved = errno;
-	free(p.key);
-	free(p.val);
+	htab_fini(&p.idx);
 	*out = p.e;
 	*n = p.n;
 	errno = saved;

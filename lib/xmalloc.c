@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "htab.h"
 #include "log.h"
 #include "xmalloc.h"
 
@@ -67,4 +68,11 @@ xasprintf(char **ret, const char *fmt, ...)
 	if (n < 0)
 		fatal("asprintf");
 	return n;
+}
+
+void
+xhtab_add(struct htab *t, uint64_t h, uintptr_t val)
+{
+	if (htab_add(t, h, val) == -1)
+		fatal("hash table of %zu entries", t->n + 1);
 }

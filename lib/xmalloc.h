@@ -7,11 +7,14 @@
 #define DCPI_XMALLOC_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 void *xmalloc(size_t size);
 void *xcalloc(size_t nmemb, size_t size);
 void *xreallocarray(void *ptr, size_t nmemb, size_t size);
 char *xstrdup(const char *s);
 int xasprintf(char **ret, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+struct htab;
+void xhtab_add(struct htab *t, uint64_t h, uintptr_t val);
 
 #endif

@@ -21,6 +21,7 @@ clean-boot-cache:
 	rm -rf tests/boot-cache
 .PHONY: clean-boot-cache
 
+include tests/base.mk
 include tests/format.mk
 include tests/daemon.mk
 include tests/attr.mk

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "../daemon/conf.h"
+#include "conf.h"
 
 static char tmpdir[] = "/tmp/dcpi-test-config.XXXXXX";
 

@@ -63,7 +63,9 @@ int dcpi_db_event_from_dirname(const char *dirname, char *out, size_t outlen);
  * name needs more than outlen bytes or NAME_MAX characters. */
 int dcpi_db_profile_name(const char *path, const char *imageid, char *out, size_t outlen);
 
-/* malloc'd "DB/EPOCH/HOST/EVENTDIR" (caller frees); NULL/ENOMEM. */
+/* malloc'd "DB/EPOCH/HOST/EVENTDIR" (caller frees); NULL with errno as
+ * dcpi_db_event_dirname's (EINVAL for an empty event, ENAMETOOLONG when
+ * EVENTDIR needs more than NAME_MAX characters), or ENOMEM. */
 char *dcpi_db_event_path(const char *db, const char *epoch, const char *host,
     const char *event);
 
@@ -75,7 +77,11 @@ char *dcpi_db_buildid_path(const char *db, const char *imageid, const char *file
 
 /* Creates DB/EPOCH/HOST/EVENTDIR and its parents (mode 0755 before umask;
  * existing directories are fine) with dcpi_db_openat below db: a symlink
- * below db fails with ELOOP rather than being followed. */
+ * below db fails with ELOOP rather than being followed.  0, or -1 with
+ * errno: EINVAL for an empty event or a "." or ".." in epoch or host;
+ * ENAMETOOLONG when EVENTDIR needs more than NAME_MAX characters or db, or
+ * EPOCH/HOST/EVENTDIR, has PATH_MAX bytes or more; ELOOP, ENOTDIR as
+ * dcpi_db_openat; ENOMEM; errno of mkdir(2) or open(2). */
 int dcpi_db_mkdirs(const char *db, const char *epoch, const char *host,
     const char *event, struct dcpi_error *err);
 
@@ -93,7 +99,8 @@ int dcpi_db_mkdirs(const char *db, const char *epoch, const char *host,
  * component that failed ("DB/E/HOST: is a symbolic link, not a directory:
  * not followed").  Returns a new O_CLOEXEC directory fd the caller closes,
  * or -1 with errno: ELOOP for a symlink, ENOTDIR for another file that is
- * not a directory, EPERM, EINVAL for "." or "..", errno of openat/mkdirat.
+ * not a directory, EPERM, EINVAL for "." or "..", ENAMETOOLONG when rel has
+ * PATH_MAX bytes or more, errno of openat/mkdirat.
  * dirfd stays open and the caller's.
  */
 #define DCPI_DB_CREATE	0x1

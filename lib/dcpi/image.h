@@ -10,7 +10,10 @@
  *           lowercase hex digits (stable across restarts and hosts), which
  *           profiles mark with the header line "idkind content" (dcpi(5));
  *           files over DCPI_IMAGE_HASH_MAX bytes without a build-id are not
- *           hashed.
+ *           hashed.  Either way one or more hex digits, what a profile's
+ *           image line takes (specs/dcpiformat.txt); the one exception is
+ *           DCPI_IMAGE_NO_HASH's "", which names no image and which no
+ *           profile, build-id cache path or profile file name accepts.
  *   tstart  p_vaddr of the first executable PT_LOAD;
  *   tsize   bytes from tstart to the end (p_vaddr + p_memsz) of the last
  *           executable PT_LOAD, at most UINT32_MAX.
@@ -41,7 +44,8 @@ extern "C" {
 #define DCPI_IDKIND_NAME	"name"		/* FNV-1a 64 of a pseudo-image's name */
 
 /* Flags. */
-#define DCPI_IMAGE_NO_HASH	0x1	/* no build-id: leave id "" rather than hash */
+#define DCPI_IMAGE_NO_HASH	0x1	/* no build-id: leave id "" (not an
+					 * image id) rather than hash */
 
 /* An executable PT_LOAD: file bytes [offset, offset + filesz) hold the
  * vaddrs [vaddr, vaddr + filesz). */
@@ -52,7 +56,9 @@ struct dcpi_image_seg {
 struct dcpi_elf_image {
 	char		 id[DCPI_IMAGE_ID_LEN];
 	uint8_t		 build_id[DCPI_BUILD_ID_MAX];	/* raw, build_id_len bytes */
-	size_t		 build_id_len;			/* 0: none, id is a content hash */
+	size_t		 build_id_len;			/* 0: none, id is a content
+							 * hash (or "" with
+							 * DCPI_IMAGE_NO_HASH) */
 	uint64_t	 tstart, tsize;
 	uint64_t	 toffset;	/* file offset of tstart (first segment's) */
 	size_t		 nsegs;		/* >= 1 */

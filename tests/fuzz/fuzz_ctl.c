@@ -1,4 +1,4 @@
-// fuzz-sources: lib/ctl.c
+// fuzz-sources: lib/ctl.c lib/util.c
 /*
  * The control-protocol decoder on arbitrary bytes.  The first byte picks
  * the direction (even: to the daemon, odd: to the client); the rest is read

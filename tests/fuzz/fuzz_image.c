@@ -1,4 +1,4 @@
-// fuzz-sources: daemon/image.c daemon/cache.c lib/image.c lib/internal.c lib/log.c lib/xmalloc.c lib/db.c lib/file.c lib/profile.c
+// fuzz-sources: daemon/image.c daemon/cache.c lib/image.c lib/internal.c lib/log.c lib/xmalloc.c lib/db.c lib/file.c lib/profile.c lib/util.c lib/htab.c
 // fuzz-libs: -lelf -ldw
 /*
  * dcpid reads the ELF of whatever a process maps executable, which any

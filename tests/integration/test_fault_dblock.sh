@@ -1,9 +1,8 @@
 #!/bin/sh
 # The database removed under a running dcpid: after the next flush it has
-# its current link and its lock again, so a second dcpid still refuses.
-# Expected to fail until dcpid re-creates them (XFAIL_TESTS in
-# tests/fault.mk): today the flush makes only the epoch directory, and the
-# lock dcpid holds is on the removed file.
+# its current link and its lock again, so a second dcpid still refuses
+# (the flush re-creates the database, its current link and its lock file,
+# and takes the lock again).
 . "$top_srcdir/tests/integration/lib.sh"
 require_perf
 

@@ -1,9 +1,10 @@
 /*
  * dcpid's configuration file: "key = value" lines, '#' comments, blank
- * lines.  Every key is also a command-line option, so config_set() is the
- * one place that parses and checks a value; config_print() writes the
- * effective configuration back in the file's syntax (dcpid --check-config),
- * and what it prints loads back to the same configuration.
+ * lines.  config_keys is the one list of keys: the file, dcpid's options
+ * and the manual's test (from --check-config) all take it from there, so a
+ * key cannot be known to one and missing from another.  config_print()
+ * writes the effective configuration back in the file's syntax, and what it
+ * prints loads back to the same configuration.
  */
 #include "config.h"
 
@@ -12,6 +13,7 @@
 #include <errno.h>
 #include <grp.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -206,6 +208,17 @@ check_event(const char *ev, char *err, size_t errlen)
 	return 0;
 }
 
+/* The field of c that key k sets. */
+#define FIELD(c, k, type)	((type *)(void *)((char *)(c) + (k)->off))
+
+static int
+expected(const struct config_key *k, const char *value, char *err,
+    size_t errlen)
+{
+	return seterr(err, errlen, "%s: expected %s, got '%s'", k->name,
+	    k->expected, value);
+}
+
 static void
 set_string(char **dst, const char *value)
 {
@@ -213,11 +226,191 @@ set_string(char **dst, const char *value)
 	*dst = xstrdup(value);
 }
 
+static int
+set_event(const struct config_key *k, struct config *c, const char *value,
+    char *err, size_t errlen)
+{
+	(void)k;
+	if (check_event(value, err, errlen) == -1)
+		return -1;
+	/* A source that names events replaces the previous source's list
+	 * rather than adding to it. */
+	if (c->events_replace) {
+		free_events(c);
+		c->events_replace = 0;
+	}
+	if (c->nevents == CONFIG_MAX_EVENTS)
+		return seterr(err, errlen, "event: too many events (at most %d)",
+		    CONFIG_MAX_EVENTS);
+	c->events[c->nevents++] = xstrdup(value);
+	return 0;
+}
+
+static void
+print_event(const struct config_key *k, const struct config *c, FILE *fp)
+{
+	size_t i;
+
+	if (c->nevents == 0)
+		fprintf(fp, "# %s: %s\n", k->name, k->unset);
+	for (i = 0; i < c->nevents; i++)
+		fprintf(fp, "%s = %s\n", k->name, c->events[i]);
+}
+
+static int
+set_path(const struct config_key *k, struct config *c, const char *value,
+    char *err, size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	set_string(FIELD(c, k, char *), value);
+	return 0;
+}
+
+static int
+set_socket(const struct config_key *k, struct config *c, const char *value,
+    char *err, size_t errlen)
+{
+	if (strlen(value) >= sizeof(((struct sockaddr_un *)0)->sun_path))
+		return seterr(err, errlen, "socket: path too long (at most %zu "
+		    "bytes)", sizeof(((struct sockaddr_un *)0)->sun_path) - 1);
+	return set_path(k, c, value, err, errlen);
+}
+
+static int
+set_group(const struct config_key *k, struct config *c, const char *value,
+    char *err, size_t errlen)
+{
+	errno = 0;
+	if (getgrnam(value) == NULL)
+		return seterr(err, errlen, "group: no such group '%s'%s%s",
+		    value, errno ? ": " : "", errno ? strerror(errno) : "");
+	return set_path(k, c, value, err, errlen);
+}
+
+/* A string; NULL is printed as the comment k->unset. */
+static void
+print_string(const struct config_key *k, const struct config *c, FILE *fp)
+{
+	const char *v = *FIELD(c, k, char *);
+
+	if (v != NULL)
+		fprintf(fp, "%s = %s\n", k->name, v);
+	else
+		fprintf(fp, "# %s: %s\n", k->name, k->unset);
+}
+
+static int
+set_cpus(const struct config_key *k, struct config *c, const char *value,
+    char *err, size_t errlen)
+{
+	if (strcmp(value, "all") == 0) {
+		free(c->cpus);
+		c->cpus = NULL;
+	} else if (!valid_cpulist(value))
+		return expected(k, value, err, errlen);
+	else
+		set_string(&c->cpus, value);
+	return 0;
+}
+
+static void
+print_cpus(const struct config_key *k, const struct config *c, FILE *fp)
+{
+	fprintf(fp, "%s = %s\n", k->name, c->cpus != NULL ? c->cpus : "all");
+}
+
+static int
+set_seconds(const struct config_key *k, struct config *c, const char *value,
+    char *err, size_t errlen)
+{
+	if (parse_seconds(value, FIELD(c, k, unsigned)) == -1)
+		return expected(k, value, err, errlen);
+	return 0;
+}
+
+static int
+set_uint(const struct config_key *k, struct config *c, const char *value,
+    char *err, size_t errlen)
+{
+	unsigned long long v;
+
+	if (parse_uint(value, k->max, &v, NULL) == -1)
+		return expected(k, value, err, errlen);
+	*FIELD(c, k, unsigned) = (unsigned)v;
+	return 0;
+}
+
+static void
+print_uint(const struct config_key *k, const struct config *c, FILE *fp)
+{
+	fprintf(fp, "%s = %u\n", k->name, *FIELD(c, k, unsigned));
+}
+
+static int
+set_size(const struct config_key *k, struct config *c, const char *value,
+    char *err, size_t errlen)
+{
+	if (parse_size(value, FIELD(c, k, size_t)) == -1)
+		return expected(k, value, err, errlen);
+	return 0;
+}
+
+/* With the largest binary suffix that keeps it whole. */
+static void
+print_size(const struct config_key *k, const struct config *c, FILE *fp)
+{
+	static const char suffix[] = "KMGT";
+	size_t n = *FIELD(c, k, size_t);
+	int i = -1;
+
+	while (i < 3 && n >= 1024 && n % 1024 == 0) {
+		n /= 1024;
+		i++;
+	}
+	if (i < 0)
+		fprintf(fp, "%s = %zu\n", k->name, n);
+	else
+		fprintf(fp, "%s = %zu%c\n", k->name, n, suffix[i]);
+}
+
+#define OFF(f)	offsetof(struct config, f)
+
+/* In --check-config's order.  dcpid's -v counts rather than takes a value,
+ * so verbose has no option here. */
+const struct config_key config_keys[] = {
+	{ "event", "event", 'e', set_event, print_event, 0, 0, NULL,
+	    "none given, dcpid samples cycles, else perf::cpu-clock" },
+	{ "flush-interval", "flush-interval", 0, set_seconds, print_uint,
+	    OFF(flush_interval), 0, "a number of seconds (optionally with s, "
+	    "m, h or d)", NULL },
+	{ "database", "db", 'd', set_path, print_string, OFF(db), 0, NULL,
+	    NULL },
+	{ "socket", "socket", 0, set_socket, print_string, OFF(socket), 0,
+	    NULL, NULL },
+	{ "group", NULL, 0, set_group, print_string, OFF(group), 0, NULL,
+	    "none, the socket and database keep dcpid's group" },
+	{ "cpus", "cpus", 0, set_cpus, print_cpus, OFF(cpus), 0, "'all' or a "
+	    "CPU list such as 0-3,6", NULL },
+	{ "memory-cap", NULL, 0, set_size, print_size, OFF(memory_cap), 0,
+	    "a number of bytes (optionally with K, M, G or T)", NULL },
+	{ "buildid-cache-size", NULL, 0, set_size, print_size, OFF(cache_size),
+	    0, "a number of bytes (optionally with K, M, G or T; 0: no limit)",
+	    NULL },
+	{ "keep-days", NULL, 0, set_uint, print_uint, OFF(keep_days), UINT_MAX,
+	    "a number of days (0: no limit)", NULL },
+	{ "keep-min", NULL, 0, set_uint, print_uint, OFF(keep_min), UINT_MAX,
+	    "a number of epochs", NULL },
+	{ "verbose", NULL, 0, set_uint, print_uint, OFF(verbose), 2,
+	    "0, 1 or 2", NULL },
+	{ NULL, NULL, 0, NULL, NULL, 0, 0, NULL, NULL }
+};
+
 int
 config_set(struct config *c, const char *key, const char *value, char *err,
     size_t errlen)
 {
-	unsigned long long v;
+	const struct config_key *k;
 	const char *p;
 
 	for (p = value; *p != '\0'; p++)
@@ -226,76 +419,10 @@ config_set(struct config *c, const char *key, const char *value, char *err,
 			    "value", key);
 	if (*value == '\0')
 		return seterr(err, errlen, "%s: expected a value", key);
-
-	if (strcmp(key, "event") == 0) {
-		if (check_event(value, err, errlen) == -1)
-			return -1;
-		/* A source that names events replaces the previous source's
-		 * list rather than adding to it. */
-		if (c->events_replace) {
-			free_events(c);
-			c->events_replace = 0;
-		}
-		if (c->nevents == CONFIG_MAX_EVENTS)
-			return seterr(err, errlen, "event: too many events "
-			    "(at most %d)", CONFIG_MAX_EVENTS);
-		c->events[c->nevents++] = xstrdup(value);
-	} else if (strcmp(key, "flush-interval") == 0) {
-		if (parse_seconds(value, &c->flush_interval) == -1)
-			return seterr(err, errlen, "flush-interval: expected a "
-			    "number of seconds (optionally with s, m, h or d), "
-			    "got '%s'", value);
-	} else if (strcmp(key, "database") == 0) {
-		set_string(&c->db, value);
-	} else if (strcmp(key, "socket") == 0) {
-		if (strlen(value) >= sizeof(((struct sockaddr_un *)0)->sun_path))
-			return seterr(err, errlen, "socket: path too long "
-			    "(at most %zu bytes)",
-			    sizeof(((struct sockaddr_un *)0)->sun_path) - 1);
-		set_string(&c->socket, value);
-	} else if (strcmp(key, "group") == 0) {
-		errno = 0;
-		if (getgrnam(value) == NULL)
-			return seterr(err, errlen, "group: no such group '%s'%s%s",
-			    value, errno ? ": " : "", errno ? strerror(errno) : "");
-		set_string(&c->group, value);
-	} else if (strcmp(key, "cpus") == 0) {
-		if (strcmp(value, "all") == 0) {
-			free(c->cpus);
-			c->cpus = NULL;
-		} else if (!valid_cpulist(value)) {
-			return seterr(err, errlen, "cpus: expected 'all' or a CPU "
-			    "list such as 0-3,6, got '%s'", value);
-		} else
-			set_string(&c->cpus, value);
-	} else if (strcmp(key, "memory-cap") == 0) {
-		if (parse_size(value, &c->memory_cap) == -1)
-			return seterr(err, errlen, "memory-cap: expected a number "
-			    "of bytes (optionally with K, M, G or T), got '%s'",
-			    value);
-	} else if (strcmp(key, "buildid-cache-size") == 0) {
-		if (parse_size(value, &c->cache_size) == -1)
-			return seterr(err, errlen, "buildid-cache-size: expected a "
-			    "number of bytes (optionally with K, M, G or T; 0: no "
-			    "limit), got '%s'", value);
-	} else if (strcmp(key, "keep-days") == 0) {
-		if (parse_uint(value, UINT_MAX, &v, NULL) == -1)
-			return seterr(err, errlen, "keep-days: expected a number "
-			    "of days (0: no limit), got '%s'", value);
-		c->keep_days = (unsigned)v;
-	} else if (strcmp(key, "keep-min") == 0) {
-		if (parse_uint(value, UINT_MAX, &v, NULL) == -1)
-			return seterr(err, errlen, "keep-min: expected a number "
-			    "of epochs, got '%s'", value);
-		c->keep_min = (unsigned)v;
-	} else if (strcmp(key, "verbose") == 0) {
-		if (parse_uint(value, 2, &v, NULL) == -1)
-			return seterr(err, errlen, "verbose: expected 0, 1 or 2, "
-			    "got '%s'", value);
-		c->verbose = (int)v;
-	} else
-		return seterr(err, errlen, "unknown key '%s'", key);
-	return 0;
+	for (k = config_keys; k->name != NULL; k++)
+		if (strcmp(key, k->name) == 0)
+			return k->set(k, c, value, err, errlen);
+	return seterr(err, errlen, "unknown key '%s'", key);
 }
 
 static char *
@@ -362,44 +489,11 @@ config_load(struct config *c, const char *path, int missing_ok, char *err,
 	return ret;
 }
 
-static void
-print_size(FILE *fp, const char *key, size_t n)
-{
-	static const char suffix[] = "KMGT";
-	int i = -1;
-
-	while (i < 3 && n >= 1024 && n % 1024 == 0) {
-		n /= 1024;
-		i++;
-	}
-	if (i < 0)
-		fprintf(fp, "%s = %zu\n", key, n);
-	else
-		fprintf(fp, "%s = %zu%c\n", key, n, suffix[i]);
-}
-
 void
 config_print(const struct config *c, FILE *fp)
 {
-	size_t i;
+	const struct config_key *k;
 
-	if (c->nevents == 0)
-		fprintf(fp, "# event: none given, dcpid samples cycles, "
-		    "else perf::cpu-clock\n");
-	for (i = 0; i < c->nevents; i++)
-		fprintf(fp, "event = %s\n", c->events[i]);
-	fprintf(fp, "flush-interval = %u\n", c->flush_interval);
-	fprintf(fp, "database = %s\n", c->db);
-	fprintf(fp, "socket = %s\n", c->socket);
-	if (c->group != NULL)
-		fprintf(fp, "group = %s\n", c->group);
-	else
-		fprintf(fp, "# group: none, the socket and database keep "
-		    "dcpid's group\n");
-	fprintf(fp, "cpus = %s\n", c->cpus != NULL ? c->cpus : "all");
-	print_size(fp, "memory-cap", c->memory_cap);
-	print_size(fp, "buildid-cache-size", c->cache_size);
-	fprintf(fp, "keep-days = %u\n", c->keep_days);
-	fprintf(fp, "keep-min = %u\n", c->keep_min);
-	fprintf(fp, "verbose = %d\n", c->verbose);
+	for (k = config_keys; k->name != NULL; k++)
+		k->print(k, c, fp);
 }

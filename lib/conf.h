@@ -1,7 +1,7 @@
 /*
  * dcpid's configuration: defaults, then /etc/dcpi/dcpid.conf (key = value
  * lines, '#' comments), then the command line.  Implemented in
- * daemon/conf.c.
+ * lib/conf.c; dcpictl gc reads the retention keys with the same code.
  */
 #ifndef DCPID_CONFIG_H
 #define DCPID_CONFIG_H
@@ -25,12 +25,30 @@ struct config {
 	size_t		 cache_size;		/* bytes of the build-id cache, 0: no limit */
 	unsigned	 keep_days;		/* retention for dcpictl gc */
 	unsigned	 keep_min;
-	int		 verbose;
+	unsigned	 verbose;
 	/* Set by config_defaults and after config_load: the next "event"
 	 * starts a new list, so that the command line's events replace the
 	 * file's and a file's replace the defaults rather than add to them. */
 	int		 events_replace;
 };
+
+/* One key: its name in the file, the dcpid option that sets it, and its
+ * parser and printer, most of them shared by keys of one kind through off,
+ * max, expected and unset.  config_keys ends with a NULL name. */
+struct config_key {
+	const char	*name;
+	const char	*longopt;	/* dcpid's --option, or NULL: file only */
+	int		 shortopt;	/* its one-letter form, or 0 */
+	int		(*set)(const struct config_key *, struct config *,
+			    const char *, char *, size_t);
+	void		(*print)(const struct config_key *,
+			    const struct config *, FILE *);
+	size_t		 off;		/* its field in struct config */
+	unsigned long long max;		/* largest number taken */
+	const char	*expected;	/* "KEY: expected EXPECTED, got 'VALUE'" */
+	const char	*unset;		/* "# KEY: UNSET" printed for no value */
+};
+extern const struct config_key config_keys[];
 
 /* Fills c with the built-in defaults (strings malloc'd). */
 void config_defaults(struct config *c);

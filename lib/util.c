@@ -1,0 +1,90 @@
+/*
+ * Small helpers shared by libdcpi, dcpid and dcpictl (util.h).
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "util.h"
+
+uint64_t
+fnv1a64(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	while (n--) {
+		h ^= *c++;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+uint64_t
+fnv1a64_str(uint64_t h, const char *s)
+{
+	/* One pass, not strlen and then fnv1a64: dcpictl hashes a row name
+	 * per sampled address. */
+	for (; *s != '\0'; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+void
+hex_encode(const uint8_t *b, size_t len, char *out)
+{
+	static const char hx[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		out[2 * i] = hx[b[i] >> 4];
+		out[2 * i + 1] = hx[b[i] & 15];
+	}
+	out[2 * len] = '\0';
+}
+
+long long
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int
+mkdir_parents(const char *path, mode_t parent_mode, mode_t mode, char *failed,
+    size_t failedlen)
+{
+	char buf[PATH_MAX], *p, c;
+
+	int e;
+
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf)) {
+		snprintf(failed, failedlen, "%s", path);
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	for (p = buf + 1;; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		c = *p;
+		*p = '\0';
+		if (mkdir(buf, c == '\0' ? mode : parent_mode) < 0 &&
+		    errno != EEXIST) {
+			e = errno;
+			snprintf(failed, failedlen, "%s", buf);
+			errno = e;
+			return -1;
+		}
+		if ((*p = c) == '\0')
+			break;
+	}
+	return 0;
+}

@@ -1,0 +1,37 @@
+/*
+ * Small helpers that libdcpi, dcpid and dcpictl share (not installed;
+ * lib/base.mk links them into libdcpi and libdcpiutil, and libdcpi's export
+ * regex keeps them out of its ABI).
+ */
+#ifndef DCPI_UTIL_H
+#define DCPI_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* 64-bit FNV-1a.  The profiles' content ids (lib/dcpi/image.h) are this
+ * hash, so its constants are part of the format. */
+#define FNV1A64_INIT	0xcbf29ce484222325ULL
+
+/* Continues hash h over p[0..n). */
+uint64_t fnv1a64(uint64_t h, const void *p, size_t n);
+/* Continues hash h over the string s without its NUL. */
+uint64_t fnv1a64_str(uint64_t h, const char *s);
+
+/* b[0..len) as lowercase hex into out, which holds 2 * len + 1 bytes
+ * (NUL-terminated). */
+void hex_encode(const uint8_t *b, size_t len, char *out);
+
+/* CLOCK_MONOTONIC in milliseconds. */
+long long now_ms(void);
+
+/* mkdir -p: creates path's missing components, the parents with mode
+ * parent_mode and path itself with mode (both before the umask); existing
+ * ones are left as they are.  0, or -1 with errno (ENAMETOOLONG past
+ * PATH_MAX) and the component that failed (path itself for ENAMETOOLONG)
+ * in failed[failedlen]. */
+int mkdir_parents(const char *path, mode_t parent_mode, mode_t mode,
+    char *failed, size_t failedlen);
+
+#endif
