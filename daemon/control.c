@@ -43,10 +43,9 @@ struct conn {
 	int		 fd;
 	struct ucred	 cred;		/* from the kernel at accept */
 	int		 privileged;	/* uid 0 or in the socket's group */
-	unsigned char	 in[DCPI_CTL_HDR_SIZE];
-	size_t		 inlen;
-	unsigned char	*out;		/* queued replies: out[outoff..outlen) */
-	size_t		 outlen, outoff, outcap;
+	unsigned char	 in[DCPI_CTL_HDR_SIZE];	/* requests have no payload */
+	struct dcpi_ctl_rbuf rb;	/* reads into in */
+	struct dcpi_ctl_wbuf wb;	/* queued replies */
 	uint32_t	 events;	/* what the loop watches now */
 	int		 closing;	/* close once out is sent */
 	/* ms, monotonic: since when dcpid has been waiting for this client
@@ -153,7 +152,7 @@ conn_close(struct conn *c)
 	}
 	loop_del(c->fd);
 	close(c->fd);
-	free(c->out);
+	dcpi_ctl_wbuf_clear(&c->wb);
 	free(c);
 	nconns--;
 	if (accept_paused) {
@@ -178,29 +177,10 @@ conn_find(int fd)
 }
 
 static void
-conn_queue(struct conn *c, const void *buf, size_t len)
-{
-	if (c->outcap - c->outlen < len) {
-		size_t cap = c->outcap > 0 ? c->outcap : 4096;
-
-		while (cap - c->outlen < len)
-			cap *= 2;
-		c->out = xreallocarray(c->out, cap, 1);
-		c->outcap = cap;
-	}
-	memcpy(c->out + c->outlen, buf, len);
-	c->outlen += len;
-}
-
-static void
 conn_result(struct conn *c, uint32_t seq, int code, const char *msg)
 {
-	unsigned char buf[DCPI_CTL_HDR_SIZE + DCPI_CTL_MAX_PAYLOAD];
-	long n = dcpi_ctl_encode_result(buf, sizeof(buf), seq, code, msg);
-
-	if (n < 0)
-		fatal("control: encoding a result");
-	conn_queue(c, buf, (size_t)n);
+	if (dcpi_ctl_wbuf_queue_result(&c->wb, seq, code, msg) < 0)
+		fatal("control: queueing a result");
 }
 
 /* Sends what is queued without blocking.  Returns -1 once c is closed
@@ -208,28 +188,16 @@ conn_result(struct conn *c, uint32_t seq, int code, const char *msg)
 static int
 conn_flush(struct conn *c)
 {
-	ssize_t w;
-
-	while (c->outoff < c->outlen) {
-		w = send(c->fd, c->out + c->outoff, c->outlen - c->outoff,
-		    MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == EAGAIN || errno == EWOULDBLOCK)
-				break;
-			log_debug("control: pid %d: send: %s", (int)c->cred.pid,
-			    strerror(errno));
-			conn_close(c);
-			return -1;
+	if (dcpi_ctl_wbuf_flush(&c->wb, c->fd) < 0) {
+		if (errno == EAGAIN) {
+			conn_watch(c, EPOLLOUT);
+			return 0;
 		}
-		c->outoff += (size_t)w;
+		log_debug("control: pid %d: send: %s", (int)c->cred.pid,
+		    strerror(errno));
+		conn_close(c);
+		return -1;
 	}
-	if (c->outoff < c->outlen) {
-		conn_watch(c, EPOLLOUT);
-		return 0;
-	}
-	c->outoff = c->outlen = 0;
 	c->since = now_ms();
 	if (c->closing) {
 		conn_close(c);
@@ -243,10 +211,8 @@ void
 status_add(struct status_writer *w, const char *key, const char *fmt, ...)
 {
 	char line[DCPI_CTL_MAX_PAYLOAD];
-	unsigned char buf[DCPI_CTL_HDR_SIZE + DCPI_CTL_MAX_PAYLOAD];
 	va_list ap;
 	int n, m;
-	long len;
 
 	n = snprintf(line, sizeof(line), "%s ", key);
 	if (n < 0 || (size_t)n >= sizeof(line))
@@ -259,11 +225,9 @@ status_add(struct status_writer *w, const char *key, const char *fmt, ...)
 	/* A line too long for one record is cut, not dropped. */
 	if ((size_t)m >= sizeof(line) - (size_t)n)
 		m = (int)(sizeof(line) - (size_t)n - 1);
-	len = dcpi_ctl_encode(buf, sizeof(buf), DCPI_CTL_STATUS_LINE, w->seq,
-	    line, (size_t)(n + m));
-	if (len < 0)
-		fatal("control: encoding a status line");
-	conn_queue(w->c, buf, (size_t)len);
+	if (dcpi_ctl_wbuf_queue(&w->c->wb, DCPI_CTL_STATUS_LINE, w->seq, line,
+	    (size_t)(n + m)) < 0)
+		fatal("control: queueing a status line");
 }
 
 static const char *
@@ -346,35 +310,25 @@ conn_read(struct conn *c)
 {
 	struct dcpi_ctl_hdr h;
 	char err[256];
-	ssize_t r;
 	int n, rc;
 
-	for (n = 0; n < 16 && !c->closing && c->outlen == 0; n++) {
-		r = read(c->fd, c->in + c->inlen, sizeof(c->in) - c->inlen);
-		if (r < 0) {
+	for (n = 0; n < 16 && !c->closing && c->wb.len == 0; n++) {
+		rc = dcpi_ctl_rbuf_read(&c->rb, c->fd, &h, err, sizeof(err));
+		if (rc < 0) {
 			if (errno == EINTR)
 				continue;
-			if (errno == EAGAIN || errno == EWOULDBLOCK)
-				return;
-			log_debug("control: pid %d: read: %s", (int)c->cred.pid,
-			    strerror(errno));
-			conn_close(c);
-			return;
-		}
-		if (r == 0) {
-			if (c->inlen > 0)
+			if (errno == EAGAIN)
+				return;	/* partial header: wait for the rest */
+			if (errno != ECONNRESET)
+				log_debug("control: pid %d: read: %s",
+				    (int)c->cred.pid, strerror(errno));
+			else if (c->rb.len > 0)
 				log_info("control: pid %d closed the connection "
 				    "after %zu of %zu header bytes", (int)c->cred.pid,
-				    c->inlen, sizeof(c->in));
+				    c->rb.len, sizeof(c->in));
 			conn_close(c);
 			return;
 		}
-		c->inlen += (size_t)r;
-		rc = dcpi_ctl_decode_hdr(c->in, c->inlen, DCPI_CTL_TO_DAEMON, &h,
-		    err, sizeof(err));
-		if (rc < 0)
-			continue;	/* partial header: wait for the rest */
-		c->inlen = 0;
 		if (rc != DCPI_CTL_OK) {
 			log_info("control: pid %d uid %u: %s; closing",
 			    (int)c->cred.pid, (unsigned)c->cred.uid, err);
@@ -395,8 +349,8 @@ conn_cb(int fd, uint32_t events, void *arg)
 
 	if (c == NULL)
 		return;
-	if (c->outlen > 0) {
-		if (conn_flush(c) < 0 || c->outlen > 0)
+	if (c->wb.len > 0) {
+		if (conn_flush(c) < 0 || c->wb.len > 0)
 			return;
 	}
 	/* A hang-up is noticed by read() returning 0, after what the peer
@@ -493,6 +447,22 @@ admit(uid_t uid, char *why, size_t whylen)
 	return 0;
 }
 
+/* A RESULT with sequence 0 (the connection's), on a connection about to be
+ * closed: as much as the socket takes at once, no waiting, no queue kept. */
+static void
+send_result_now(int fd, int code, const char *msg, const char *doing)
+{
+	unsigned char buf[DCPI_CTL_HDR_SIZE + 256];
+	struct dcpi_ctl_wbuf wb = { .buf = buf, .cap = sizeof(buf) };
+	long n = dcpi_ctl_encode_result(buf, sizeof(buf), 0, code, msg);
+
+	if (n <= 0)
+		return;
+	wb.len = (size_t)n;
+	if (dcpi_ctl_wbuf_flush(&wb, fd) < 0)
+		log_debug("control: %s%s", doing, strerror(errno));
+}
+
 /*
  * Turned away at the door with a reason, rather than left hanging: one
  * RESULT with sequence 0 (the connection's, not a request's: ctl.h), sent
@@ -503,14 +473,10 @@ admit(uid_t uid, char *why, size_t whylen)
 static void
 refuse_busy(int fd, uid_t uid, const char *why)
 {
-	unsigned char buf[DCPI_CTL_HDR_SIZE + 256];
 	long long now = now_ms();
-	long n;
 
 	nrefused++;
-	n = dcpi_ctl_encode_result(buf, sizeof(buf), 0, DCPI_CTL_EBUSY, why);
-	if (n > 0 && send(fd, buf, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
-		log_debug("control: refusing a connection: %s", strerror(errno));
+	send_result_now(fd, DCPI_CTL_EBUSY, why, "refusing a connection: ");
 	close(fd);
 	/* A flood of refusals must not flood the log too. */
 	if (now - last_busy_log >= 10000) {
@@ -562,6 +528,9 @@ accept_cb(int fd, uint32_t events, void *arg)
 		c->privileged = peer_privileged(cfd, &c->cred);
 		c->since = now_ms();
 		c->events = EPOLLIN;
+		c->rb.buf = c->in;
+		c->rb.size = sizeof(c->in);
+		c->rb.dir = DCPI_CTL_TO_DAEMON;
 		c->next = conns;
 		conns = c;
 		nconns++;
@@ -590,21 +559,14 @@ timer_cb(int fd, uint32_t events, void *arg)
 		log_info("control: closing the connection of pid %d uid %u: "
 		    "no complete exchange within %u ms (%zu header bytes "
 		    "received, %zu reply bytes unsent)", (int)c->cred.pid,
-		    (unsigned)c->cred.uid, idle_ms, c->inlen,
-		    c->outlen - c->outoff);
-		if (c->outlen == 0) {
+		    (unsigned)c->cred.uid, idle_ms, c->rb.len,
+		    c->wb.len - c->wb.off);
+		if (c->wb.len == 0) {
 			/* Tell a client stuck in mid-request why, if the
 			 * socket takes it; no waiting. */
-			unsigned char buf[DCPI_CTL_HDR_SIZE + 256];
-			long n;
-
 			snprintf(msg, sizeof(msg), "timed out after %u ms waiting "
 			    "for a complete request", idle_ms);
-			n = dcpi_ctl_encode_result(buf, sizeof(buf), 0,
-			    DCPI_CTL_EHEADER, msg);
-			if (n > 0 && send(c->fd, buf, (size_t)n,
-			    MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
-				log_debug("control: %s", strerror(errno));
+			send_result_now(c->fd, DCPI_CTL_EHEADER, msg, "");
 		}
 		conn_close(c);
 	}
@@ -781,9 +743,7 @@ control_fini(void)
 
 	while (conns != NULL) {
 		/* Last chance for a queued reply, e.g. QUIT's. */
-		if (conns->outlen > conns->outoff &&
-		    send(conns->fd, conns->out + conns->outoff,
-		    conns->outlen - conns->outoff, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+		if (dcpi_ctl_wbuf_flush(&conns->wb, conns->fd) < 0)
 			log_debug("control: %s", strerror(errno));
 		conn_close(conns);
 	}
