@@ -8,7 +8,7 @@ tests_test_ctl_CFLAGS = $(TESTS_CFLAGS)
 tests_test_ctl_LDADD = lib/libdcpi.la $(TESTS_LIBS)
 # daemon/control.c alone, so that the test does not depend on the rest of
 # the daemon (its loop is the test's own).
-tests_test_ctl_server_SOURCES = tests/test_ctl_server.c daemon/control.c
+tests_test_ctl_server_SOURCES = tests/test_ctl_server.c daemon/control.c daemon/ctlsock.c
 tests_test_ctl_server_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon
 tests_test_ctl_server_CFLAGS = $(TESTS_CFLAGS) -pthread
 tests_test_ctl_server_LDADD = lib/libdcpi.la lib/libdcpiutil.la $(TESTS_LIBS) -lpthread
