@@ -1,8 +1,8 @@
 # Sampling, ordering, aggregation, flush, the event loop.
 noinst_HEADERS += daemon/loop.h daemon/perf.h daemon/order.h daemon/agg.h \
-	daemon/flush.h daemon/core.h
+	daemon/flush.h daemon/epoch.h daemon/core.h
 daemon_libdcpid_la_SOURCES += daemon/loop.c daemon/perf.c daemon/order.c \
-	daemon/agg.c daemon/flush.c daemon/core.c
+	daemon/agg.c daemon/flush.c daemon/epoch.c daemon/core.c
 
 # `make demo` (as root): samples the hot workload for about 5 s with
 # perf::cpu-clock into $(abs_top_builddir)/demo-db and shows where the time
