@@ -14,9 +14,8 @@
 
 #include <stdint.h>
 
-#include "attr.h"
+#include "image.h"
 
-struct img;
 
 /* Reads kallsyms, notes, modules and the vdso; never fails (what cannot be
  * read makes its samples unattributed). */
