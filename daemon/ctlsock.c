@@ -428,6 +428,22 @@ make_parent(const char *path)
 	return rc;
 }
 
+/* A stream socket (socket(2) flags) and *sun naming path, which fits. */
+static int
+unix_socket(int flags, const char *path, struct sockaddr_un *sun)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | flags, 0);
+
+	if (fd < 0) {
+		log_warn("control: socket");
+		return -1;
+	}
+	memset(sun, 0, sizeof(*sun));
+	sun->sun_family = AF_UNIX;
+	memcpy(sun->sun_path, path, strlen(path) + 1);
+	return fd;
+}
+
 /* Refuses to take the socket over from a live daemon; removes a stale one. */
 static int
 claim_path(const char *path)
@@ -444,14 +460,8 @@ claim_path(const char *path)
 		errno = EEXIST;
 		return -1;
 	}
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		log_warn("control: socket");
+	if ((fd = unix_socket(SOCK_CLOEXEC, path, &sun)) < 0)
 		return -1;
-	}
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	memcpy(sun.sun_path, path, strlen(path) + 1);
 	rc = connect(fd, (struct sockaddr *)&sun, sizeof(sun));
 	close(fd);
 	if (rc == 0) {
@@ -489,14 +499,8 @@ ctlsock_open(const char *path, gid_t gid, loop_cb cb)
 	}
 	if (make_parent(path) < 0 || claim_path(path) < 0)
 		return -1;
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		log_warn("control: socket");
+	if ((fd = unix_socket(SOCK_NONBLOCK | SOCK_CLOEXEC, path, &sun)) < 0)
 		return -1;
-	}
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	memcpy(sun.sun_path, path, strlen(path) + 1);
 	/* Never wider than 0660, not even between bind and chmod. */
 	old = umask(0117);
 	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
