@@ -70,9 +70,9 @@ static int
 write_one(uint32_t stream, uint32_t img, const struct dcpi_count *c, size_t n, void *arg)
 {
 	struct flushctx *fc = arg;
-	struct image *im = attr_image(img);
-	uint32_t ev = AGG_STREAM_EVENT(stream);
-	const char *evname = perf_event_name(ev);
+	const struct agg_desc *d = agg_desc(stream, img);
+	const struct image *im = d->image;
+	const char *evname = d->event;
 	const char *label = AGG_STREAM_LABEL(stream) == AGG_LABEL_IDLE ? DCPI_LABEL_IDLE : NULL;
 	struct dcpi_profile *p = NULL, *old = NULL;
 	struct dcpi_error de;
@@ -101,7 +101,7 @@ write_one(uint32_t stream, uint32_t img, const struct dcpi_count *c, size_t n, v
 	p->epoch = xstrdup(epoch_name());
 	p->platform = xstrdup(epoch_platform());
 	p->event = xstrdup(evname);
-	p->period = perf_event_period(ev);
+	p->period = d->period;
 	p->tstart = im->tstart;
 	p->tsize = im->tsize;
 	p->cpuspeed = epoch_cpuspeed();

@@ -2,8 +2,8 @@
  * Unit tests of the flush (daemon/flush.c) into a database of its own
  * (daemon/epoch.c): aggregated counts of two images become two profiles
  * that libdcpi reads back, a second flush merges into them, and a write
- * that fails keeps the counts in memory for the next flush.  What the
- * flush asks of the modules upstream (the images, the events, the
+ * that fails keeps the counts in memory for the next flush.  The modules
+ * upstream (the images and events that agg's descriptors name, the
  * unattributed samples) and the profile writer are replaced with
  * -Wl,--wrap (tests/daemon.mk).
  */
