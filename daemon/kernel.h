@@ -16,7 +16,6 @@
 
 #include "image.h"
 
-
 /* Reads kallsyms, notes, modules and the vdso; never fails (what cannot be
  * read makes its samples unattributed). */
 void kernel_init(void);

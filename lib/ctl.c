@@ -1,7 +1,9 @@
 /*
- * libdcpi: the control protocol's codec, shared by dcpid and dcpictl
- * (lib/dcpi/ctl.h).  The decoder never trusts the peer: every field is
- * checked before the length is used to read anything.
+ * libdcpi: the control protocol's codec and framer, shared by dcpid and
+ * dcpictl (lib/dcpi/ctl.h).  The decoder never trusts the peer: every field
+ * is checked before the length is used to read anything.  The blocking
+ * calls are the non-blocking framer plus poll(2), so both sides frame
+ * messages with the same code.
  */
 #include "config.h"
 
