@@ -147,6 +147,7 @@ dcpi_ctl_encode_result(void *buf, size_t size, uint32_t seq, int code,
 	struct dcpi_ctl_result r = { .code = code };
 	size_t textlen = msg != NULL ? strlen(msg) : 0;
 	unsigned char *p = buf;
+	uint32_t length;
 
 	if (textlen > DCPI_CTL_MAX_PAYLOAD - sizeof(r))
 		textlen = DCPI_CTL_MAX_PAYLOAD - sizeof(r);
@@ -157,7 +158,9 @@ dcpi_ctl_encode_result(void *buf, size_t size, uint32_t seq, int code,
 	/* Header first with no payload, then the two payload parts in place. */
 	if (dcpi_ctl_encode(buf, size, DCPI_CTL_RESULT, seq, NULL, 0) < 0)
 		return -1;
-	((struct dcpi_ctl_hdr *)buf)->length = (uint32_t)(sizeof(r) + textlen);
+	/* A queue packs messages at any byte offset: no struct access. */
+	length = (uint32_t)(sizeof(r) + textlen);
+	memcpy(p + offsetof(struct dcpi_ctl_hdr, length), &length, sizeof(length));
 	memcpy(p + DCPI_CTL_HDR_SIZE, &r, sizeof(r));
 	if (textlen > 0)
 		memcpy(p + DCPI_CTL_HDR_SIZE + sizeof(r), msg, textlen);

@@ -444,6 +444,8 @@ test_wbuf_eagain(void **state)
 		assert_int_equal(dcpi_ctl_wbuf_queue(&wb, DCPI_CTL_STATUS_LINE,
 		    (uint32_t)i + 1, payload, sizeof(payload)), 0);
 	}
+	/* A result behind an odd length lies at an odd offset of the queue. */
+	assert_int_equal(dcpi_ctl_wbuf_queue(&wb, DCPI_CTL_STATUS_LINE, 98, "odd", 3), 0);
 	assert_int_equal(dcpi_ctl_wbuf_queue_result(&wb, 99, DCPI_CTL_EFAIL, "no"), 0);
 	assert_int_equal(dcpi_ctl_wbuf_queue(&wb, DCPI_CTL_STATUS_LINE, 1, payload,
 	    DCPI_CTL_MAX_PAYLOAD + 1), -1);
@@ -453,7 +455,7 @@ test_wbuf_eagain(void **state)
 	assert_int_equal(errno, EAGAIN);
 	assert_true(wb.off < wb.len);
 	/* Read everything back, flushing whenever the peer made room. */
-	for (i = 0; i <= n; i++) {
+	for (i = 0; i <= n + 1; i++) {
 		while ((rc = dcpi_ctl_rbuf_read(&rb, sv[1], &h, err,
 		    sizeof(err))) < 0) {
 			assert_int_equal(errno, EAGAIN);
@@ -466,6 +468,9 @@ test_wbuf_eagain(void **state)
 			assert_int_equal(h.seq, i + 1);
 			assert_int_equal(h.length, sizeof(payload));
 			assert_int_equal(m.payload[0], '0' + i % 10);
+		} else if (i == n) {
+			assert_int_equal(h.seq, 98);
+			assert_memory_equal(m.payload, "odd", 3);
 		}
 	}
 	assert_int_equal(m.hdr.seq, 99);
