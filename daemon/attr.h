@@ -5,7 +5,8 @@
  * feeds in timestamp order.  Images (ELF objects, the kernel, modules, the
  * vdso) are identified by GNU build-id, else by a stable hash.
  * Implemented in daemon/attr.c (address spaces), daemon/image.c (images)
- * and daemon/kernel.c (the kernel, its modules and the vdso).
+ * and daemon/kernel.c (the kernel, modules and the vdso); struct image and
+ * the reasons are daemon/image.h's.
  */
 #ifndef DCPID_ATTR_H
 #define DCPID_ATTR_H
@@ -14,30 +15,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* An image.  Owned by the attribution module; the pointer and index stay
- * valid until attr_fini(), so the aggregation may index arrays by it. */
-struct image {
-	uint32_t	 index;		/* dense, 0..attr_nimages()-1 */
-	char		*id;		/* hex build-id or stable hash */
-	const char	*idkind;	/* NULL: id is a GNU build-id; else
-					 * DCPI_IDKIND_CONTENT or _NAME (dcpi/image.h) */
-	char		*path;		/* absolute path, or [kernel.kallsyms], [vdso], [MODULE] */
-	uint64_t	 tstart;	/* ELF vaddr of the text (first executable PT_LOAD) */
-	uint64_t	 tsize;		/* bytes */
-};
+#include "image.h"
 
-/* Why a sample could not be attributed; ATTR_OK when it was. */
-enum attr_reason {
-	ATTR_OK = 0,
-	ATTR_UNKNOWN_PID,	/* no model for the pid */
-	ATTR_NO_MAP,		/* PC in no mapping of the process */
-	ATTR_ANON,		/* anonymous executable memory: JIT, trampolines */
-	ATTR_UNREADABLE,	/* mapped file whose ELF could not be read */
-	ATTR_OUTSIDE_TEXT,	/* PC maps into the file but outside its text range */
-	ATTR_KERNEL_UNKNOWN,	/* kernel PC outside the kernel text and modules */
-	ATTR_HYPERVISOR,	/* guest/hypervisor cpumode */
-	ATTR_NREASONS
-};
 const char *attr_reason_name(enum attr_reason r);	/* "anon", "unknown-pid", ... */
 
 int attr_init(void);

@@ -1,7 +1,8 @@
 /*
- * dcpid's control server (daemon/control.c): accepts dcpictl connections on
- * the UNIX socket, checks every message (lib/dcpi/ctl.h) and answers each
- * request with one result code and a message.  It calls back into the
+ * dcpid's control server (daemon/control.c, its socket daemon/ctlsock.c):
+ * accepts dcpictl connections on the UNIX socket, checks every message
+ * (lib/dcpi/ctl.h) and answers each request with one result code and a
+ * message.  It calls back into the
  * daemon core through control_ops; the core is single-threaded, so a FLUSH
  * or EPOCH callback returns only once the files are on disk.
  */

@@ -1,8 +1,8 @@
 /*
- * The profile database (DESIGN.md "The profile database", lib/dcpi/db.h):
- * the lock that keeps a second dcpid off the same database, the epoch
- * directories with their kallsyms snapshot and the `current` symlink, and
- * the flush that merges the in-memory counts into the epoch's files.
+ * The flush (daemon/flush.c): merges the in-memory counts into the epoch's
+ * files (DESIGN.md "The profile database", lib/dcpi/db.h).  The database,
+ * its lock and its epochs are daemon/epoch.c's, set up and rotated through
+ * the calls here.
  */
 #ifndef DCPID_FLUSH_H
 #define DCPID_FLUSH_H

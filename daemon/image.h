@@ -1,6 +1,8 @@
 /*
- * Images for attribution (internal to daemon/attr.c, image.c, kernel.c):
- * the table of struct image deduplicated by id, and ELF reading.
+ * Images for attribution: struct image, what the rest of the daemon sees
+ * of one, and the reasons a sample has none; then, internal to
+ * daemon/attr.c, image.c, kernel.c and jit.c, the table of images
+ * deduplicated by id, and ELF reading.
  *
  * Image id and text range: lib/dcpi/image.h (dcpi_elf_image_fd), the rules
  * the tools use too.  Pseudo images without a build-id (kernel, modules)
@@ -15,8 +17,33 @@
 
 #include <dcpi/image.h>
 
-#include "attr.h"
+/* An image.  Owned by the attribution module; the pointer and index stay
+ * valid until attr_fini(), so the aggregation may index arrays by it. */
+struct image {
+	uint32_t	 index;		/* dense, 0..attr_nimages()-1 */
+	char		*id;		/* hex build-id or stable hash */
+	const char	*idkind;	/* NULL: id is a GNU build-id; else
+					 * DCPI_IDKIND_CONTENT or _NAME (dcpi/image.h) */
+	char		*path;		/* absolute path, or [kernel.kallsyms], [vdso], [MODULE] */
+	uint64_t	 tstart;	/* ELF vaddr of the text (first executable PT_LOAD) */
+	uint64_t	 tsize;		/* bytes */
+};
 
+/* Why a sample could not be attributed; ATTR_OK when it was. */
+enum attr_reason {
+	ATTR_OK = 0,
+	ATTR_UNKNOWN_PID,	/* no model for the pid */
+	ATTR_NO_MAP,		/* PC in no mapping of the process */
+	ATTR_ANON,		/* anonymous executable memory: JIT, trampolines */
+	ATTR_UNREADABLE,	/* mapped file whose ELF could not be read */
+	ATTR_OUTSIDE_TEXT,	/* PC maps into the file but outside its text range */
+	ATTR_KERNEL_UNKNOWN,	/* kernel PC outside the kernel text and modules */
+	ATTR_HYPERVISOR,	/* guest/hypervisor cpumode */
+	ATTR_NREASONS
+};
+
+/* The table's own record of an image, behind the struct image the others
+ * see. */
 struct img {
 	struct image	 pub;		/* first: struct image * casts to it */
 	uint32_t	 nsegs;

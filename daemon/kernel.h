@@ -14,9 +14,7 @@
 
 #include <stdint.h>
 
-#include "attr.h"
-
-struct img;
+#include "image.h"
 
 /* Reads kallsyms, notes, modules and the vdso; never fails (what cannot be
  * read makes its samples unattributed). */

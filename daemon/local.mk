@@ -1,5 +1,6 @@
 # dcpid: everything but main() lives in a convenience library that the
-# unit tests link too.
+# unit tests link too (they replace what they stub: the archive's objects
+# come in only for symbols the test leaves undefined).
 sbin_PROGRAMS += daemon/dcpid
 noinst_LTLIBRARIES += daemon/libdcpid.la
 daemon_libdcpid_la_SOURCES =
@@ -9,6 +10,41 @@ daemon_dcpid_SOURCES = daemon/dcpid.c
 daemon_dcpid_CFLAGS = $(daemon_libdcpid_la_CFLAGS)
 daemon_dcpid_LDADD = daemon/libdcpid.la
 
-include daemon/core.mk
-include daemon/attr.mk
-include daemon/control.mk
+# Sampling, ordering, aggregation, the event loop.
+noinst_HEADERS += daemon/loop.h daemon/perf.h daemon/record.h daemon/order.h \
+	daemon/agg.h daemon/core.h
+daemon_libdcpid_la_SOURCES += daemon/loop.c daemon/perf.c daemon/perf_sys.c \
+	daemon/record.c daemon/order.c daemon/agg.c daemon/core.c
+
+# The profile database (epoch.c) and the flush into it (flush.c).
+noinst_HEADERS += daemon/epoch.h daemon/flush.h
+daemon_libdcpid_la_SOURCES += daemon/epoch.c daemon/flush.c
+
+# Attribution: address spaces (attr.c), images (image.c), the kernel,
+# modules and vdso (kernel.c), the build-id cache (cache.c).
+noinst_HEADERS += daemon/attr.h daemon/image.h daemon/kernel.h daemon/cache.h
+daemon_libdcpid_la_SOURCES += daemon/attr.c daemon/image.c daemon/kernel.c daemon/cache.c
+# JIT code: anonymous executable memory named by perf maps (jit.c).
+noinst_HEADERS += daemon/jit.h
+daemon_libdcpid_la_SOURCES += daemon/jit.c
+
+# The control server: the protocol (control.c) and its socket (ctlsock.c).
+noinst_HEADERS += daemon/control.h daemon/ctlsock.h
+daemon_libdcpid_la_SOURCES += daemon/control.c daemon/ctlsock.c
+
+# `make demo` (as root): samples the hot workload for about 5 s with
+# perf::cpu-clock into $(abs_top_builddir)/demo-db and shows where the time
+# went.
+demo: daemon/dcpid ctl/dcpictl
+	@test "$$(id -u)" = 0 || { echo "make demo: run as root (system-wide perf)"; exit 1; }
+	rm -rf $(abs_top_builddir)/demo-db
+	$(CC) -O1 -g -fno-inline -o $(abs_top_builddir)/demo-hot $(abs_top_srcdir)/tests/workload/hot.c
+	daemon/dcpid -f -e perf::cpu-clock -d $(abs_top_builddir)/demo-db \
+	    --socket $(abs_top_builddir)/demo.sock & pid=$$!; \
+	sleep 0.5; ./demo-hot 4; sleep 0.5; kill -TERM $$pid; wait $$pid
+	DCPIDB=$(abs_top_builddir)/demo-db ctl/dcpictl prof -i -n 15 && \
+	DCPIDB=$(abs_top_builddir)/demo-db ctl/dcpictl prof --image demo-hot -n 10 || \
+	for f in $$(ls -S $(abs_top_builddir)/demo-db/2*/*/*/* | head -5); do \
+	    ctl/dcpictl cat --summary "$$f" | grep -E '^(path|total_samples)'; done
+CLEANFILES += demo-hot
+.PHONY: demo

@@ -1,7 +1,9 @@
 /*
- * libdcpi: the control protocol's codec, shared by dcpid and dcpictl
- * (lib/dcpi/ctl.h).  The decoder never trusts the peer: every field is
- * checked before the length is used to read anything.
+ * libdcpi: the control protocol's codec and framer, shared by dcpid and
+ * dcpictl (lib/dcpi/ctl.h).  The decoder never trusts the peer: every field
+ * is checked before the length is used to read anything.  The blocking
+ * calls are the non-blocking framer plus poll(2), so both sides frame
+ * messages with the same code.
  */
 #include "config.h"
 
@@ -9,6 +11,7 @@
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,6 +21,9 @@
 #include "util.h"
 
 _Static_assert(sizeof(struct dcpi_ctl_hdr) == 16, "the header has no padding");
+/* dcpi_ctl_recv() reads the wire's bytes straight into a message. */
+_Static_assert(offsetof(struct dcpi_ctl_msg, payload) == DCPI_CTL_HDR_SIZE,
+    "a message is laid out as on the wire");
 
 const char *
 dcpi_ctl_strcode(int code)
@@ -142,6 +148,7 @@ dcpi_ctl_encode_result(void *buf, size_t size, uint32_t seq, int code,
 	struct dcpi_ctl_result r = { .code = code };
 	size_t textlen = msg != NULL ? strlen(msg) : 0;
 	unsigned char *p = buf;
+	uint32_t length;
 
 	if (textlen > DCPI_CTL_MAX_PAYLOAD - sizeof(r))
 		textlen = DCPI_CTL_MAX_PAYLOAD - sizeof(r);
@@ -152,11 +159,104 @@ dcpi_ctl_encode_result(void *buf, size_t size, uint32_t seq, int code,
 	/* Header first with no payload, then the two payload parts in place. */
 	if (dcpi_ctl_encode(buf, size, DCPI_CTL_RESULT, seq, NULL, 0) < 0)
 		return -1;
-	((struct dcpi_ctl_hdr *)buf)->length = (uint32_t)(sizeof(r) + textlen);
+	/* A queue packs messages at any byte offset: no struct access. */
+	length = (uint32_t)(sizeof(r) + textlen);
+	memcpy(p + offsetof(struct dcpi_ctl_hdr, length), &length, sizeof(length));
 	memcpy(p + DCPI_CTL_HDR_SIZE, &r, sizeof(r));
 	if (textlen > 0)
 		memcpy(p + DCPI_CTL_HDR_SIZE + sizeof(r), msg, textlen);
 	return (long)(DCPI_CTL_HDR_SIZE + sizeof(r) + textlen);
+}
+
+/* Makes room for n more bytes at the end of the queue. */
+static unsigned char *
+wbuf_reserve(struct dcpi_ctl_wbuf *wb, size_t n)
+{
+	unsigned char *p;
+	size_t cap;
+
+	if (wb->cap - wb->len < n) {
+		cap = wb->cap > 0 ? wb->cap : 4096;
+		while (cap - wb->len < n) {
+			if (cap > SIZE_MAX / 2) {
+				errno = ENOMEM;
+				return NULL;
+			}
+			cap *= 2;
+		}
+		if ((p = realloc(wb->buf, cap)) == NULL)
+			return NULL;
+		wb->buf = p;
+		wb->cap = cap;
+	}
+	return wb->buf + wb->len;
+}
+
+int
+dcpi_ctl_wbuf_queue(struct dcpi_ctl_wbuf *wb, uint16_t type, uint32_t seq,
+    const void *payload, size_t len)
+{
+	unsigned char *at;
+	long n;
+
+	if (len > DCPI_CTL_MAX_PAYLOAD) {
+		errno = EMSGSIZE;
+		return -1;
+	}
+	if ((at = wbuf_reserve(wb, DCPI_CTL_HDR_SIZE + len)) == NULL)
+		return -1;
+	if ((n = dcpi_ctl_encode(at, wb->cap - wb->len, type, seq, payload, len)) < 0)
+		return -1;
+	wb->len += (size_t)n;
+	return 0;
+}
+
+int
+dcpi_ctl_wbuf_queue_result(struct dcpi_ctl_wbuf *wb, uint32_t seq, int code,
+    const char *msg)
+{
+	size_t textlen = msg != NULL ? strlen(msg) : 0;
+	unsigned char *at;
+	long n;
+
+	/* As dcpi_ctl_encode_result() cuts it. */
+	if (textlen > DCPI_CTL_MAX_PAYLOAD - sizeof(struct dcpi_ctl_result))
+		textlen = DCPI_CTL_MAX_PAYLOAD - sizeof(struct dcpi_ctl_result);
+	at = wbuf_reserve(wb, DCPI_CTL_HDR_SIZE + sizeof(struct dcpi_ctl_result) + textlen);
+	if (at == NULL)
+		return -1;
+	if ((n = dcpi_ctl_encode_result(at, wb->cap - wb->len, seq, code, msg)) < 0)
+		return -1;
+	wb->len += (size_t)n;
+	return 0;
+}
+
+int
+dcpi_ctl_wbuf_flush(struct dcpi_ctl_wbuf *wb, int fd)
+{
+	ssize_t w;
+
+	while (wb->off < wb->len) {
+		w = send(fd, wb->buf + wb->off, wb->len - wb->off,
+		    MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EWOULDBLOCK)
+				errno = EAGAIN;
+			return -1;
+		}
+		wb->off += (size_t)w;
+	}
+	wb->off = wb->len = 0;
+	return 0;
+}
+
+void
+dcpi_ctl_wbuf_clear(struct dcpi_ctl_wbuf *wb)
+{
+	free(wb->buf);
+	memset(wb, 0, sizeof(*wb));
 }
 
 int
@@ -164,40 +264,80 @@ dcpi_ctl_send(int fd, uint16_t type, uint32_t seq, const void *payload,
     size_t len)
 {
 	unsigned char buf[DCPI_CTL_HDR_SIZE + DCPI_CTL_MAX_PAYLOAD];
+	/* Over the caller's one message: nothing is queued, nothing freed. */
+	struct dcpi_ctl_wbuf wb = { .buf = buf, .cap = sizeof(buf) };
+	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
 	long n = dcpi_ctl_encode(buf, sizeof(buf), type, seq, payload, len);
-	size_t off = 0;
-	ssize_t w;
 
 	if (n < 0)
 		return -1;
-	while (off < (size_t)n) {
-		w = send(fd, buf + off, (size_t)n - off, MSG_NOSIGNAL);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == EAGAIN) {
-				struct pollfd pfd = { .fd = fd, .events = POLLOUT };
-				if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
-					return -1;
-				continue;
-			}
+	wb.len = (size_t)n;
+	while (dcpi_ctl_wbuf_flush(&wb, fd) < 0) {
+		if (errno != EAGAIN)
 			return -1;
-		}
-		off += (size_t)w;
+		if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
+			return -1;
 	}
 	return 0;
 }
 
-/* Reads buf[want] completely, polling until the deadline (-1: none). */
-static int
-read_full(int fd, void *buf, size_t want, size_t *got, long long deadline)
+int
+dcpi_ctl_rbuf_read(struct dcpi_ctl_rbuf *rb, int fd, struct dcpi_ctl_hdr *hdr,
+    char *err, size_t errlen)
 {
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
-	long long left;
+	unsigned char *p = rb->buf;
+	struct dcpi_ctl_hdr h;
+	uint32_t length;
+	size_t want;
 	ssize_t r;
-	int n;
+	int rc;
 
-	while (*got < want) {
+	/* The header, then exactly its payload: never a byte of the next
+	 * message, which a blocking caller may want to leave in the socket. */
+	want = DCPI_CTL_HDR_SIZE;
+	if (rb->len >= DCPI_CTL_HDR_SIZE) {
+		memcpy(&length, p + offsetof(struct dcpi_ctl_hdr, length), sizeof(length));
+		want += length;
+	}
+	r = read(fd, p + rb->len, want - rb->len);
+	if (r < 0) {
+		if (errno == EWOULDBLOCK)
+			errno = EAGAIN;
+		return -1;
+	}
+	if (r == 0) {
+		errno = ECONNRESET;
+		return -1;
+	}
+	rb->len += (size_t)r;
+	rc = dcpi_ctl_decode_hdr(p, rb->len, rb->dir, &h, err, errlen);
+	*hdr = h;
+	if (rc == DCPI_CTL_OK && h.length > rb->size - DCPI_CTL_HDR_SIZE)
+		rc = bad(DCPI_CTL_ELENGTH, err, errlen,
+		    "payload length %lu (byte 4) exceeds the %zu bytes expected",
+		    (unsigned long)h.length, rb->size - DCPI_CTL_HDR_SIZE);
+	if (rc < 0 || (rc == DCPI_CTL_OK && rb->len < DCPI_CTL_HDR_SIZE + h.length)) {
+		errno = EAGAIN;
+		return -1;
+	}
+	rb->len = 0;
+	return rc;
+}
+
+int
+dcpi_ctl_recv(int fd, int timeout_ms, int dir, struct dcpi_ctl_msg *msg,
+    char *err, size_t errlen)
+{
+	long long deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+	struct dcpi_ctl_rbuf rb = { .buf = msg, .size = sizeof(*msg), .dir = dir };
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct dcpi_ctl_hdr h;
+	long long left;
+	int n, rc;
+
+	if (err != NULL && errlen > 0)
+		err[0] = '\0';
+	for (;;) {
 		left = deadline < 0 ? -1 : deadline - now_ms();
 		if (deadline >= 0 && left <= 0) {
 			errno = ETIMEDOUT;
@@ -211,48 +351,13 @@ read_full(int fd, void *buf, size_t want, size_t *got, long long deadline)
 		}
 		if (n == 0)
 			continue;	/* the deadline check above reports it */
-		r = read(fd, (unsigned char *)buf + *got, want - *got);
-		if (r < 0) {
-			if (errno == EINTR || errno == EAGAIN)
-				continue;
-			return -1;
-		}
-		if (r == 0) {
-			errno = ECONNRESET;
-			return -1;
-		}
-		*got += (size_t)r;
+		rc = dcpi_ctl_rbuf_read(&rb, fd, &h, err, errlen);
+		if (rc < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (rc >= 0)
+			msg->hdr = h;
+		return rc;
 	}
-	return 0;
-}
-
-int
-dcpi_ctl_recv(int fd, int timeout_ms, int dir, struct dcpi_ctl_msg *msg,
-    char *err, size_t errlen)
-{
-	long long deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
-	unsigned char hbuf[DCPI_CTL_HDR_SIZE];
-	size_t got = 0;
-	int rc;
-
-	if (err != NULL && errlen > 0)
-		err[0] = '\0';
-	/* The version first, so that another protocol is named even when its
-	 * header is shorter than ours. */
-	if (read_full(fd, hbuf, sizeof(msg->hdr.version), &got, deadline) < 0)
-		return -1;
-	rc = dcpi_ctl_decode_hdr(hbuf, got, dir, &msg->hdr, err, errlen);
-	if (rc > 0)
-		return rc;
-	if (read_full(fd, hbuf, sizeof(hbuf), &got, deadline) < 0)
-		return -1;
-	rc = dcpi_ctl_decode_hdr(hbuf, got, dir, &msg->hdr, err, errlen);
-	if (rc != DCPI_CTL_OK)
-		return rc;
-	got = 0;
-	if (read_full(fd, msg->payload, msg->hdr.length, &got, deadline) < 0)
-		return -1;
-	return DCPI_CTL_OK;
 }
 
 int

@@ -6,12 +6,12 @@ TESTS += tests/test_ctl tests/test_ctl_server tests/test_ctl_client
 tests_test_ctl_SOURCES = tests/test_ctl.c
 tests_test_ctl_CFLAGS = $(TESTS_CFLAGS)
 tests_test_ctl_LDADD = lib/libdcpi.la $(TESTS_LIBS)
-# daemon/control.c alone, so that the test does not depend on the rest of
-# the daemon (its loop is the test's own).
-tests_test_ctl_server_SOURCES = tests/test_ctl_server.c daemon/control.c
+# The daemon's control server (control.c, ctlsock.c) from its library,
+# with the test's own loop in place of loop.c's.
+tests_test_ctl_server_SOURCES = tests/test_ctl_server.c
 tests_test_ctl_server_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon
 tests_test_ctl_server_CFLAGS = $(TESTS_CFLAGS) -pthread
-tests_test_ctl_server_LDADD = lib/libdcpi.la lib/libdcpiutil.la $(TESTS_LIBS) -lpthread
+tests_test_ctl_server_LDADD = daemon/libdcpid.la $(TESTS_LIBS) -lpthread
 # dcpictl's control commands against a scripted daemon.
 tests_test_ctl_client_SOURCES = tests/test_ctl_client.c ctl/control.c
 tests_test_ctl_client_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ctl

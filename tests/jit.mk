@@ -20,14 +20,15 @@ TESTS += tests/integration/test_jit_jitdump.sh
 EXTRA_DIST += tests/integration/test_jit_jitdump.sh
 TESTS += tests/integration/test_jit_java.sh
 EXTRA_DIST += tests/integration/test_jit_java.sh tests/workload/JitHot.java
-# jit.c alone, with stubs for the aggregation, the cache, the images.
+# jit.c from the daemon's library, with the test's stubs in place of the
+# aggregation, the cache, the images.
 if ENABLE_TESTS
 check_PROGRAMS += tests/test_jit
 TESTS += tests/test_jit
-tests_test_jit_SOURCES = tests/test_jit.c daemon/jit.c
+tests_test_jit_SOURCES = tests/test_jit.c
 tests_test_jit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon
 tests_test_jit_CFLAGS = $(TESTS_CFLAGS)
-tests_test_jit_LDADD = lib/libdcpi.la lib/libdcpiutil.la $(TESTS_LIBS)
+tests_test_jit_LDADD = daemon/libdcpid.la $(TESTS_LIBS)
 endif
 # jitdump files: the parser (lib/jitdump.c) and its fuzz corpus.
 if ENABLE_TESTS

@@ -1,7 +1,8 @@
 /*
  * The control protocol codec (lib/ctl.c): every malformed header is
  * refused with its own code and a message naming the field; send/recv
- * frame exactly one message.
+ * frame exactly one message; the framer under them assembles messages split
+ * across reads and queues what a full socket does not take.
  */
 #include "config.h"
 
@@ -309,6 +310,188 @@ test_send_recv(void **state)
 	close(sv[0]);
 }
 
+/* The framer on a non-blocking socket: a message arrives a byte at a time,
+ * then two messages in one burst come out one per complete message. */
+static void
+test_rbuf_split(void **state)
+{
+	static struct dcpi_ctl_msg m;
+	struct dcpi_ctl_rbuf rb = { .buf = &m, .size = sizeof(m),
+	    .dir = DCPI_CTL_TO_CLIENT };
+	unsigned char wire[2 * (DCPI_CTL_HDR_SIZE + 5)];
+	struct dcpi_ctl_hdr h;
+	char err[128];
+	long n1, n2;
+	size_t i;
+	int sv[2];
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
+	/* Nothing there yet. */
+	errno = 0;
+	assert_int_equal(dcpi_ctl_rbuf_read(&rb, sv[1], &h, err, sizeof(err)), -1);
+	assert_int_equal(errno, EAGAIN);
+	assert_int_equal(rb.len, 0);
+
+	n1 = dcpi_ctl_encode(wire, sizeof(wire), DCPI_CTL_STATUS_LINE, 7, "k 123", 5);
+	assert_int_equal(n1, DCPI_CTL_HDR_SIZE + 5);
+	for (i = 0; i + 1 < (size_t)n1; i++) {
+		assert_int_equal(write(sv[0], wire + i, 1), 1);
+		errno = 0;
+		assert_int_equal(dcpi_ctl_rbuf_read(&rb, sv[1], &h, err,
+		    sizeof(err)), -1);
+		assert_int_equal(errno, EAGAIN);
+		assert_int_equal(rb.len, i + 1);
+	}
+	assert_int_equal(write(sv[0], wire + i, 1), 1);
+	assert_int_equal(dcpi_ctl_rbuf_read(&rb, sv[1], &h, err, sizeof(err)),
+	    DCPI_CTL_OK);
+	assert_int_equal(h.seq, 7);
+	assert_int_equal(h.length, 5);
+	assert_memory_equal(m.payload, "k 123", 5);
+	assert_int_equal(rb.len, 0);
+
+	/* Two messages in one write: each read stops at a message's end. */
+	n1 = dcpi_ctl_encode(wire, sizeof(wire), DCPI_CTL_STATUS_LINE, 8, "a 1", 3);
+	n2 = dcpi_ctl_encode_result(wire + n1, sizeof(wire) - (size_t)n1, 8,
+	    DCPI_CTL_OK, NULL);
+	assert_int_equal(write(sv[0], wire, (size_t)(n1 + n2)), n1 + n2);
+	/* The header, then the payload of the first. */
+	assert_int_equal(dcpi_ctl_rbuf_read(&rb, sv[1], &h, err, sizeof(err)), -1);
+	assert_int_equal(rb.len, DCPI_CTL_HDR_SIZE);
+	assert_int_equal(dcpi_ctl_rbuf_read(&rb, sv[1], &h, err, sizeof(err)),
+	    DCPI_CTL_OK);
+	assert_int_equal(h.type, DCPI_CTL_STATUS_LINE);
+	assert_memory_equal(m.payload, "a 1", 3);
+	assert_int_equal(dcpi_ctl_rbuf_read(&rb, sv[1], &h, err, sizeof(err)), -1);
+	assert_int_equal(dcpi_ctl_rbuf_read(&rb, sv[1], &h, err, sizeof(err)),
+	    DCPI_CTL_OK);
+	assert_int_equal(h.type, DCPI_CTL_RESULT);
+	/* The peer leaves in mid-header: reset, and how far it got. */
+	assert_int_equal(write(sv[0], wire, 3), 3);
+	assert_int_equal(dcpi_ctl_rbuf_read(&rb, sv[1], &h, err, sizeof(err)), -1);
+	close(sv[0]);
+	errno = 0;
+	assert_int_equal(dcpi_ctl_rbuf_read(&rb, sv[1], &h, err, sizeof(err)), -1);
+	assert_int_equal(errno, ECONNRESET);
+	assert_int_equal(rb.len, 3);
+	close(sv[1]);
+}
+
+/* A length over the protocol's maximum, or over what the caller's buffer
+ * holds, is refused on the header, before any payload is read. */
+static void
+test_rbuf_oversized(void **state)
+{
+	unsigned char small[DCPI_CTL_HDR_SIZE + 8], b[DCPI_CTL_HDR_SIZE];
+	struct dcpi_ctl_rbuf rb = { .buf = small, .size = sizeof(small),
+	    .dir = DCPI_CTL_TO_CLIENT };
+	struct dcpi_ctl_hdr h;
+	char err[128], more[16];
+	int sv[2];
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
+	mkhdr(b, DCPI_CTL_VERSION, DCPI_CTL_STATUS_LINE, DCPI_CTL_MAX_PAYLOAD + 1, 4, 0);
+	assert_int_equal(write(sv[0], b, sizeof(b)), (ssize_t)sizeof(b));
+	assert_int_equal(write(sv[0], "0123456789", 10), 10);
+	assert_int_equal(dcpi_ctl_rbuf_read(&rb, sv[1], &h, err, sizeof(err)),
+	    DCPI_CTL_ELENGTH);
+	assert_non_null(strstr(err, "exceeds the maximum"));
+	assert_int_equal(h.seq, 4);
+	assert_int_equal(rb.len, 0);
+	/* The payload is still in the socket. */
+	assert_int_equal(read(sv[1], more, sizeof(more)), 10);
+
+	mkhdr(b, DCPI_CTL_VERSION, DCPI_CTL_STATUS_LINE, 9, 5, 0);
+	assert_int_equal(write(sv[0], b, sizeof(b)), (ssize_t)sizeof(b));
+	assert_int_equal(dcpi_ctl_rbuf_read(&rb, sv[1], &h, err, sizeof(err)),
+	    DCPI_CTL_ELENGTH);
+	assert_string_equal(err, "payload length 9 (byte 4) exceeds the 8 bytes expected");
+	/* What fits is read. */
+	mkhdr(b, DCPI_CTL_VERSION, DCPI_CTL_STATUS_LINE, 8, 6, 0);
+	assert_int_equal(write(sv[0], b, sizeof(b)), (ssize_t)sizeof(b));
+	assert_int_equal(write(sv[0], "abcdefgh", 8), 8);
+	assert_int_equal(dcpi_ctl_rbuf_read(&rb, sv[1], &h, err, sizeof(err)), -1);
+	assert_int_equal(dcpi_ctl_rbuf_read(&rb, sv[1], &h, err, sizeof(err)),
+	    DCPI_CTL_OK);
+	assert_memory_equal(small + DCPI_CTL_HDR_SIZE, "abcdefgh", 8);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+/* The queue meets a full socket: flush sends what fits, says EAGAIN, keeps
+ * the rest in order, and finishes once the peer reads. */
+static void
+test_wbuf_eagain(void **state)
+{
+	static struct dcpi_ctl_msg m;
+	static char payload[DCPI_CTL_MAX_PAYLOAD];
+	struct dcpi_ctl_rbuf rb = { .buf = &m, .size = sizeof(m),
+	    .dir = DCPI_CTL_TO_CLIENT };
+	struct dcpi_ctl_wbuf wb = { 0 };
+	struct dcpi_ctl_hdr h;
+	int sv[2], sndbuf = 4096, i, n, rc;
+	char err[128];
+	const char *text;
+	size_t textlen;
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
+	assert_int_equal(setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &sndbuf,
+	    sizeof(sndbuf)), 0);
+	memset(payload, 'x', sizeof(payload));
+	n = 64;
+	for (i = 0; i < n; i++) {
+		payload[0] = (char)('0' + i % 10);
+		assert_int_equal(dcpi_ctl_wbuf_queue(&wb, DCPI_CTL_STATUS_LINE,
+		    (uint32_t)i + 1, payload, sizeof(payload)), 0);
+	}
+	/* A result behind an odd length lies at an odd offset of the queue. */
+	assert_int_equal(dcpi_ctl_wbuf_queue(&wb, DCPI_CTL_STATUS_LINE, 98, "odd", 3), 0);
+	assert_int_equal(dcpi_ctl_wbuf_queue_result(&wb, 99, DCPI_CTL_EFAIL, "no"), 0);
+	assert_int_equal(dcpi_ctl_wbuf_queue(&wb, DCPI_CTL_STATUS_LINE, 1, payload,
+	    DCPI_CTL_MAX_PAYLOAD + 1), -1);
+	assert_int_equal(errno, EMSGSIZE);
+	errno = 0;
+	assert_int_equal(dcpi_ctl_wbuf_flush(&wb, sv[0]), -1);
+	assert_int_equal(errno, EAGAIN);
+	assert_true(wb.off < wb.len);
+	/* Read everything back, flushing whenever the peer made room. */
+	for (i = 0; i <= n + 1; i++) {
+		while ((rc = dcpi_ctl_rbuf_read(&rb, sv[1], &h, err,
+		    sizeof(err))) < 0) {
+			assert_int_equal(errno, EAGAIN);
+			rc = dcpi_ctl_wbuf_flush(&wb, sv[0]);
+			assert_true(rc == 0 || errno == EAGAIN);
+		}
+		assert_int_equal(rc, DCPI_CTL_OK);
+		m.hdr = h;
+		if (i < n) {
+			assert_int_equal(h.seq, i + 1);
+			assert_int_equal(h.length, sizeof(payload));
+			assert_int_equal(m.payload[0], '0' + i % 10);
+		} else if (i == n) {
+			assert_int_equal(h.seq, 98);
+			assert_memory_equal(m.payload, "odd", 3);
+		}
+	}
+	assert_int_equal(m.hdr.seq, 99);
+	assert_int_equal(dcpi_ctl_result(&m, &text, &textlen), DCPI_CTL_EFAIL);
+	assert_int_equal(textlen, 2);
+	assert_memory_equal(text, "no", 2);
+	assert_int_equal(wb.len, 0);
+	assert_int_equal(wb.off, 0);
+	/* A closed peer: an error, not SIGPIPE, and the queue kept. */
+	assert_int_equal(dcpi_ctl_wbuf_queue(&wb, DCPI_CTL_STATUS_LINE, 1, "z", 1), 0);
+	close(sv[1]);
+	errno = 0;
+	assert_int_equal(dcpi_ctl_wbuf_flush(&wb, sv[0]), -1);
+	assert_int_equal(errno, EPIPE);
+	assert_int_equal(wb.len, DCPI_CTL_HDR_SIZE + 1);
+	dcpi_ctl_wbuf_clear(&wb);
+	assert_null(wb.buf);
+	assert_int_equal(wb.len, 0);
+	close(sv[0]);
+}
+
 static void
 test_strcode(void **state)
 {
@@ -338,6 +521,9 @@ main(void)
 		cmocka_unit_test(test_err_truncated),
 		cmocka_unit_test(test_encode),
 		cmocka_unit_test(test_send_recv),
+		cmocka_unit_test(test_rbuf_split),
+		cmocka_unit_test(test_rbuf_oversized),
+		cmocka_unit_test(test_wbuf_eagain),
 		cmocka_unit_test(test_strcode),
 	};
 

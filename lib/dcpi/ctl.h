@@ -175,6 +175,79 @@ int dcpi_ctl_recv(int fd, int timeout_ms, int dir, struct dcpi_ctl_msg *msg,
     char *err, size_t errlen);
 
 /*
+ * The framer: both sides' way of moving whole messages over a stream socket,
+ * non-blocking (dcpid's event loop) or blocking (dcpi_ctl_send() and
+ * dcpi_ctl_recv() are these calls plus poll(2)), as OpenBSD's imsg serves
+ * bgpd and bgpctl.
+ *
+ * Receiving: a struct dcpi_ctl_rbuf assembles one message at a time in the
+ * caller's memory, buf[size] (DCPI_CTL_HDR_SIZE plus the longest payload
+ * expected: sizeof(struct dcpi_ctl_msg) takes any; DCPI_CTL_HDR_SIZE alone
+ * takes requests, which have no payload).  Set buf, size and dir, and len to
+ * 0; the framer keeps len, the bytes of the message received so far.
+ */
+struct dcpi_ctl_rbuf {
+	void	*buf;	/* the message as on the wire: header, then payload */
+	size_t	 size;	/* bytes at buf */
+	size_t	 len;	/* bytes of the message received so far */
+	int	 dir;	/* DCPI_CTL_TO_DAEMON or DCPI_CTL_TO_CLIENT: what arrives */
+};
+
+/*
+ * One read(2) from fd into rb of at most the bytes the message still lacks,
+ * so that nothing past it is consumed, then the header check of
+ * dcpi_ctl_decode_hdr(rb->dir), whose results it returns: DCPI_CTL_OK when
+ * the whole message is in rb->buf (header in *hdr, hdr->length payload bytes
+ * at rb->buf + DCPI_CTL_HDR_SIZE; rb->len is set back to 0, so the next call
+ * starts the next message and the bytes stay at rb->buf until then); a
+ * positive enum dcpi_ctl_code for a bad header (err[errlen] and *hdr as
+ * dcpi_ctl_decode_hdr() leaves them; DCPI_CTL_ELENGTH too for a payload
+ * longer than rb->size allows); or -1 with errno: EAGAIN when the message is
+ * not complete yet (nothing to read on a non-blocking fd, or only part of
+ * it came), ECONNRESET when the peer closed the connection (rb->len tells
+ * how far into a message), else read(2)'s (EINTR included).
+ */
+int dcpi_ctl_rbuf_read(struct dcpi_ctl_rbuf *rb, int fd, struct dcpi_ctl_hdr *hdr,
+    char *err, size_t errlen);
+
+/*
+ * Sending: a struct dcpi_ctl_wbuf queues whole messages, buf[off..len)
+ * waiting, and flushes as far as the socket takes them.  Zero it to start;
+ * dcpi_ctl_wbuf_clear() frees it.
+ */
+struct dcpi_ctl_wbuf {
+	unsigned char	*buf;	/* malloc'd by dcpi_ctl_wbuf_queue*() */
+	size_t		 off;	/* bytes of buf already sent */
+	size_t		 len;	/* bytes of buf queued */
+	size_t		 cap;	/* bytes allocated at buf */
+};
+
+/*
+ * Appends one message of type with payload[len] (payload may be NULL when
+ * len is 0), or a RESULT with code and the text msg (a C string or NULL,
+ * cut as dcpi_ctl_encode_result() cuts it), to the queue.  Sends nothing.
+ * Returns 0, or -1 with errno: EMSGSIZE for len > DCPI_CTL_MAX_PAYLOAD,
+ * ENOMEM (the queue is left as it was).
+ */
+int dcpi_ctl_wbuf_queue(struct dcpi_ctl_wbuf *wb, uint16_t type, uint32_t seq,
+    const void *payload, size_t len);
+int dcpi_ctl_wbuf_queue_result(struct dcpi_ctl_wbuf *wb, uint32_t seq, int code,
+    const char *msg);
+
+/*
+ * Sends what is queued on the stream socket fd, as far as it takes without
+ * blocking (MSG_DONTWAIT; MSG_NOSIGNAL, so a closed peer gives EPIPE rather
+ * than SIGPIPE; EINTR retried).  Returns 0 once all is sent (the queue is
+ * then empty, off = len = 0), or -1 with errno: EAGAIN when the socket took
+ * only part (off tells how much; call again when fd is writable), else
+ * send(2)'s.
+ */
+int dcpi_ctl_wbuf_flush(struct dcpi_ctl_wbuf *wb, int fd);
+
+/* Frees the queue, sent or not; wb is then empty and usable again. */
+void dcpi_ctl_wbuf_clear(struct dcpi_ctl_wbuf *wb);
+
+/*
  * The parts of a RESULT message (one that dcpi_ctl_decode_hdr() accepted):
  * returns its code and points *text at its message, *textlen bytes, not
  * NUL-terminated, inside msg.

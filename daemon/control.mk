@@ -1,3 +1,0 @@
-# The control server.
-noinst_HEADERS += daemon/control.h
-daemon_libdcpid_la_SOURCES += daemon/control.c

@@ -1,0 +1,250 @@
+/*
+ * Unit tests of the flush (daemon/flush.c) into a database of its own
+ * (daemon/epoch.c): aggregated counts of two images become two profiles
+ * that libdcpi reads back, a second flush merges into them, and a write
+ * that fails keeps the counts in memory for the next flush.  The modules
+ * upstream (the images and events that agg's descriptors name, the
+ * unattributed samples) and the profile writer are replaced with
+ * -Wl,--wrap (tests/daemon.mk).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+
+#include <dcpi/db.h>
+#include <dcpi/profile.h>
+
+#include "../daemon/agg.h"
+#include "../daemon/attr.h"
+#include "../daemon/flush.h"
+
+static struct image images[2] = {
+	{ .index = 0, .id = "0123456789abcdef0123456789abcdef01234567",
+	  .path = "/usr/bin/hot", .tstart = 0x1000, .tsize = 0x4000 },
+	{ .index = 1, .id = "89abcdef01234567", .idkind = DCPI_IDKIND_NAME,
+	  .path = "[kernel.kallsyms]", .tstart = 0xffffffff81000000ull,
+	  .tsize = 0x100000 },
+};
+
+struct image *__wrap_attr_image(uint32_t index);
+const char *__wrap_perf_event_name(size_t i);
+uint64_t __wrap_perf_event_period(size_t i);
+size_t __wrap_perf_nevents(void);
+uint64_t __wrap_core_unattr_pending(size_t ev, size_t reason);
+int __wrap_dcpi_atomic_writeat(int dirfd, const char *name, const char *show,
+    const void *buf, size_t len, mode_t mode, struct dcpi_error *err);
+int __real_dcpi_atomic_writeat(int dirfd, const char *name, const char *show,
+    const void *buf, size_t len, mode_t mode, struct dcpi_error *err);
+
+struct image *
+__wrap_attr_image(uint32_t index)
+{
+	assert_true(index < 2);
+	return &images[index];
+}
+
+const char *
+__wrap_perf_event_name(size_t i)
+{
+	assert_int_equal(i, 0);
+	return "perf::cpu-clock";
+}
+
+uint64_t
+__wrap_perf_event_period(size_t i)
+{
+	return 100000;
+}
+
+size_t
+__wrap_perf_nevents(void)
+{
+	return 1;
+}
+
+uint64_t
+__wrap_core_unattr_pending(size_t ev, size_t reason)
+{
+	return 0;
+}
+
+/* The name of a file whose writing fails, once, as a full disk would. */
+static const char *fail_name;
+
+int
+__wrap_dcpi_atomic_writeat(int dirfd, const char *name, const char *show,
+    const void *buf, size_t len, mode_t mode, struct dcpi_error *err)
+{
+	if (fail_name != NULL && strcmp(name, fail_name) == 0) {
+		fail_name = NULL;
+		snprintf(err->msg, sizeof(err->msg), "%s: %s", show, strerror(ENOSPC));
+		errno = ENOSPC;
+		return -1;
+	}
+	return __real_dcpi_atomic_writeat(dirfd, name, show, buf, len, mode, err);
+}
+
+static char db[64];
+static char host[256];
+static char names[2][NAME_MAX + 1];
+
+static int
+setup(void **state)
+{
+	char err[512];
+	size_t i;
+
+	snprintf(db, sizeof(db), "/tmp/dcpi-flushtest.XXXXXX");
+	assert_non_null(mkdtemp(db));
+	if (gethostname(host, sizeof(host)) == -1 || host[0] == '\0')
+		strcpy(host, "localhost");
+	host[strcspn(host, "/")] = '\0';
+	for (i = 0; i < 2; i++)
+		assert_int_equal(dcpi_db_profile_name(images[i].path, images[i].id,
+		    names[i], sizeof(names[i])), 0);
+	agg_init();
+	assert_int_equal(flush_init(db, (gid_t)-1, err, sizeof(err)), 0);
+	assert_int_equal(flush_start(err, sizeof(err)), 0);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	char cmd[128];
+
+	flush_fini();
+	agg_fini();
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", db);
+	assert_int_equal(system(cmd), 0);
+	return 0;
+}
+
+/* The profile of image i as libdcpi reads it; NULL when there is none. */
+static struct dcpi_profile *
+profile_of(int i)
+{
+	struct dcpi_profile *p = NULL;
+	struct dcpi_error de;
+	char *dir, path[PATH_MAX];
+
+	dir = dcpi_db_event_path(db, flush_epoch(), host, "perf::cpu-clock");
+	assert_non_null(dir);
+	snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+	free(dir);
+	if (dcpi_profile_read(path, &p, &de) == -1) {
+		assert_int_equal(errno, ENOENT);
+		return NULL;
+	}
+	return p;
+}
+
+static void
+add(uint32_t image, uint32_t offset, unsigned n)
+{
+	while (n-- > 0)
+		agg_add(AGG_STREAM(0, AGG_LABEL_NONE), image, offset);
+}
+
+static void
+test_two_images_then_merge(void **state)
+{
+	struct dcpi_profile *p;
+	char msg[1024];
+
+	add(0, 0x10, 3);
+	add(0, 0x20, 1);
+	add(1, 0x400, 5);
+	assert_int_equal(flush_run(msg, sizeof(msg)), 0);
+	assert_non_null(strstr(msg, "flushed 2 files into epoch "));
+	assert_int_equal(agg_entries(), 0);
+	assert_string_equal(flush_last_result(), "ok, 2 files");
+
+	assert_non_null(p = profile_of(0));
+	assert_string_equal(p->image, images[0].id);
+	assert_string_equal(p->path, "/usr/bin/hot");
+	assert_string_equal(p->event, "perf::cpu-clock");
+	assert_string_equal(p->epoch, flush_epoch());
+	assert_int_equal(p->period, 100000);
+	assert_int_equal(p->tstart, 0x1000);
+	assert_int_equal(p->tsize, 0x4000);
+	assert_int_equal(p->n_counts, 2);
+	assert_int_equal(dcpi_profile_count(p, 0x10), 3);
+	assert_int_equal(dcpi_profile_count(p, 0x20), 1);
+	dcpi_profile_free(p);
+	assert_non_null(p = profile_of(1));
+	assert_string_equal(p->path, "[kernel.kallsyms]");
+	assert_int_equal(dcpi_profile_total_samples(p), 5);
+	dcpi_profile_free(p);
+
+	/* The second flush adds to what the files hold. */
+	add(0, 0x10, 2);
+	add(0, 0x30, 7);
+	assert_int_equal(flush_run(msg, sizeof(msg)), 0);
+	assert_non_null(strstr(msg, "flushed 1 files"));
+	assert_non_null(p = profile_of(0));
+	assert_int_equal(p->n_counts, 3);
+	assert_int_equal(dcpi_profile_count(p, 0x10), 5);
+	assert_int_equal(dcpi_profile_count(p, 0x20), 1);
+	assert_int_equal(dcpi_profile_count(p, 0x30), 7);
+	dcpi_profile_free(p);
+	assert_non_null(p = profile_of(1));
+	assert_int_equal(dcpi_profile_total_samples(p), 5);
+	dcpi_profile_free(p);
+}
+
+static void
+test_failed_write_keeps_counts(void **state)
+{
+	unsigned long before = flush_errors();
+	struct dcpi_profile *p;
+	char msg[1024];
+
+	add(0, 0x10, 3);
+	add(1, 0x400, 5);
+	fail_name = names[0];
+	assert_int_equal(flush_run(msg, sizeof(msg)), -1);
+	assert_non_null(strstr(msg, "flush failed: "));
+	assert_non_null(strstr(msg, strerror(ENOSPC)));
+	assert_string_equal(flush_last_result(), msg);
+	assert_int_equal(flush_errors(), before + 1);
+	/* The other image's file was written; this one's counts wait. */
+	assert_null(profile_of(0));
+	assert_non_null(p = profile_of(1));
+	assert_int_equal(dcpi_profile_total_samples(p), 5);
+	dcpi_profile_free(p);
+	assert_int_equal(agg_entries(), 1);
+
+	/* More samples meanwhile; the next flush writes them all, once. */
+	add(0, 0x10, 1);
+	assert_int_equal(flush_run(msg, sizeof(msg)), 0);
+	assert_int_equal(agg_entries(), 0);
+	assert_non_null(p = profile_of(0));
+	assert_int_equal(dcpi_profile_count(p, 0x10), 4);
+	dcpi_profile_free(p);
+	assert_non_null(p = profile_of(1));
+	assert_int_equal(dcpi_profile_total_samples(p), 5);
+	dcpi_profile_free(p);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_two_images_then_merge, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failed_write_keeps_counts, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
