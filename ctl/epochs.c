@@ -24,16 +24,6 @@
 #include "conf.h"
 #include "xmalloc.h"
 
-static uint64_t du_bytes;
-
-static int
-du_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	if (type == FTW_F)
-		du_bytes += (uint64_t)st->st_size;
-	return 0;
-}
-
 static int
 rm_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
@@ -62,6 +52,22 @@ fmt_duration(time_t d, char *out, size_t len)
 		snprintf(out, len, "%lldd%02lldh", (long long)d / 86400, (long long)d % 86400 / 3600);
 	else
 		snprintf(out, len, "%lldh%02lldm", (long long)d / 3600, (long long)d % 3600 / 60);
+}
+
+/* v[0..n) joined by commas into a cell of column col. */
+static void
+table_join(struct table *t, size_t col, char *const *v, size_t n)
+{
+	char *list;
+	size_t len, j;
+
+	for (len = 0, j = 0; j < n; j++)
+		len += strlen(v[j]) + 1;
+	list = xcalloc(len + 1, 1);
+	for (j = 0; j < n; j++)
+		strcat(strcat(list, j ? "," : ""), v[j]);
+	table_addf(t, col, "%s", list);
+	free(list);
 }
 
 /*
@@ -195,6 +201,7 @@ is_hex(const char *s)
 	return 1;
 }
 
+static uint64_t du_bytes;
 static size_t du_files;
 
 static int
@@ -218,6 +225,29 @@ du(const char *path, uint64_t *bytes, size_t *files)
 	*files = du_files;
 }
 
+/*
+ * Removes what an interrupted gc left hidden (".gc.NAME") in dir: 1 if
+ * something could not be removed (said on stderr), else 0.
+ */
+static int
+rm_hidden(const char *dir)
+{
+	char path[4096];
+	struct dirent *de;
+	DIR *d;
+	int rc = 0;
+
+	if ((d = opendir(dir)) == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL)
+		if (strncmp(de->d_name, ".gc.", 4) == 0 &&
+		    (size_t)snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) <
+		    sizeof(path) && nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS) != 0)
+			rc = 1;
+	closedir(d);
+	return rc;
+}
+
 /* A flush writes an entry before the profile that refers to it: entries
  * this young may be about to be referred to. */
 #define CACHE_GRACE	600
@@ -239,22 +269,8 @@ gc_cache(const char *db, char **ep, size_t n, const int *gone, int dry)
 	snprintf(dir, sizeof(dir), "%s/%s", db, DCPI_DB_BUILDID_DIR);
 	if (lstat(dir, &st) == -1 || !S_ISDIR(st.st_mode))
 		return 0;
-	/* Finish what an interrupted gc left hidden. */
-	if (!dry) {
-		DIR *d;
-		struct dirent *de;
-
-		if ((d = opendir(dir)) != NULL) {
-			while ((de = readdir(d)) != NULL)
-				if (strncmp(de->d_name, ".gc.", 4) == 0 &&
-				    (size_t)snprintf(tmp, sizeof(tmp), "%s/%s", dir,
-				    de->d_name) < sizeof(tmp)) {
-					if (nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS) != 0)
-						rc = 1;
-				}
-			closedir(d);
-		}
-	}
+	if (!dry && rm_hidden(dir) != 0)
+		rc = 1;
 	if (dcpi_db_list(dir, &names, &nn, NULL) == -1) {
 		fprintf(stderr, "dcpictl: gc: %s: %s\n", dir, strerror(errno));
 		return 1;
@@ -357,8 +373,6 @@ int
 cmd_epochs(const struct ctl_globals *g, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "csv",	no_argument,		NULL, 'c' },
-		{ "json",	no_argument,		NULL, 'j' },
 		{ "cache",	no_argument,		NULL, 'C' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -369,19 +383,18 @@ cmd_epochs(const struct ctl_globals *g, int argc, char **argv)
 	struct dcpi_dataset_filter f;
 	struct dcpi_dataset *d;
 	struct dcpi_error err;
+	struct selection s;
 	struct table t;
-	enum fmt fm = FMT_TEXT;
-	char **ep, cur[DCPI_EPOCH_LEN + 1], path[4096], buf[64], *list;
+	char **ep, cur[DCPI_EPOCH_LEN + 1], path[4096], buf[64], **names;
 	const char *one[1];
-	size_t n, i, j, len;
+	size_t n, i, j, files;
 	time_t start, next;
-	uint64_t samples;
+	uint64_t samples, bytes;
 	int ch, has_cur, cache = 0;
 
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	memset(&s, 0, sizeof(s));
+	while ((ch = sel_getopt(argc, argv, "h", opts, SEL_FORMAT, &s, "epochs")) != -1) {
 		switch (ch) {
-		case 'c': fm = FMT_CSV; break;
-		case 'j': fm = FMT_JSON; break;
 		case 'C': cache = 1; break;
 		default:
 			fprintf(ch == 'h' ? stdout : stderr,
@@ -394,7 +407,7 @@ cmd_epochs(const struct ctl_globals *g, int argc, char **argv)
 		return 2;
 	}
 	if (cache)
-		return list_cache(g->db, fm);
+		return list_cache(g->db, s.fmt);
 	if (dcpi_db_epochs(g->db, &ep, &n, &err) == -1) {
 		fprintf(stderr, "dcpictl: epochs: %s\n", err.msg);
 		return 1;
@@ -424,31 +437,22 @@ cmd_epochs(const struct ctl_globals *g, int argc, char **argv)
 		else
 			fmt_duration(time(NULL) - start, buf, sizeof(buf));
 		table_addf(&t, 3, "%s", buf);
-		for (list = NULL, len = 0, j = 0; j < d->n_hosts; j++)
-			len += strlen(d->hosts[j]) + 1;
-		list = xcalloc(len + 1, 1);
-		for (j = 0; j < d->n_hosts; j++)
-			strcat(strcat(list, j ? "," : ""), d->hosts[j]);
-		table_addf(&t, 4, "%s", list);
-		free(list);
-		for (len = 0, j = 0; j < d->n_events; j++)
-			len += strlen(d->events[j].name) + 1;
-		list = xcalloc(len + 1, 1);
+		table_join(&t, 4, d->hosts, d->n_hosts);
+		names = xcalloc(d->n_events + 1, sizeof(*names));
 		for (samples = 0, j = 0; j < d->n_events; j++) {
-			strcat(strcat(list, j ? "," : ""), d->events[j].name);
+			names[j] = d->events[j].name;
 			samples += d->events[j].samples;
 		}
-		table_addf(&t, 5, "%s", list);
-		free(list);
+		table_join(&t, 5, names, d->n_events);
+		free(names);
 		table_addf(&t, 6, "%llu", (unsigned long long)samples);
 		snprintf(path, sizeof(path), "%s/%s", g->db, ep[i]);
-		du_bytes = 0;
-		nftw(path, du_one, 16, FTW_PHYS);
-		table_addf(&t, 7, "%llu", (unsigned long long)du_bytes);
+		du(path, &bytes, &files);
+		table_addf(&t, 7, "%llu", (unsigned long long)bytes);
 		dcpi_dataset_free(d);
 	}
-	table_print(&t, fm, stdout);
-	if (fm == FMT_JSON)
+	table_print(&t, s.fmt, stdout);
+	if (s.fmt == FMT_JSON)
 		putchar('\n');
 	table_free(&t);
 	dcpi_strv_free(ep, n);
@@ -484,8 +488,6 @@ cmd_gc(const struct ctl_globals *g, int argc, char **argv)
 	size_t n, i;
 	time_t end, cutoff;
 	int ch, has_cur, dry = 0, rc = 0, *gone;
-	struct dirent *de;
-	DIR *dir;
 
 	while ((ch = getopt_long(argc, argv, "nh", opts, NULL)) != -1) {
 		switch (ch) {
@@ -531,16 +533,8 @@ cmd_gc(const struct ctl_globals *g, int argc, char **argv)
 		return 1;
 	}
 	has_cur = dcpi_db_current(g->db, cur, NULL) == 0;
-	/* Finish what an interrupted gc left hidden. */
-	if (!dry && (dir = opendir(g->db)) != NULL) {
-		while ((de = readdir(dir)) != NULL)
-			if (strncmp(de->d_name, ".gc.", 4) == 0) {
-				snprintf(tmp, sizeof(tmp), "%s/%s", g->db, de->d_name);
-				if (nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS) != 0)
-					rc = 1;
-			}
-		closedir(dir);
-	}
+	if (!dry && rm_hidden(g->db) != 0)
+		rc = 1;
 	cutoff = time(NULL) - (time_t)days * 86400;
 	gone = xcalloc(n + 1, sizeof(int));
 	for (i = 0; i + (size_t)keep < n; i++) {

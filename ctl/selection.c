@@ -60,8 +60,8 @@ static const struct {
 	{ SEL_IMAGE,	{ "image",	required_argument,	NULL, 'I' } },
 	{ SEL_IDLE,	{ "idle",	no_argument,		NULL, SEL_OPT_IDLE } },
 };
-/* --csv and --json: after the command's own, as no other name shares their
- * first letters (getopt_long lists ambiguous prefixes in table order). */
+/* --csv and --json: before the command's own, as dcpictl epochs listed them
+ * before its --cache (getopt_long lists ambiguous prefixes in table order). */
 static const struct option fmt_opts[] = {
 	{ "csv",	no_argument,		NULL, 'c' },
 	{ "json",	no_argument,		NULL, 'j' },
@@ -130,13 +130,13 @@ sel_getopt(int argc, char **argv, const char *optstring, const struct option *ow
 	for (i = 0; i < SEL_NOPTS; i++)
 		if (sel_opts[i].bit & which)
 			o[n++] = sel_opts[i].o;
+	for (i = 0; which & SEL_FORMAT && i < FMT_NOPTS; i++)
+		o[n++] = fmt_opts[i];
 	for (i = 0; own[i].name != NULL; i++) {
 		if (i == OWN_MAX)
 			fatalx("sel_getopt: %s: more than %d options", cmd, OWN_MAX);
 		o[n++] = own[i];
 	}
-	for (i = 0; which & SEL_FORMAT && i < FMT_NOPTS; i++)
-		o[n++] = fmt_opts[i];
 	memset(&o[n], 0, sizeof(o[n]));
 	while ((ch = getopt_long(argc, argv, optstring, o, NULL)) != -1) {
 		if ((r = sel_option(s, which, ch, optarg, cmd)) == 0)
