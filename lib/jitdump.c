@@ -11,7 +11,6 @@
 
 #include <byteswap.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -257,18 +256,6 @@ int
 dcpi_jitdump_read(const char *path, size_t max_bytes,
     struct dcpi_perfmap_entry **out, size_t *n, struct dcpi_error *err)
 {
-	void *buf;
-	size_t len;
-	int ret, saved;
-
-	*out = NULL;
-	*n = 0;
-	if (dcpi_read_fileat(AT_FDCWD, path, path, max_bytes ? max_bytes : JITDUMP_DEFAULT_MAX,
-	    &buf, &len, err) == -1)
-		return -1;
-	ret = dcpi_jitdump_parse(buf, len, path, out, n, err);
-	saved = errno;
-	free(buf);
-	errno = saved;
-	return ret;
+	return lib_map_read(path, max_bytes ? max_bytes : JITDUMP_DEFAULT_MAX,
+	    dcpi_jitdump_parse, out, n, err);
 }
