@@ -369,6 +369,8 @@ list_cache(const char *db, enum fmt fm)
 	return fflush(stdout) == 0 ? 0 : 1;
 }
 
+#define EPOCHS_USAGE	"usage: dcpictl epochs [--cache] [--csv | --json]\n"
+
 int
 cmd_epochs(const struct ctl_globals *g, int argc, char **argv)
 {
@@ -396,16 +398,11 @@ cmd_epochs(const struct ctl_globals *g, int argc, char **argv)
 	while ((ch = sel_getopt(argc, argv, "h", opts, SEL_FORMAT, &s, "epochs")) != -1) {
 		switch (ch) {
 		case 'C': cache = 1; break;
-		default:
-			fprintf(ch == 'h' ? stdout : stderr,
-			    "usage: dcpictl epochs [--cache] [--csv | --json]\n");
-			return ch == 'h' ? 0 : 2;
+		default: return cmd_usage(ch == 'h', EPOCHS_USAGE);
 		}
 	}
-	if (optind != argc) {
-		fprintf(stderr, "usage: dcpictl epochs [--cache] [--csv | --json]\n");
-		return 2;
-	}
+	if (optind != argc)
+		return cmd_usage(0, EPOCHS_USAGE);
 	if (cache)
 		return list_cache(g->db, s.fmt);
 	if (dcpi_db_epochs(g->db, &ep, &n, &err) == -1) {
@@ -468,6 +465,12 @@ parse_count(const char *s, long *out)
 	return *s == '\0' || *end != '\0' || *out < 0 ? -1 : 0;
 }
 
+#define GC_USAGE							\
+	"usage: dcpictl gc [--keep-days N] [--keep-min M] [--dry-run] [--config FILE]\n" \
+	"deletes the epochs that ended more than N days ago, always keeping\n"	\
+	"the M newest and the current one; N and M default to keep-days and\n"	\
+	"keep-min of dcpid.conf (" CONFIG_DEFAULT_PATH "), else 7 and 3\n"
+
 int
 cmd_gc(const struct ctl_globals *g, int argc, char **argv)
 {
@@ -493,26 +496,19 @@ cmd_gc(const struct ctl_globals *g, int argc, char **argv)
 		switch (ch) {
 		case 'k':
 			if (parse_count(optarg, &days) == -1)
-				goto usage;
+				return cmd_usage(0, GC_USAGE);
 			break;
 		case 'm':
 			if (parse_count(optarg, &keep) == -1)
-				goto usage;
+				return cmd_usage(0, GC_USAGE);
 			break;
 		case 'n': dry = 1; break;
 		case 'c': conf = optarg; break;
-		default:
-		usage:
-			fprintf(ch == 'h' ? stdout : stderr,
-			    "usage: dcpictl gc [--keep-days N] [--keep-min M] [--dry-run] [--config FILE]\n"
-			    "deletes the epochs that ended more than N days ago, always keeping\n"
-			    "the M newest and the current one; N and M default to keep-days and\n"
-			    "keep-min of dcpid.conf (%s), else 7 and 3\n", CONFIG_DEFAULT_PATH);
-			return ch == 'h' ? 0 : 2;
+		default: return cmd_usage(ch == 'h', GC_USAGE);
 		}
 	}
 	if (optind != argc)
-		goto usage;
+		return cmd_usage(0, GC_USAGE);
 	/* The retention is dcpid's setting: the same file, the same parser. */
 	if (days < 0 || keep < 0) {
 		config_defaults(&c);

@@ -239,12 +239,10 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 			if (sel_rows(optarg, "prof", &limit) == -1)
 				return 2;
 			break;
-		case 'h':
 		default:
-			fprintf(ch == 'h' ? stdout : stderr,
+			return cmd_usage(ch == 'h',
 			    "usage: dcpictl prof [-i] [-e EVENT]... [--epoch E | --all | --since TIME]\n"
 			    "                    [--host H] [--image NAME] [--idle] [-n N] [--csv | --json]\n");
-			return ch == 'h' ? 0 : 2;
 		}
 	}
 	if (optind != argc) {

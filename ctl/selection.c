@@ -12,6 +12,7 @@
 
 #include <dcpi/db.h>
 
+#include "commands.h"
 #include "log.h"
 #include "selection.h"
 
@@ -145,6 +146,13 @@ sel_getopt(int argc, char **argv, const char *optstring, const struct option *ow
 			return SEL_BAD;
 	}
 	return -1;
+}
+
+int
+cmd_usage(int help, const char *text)
+{
+	fputs(text, help ? stdout : stderr);
+	return help ? 0 : 2;
 }
 
 int
