@@ -71,6 +71,16 @@ static const struct option fmt_opts[] = {
 #define SEL_NOPTS	(sizeof(sel_opts) / sizeof(sel_opts[0]))
 #define OWN_MAX		16
 
+/* arg appended to v[0..*n), a repeatable option's; -1 if it holds SEL_MAX. */
+static int
+sel_push(const char **v, size_t *n, const char *arg)
+{
+	if (*n == SEL_MAX)
+		return -1;
+	v[(*n)++] = arg;
+	return 0;
+}
+
 /* 1 if ch was a selection option in which (stored in s), 0 if not, -1
  * after printing a usage error. */
 static int
@@ -88,9 +98,8 @@ sel_option(struct selection *s, unsigned which, int ch, const char *arg, const c
 		return 0;
 	switch (ch) {
 	case 'E':
-		if (s->n_epochs == SEL_MAX)
+		if (sel_push(s->epochs, &s->n_epochs, arg) == -1)
 			goto many;
-		s->epochs[s->n_epochs++] = arg;
 		break;
 	case 'A':
 		s->all = 1;
@@ -102,9 +111,8 @@ sel_option(struct selection *s, unsigned which, int ch, const char *arg, const c
 		s->host = arg;
 		break;
 	case 'e':
-		if (s->n_events == SEL_MAX)
+		if (sel_push(s->events, &s->n_events, arg) == -1)
 			goto many;
-		s->events[s->n_events++] = arg;
 		break;
 	case 'I':
 		s->image = arg;
