@@ -35,15 +35,6 @@ rm_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
 }
 
 static void
-fmt_time(time_t t, char *out, size_t len)
-{
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(out, len, "%Y-%m-%d %H:%M:%S", &tm);
-}
-
-static void
 fmt_duration(time_t d, char *out, size_t len)
 {
 	if (d < 0)
@@ -426,8 +417,7 @@ cmd_epochs(const struct ctl_globals *g, int argc, char **argv)
 		table_addf(&t, 0, "%s", ep[i]);
 		table_addf(&t, 1, "%s", has_cur && strcmp(cur, ep[i]) == 0 ? "yes" : "");
 		dcpi_epoch_parse(ep[i], &start);
-		fmt_time(start, buf, sizeof(buf));
-		table_addf(&t, 2, "%s", buf);
+		table_addf(&t, 2, "%s", fmt_time(buf, start));
 		/* An epoch lasts until the next one starts; the newest until now. */
 		if (i + 1 < n && dcpi_epoch_parse(ep[i + 1], &next) == 0)
 			fmt_duration(next - start, buf, sizeof(buf));

@@ -48,13 +48,9 @@ u64_desc(const void *a, const void *b)
 static const char *
 when(const char *epoch, char buf[32])
 {
-	struct tm tm;
 	time_t t;
 
-	if (dcpi_epoch_parse(epoch, &t) == -1 || gmtime_r(&t, &tm) == NULL)
-		return "?";
-	strftime(buf, 32, "%Y-%m-%d %H:%M:%S", &tm);
-	return buf;
+	return dcpi_epoch_parse(epoch, &t) == -1 ? "?" : fmt_time(buf, t);
 }
 
 /* n with thousands separators, as people read counts, into buf[32]. */
