@@ -309,6 +309,8 @@ cat_one(const char *path, int summary, FILE *out)
 	return rc;
 }
 
+#define CAT_USAGE	"usage: dcpictl cat [--summary] FILE...\n"
+
 int
 cmd_cat(const struct ctl_globals *g, int argc, char **argv)
 {
@@ -323,18 +325,11 @@ cmd_cat(const struct ctl_globals *g, int argc, char **argv)
 	while ((ch = getopt_long(argc, argv, "sh", opts, NULL)) != -1) {
 		switch (ch) {
 		case 's': summary = 1; break;
-		case 'h':
-			printf("usage: dcpictl cat [--summary] FILE...\n");
-			return 0;
-		default:
-			fprintf(stderr, "usage: dcpictl cat [--summary] FILE...\n");
-			return 2;
+		default: return cmd_usage(ch == 'h', CAT_USAGE);
 		}
 	}
-	if (optind >= argc) {
-		fprintf(stderr, "usage: dcpictl cat [--summary] FILE...\n");
-		return 2;
-	}
+	if (optind >= argc)
+		return cmd_usage(0, CAT_USAGE);
 	for (i = optind; i < argc; i++) {
 		if (cat_one(argv[i], summary, stdout) < 0)
 			status = 1;

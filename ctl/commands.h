@@ -9,6 +9,11 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* Prints a command's usage text: on stdout for --help, returning 0, else
+ * on stderr, returning 2 (a usage error).  In ctl/selection.c, with the
+ * other option parsing. */
+int cmd_usage(int help, const char *text);
+
 struct ctl_globals {
 	const char	*db;		/* -d DB, else $DCPIDB, else /var/lib/dcpi */
 	const char	*socket;	/* --socket PATH, else $DCPI_SOCKET, else default */

@@ -109,17 +109,14 @@ cmd_diff(const struct ctl_globals *g, int argc, char **argv)
 				return 2;
 			break;
 		default:
-			fprintf(ch == 'h' ? stdout : stderr,
+			return cmd_usage(ch == 'h',
 			    "usage: dcpictl diff A B [-e EVENT] [--host H] [--image NAME] [-n N] "
 			    "[--idle] [--csv | --json]\n"
 			    "A and B are epochs of the database or databases (all their epochs).\n");
-			return ch == 'h' ? 0 : 2;
 		}
 	}
-	if (optind + 2 != argc) {
-		fprintf(stderr, "usage: dcpictl diff A B [options]\n");
-		return 2;
-	}
+	if (optind + 2 != argc)
+		return cmd_usage(0, "usage: dcpictl diff A B [options]\n");
 	sd[0].arg = argv[optind];
 	sd[1].arg = argv[optind + 1];
 	for (i = 0; i < 2; i++)

@@ -24,16 +24,6 @@
 #include "conf.h"
 #include "xmalloc.h"
 
-static uint64_t du_bytes;
-
-static int
-du_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	if (type == FTW_F)
-		du_bytes += (uint64_t)st->st_size;
-	return 0;
-}
-
 static int
 rm_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
@@ -45,15 +35,6 @@ rm_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
 }
 
 static void
-fmt_time(time_t t, char *out, size_t len)
-{
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(out, len, "%Y-%m-%d %H:%M:%S", &tm);
-}
-
-static void
 fmt_duration(time_t d, char *out, size_t len)
 {
 	if (d < 0)
@@ -62,6 +43,22 @@ fmt_duration(time_t d, char *out, size_t len)
 		snprintf(out, len, "%lldd%02lldh", (long long)d / 86400, (long long)d % 86400 / 3600);
 	else
 		snprintf(out, len, "%lldh%02lldm", (long long)d / 3600, (long long)d % 3600 / 60);
+}
+
+/* v[0..n) joined by commas into a cell of column col. */
+static void
+table_join(struct table *t, size_t col, char *const *v, size_t n)
+{
+	char *list;
+	size_t len, j;
+
+	for (len = 0, j = 0; j < n; j++)
+		len += strlen(v[j]) + 1;
+	list = xcalloc(len + 1, 1);
+	for (j = 0; j < n; j++)
+		strcat(strcat(list, j ? "," : ""), v[j]);
+	table_addf(t, col, "%s", list);
+	free(list);
 }
 
 /*
@@ -195,6 +192,7 @@ is_hex(const char *s)
 	return 1;
 }
 
+static uint64_t du_bytes;
 static size_t du_files;
 
 static int
@@ -218,6 +216,29 @@ du(const char *path, uint64_t *bytes, size_t *files)
 	*files = du_files;
 }
 
+/*
+ * Removes what an interrupted gc left hidden (".gc.NAME") in dir: 1 if
+ * something could not be removed (said on stderr), else 0.
+ */
+static int
+rm_hidden(const char *dir)
+{
+	char path[4096];
+	struct dirent *de;
+	DIR *d;
+	int rc = 0;
+
+	if ((d = opendir(dir)) == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL)
+		if (strncmp(de->d_name, ".gc.", 4) == 0 &&
+		    (size_t)snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) <
+		    sizeof(path) && nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS) != 0)
+			rc = 1;
+	closedir(d);
+	return rc;
+}
+
 /* A flush writes an entry before the profile that refers to it: entries
  * this young may be about to be referred to. */
 #define CACHE_GRACE	600
@@ -239,22 +260,8 @@ gc_cache(const char *db, char **ep, size_t n, const int *gone, int dry)
 	snprintf(dir, sizeof(dir), "%s/%s", db, DCPI_DB_BUILDID_DIR);
 	if (lstat(dir, &st) == -1 || !S_ISDIR(st.st_mode))
 		return 0;
-	/* Finish what an interrupted gc left hidden. */
-	if (!dry) {
-		DIR *d;
-		struct dirent *de;
-
-		if ((d = opendir(dir)) != NULL) {
-			while ((de = readdir(d)) != NULL)
-				if (strncmp(de->d_name, ".gc.", 4) == 0 &&
-				    (size_t)snprintf(tmp, sizeof(tmp), "%s/%s", dir,
-				    de->d_name) < sizeof(tmp)) {
-					if (nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS) != 0)
-						rc = 1;
-				}
-			closedir(d);
-		}
-	}
+	if (!dry && rm_hidden(dir) != 0)
+		rc = 1;
 	if (dcpi_db_list(dir, &names, &nn, NULL) == -1) {
 		fprintf(stderr, "dcpictl: gc: %s: %s\n", dir, strerror(errno));
 		return 1;
@@ -353,12 +360,12 @@ list_cache(const char *db, enum fmt fm)
 	return fflush(stdout) == 0 ? 0 : 1;
 }
 
+#define EPOCHS_USAGE	"usage: dcpictl epochs [--cache] [--csv | --json]\n"
+
 int
 cmd_epochs(const struct ctl_globals *g, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "csv",	no_argument,		NULL, 'c' },
-		{ "json",	no_argument,		NULL, 'j' },
 		{ "cache",	no_argument,		NULL, 'C' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -369,32 +376,26 @@ cmd_epochs(const struct ctl_globals *g, int argc, char **argv)
 	struct dcpi_dataset_filter f;
 	struct dcpi_dataset *d;
 	struct dcpi_error err;
+	struct selection s;
 	struct table t;
-	enum fmt fm = FMT_TEXT;
-	char **ep, cur[DCPI_EPOCH_LEN + 1], path[4096], buf[64], *list;
+	char **ep, cur[DCPI_EPOCH_LEN + 1], path[4096], buf[64], **names;
 	const char *one[1];
-	size_t n, i, j, len;
+	size_t n, i, j, files;
 	time_t start, next;
-	uint64_t samples;
+	uint64_t samples, bytes;
 	int ch, has_cur, cache = 0;
 
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	memset(&s, 0, sizeof(s));
+	while ((ch = sel_getopt(argc, argv, "h", opts, SEL_FORMAT, &s, "epochs")) != -1) {
 		switch (ch) {
-		case 'c': fm = FMT_CSV; break;
-		case 'j': fm = FMT_JSON; break;
 		case 'C': cache = 1; break;
-		default:
-			fprintf(ch == 'h' ? stdout : stderr,
-			    "usage: dcpictl epochs [--cache] [--csv | --json]\n");
-			return ch == 'h' ? 0 : 2;
+		default: return cmd_usage(ch == 'h', EPOCHS_USAGE);
 		}
 	}
-	if (optind != argc) {
-		fprintf(stderr, "usage: dcpictl epochs [--cache] [--csv | --json]\n");
-		return 2;
-	}
+	if (optind != argc)
+		return cmd_usage(0, EPOCHS_USAGE);
 	if (cache)
-		return list_cache(g->db, fm);
+		return list_cache(g->db, s.fmt);
 	if (dcpi_db_epochs(g->db, &ep, &n, &err) == -1) {
 		fprintf(stderr, "dcpictl: epochs: %s\n", err.msg);
 		return 1;
@@ -416,39 +417,29 @@ cmd_epochs(const struct ctl_globals *g, int argc, char **argv)
 		table_addf(&t, 0, "%s", ep[i]);
 		table_addf(&t, 1, "%s", has_cur && strcmp(cur, ep[i]) == 0 ? "yes" : "");
 		dcpi_epoch_parse(ep[i], &start);
-		fmt_time(start, buf, sizeof(buf));
-		table_addf(&t, 2, "%s", buf);
+		table_addf(&t, 2, "%s", fmt_time(buf, start));
 		/* An epoch lasts until the next one starts; the newest until now. */
 		if (i + 1 < n && dcpi_epoch_parse(ep[i + 1], &next) == 0)
 			fmt_duration(next - start, buf, sizeof(buf));
 		else
 			fmt_duration(time(NULL) - start, buf, sizeof(buf));
 		table_addf(&t, 3, "%s", buf);
-		for (list = NULL, len = 0, j = 0; j < d->n_hosts; j++)
-			len += strlen(d->hosts[j]) + 1;
-		list = xcalloc(len + 1, 1);
-		for (j = 0; j < d->n_hosts; j++)
-			strcat(strcat(list, j ? "," : ""), d->hosts[j]);
-		table_addf(&t, 4, "%s", list);
-		free(list);
-		for (len = 0, j = 0; j < d->n_events; j++)
-			len += strlen(d->events[j].name) + 1;
-		list = xcalloc(len + 1, 1);
+		table_join(&t, 4, d->hosts, d->n_hosts);
+		names = xcalloc(d->n_events + 1, sizeof(*names));
 		for (samples = 0, j = 0; j < d->n_events; j++) {
-			strcat(strcat(list, j ? "," : ""), d->events[j].name);
+			names[j] = d->events[j].name;
 			samples += d->events[j].samples;
 		}
-		table_addf(&t, 5, "%s", list);
-		free(list);
+		table_join(&t, 5, names, d->n_events);
+		free(names);
 		table_addf(&t, 6, "%llu", (unsigned long long)samples);
 		snprintf(path, sizeof(path), "%s/%s", g->db, ep[i]);
-		du_bytes = 0;
-		nftw(path, du_one, 16, FTW_PHYS);
-		table_addf(&t, 7, "%llu", (unsigned long long)du_bytes);
+		du(path, &bytes, &files);
+		table_addf(&t, 7, "%llu", (unsigned long long)bytes);
 		dcpi_dataset_free(d);
 	}
-	table_print(&t, fm, stdout);
-	if (fm == FMT_JSON)
+	table_print(&t, s.fmt, stdout);
+	if (s.fmt == FMT_JSON)
 		putchar('\n');
 	table_free(&t);
 	dcpi_strv_free(ep, n);
@@ -463,6 +454,12 @@ parse_count(const char *s, long *out)
 	*out = strtol(s, &end, 10);
 	return *s == '\0' || *end != '\0' || *out < 0 ? -1 : 0;
 }
+
+#define GC_USAGE							\
+	"usage: dcpictl gc [--keep-days N] [--keep-min M] [--dry-run] [--config FILE]\n" \
+	"deletes the epochs that ended more than N days ago, always keeping\n"	\
+	"the M newest and the current one; N and M default to keep-days and\n"	\
+	"keep-min of dcpid.conf (" CONFIG_DEFAULT_PATH "), else 7 and 3\n"
 
 int
 cmd_gc(const struct ctl_globals *g, int argc, char **argv)
@@ -484,33 +481,24 @@ cmd_gc(const struct ctl_globals *g, int argc, char **argv)
 	size_t n, i;
 	time_t end, cutoff;
 	int ch, has_cur, dry = 0, rc = 0, *gone;
-	struct dirent *de;
-	DIR *dir;
 
 	while ((ch = getopt_long(argc, argv, "nh", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'k':
 			if (parse_count(optarg, &days) == -1)
-				goto usage;
+				return cmd_usage(0, GC_USAGE);
 			break;
 		case 'm':
 			if (parse_count(optarg, &keep) == -1)
-				goto usage;
+				return cmd_usage(0, GC_USAGE);
 			break;
 		case 'n': dry = 1; break;
 		case 'c': conf = optarg; break;
-		default:
-		usage:
-			fprintf(ch == 'h' ? stdout : stderr,
-			    "usage: dcpictl gc [--keep-days N] [--keep-min M] [--dry-run] [--config FILE]\n"
-			    "deletes the epochs that ended more than N days ago, always keeping\n"
-			    "the M newest and the current one; N and M default to keep-days and\n"
-			    "keep-min of dcpid.conf (%s), else 7 and 3\n", CONFIG_DEFAULT_PATH);
-			return ch == 'h' ? 0 : 2;
+		default: return cmd_usage(ch == 'h', GC_USAGE);
 		}
 	}
 	if (optind != argc)
-		goto usage;
+		return cmd_usage(0, GC_USAGE);
 	/* The retention is dcpid's setting: the same file, the same parser. */
 	if (days < 0 || keep < 0) {
 		config_defaults(&c);
@@ -531,16 +519,8 @@ cmd_gc(const struct ctl_globals *g, int argc, char **argv)
 		return 1;
 	}
 	has_cur = dcpi_db_current(g->db, cur, NULL) == 0;
-	/* Finish what an interrupted gc left hidden. */
-	if (!dry && (dir = opendir(g->db)) != NULL) {
-		while ((de = readdir(dir)) != NULL)
-			if (strncmp(de->d_name, ".gc.", 4) == 0) {
-				snprintf(tmp, sizeof(tmp), "%s/%s", g->db, de->d_name);
-				if (nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS) != 0)
-					rc = 1;
-			}
-		closedir(dir);
-	}
+	if (!dry && rm_hidden(g->db) != 0)
+		rc = 1;
 	cutoff = time(NULL) - (time_t)days * 86400;
 	gone = xcalloc(n + 1, sizeof(int));
 	for (i = 0; i + (size_t)keep < n; i++) {

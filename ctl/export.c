@@ -82,13 +82,10 @@ write_out(const char *path, const void *buf, size_t len)
 	return 0;
 }
 
-static void
-export_usage(FILE *fp)
-{
-	fprintf(fp, "usage: dcpictl export --format=pprof|gmon|callgrind|xprof [-e EVENT]\n"
-	    "                      [--epoch E | --all | --since TIME] [--host H] [--image NAME] -o FILE\n"
-	    "gmon writes one file per image: FILE itself for one image, else FILE.NAME.IMAGEID\n");
-}
+#define EXPORT_USAGE							\
+	"usage: dcpictl export --format=pprof|gmon|callgrind|xprof [-e EVENT]\n" \
+	"                      [--epoch E | --all | --since TIME] [--host H] [--image NAME] -o FILE\n" \
+	"gmon writes one file per image: FILE itself for one image, else FILE.NAME.IMAGEID\n"
 
 int
 cmd_export(const struct ctl_globals *g, int argc, char **argv)
@@ -117,14 +114,11 @@ cmd_export(const struct ctl_globals *g, int argc, char **argv)
 		case SEL_BAD: return 2;
 		case 'f': format = optarg; break;
 		case 'o': output = optarg; break;
-		case 'h': export_usage(stdout); return 0;
-		default: export_usage(stderr); return 2;
+		default: return cmd_usage(ch == 'h', EXPORT_USAGE);
 		}
 	}
-	if (optind != argc || format == NULL || output == NULL) {
-		export_usage(stderr);
-		return 2;
-	}
+	if (optind != argc || format == NULL || output == NULL)
+		return cmd_usage(0, EXPORT_USAGE);
 	if (strcmp(format, "pprof") != 0 && strcmp(format, "gmon") != 0 &&
 	    strcmp(format, "callgrind") != 0 && strcmp(format, "xprof") != 0) {
 		fprintf(stderr, "dcpictl: export: unknown format '%s' (expected pprof, gmon, "

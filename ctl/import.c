@@ -154,13 +154,10 @@ out:
 	return rc;
 }
 
-static void
-import_usage(FILE *fp)
-{
-	fprintf(fp, "usage: dcpictl import FILE [--image BINARY] [--epoch E] [--host H]\n"
-	    "FILE: a gperftools CPU profile or a gmon.out (--image required), or a\n"
-	    "pprof file written by dcpictl export (--image optional)\n");
-}
+#define IMPORT_USAGE							\
+	"usage: dcpictl import FILE [--image BINARY] [--epoch E] [--host H]\n"	\
+	"FILE: a gperftools CPU profile or a gmon.out (--image required), or a\n" \
+	"pprof file written by dcpictl export (--image optional)\n"
 
 int
 cmd_import(const struct ctl_globals *g, int argc, char **argv)
@@ -192,14 +189,11 @@ cmd_import(const struct ctl_globals *g, int argc, char **argv)
 		case 'i': binary = optarg; break;
 		case 'E': epoch_arg = optarg; break;
 		case 'H': snprintf(host, sizeof(host), "%s", optarg); break;
-		case 'h': import_usage(stdout); return 0;
-		default: import_usage(stderr); return 2;
+		default: return cmd_usage(ch == 'h', IMPORT_USAGE);
 		}
 	}
-	if (optind + 1 != argc) {
-		import_usage(stderr);
-		return 2;
-	}
+	if (optind + 1 != argc)
+		return cmd_usage(0, IMPORT_USAGE);
 	file = argv[optind];
 	if (epoch_arg != NULL && (dcpi_epoch_parse(epoch_arg, &t) == -1 ||
 	    strlen(epoch_arg) != DCPI_EPOCH_LEN)) {

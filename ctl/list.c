@@ -149,15 +149,12 @@ cmd_list(const struct ctl_globals *g, int argc, char **argv)
 	    "list")) != -1) {
 		if (ch == SEL_BAD)
 			return 2;
-		fprintf(ch == 'h' ? stdout : stderr,
+		return cmd_usage(ch == 'h',
 		    "usage: dcpictl list PROCEDURE [--image NAME] [-e EVENT]... "
 		    "[--epoch E | --all | --since TIME] [--host H] [--idle]\n");
-		return ch == 'h' ? 0 : 2;
 	}
-	if (optind + 1 != argc) {
-		fprintf(stderr, "usage: dcpictl list PROCEDURE [--image NAME] [options]\n");
-		return 2;
-	}
+	if (optind + 1 != argc)
+		return cmd_usage(0, "usage: dcpictl list PROCEDURE [--image NAME] [options]\n");
 	proc = argv[optind];
 	if ((d = sel_load(g->db, &s, "list")) == NULL)
 		return 1;

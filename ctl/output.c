@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "log.h"
 #include "output.h"
@@ -98,6 +99,17 @@ fmt_u64(char *buf, uint64_t n)
 	while ((n /= 10) != 0);
 	l = (size_t)(tmp + sizeof(tmp) - p);
 	return memcpy(buf, p, l);
+}
+
+const char *
+fmt_time(char *buf, time_t t)
+{
+	struct tm tm;
+
+	if (gmtime_r(&t, &tm) == NULL)
+		return "?";
+	strftime(buf, 32, "%Y-%m-%d %H:%M:%S", &tm);
+	return buf;
 }
 
 char *

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 enum fmt { FMT_TEXT, FMT_CSV, FMT_JSON };
 struct table {
@@ -45,6 +46,9 @@ char *fmt_u64(char *buf, uint64_t n);
 /* 100 * n / total with 2 decimals, rounded ("0.00" if total is 0), into
  * buf[32]; returns buf.  printf's %.2f is the time of a large listing. */
 char *fmt_pct(char *buf, uint64_t n, uint64_t total);
+/* t as UTC "YYYY-MM-DD HH:MM:SS" into buf[32]; returns buf, or "?" when
+ * gmtime cannot break t down. */
+const char *fmt_time(char *buf, time_t t);
 void table_free(struct table *);
 /* s as a JSON string (quoted, escaped) on fp. */
 void json_string(FILE *, const char *);

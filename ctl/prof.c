@@ -48,13 +48,9 @@ u64_desc(const void *a, const void *b)
 static const char *
 when(const char *epoch, char buf[32])
 {
-	struct tm tm;
 	time_t t;
 
-	if (dcpi_epoch_parse(epoch, &t) == -1 || gmtime_r(&t, &tm) == NULL)
-		return "?";
-	strftime(buf, 32, "%Y-%m-%d %H:%M:%S", &tm);
-	return buf;
+	return dcpi_epoch_parse(epoch, &t) == -1 ? "?" : fmt_time(buf, t);
 }
 
 /* n with thousands separators, as people read counts, into buf[32]. */
@@ -239,12 +235,10 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 			if (sel_rows(optarg, "prof", &limit) == -1)
 				return 2;
 			break;
-		case 'h':
 		default:
-			fprintf(ch == 'h' ? stdout : stderr,
+			return cmd_usage(ch == 'h',
 			    "usage: dcpictl prof [-i] [-e EVENT]... [--epoch E | --all | --since TIME]\n"
 			    "                    [--host H] [--image NAME] [--idle] [-n N] [--csv | --json]\n");
-			return ch == 'h' ? 0 : 2;
 		}
 	}
 	if (optind != argc) {

@@ -12,6 +12,7 @@
 
 #include <dcpi/db.h>
 
+#include "commands.h"
 #include "log.h"
 #include "selection.h"
 
@@ -60,8 +61,8 @@ static const struct {
 	{ SEL_IMAGE,	{ "image",	required_argument,	NULL, 'I' } },
 	{ SEL_IDLE,	{ "idle",	no_argument,		NULL, SEL_OPT_IDLE } },
 };
-/* --csv and --json: after the command's own, as no other name shares their
- * first letters (getopt_long lists ambiguous prefixes in table order). */
+/* --csv and --json: before the command's own, as dcpictl epochs listed them
+ * before its --cache (getopt_long lists ambiguous prefixes in table order). */
 static const struct option fmt_opts[] = {
 	{ "csv",	no_argument,		NULL, 'c' },
 	{ "json",	no_argument,		NULL, 'j' },
@@ -69,6 +70,16 @@ static const struct option fmt_opts[] = {
 #define FMT_NOPTS	(sizeof(fmt_opts) / sizeof(fmt_opts[0]))
 #define SEL_NOPTS	(sizeof(sel_opts) / sizeof(sel_opts[0]))
 #define OWN_MAX		16
+
+/* arg appended to v[0..*n), a repeatable option's; -1 if it holds SEL_MAX. */
+static int
+sel_push(const char **v, size_t *n, const char *arg)
+{
+	if (*n == SEL_MAX)
+		return -1;
+	v[(*n)++] = arg;
+	return 0;
+}
 
 /* 1 if ch was a selection option in which (stored in s), 0 if not, -1
  * after printing a usage error. */
@@ -87,9 +98,8 @@ sel_option(struct selection *s, unsigned which, int ch, const char *arg, const c
 		return 0;
 	switch (ch) {
 	case 'E':
-		if (s->n_epochs == SEL_MAX)
+		if (sel_push(s->epochs, &s->n_epochs, arg) == -1)
 			goto many;
-		s->epochs[s->n_epochs++] = arg;
 		break;
 	case 'A':
 		s->all = 1;
@@ -101,9 +111,8 @@ sel_option(struct selection *s, unsigned which, int ch, const char *arg, const c
 		s->host = arg;
 		break;
 	case 'e':
-		if (s->n_events == SEL_MAX)
+		if (sel_push(s->events, &s->n_events, arg) == -1)
 			goto many;
-		s->events[s->n_events++] = arg;
 		break;
 	case 'I':
 		s->image = arg;
@@ -130,13 +139,13 @@ sel_getopt(int argc, char **argv, const char *optstring, const struct option *ow
 	for (i = 0; i < SEL_NOPTS; i++)
 		if (sel_opts[i].bit & which)
 			o[n++] = sel_opts[i].o;
+	for (i = 0; which & SEL_FORMAT && i < FMT_NOPTS; i++)
+		o[n++] = fmt_opts[i];
 	for (i = 0; own[i].name != NULL; i++) {
 		if (i == OWN_MAX)
 			fatalx("sel_getopt: %s: more than %d options", cmd, OWN_MAX);
 		o[n++] = own[i];
 	}
-	for (i = 0; which & SEL_FORMAT && i < FMT_NOPTS; i++)
-		o[n++] = fmt_opts[i];
 	memset(&o[n], 0, sizeof(o[n]));
 	while ((ch = getopt_long(argc, argv, optstring, o, NULL)) != -1) {
 		if ((r = sel_option(s, which, ch, optarg, cmd)) == 0)
@@ -145,6 +154,13 @@ sel_getopt(int argc, char **argv, const char *optstring, const struct option *ow
 			return SEL_BAD;
 	}
 	return -1;
+}
+
+int
+cmd_usage(int help, const char *text)
+{
+	fputs(text, help ? stdout : stderr);
+	return help ? 0 : 2;
 }
 
 int

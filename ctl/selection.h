@@ -46,12 +46,13 @@ struct selection {
 #define SEL_BAD		0x101
 
 /*
- * getopt_long over the selection options in `which' (SEL_FORMAT's after
- * the command's) and the command's own (own: terminated by a NULL name; at most 16) with the
- * short options optstring.  The selection options are stored in s and
- * not returned; anything else is returned as getopt_long returns it: the
- * command's options, '?' for an unknown one, -1 at the end.  SEL_BAD
- * after printing a one-line error naming cmd (too many --epoch/--event).
+ * getopt_long over the selection options in `which' (SEL_FORMAT's last of
+ * them), then the command's own (own: terminated by a NULL name; at most
+ * 16) with the short options optstring.  The selection options are stored
+ * in s and not returned; anything else is returned as getopt_long returns
+ * it: the command's options, '?' for an unknown one, -1 at the end.
+ * SEL_BAD after printing a one-line error naming cmd (too many
+ * --epoch/--event).
  */
 int sel_getopt(int argc, char **argv, const char *optstring, const struct option *own,
     unsigned which, struct selection *s, const char *cmd);

@@ -295,13 +295,7 @@ hold_mapped(struct img *im, uint32_t pid, const struct map *m)
 static struct proc *
 proc_lookup(uint32_t pid, struct htab_iter *it)
 {
-	struct proc *p;
-
-	for (p = (struct proc *)htab_first(&procs, pid, it); p != NULL;
-	    p = (struct proc *)htab_next(&procs, it))
-		if (p->pid == pid)
-			return p;
-	return NULL;
+	return (struct proc *)htab_find_u32(&procs, pid, offsetof(struct proc, pid), it);
 }
 
 static struct proc *

@@ -141,13 +141,7 @@ static uint64_t		  ndumps, ndumpsread, ndumperr;
 static struct jproc *
 proc_lookup(uint32_t pid, struct htab_iter *it)
 {
-	struct jproc *p;
-
-	for (p = (struct jproc *)htab_first(&procs, pid, it); p != NULL;
-	    p = (struct jproc *)htab_next(&procs, it))
-		if (p->pid == pid)
-			return p;
-	return NULL;
+	return (struct jproc *)htab_find_u32(&procs, pid, offsetof(struct jproc, pid), it);
 }
 
 static struct jproc *

@@ -25,6 +25,29 @@ fail(struct dcpi_error *err, const char *path, const char *what, int e)
 	lib_seterr(err, e, "%s: %s: %s", path, what, strerror(e));
 }
 
+/* The database directory, for the *at functions; -1 with "DB: what:
+ * strerror" in err. */
+static int
+open_db(const char *db, const char *what, struct dcpi_error *err)
+{
+	int fd;
+
+	if ((fd = open(db, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		fail(err, db, what, errno);
+	return fd;
+}
+
+/* Closes fd after a call that returned rc, keeping the call's errno. */
+static int
+close_keep(int fd, int rc)
+{
+	int e = errno;
+
+	close(fd);
+	errno = e;
+	return rc;
+}
+
 const char *
 dcpi_db_default(void)
 {
@@ -293,12 +316,8 @@ open_comp(int dirfd, const char *comp, const char *show, int flags, mode_t mode,
 	if (made && fstat(dirfd, &pst) == 0 && fstat(fd, &st) == 0 &&
 	    pst.st_gid != st.st_gid)
 		(void)fchown(fd, (uid_t)-1, pst.st_gid);
-	if ((flags & DCPI_DB_CHECK) && dcpi_db_check_dir(fd, show, gid, err) < 0) {
-		e = errno;
-		close(fd);
-		errno = e;
-		return -1;
-	}
+	if ((flags & DCPI_DB_CHECK) && dcpi_db_check_dir(fd, show, gid, err) < 0)
+		return close_keep(fd, -1);
 	return fd;
 }
 
@@ -307,7 +326,7 @@ dcpi_db_openat(int dirfd, const char *rel, const char *show, int flags,
     mode_t mode, gid_t gid, struct dcpi_error *err)
 {
 	char buf[PATH_MAX], name[PATH_MAX + 1024], *comp, *save = NULL;
-	int fd, nfd, e;
+	int fd, nfd;
 	size_t n;
 
 	if (show == NULL)
@@ -327,13 +346,9 @@ dcpi_db_openat(int dirfd, const char *rel, const char *show, int flags,
 			return lib_seterr(err, EINVAL, "%s: '%s' in a database path",
 			    name, comp);
 		}
-		nfd = open_comp(fd, comp, name, flags, mode, gid, err);
-		e = errno;
-		close(fd);
-		if (nfd < 0) {
-			errno = e;
+		if ((nfd = close_keep(fd, open_comp(fd, comp, name, flags, mode, gid,
+		    err))) < 0)
 			return -1;
-		}
 		fd = nfd;
 	}
 	return fd;
@@ -379,24 +394,17 @@ dcpi_db_mkdirs(const char *db, const char *epoch, const char *host,
 int
 lib_db_mkdirs_below(const char *db, const char *rel, struct dcpi_error *err)
 {
-	int dfd, fd, e;
+	int dfd, fd;
 
 	/* The database's own path is the caller's; below it nothing is
 	 * followed. */
 	if (mkdir_path(db, err) < 0)
 		return -1;
-	if ((dfd = open(db, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-		e = errno;
-		fail(err, db, "cannot open directory", e);
+	if ((dfd = open_db(db, "cannot open directory", err)) < 0)
 		return -1;
-	}
-	fd = dcpi_db_openat(dfd, rel, db, DCPI_DB_CREATE, 0755, (gid_t)-1, err);
-	e = errno;
-	close(dfd);
-	if (fd < 0) {
-		errno = e;
+	fd = close_keep(dfd, dcpi_db_openat(dfd, rel, db, DCPI_DB_CREATE, 0755, (gid_t)-1, err));
+	if (fd < 0)
 		return -1;
-	}
 	close(fd);
 	return 0;
 }
@@ -443,21 +451,15 @@ dcpi_db_set_currentat(int dbfd, const char *show, const char *epoch,
 int
 dcpi_db_set_current(const char *db, const char *epoch, struct dcpi_error *err)
 {
-	int fd, rc, e;
+	int fd;
 
 	if (!is_epoch_name(epoch)) {
 		fail(err, epoch, "not an epoch name", EINVAL);
 		return -1;
 	}
-	if ((fd = open(db, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-		fail(err, db, "cannot set the current epoch", errno);
+	if ((fd = open_db(db, "cannot set the current epoch", err)) < 0)
 		return -1;
-	}
-	rc = dcpi_db_set_currentat(fd, db, epoch, err);
-	e = errno;
-	close(fd);
-	errno = e;
-	return rc;
+	return close_keep(fd, dcpi_db_set_currentat(fd, db, epoch, err));
 }
 
 int
@@ -484,17 +486,11 @@ dcpi_db_currentat(int dbfd, const char *show, char out[DCPI_EPOCH_LEN + 1],
 int
 dcpi_db_current(const char *db, char out[DCPI_EPOCH_LEN + 1], struct dcpi_error *err)
 {
-	int fd, rc, e;
+	int fd;
 
-	if ((fd = open(db, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-		fail(err, db, "cannot read the current epoch", errno);
+	if ((fd = open_db(db, "cannot read the current epoch", err)) < 0)
 		return -1;
-	}
-	rc = dcpi_db_currentat(fd, db, out, err);
-	e = errno;
-	close(fd);
-	errno = e;
-	return rc;
+	return close_keep(fd, dcpi_db_currentat(fd, db, out, err));
 }
 
 void

@@ -85,12 +85,8 @@ eb_u32(struct ebuf *b, uint32_t v)
 void
 eb_u64(struct ebuf *b, uint64_t v)
 {
-	unsigned char c[8];
-	int i;
-
-	for (i = 0; i < 8; i++)
-		c[i] = v >> (8 * i);
-	eb_append(b, c, 8);
+	eb_u32(b, (uint32_t)v);
+	eb_u32(b, (uint32_t)(v >> 32));
 }
 
 int

@@ -270,6 +270,38 @@ xp_check(struct xp_lex *lx, size_t line, const char *what, int has_sum, uint64_t
 	return 0;
 }
 
+/* Room for the n WHAT a header at line counts, each at least per bytes of
+ * the file, and one more, zeroed: a count from the file never allocates
+ * more than the file could hold.  NULL with EINVAL or ENOMEM in err. */
+static void *
+xp_array(struct xp_lex *lx, size_t line, uint64_t n, size_t per, size_t size,
+    const char *what)
+{
+	void *v;
+
+	if (n > lx->len / per) {
+		lib_seterr(lx->err, EINVAL, "%s: line %zu: %" PRIu64 " %s cannot fit in the file",
+		    lx->name, line, n, what);
+		return NULL;
+	}
+	if ((v = calloc(n + 1, size)) == NULL)
+		lib_seterr(lx->err, ENOMEM, "%s: out of memory", lx->name);
+	return v;
+}
+
+/* Adds v to the counter sum *sum of line and m to its maximum *max. */
+static int
+xp_add(struct xp_lex *lx, size_t line, uint64_t *sum, uint64_t v, uint64_t *max, uint64_t m)
+{
+	if (*sum + v < *sum)
+		return lib_seterr(lx->err, EINVAL, "%s: line %zu: counter sum overflows 64 bits",
+		    lx->name, line);
+	*sum += v;
+	if (m > *max)
+		*max = m;
+	return 0;
+}
+
 /* Skips a value profile record's sub-records: TYPE EXPR COUNT [VALUE]. */
 static int
 xp_vp(struct xp_lex *lx, uint64_t nvalues)
@@ -352,15 +384,9 @@ dcpi_xprof_parse(const void *buf, size_t len, const char *name,
 		    xp_num(&lx, "object file signature", 1, UINT64_MAX, &o->signature) == -1 ||
 		    xp_stats(&lx, &o->has_sum, &o->sum, &o->has_max, &o->max) == -1)
 			goto fail;
-		if (nprocs > len / 8) {
-			lib_seterr(err, EINVAL, "%s: line %zu: %" PRIu64 " procedures cannot fit in the file",
-			    name, oline, nprocs);
+		if ((o->procs = xp_array(&lx, oline, nprocs, 8, sizeof(*o->procs),
+		    "procedures")) == NULL)
 			goto fail;
-		}
-		if ((o->procs = calloc(nprocs + 1, sizeof(*o->procs))) == NULL) {
-			lib_seterr(err, ENOMEM, "%s: out of memory", name);
-			goto fail;
-		}
 		for (j = 0; j < nprocs; j++) {
 			struct dcpi_xprof_proc *p = &o->procs[o->n_procs++];
 			uint64_t psum = 0, pmax = 0, nctr, nsites;
@@ -377,15 +403,9 @@ dcpi_xprof_parse(const void *buf, size_t len, const char *name,
 			    xp_num(&lx, "procedure id", 0, UINT32_MAX, &v) == -1 ||
 			    xp_stats(&lx, &p->has_sum, &p->sum, &p->has_max, &p->max) == -1)
 				goto fail;
-			if (nctr > len / 4) {
-				lib_seterr(err, EINVAL, "%s: line %zu: %" PRIu64 " counters cannot fit in the file",
-				    name, pline, nctr);
+			if ((p->counters = xp_array(&lx, pline, nctr, 4, sizeof(*p->counters),
+			    "counters")) == NULL)
 				goto fail;
-			}
-			if ((p->counters = calloc(nctr + 1, sizeof(*p->counters))) == NULL) {
-				lib_seterr(err, ENOMEM, "%s: out of memory", name);
-				goto fail;
-			}
 			for (k = 0; k < nctr; k++) {
 				struct dcpi_xprof_counter *c = &p->counters[p->n_counters++];
 
@@ -393,14 +413,8 @@ dcpi_xprof_parse(const void *buf, size_t len, const char *name,
 				    xp_num(&lx, "counter value", 0, UINT64_MAX, &c->value) == -1)
 					goto fail;
 				c->id = (uint32_t)v;
-				if (psum + c->value < psum) {
-					lib_seterr(err, EINVAL, "%s: line %zu: counter sum overflows 64 bits",
-					    name, lx.tokline);
+				if (xp_add(&lx, lx.tokline, &psum, c->value, &pmax, c->value) == -1)
 					goto fail;
-				}
-				psum += c->value;
-				if (c->value > pmax)
-					pmax = c->value;
 			}
 			/* A record of zero values has no text: skipping nvp of
 			 * them (up to 2^32) would read nothing and only spin. */
@@ -410,14 +424,8 @@ dcpi_xprof_parse(const void *buf, size_t len, const char *name,
 			if (xp_check(&lx, pline, "procedure", p->has_sum, p->sum, psum,
 			    p->has_max, p->max, pmax) == -1)
 				goto fail;
-			if (osum + psum < osum) {
-				lib_seterr(err, EINVAL, "%s: line %zu: counter sum overflows 64 bits",
-				    name, pline);
+			if (xp_add(&lx, pline, &osum, psum, &omax, pmax) == -1)
 				goto fail;
-			}
-			osum += psum;
-			if (pmax > omax)
-				omax = pmax;
 		}
 		if (xp_check(&lx, oline, "object file", o->has_sum, o->sum, osum,
 		    o->has_max, o->max, omax) == -1)
@@ -433,15 +441,9 @@ dcpi_xprof_parse(const void *buf, size_t len, const char *name,
 		    xp_num(&lx, "object file reference count", 0, UINT32_MAX, &nrefs) == -1 ||
 		    xp_stats(&lx, &has_s, &s, &has_m, &m) == -1)
 			goto fail;
-		if (nrefs > len / 8) {
-			lib_seterr(err, EINVAL, "%s: line %zu: %" PRIu64 " OBJREFs cannot fit in the file",
-			    name, lx.tokline, nrefs);
+		if ((pg->objrefs = xp_array(&lx, lx.tokline, nrefs, 8, sizeof(*pg->objrefs),
+		    "OBJREFs")) == NULL)
 			goto fail;
-		}
-		if ((pg->objrefs = calloc(nrefs + 1, sizeof(*pg->objrefs))) == NULL) {
-			lib_seterr(err, ENOMEM, "%s: out of memory", name);
-			goto fail;
-		}
 		for (j = 0; j < nrefs; j++) {
 			if (xp_word(&lx, "OBJREF:") == -1 ||
 			    xp_str(&lx, "object file name", &pg->objrefs[pg->n_objrefs++]) == -1)

@@ -112,17 +112,16 @@ fail:
 	return lib_seterr(err, e, "%s: %s", show, strerror(e));
 }
 
-int
-dcpi_read_fileat(int dirfd, const char *name, const char *show, size_t max,
+/* dcpi_read_fileat, with the last component followed unless nofollow. */
+static int
+read_at(int dirfd, const char *name, int nofollow, const char *show, size_t max,
     void **bufp, size_t *lenp, struct dcpi_error *err)
 {
 	int fd, rc, e;
 
 	*bufp = NULL;
 	*lenp = 0;
-	if (show == NULL)
-		show = name;
-	if ((fd = open_regular(dirfd, name, 1, show, err)) < 0)
+	if ((fd = open_regular(dirfd, name, nofollow, show, err)) < 0)
 		return -1;
 	rc = read_fd(fd, show, max, bufp, lenp, err);
 	e = errno;
@@ -132,20 +131,17 @@ dcpi_read_fileat(int dirfd, const char *name, const char *show, size_t max,
 }
 
 int
+dcpi_read_fileat(int dirfd, const char *name, const char *show, size_t max,
+    void **bufp, size_t *lenp, struct dcpi_error *err)
+{
+	return read_at(dirfd, name, 1, show != NULL ? show : name, max, bufp, lenp, err);
+}
+
+int
 dcpi_read_file(const char *path, void **bufp, size_t *lenp,
     struct dcpi_error *err)
 {
-	int fd, rc, e;
-
-	*bufp = NULL;
-	*lenp = 0;
-	if ((fd = open_regular(AT_FDCWD, path, 0, path, err)) < 0)
-		return -1;
-	rc = read_fd(fd, path, SIZE_MAX, bufp, lenp, err);
-	e = errno;
-	close(fd);
-	errno = e;
-	return rc;
+	return read_at(AT_FDCWD, path, 0, path, SIZE_MAX, bufp, lenp, err);
 }
 
 /* Opens a new temporary file ".NAME.XXXXXX" in dirfd.  openat(O_EXCL) with

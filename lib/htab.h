@@ -79,6 +79,20 @@ htab_first(const struct htab *t, uint64_t h, struct htab_iter *it)
 	return htab_next(t, it);
 }
 
+/* For values that point to structs holding a uint32_t key at byte off,
+ * stored under that key as hash (dcpid's processes by pid): the value
+ * whose key is k, it left at its slot for htab_del; 0 if none. */
+static inline uintptr_t
+htab_find_u32(const struct htab *t, uint32_t k, size_t off, struct htab_iter *it)
+{
+	uintptr_t v;
+
+	for (v = htab_first(t, k, it); v != 0; v = htab_next(t, it))
+		if (*(const uint32_t *)(v + off) == k)
+			return v;
+	return 0;
+}
+
 /* Replaces the value it last returned by val (not 0). */
 static inline void
 htab_replace(struct htab *t, const struct htab_iter *it, uintptr_t val)

@@ -142,6 +142,25 @@ from_elf(Elf *elf, int fd, const void *buf, size_t len, const char *name,
 	return 0;
 }
 
+/* from_elf, then elf ended and copy (a memory image's, else NULL) freed;
+ * out cleared after a failure, whose errno is kept. */
+static int
+from_elf_end(Elf *elf, int fd, char *copy, size_t len, const char *name,
+    int flags, struct dcpi_elf_image *out, struct dcpi_error *err)
+{
+	int rc, e;
+
+	rc = from_elf(elf, fd, copy, len, name, flags, out, err);
+	e = errno;
+	elf_end(elf);
+	free(copy);
+	if (rc < 0) {
+		dcpi_elf_image_clear(out);
+		errno = e;
+	}
+	return rc;
+}
+
 static void
 init(struct dcpi_elf_image *out)
 {
@@ -154,20 +173,12 @@ dcpi_elf_image_fd(int fd, const char *name, int flags,
     struct dcpi_elf_image *out, struct dcpi_error *err)
 {
 	Elf *elf;
-	int rc, e;
 
 	init(out);
 	if ((elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) == NULL)
 		return lib_seterr(err, EINVAL, "%s: byte 0: not an ELF file: %s",
 		    name, elf_errmsg(-1));
-	rc = from_elf(elf, fd, NULL, 0, name, flags, out, err);
-	e = errno;
-	elf_end(elf);
-	if (rc < 0) {
-		dcpi_elf_image_clear(out);
-		errno = e;
-	}
-	return rc;
+	return from_elf_end(elf, fd, NULL, 0, name, flags, out, err);
 }
 
 int
@@ -200,7 +211,6 @@ dcpi_elf_image_memory(const void *buf, size_t len, const char *name, int flags,
 {
 	char *copy;
 	Elf *elf;
-	int rc, e;
 
 	init(out);
 	/* libelf may write to a memory image; never let it touch the vdso. */
@@ -212,15 +222,7 @@ dcpi_elf_image_memory(const void *buf, size_t len, const char *name, int flags,
 		return lib_seterr(err, EINVAL, "%s: byte 0: not an ELF file: %s",
 		    name, elf_errmsg(-1));
 	}
-	rc = from_elf(elf, -1, copy, len, name, flags, out, err);
-	e = errno;
-	elf_end(elf);
-	free(copy);
-	if (rc < 0) {
-		dcpi_elf_image_clear(out);
-		errno = e;
-	}
-	return rc;
+	return from_elf_end(elf, -1, copy, len, name, flags, out, err);
 }
 
 void

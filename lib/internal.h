@@ -29,4 +29,14 @@ int lib_name_escape(const char *name, int leading_dot, char *out, size_t outlen)
  * db.h for any relative directory.  0, or -1 with errno and err. */
 int lib_db_mkdirs_below(const char *db, const char *rel, struct dcpi_error *err);
 
+struct dcpi_perfmap_entry;
+/* The parsers of perfmap.h and jitdump.h, with buf[0..len) and name. */
+typedef int lib_map_parser(const void *buf, size_t len, const char *name,
+    struct dcpi_perfmap_entry **out, size_t *n, struct dcpi_error *err);
+/* Their _read functions: path read with dcpi_read_fileat (at most max
+ * bytes) and given to parse; *out NULL and *n 0 when it cannot be read.
+ * Returns parse's result with its errno. */
+int lib_map_read(const char *path, size_t max, lib_map_parser *parse,
+    struct dcpi_perfmap_entry **out, size_t *n, struct dcpi_error *err);
+
 #endif

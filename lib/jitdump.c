@@ -11,7 +11,6 @@
 
 #include <byteswap.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +104,19 @@ add(struct parse *p, uint64_t start, uint64_t size, const char *name,
 	return 0;
 }
 
+/* -1 with EINVAL in err if the code at addr (the record's field at byte
+ * at) and its size bytes pass the end of the address space, else 0. */
+static int
+past_end(struct dcpi_error *err, const char *name, size_t at, const char *field,
+    uint64_t addr, uint64_t size)
+{
+	if (addr + size >= addr)
+		return 0;
+	return lib_seterr(err, EINVAL, "%s: byte %zu: %s 0x%jx + code_size 0x%jx is past "
+	    "the end of the address space", name, at, field, (uintmax_t)addr,
+	    (uintmax_t)size);
+}
+
 int
 dcpi_jitdump_parse(const void *buf, size_t len, const char *name,
     struct dcpi_perfmap_entry **out, size_t *n, struct dcpi_error *err)
@@ -192,13 +204,8 @@ dcpi_jitdump_parse(const void *buf, size_t len, const char *name,
 			}
 			if (size == 0)
 				break;
-			if (addr + size < addr) {
-				lib_seterr(err, EINVAL, "%s: byte %zu: code_addr "
-				    "0x%jx + code_size 0x%jx is past the end of the "
-				    "address space", name, off + 32, (uintmax_t)addr,
-				    (uintmax_t)size);
+			if (past_end(err, name, off + 32, "code_addr", addr, size) == -1)
 				goto done;
-			}
 			if (add(&p, addr, size, nm, nlen) == -1 ||
 			    idx_put(&p, cidx, p.n - 1) == -1)
 				goto nomem;
@@ -223,13 +230,8 @@ dcpi_jitdump_parse(const void *buf, size_t len, const char *name,
 			}
 			if (size == 0)
 				break;
-			if (addr + size < addr) {
-				lib_seterr(err, EINVAL, "%s: byte %zu: new_code_addr "
-				    "0x%jx + code_size 0x%jx is past the end of the "
-				    "address space", name, off + 40, (uintmax_t)addr,
-				    (uintmax_t)size);
+			if (past_end(err, name, off + 40, "new_code_addr", addr, size) == -1)
 				goto done;
-			}
 			nm = p.e[at].name;
 			if (add(&p, addr, size, nm, strlen(nm)) == -1)
 				goto nomem;
@@ -257,18 +259,6 @@ int
 dcpi_jitdump_read(const char *path, size_t max_bytes,
     struct dcpi_perfmap_entry **out, size_t *n, struct dcpi_error *err)
 {
-	void *buf;
-	size_t len;
-	int ret, saved;
-
-	*out = NULL;
-	*n = 0;
-	if (dcpi_read_fileat(AT_FDCWD, path, path, max_bytes ? max_bytes : JITDUMP_DEFAULT_MAX,
-	    &buf, &len, err) == -1)
-		return -1;
-	ret = dcpi_jitdump_parse(buf, len, path, out, n, err);
-	saved = errno;
-	free(buf);
-	errno = saved;
-	return ret;
+	return lib_map_read(path, max_bytes ? max_bytes : JITDUMP_DEFAULT_MAX,
+	    dcpi_jitdump_parse, out, n, err);
 }

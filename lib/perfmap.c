@@ -172,7 +172,7 @@ fail:
 }
 
 int
-dcpi_perfmap_read(const char *path, size_t max_bytes,
+lib_map_read(const char *path, size_t max, lib_map_parser *parse,
     struct dcpi_perfmap_entry **out, size_t *n, struct dcpi_error *err)
 {
 	void *buf;
@@ -181,12 +181,27 @@ dcpi_perfmap_read(const char *path, size_t max_bytes,
 
 	*out = NULL;
 	*n = 0;
-	if (dcpi_read_fileat(AT_FDCWD, path, path, max_bytes ? max_bytes : PERFMAP_DEFAULT_MAX,
-	    &buf, &len, err) == -1)
+	if (dcpi_read_fileat(AT_FDCWD, path, path, max, &buf, &len, err) == -1)
 		return -1;
-	ret = dcpi_perfmap_parse(buf, len, path, out, n, err);
+	ret = parse(buf, len, path, out, n, err);
 	saved = errno;
 	free(buf);
 	errno = saved;
 	return ret;
+}
+
+/* dcpi_perfmap_parse as a lib_map_parser: a map is text. */
+static int
+parse_text(const void *buf, size_t len, const char *name,
+    struct dcpi_perfmap_entry **out, size_t *n, struct dcpi_error *err)
+{
+	return dcpi_perfmap_parse(buf, len, name, out, n, err);
+}
+
+int
+dcpi_perfmap_read(const char *path, size_t max_bytes,
+    struct dcpi_perfmap_entry **out, size_t *n, struct dcpi_error *err)
+{
+	return lib_map_read(path, max_bytes ? max_bytes : PERFMAP_DEFAULT_MAX, parse_text,
+	    out, n, err);
 }

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,24 +33,30 @@ enum field {
 
 enum kind { K_VERSION, K_HEX, K_DEC, K_EPOCH, K_REST };
 
+/* Where a field is kept in struct dcpi_profile: a string or a number. */
+#define STR(m)	offsetof(struct dcpi_profile, m), 1
+#define NUM(m)	offsetof(struct dcpi_profile, m), 0
+
 static const struct {
 	const char	*key;
 	enum kind	 kind;
 	unsigned	 has;	/* DCPI_HAS_* bit of an optional field */
+	size_t		 off;
+	int		 str;
 } fields[F_NFIELDS] = {
-	[F_VERSION]	= { "version",	K_VERSION,	0 },
-	[F_IMAGE]	= { "image",	K_HEX,		0 },
-	[F_EPOCH]	= { "epoch",	K_EPOCH,	0 },
-	[F_PLATFORM]	= { "platform",	K_REST,		0 },
-	[F_EVENT]	= { "event",	K_REST,		0 },
-	[F_PERIOD]	= { "period",	K_DEC,		0 },
-	[F_TSTART]	= { "tstart",	K_HEX,		0 },
-	[F_TSIZE]	= { "tsize",	K_DEC,		0 },
-	[F_CPUSPEED]	= { "cpuspeed",	K_DEC,		0 },
-	[F_CPUAMASK]	= { "cpuamask",	K_HEX,		DCPI_HAS_CPUAMASK },
-	[F_CPUIMPLV]	= { "cpuimplv",	K_DEC,		DCPI_HAS_CPUIMPLV },
-	[F_CPUCOUNT]	= { "cpucount",	K_DEC,		DCPI_HAS_CPUCOUNT },
-	[F_PATH]	= { "path",	K_REST,		DCPI_HAS_PATH },
+	[F_VERSION]	= { "version",	K_VERSION,	0,			STR(version) },
+	[F_IMAGE]	= { "image",	K_HEX,		0,			STR(image) },
+	[F_EPOCH]	= { "epoch",	K_EPOCH,	0,			STR(epoch) },
+	[F_PLATFORM]	= { "platform",	K_REST,		0,			STR(platform) },
+	[F_EVENT]	= { "event",	K_REST,		0,			STR(event) },
+	[F_PERIOD]	= { "period",	K_DEC,		0,			NUM(period) },
+	[F_TSTART]	= { "tstart",	K_HEX,		0,			NUM(tstart) },
+	[F_TSIZE]	= { "tsize",	K_DEC,		0,			NUM(tsize) },
+	[F_CPUSPEED]	= { "cpuspeed",	K_DEC,		0,			NUM(cpuspeed) },
+	[F_CPUAMASK]	= { "cpuamask",	K_HEX,		DCPI_HAS_CPUAMASK,	NUM(cpuamask) },
+	[F_CPUIMPLV]	= { "cpuimplv",	K_DEC,		DCPI_HAS_CPUIMPLV,	NUM(cpuimplv) },
+	[F_CPUCOUNT]	= { "cpucount",	K_DEC,		DCPI_HAS_CPUCOUNT,	NUM(cpucount) },
+	[F_PATH]	= { "path",	K_REST,		DCPI_HAS_PATH,		STR(path) },
 };
 
 static enum field
@@ -63,33 +70,26 @@ field_of(const char *key, size_t keylen)
 	return F_UNKNOWN;
 }
 
+/* Where p keeps field f if it is a string (str) or a number (!str);
+ * NULL if it is not one or f is F_UNKNOWN. */
+static void *
+field_ptr(struct dcpi_profile *p, enum field f, int str)
+{
+	if (f >= F_NFIELDS || fields[f].str != str)
+		return NULL;
+	return (char *)p + fields[f].off;
+}
+
 static char **
 str_field(struct dcpi_profile *p, enum field f)
 {
-	switch (f) {
-	case F_VERSION:	return &p->version;
-	case F_IMAGE:	return &p->image;
-	case F_EPOCH:	return &p->epoch;
-	case F_PLATFORM: return &p->platform;
-	case F_EVENT:	return &p->event;
-	case F_PATH:	return &p->path;
-	default:	return NULL;
-	}
+	return field_ptr(p, f, 1);
 }
 
 static uint64_t *
 num_field(struct dcpi_profile *p, enum field f)
 {
-	switch (f) {
-	case F_PERIOD:	return &p->period;
-	case F_TSTART:	return &p->tstart;
-	case F_TSIZE:	return &p->tsize;
-	case F_CPUSPEED: return &p->cpuspeed;
-	case F_CPUAMASK: return &p->cpuamask;
-	case F_CPUIMPLV: return &p->cpuimplv;
-	case F_CPUCOUNT: return &p->cpucount;
-	default:	return NULL;
-	}
+	return field_ptr(p, f, 0);
 }
 
 static int
