@@ -43,7 +43,7 @@ static struct {
 
 /* A failure of the flush: logged, and the first one is its result. */
 static void
-failed(const char *err)
+note_failure(const char *err)
 {
 	log_warnx("flush: %s", err);
 	if (!fc.failed)
@@ -157,7 +157,7 @@ flush_profile(const struct flush_desc *d, const struct dcpi_count *c, size_t n)
 fail:
 	if (de.msg[0] == '\0')
 		snprintf(de.msg, sizeof(de.msg), "%.400s: %s", path ? path : name, strerror(errno));
-	failed(de.msg);
+	note_failure(de.msg);
 	dcpi_profile_free(p);
 	dcpi_profile_free(old);
 	free(buf);
@@ -231,7 +231,7 @@ flush_unattr(const struct flush_unattr *u, size_t n)
 	if (n == 0)
 		return 0;
 	if (write_unattr(u, n, err, sizeof(err)) == -1) {
-		failed(err);
+		note_failure(err);
 		return -1;
 	}
 	return 0;
@@ -248,7 +248,7 @@ flush_begin(char *msg, size_t msglen)
 	fc.files = 0;
 	fc.begun = epoch_check(err, sizeof(err)) == 0;
 	if (!fc.begun) {
-		failed(err);
+		note_failure(err);
 		return -1;
 	}
 	return 0;
@@ -261,7 +261,7 @@ flush_end(void)
 
 	/* After the profiles: their counts matter more than symbols. */
 	if (fc.begun && cache_flush(err, sizeof(err)) == -1)
-		failed(err);
+		note_failure(err);
 	epoch_release();
 	fc.begun = 0;
 	last_time = time(NULL);
