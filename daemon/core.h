@@ -1,7 +1,9 @@
 /*
  * The daemon core: hands the records read from the ring buffers through the
- * ordering to the attribution and the aggregation, keeps the counters that
- * STATUS shows, and implements the control requests.
+ * ordering to the attribution and the aggregation, drives the flush (the
+ * one module that asks them all, so that each hands its data on and none
+ * calls back), keeps the counters that STATUS shows, and implements the
+ * control requests.
  */
 #ifndef DCPID_CORE_H
 #define DCPID_CORE_H
