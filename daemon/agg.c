@@ -16,15 +16,12 @@
 #include <string.h>
 
 #include "agg.h"
-#include "attr.h"
-#include "perf.h"
 #include "xmalloc.h"
 
 struct table {
 	struct dcpi_count	*slot;
 	size_t			 cap;	/* power of two */
 	size_t			 used;
-	struct agg_desc		 desc;
 };
 
 struct evtables {
@@ -119,20 +116,6 @@ count(struct table *t, uint32_t offset)
 		s->count++;
 }
 
-/* Asked once per pair, while the image and the event are surely those the
- * sample was attributed to. */
-static void
-describe(struct agg_desc *d, uint32_t event, uint32_t image)
-{
-	size_t e = AGG_STREAM_EVENT(event);
-
-	d->image = attr_image(image);
-	if (e < perf_nevents()) {
-		d->event = perf_event_name(e);
-		d->period = perf_event_period(e);
-	}
-}
-
 /* The first sample of (event, image) since its counts were written: its
  * table, and the arrays leading to it, are made here, off the common
  * path. */
@@ -157,7 +140,6 @@ add_first(uint32_t event, uint32_t image, uint32_t offset)
 	}
 	t = e->img[image] = xcalloc(1, sizeof(*t));
 	mem += sizeof(*t);
-	describe(&t->desc, event, image);
 	count(t, offset);
 	return 1;
 }
@@ -172,14 +154,6 @@ agg_add(uint32_t event, uint32_t image, uint32_t offset)
 		return add_first(event, image, offset);
 	count(t, offset);
 	return 0;
-}
-
-const struct agg_desc *
-agg_desc(uint32_t event, uint32_t image)
-{
-	if (event >= nev || image >= ev[event].nimg || ev[event].img[image] == NULL)
-		return NULL;
-	return &ev[event].img[image]->desc;
 }
 
 static int

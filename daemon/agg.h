@@ -11,8 +11,6 @@
 
 #include <dcpi/profile.h>
 
-struct image;
-
 /*
  * The first key, "event" below, is a stream: an event index (daemon/perf.h)
  * and a label, so that the idle task's samples of the kernel keep apart
@@ -38,24 +36,6 @@ int agg_add(uint32_t event, uint32_t image, uint32_t offset);
 typedef int (*agg_cb)(uint32_t event, uint32_t image, const struct dcpi_count *c,
     size_t n, void *arg);
 void agg_flush(agg_cb cb, void *arg);
-/*
- * What a pair's counts are written under, taken from the modules that made
- * the pair (attribution, sampling) when its first sample since its counts
- * were last written is aggregated, so that the flush needs nothing but
- * agg: the image (attr's, valid until attr_fini()) and the event's name and
- * period (perf's; events change only after a flush that wrote all their
- * counts).  NULL and 0 for an image or event index those modules do not
- * know (unit tests aggregating made-up indices).
- */
-struct agg_desc {
-	const struct image	*image;
-	const char		*event;
-	uint64_t		 period;
-};
-/* The descriptor of (event, image) while it holds counts, agg_flush's
- * callback included; else NULL. */
-const struct agg_desc *agg_desc(uint32_t event, uint32_t image);
-
 /* Bytes held by the tables; distinct (event, image, offset) triples. */
 size_t agg_memory(void);
 size_t agg_entries(void);

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <dcpi/label.h>
+
 #include "agg.h"
 #include "attr.h"
 #include "cache.h"
@@ -146,19 +148,6 @@ count_unattr(uint32_t ev, enum attr_reason r)
 	}
 	pend[(size_t)ev * ATTR_NREASONS + r]++;
 	nunattr[r]++;
-}
-
-uint64_t
-core_unattr_pending(size_t ev, size_t reason)
-{
-	return ev < npend && reason < ATTR_NREASONS ? pend[ev * ATTR_NREASONS + reason] : 0;
-}
-
-void
-core_unattr_stored(void)
-{
-	if (pend != NULL)
-		memset(pend, 0, npend * ATTR_NREASONS * sizeof(*pend));
 }
 
 /* The attribution's view of an MMAP2 record; filename is copied into
@@ -325,6 +314,63 @@ core_process(int all)
 		jit_release();
 }
 
+/* One pair's counts to the flush, named by the modules that made them:
+ * attr's image (valid until attr_fini) and perf's event (events change
+ * only after a flush that wrote all their counts).  NULL and 0 for an
+ * event index perf does not know. */
+static int
+write_counts(uint32_t stream, uint32_t image, const struct dcpi_count *c,
+    size_t n, void *arg)
+{
+	struct flush_desc d = { .image = attr_image(image) };
+	size_t e = AGG_STREAM_EVENT(stream);
+
+	(void)arg;
+	if (e < perf_nevents()) {
+		d.event = perf_event_name(e);
+		d.period = perf_event_period(e);
+	}
+	if (AGG_STREAM_LABEL(stream) == AGG_LABEL_IDLE)
+		d.label = DCPI_LABEL_IDLE;
+	return flush_profile(&d, c, n);
+}
+
+/* The unattributed samples since they were last written, to the flush;
+ * zeroed only once written, so a failed write keeps them and a crash never
+ * counts them twice. */
+static void
+write_unattr(void)
+{
+	struct flush_unattr *u;
+	size_t ev, r, n = 0;
+	uint64_t k;
+
+	u = xreallocarray(NULL, perf_nevents() * ATTR_NREASONS, sizeof(*u));
+	for (ev = 0; ev < perf_nevents() && ev < npend; ev++)
+		for (r = 1; r < ATTR_NREASONS; r++)
+			if ((k = pend[ev * ATTR_NREASONS + r]) != 0)
+				u[n++] = (struct flush_unattr){ perf_event_name(ev),
+				    attr_reason_name((enum attr_reason)r), k };
+	if (n > 0 && flush_unattr(u, n) == 0)
+		memset(pend, 0, npend * ATTR_NREASONS * sizeof(*pend));
+	free(u);
+}
+
+int
+core_flush_run(char *msg, size_t msglen)
+{
+	if (flush_begin(msg, msglen) == 0) {
+		/* The JIT samples whose maps are there now join the counts. */
+		jit_flush();
+		agg_flush(write_counts, NULL);
+		write_unattr();
+		/* The sampled images' files for the build-id cache, which
+		 * flush_end writes. */
+		attr_release_images();
+	}
+	return flush_end();
+}
+
 int
 core_over_cap(void)
 {
@@ -338,7 +384,7 @@ core_flush_over_cap(char *msg, size_t msglen)
 	log_notice("counts use %zu bytes, over the cap of %zu: flushing early",
 	    agg_memory() + jit_memory(), memcap);
 	jit_release();
-	return flush_run(msg, msglen);
+	return core_flush_run(msg, msglen);
 }
 
 /* A flush or epoch request takes every sample that has surely been
@@ -457,14 +503,19 @@ static int
 core_flush(char *msg, size_t msglen)
 {
 	process_request();
-	return flush_run(msg, msglen);
+	return core_flush_run(msg, msglen);
 }
 
 static int
 core_epoch(char *msg, size_t msglen)
 {
+	time_t t;
+
 	process_request();
-	return flush_rotate(msg, msglen);
+	t = time(NULL);
+	if (core_flush_run(msg, msglen) == -1)
+		return -1;
+	return flush_new_epoch(t, msg, msglen);
 }
 
 static void

@@ -1,7 +1,9 @@
 /*
  * The daemon core: hands the records read from the ring buffers through the
- * ordering to the attribution and the aggregation, keeps the counters that
- * STATUS shows, and implements the control requests.
+ * ordering to the attribution and the aggregation, drives the flush (the
+ * one module that asks them all, so that each hands its data on and none
+ * calls back), keeps the counters that STATUS shows, and implements the
+ * control requests.
  */
 #ifndef DCPID_CORE_H
 #define DCPID_CORE_H
@@ -31,19 +33,16 @@ void core_record(const union record *rec, size_t size, uint64_t time);
 void core_process(int all);
 /* Nonzero when the counts (and the JIT samples waiting for a map) exceed
  * the memory cap; the loop then calls core_flush_over_cap(), which says so
- * in the log and flushes (flush_run: 0, or -1 with msg[msglen] set). */
+ * in the log and flushes (core_flush_run). */
 int core_over_cap(void);
 int core_flush_over_cap(char *msg, size_t msglen);
 /* Updates the sample rate; called about once a second. */
 void core_tick(void);
 double core_rate(void);
-/* Samples of event index ev (daemon/perf.h) not attributed for reason
- * (enum attr_reason) since the last core_unattr_stored(); the flush adds
- * them to the epoch's unattributed file and, when that was written, calls
- * core_unattr_stored() to zero them, so a failed write keeps them and a
- * crash never counts them twice. */
-uint64_t core_unattr_pending(size_t ev, size_t reason);
-void core_unattr_stored(void);
+/* Flushes (daemon/flush.h): what attr, jit and agg hold goes to the
+ * epoch's files; what could not be written stays for the next flush.
+ * 0, or -1 with the first error; msg[msglen] as flush_end says. */
+int core_flush_run(char *msg, size_t msglen);
 uint64_t core_samples(void);
 
 extern const struct control_ops core_ops;

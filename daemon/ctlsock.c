@@ -20,7 +20,6 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/timerfd.h>
 #include <sys/un.h>
 
 #include <dcpi/ctl.h>
@@ -41,8 +40,7 @@ static ino_t		 sock_ino;
 static gid_t		 sock_gid;
 static char		 sock_group[64];
 static int		 listen_fd = -1;
-static int		 timer_fd = -1;
-static int		 timer_armed;
+static struct loop_timer *timer;
 static int		 accept_paused;
 static struct ctl_conn	*conns;
 static unsigned		 nconns;
@@ -55,7 +53,7 @@ static long long	 last_busy_log;
 static loop_cb		 conn_cb;	/* control.c's, for each connection */
 
 static void accept_cb(int, uint32_t, void *);
-static void timer_cb(int, uint32_t, void *);
+static void timer_cb(struct loop_timer *, void *);
 
 
 void
@@ -72,29 +70,39 @@ control_set_user_limits(unsigned peruid, unsigned reserve)
 	root_reserve = reserve;
 }
 
-/* The timer only runs while there is something to time out or retry. */
+/*
+ * One timer for all connections, due at the earliest one's time-out (an
+ * answer moves a deadline only later, so a timer that fires early just
+ * looks again), and only while there is something to time out or retry.
+ * A paused accept is retried after a quarter of the idle limit (50 ms to
+ * 1 s), time enough for descriptors to be given back.
+ */
 static void
 timer_update(void)
 {
-	int want = nconns > 0 || accept_paused;
-	long tick = idle_ms / 4;
-	struct itimerspec its;
+	long long now = now_ms(), due = -1, pause = idle_ms / 4;
+	struct ctl_conn *c;
 
-	if (timer_fd < 0 || want == timer_armed)
+	if (listen_fd < 0)
 		return;
-	if (tick < 50)
-		tick = 50;
-	if (tick > 1000)
-		tick = 1000;
-	memset(&its, 0, sizeof(its));
-	if (want) {
-		its.it_interval.tv_sec = tick / 1000;
-		its.it_interval.tv_nsec = (tick % 1000) * 1000000L;
-		its.it_value = its.it_interval;
+	for (c = conns; c != NULL; c = c->next)
+		if (due == -1 || c->since + (long long)idle_ms < due)
+			due = c->since + (long long)idle_ms;
+	if (accept_paused) {
+		pause = pause < 50 ? 50 : pause > 1000 ? 1000 : pause;
+		if (due == -1 || now + pause < due)
+			due = now + pause;
 	}
-	if (timerfd_settime(timer_fd, 0, &its, NULL) < 0)
-		fatal("control: timerfd_settime");
-	timer_armed = want;
+	if (due == -1) {
+		if (timer != NULL)
+			loop_timer_stop(timer);
+		return;
+	}
+	due = due > now ? due - now : 0;
+	if (timer == NULL)
+		timer = loop_timer_add((uint64_t)due, timer_cb, NULL);
+	else
+		loop_timer_set(timer, (uint64_t)due);
 }
 
 void
@@ -314,7 +322,7 @@ accept_cb(int fd, uint32_t events, void *arg)
 			if (errno == EMFILE || errno == ENFILE ||
 			    errno == ENOBUFS || errno == ENOMEM) {
 				/* Retried when a connection closes or the
-				 * timer ticks, not in a busy loop. */
+				 * timer fires, not in a busy loop. */
 				loop_del(listen_fd);
 				accept_paused = 1;
 			}
@@ -351,15 +359,12 @@ accept_cb(int fd, uint32_t events, void *arg)
 }
 
 static void
-timer_cb(int fd, uint32_t events, void *arg)
+timer_cb(struct loop_timer *t, void *arg)
 {
 	struct ctl_conn *c, *next;
-	uint64_t ticks;
 	long long now = now_ms();
 	char msg[128];
 
-	if (read(timer_fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
-		log_warn("control: timerfd");
 	for (c = conns; c != NULL; c = next) {
 		next = c->next;
 		if (now - c->since < (long long)idle_ms)
@@ -519,13 +524,6 @@ ctlsock_open(const char *path, gid_t gid, loop_cb cb)
 		unlink(path);
 		goto fail;
 	}
-	timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (timer_fd < 0) {
-		saved = errno;
-		log_warn("control: timerfd_create");
-		unlink(path);
-		goto fail;
-	}
 	sock_ino = st.st_ino;
 	sock_gid = st.st_gid;
 	if ((gr = getgrgid(sock_gid)) != NULL)
@@ -535,11 +533,9 @@ ctlsock_open(const char *path, gid_t gid, loop_cb cb)
 	sock_path = xstrdup(path);
 	conn_cb = cb;
 	listen_fd = fd;
-	timer_armed = 0;
 	accept_paused = 0;
 	nrefused = 0;
 	loop_add(listen_fd, EPOLLIN, accept_cb, NULL);
-	loop_add(timer_fd, EPOLLIN, timer_cb, NULL);
 	log_info("control: listening on %s (group %s)", path, sock_group);
 	return 0;
 fail:
@@ -566,12 +562,8 @@ ctlsock_close(void)
 		listen_fd = -1;
 		accept_paused = 0;
 	}
-	if (timer_fd >= 0) {
-		loop_del(timer_fd);
-		close(timer_fd);
-		timer_fd = -1;
-		timer_armed = 0;
-	}
+	loop_timer_del(timer);
+	timer = NULL;
 	/* Only our own socket: never one that replaced it. */
 	if (sock_path != NULL) {
 		if (lstat(sock_path, &st) == 0 && st.st_ino == sock_ino)

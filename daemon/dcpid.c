@@ -252,7 +252,7 @@ reload(struct config *c, const struct cmdline *cl, char *msg, size_t msglen)
 	    (n.cpus && strcmp(n.cpus, c->cpus) != 0)) {
 		perf_disable();
 		core_process(1);
-		if (flush_run(err, sizeof(err)) == -1) {
+		if (core_flush_run(err, sizeof(err)) == -1) {
 			snprintf(msg, msglen, "%s; keeping the old events", err);
 			log_warnx("reload: %s", msg);
 			perf_enable();
@@ -334,7 +334,7 @@ on_flush(struct loop_timer *t, void *arg)
 	char msg[512];
 
 	core_process(0);
-	flush_run(msg, sizeof(msg));
+	core_flush_run(msg, sizeof(msg));
 	loop_timer_set(t, (uint64_t)tm->config->flush_interval * 1000);
 }
 
@@ -480,7 +480,7 @@ main(int argc, char **argv)
 	log_notice("flushing and exiting");
 	perf_disable();
 	core_process(1);
-	if (flush_run(msg, sizeof(msg)) == -1) {
+	if (core_flush_run(msg, sizeof(msg)) == -1) {
 		log_warnx("final %s", msg);
 		rc = 1;
 	}

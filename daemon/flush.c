@@ -1,9 +1,9 @@
 /*
  * The flush: the aggregated counts merged into the epoch's profile files
  * (read, add, atomic write), the unattributed samples into theirs, and the
- * build-id cache's queue written; counts whose file could not be written
- * stay in memory for the next try.  The database itself is
- * daemon/epoch.c's.
+ * build-id cache's queue written, each given by the caller (daemon/core.c),
+ * which keeps what could not be written for the next try.  The database
+ * itself is daemon/epoch.c's.
  */
 #include "config.h"
 
@@ -20,15 +20,11 @@
 #include <dcpi/label.h>
 #include <dcpi/profile.h>
 
-#include "agg.h"
-#include "attr.h"
 #include "cache.h"
-#include "core.h"
 #include "epoch.h"
 #include "flush.h"
-#include "jit.h"
+#include "image.h"
 #include "log.h"
-#include "perf.h"
 #include "util.h"
 #include "xmalloc.h"
 
@@ -36,12 +32,24 @@ static time_t	 last_time;
 static char	 last_result[512] = "none";
 static unsigned long nerrors;
 
-struct flushctx {
+/* The flush between flush_begin and flush_end: one at a time. */
+static struct {
 	char	*msg;
 	size_t	 msglen;
+	int	 begun;		/* the epoch is held */
 	int	 failed;
 	size_t	 files;
-};
+} fc;
+
+/* A failure of the flush: logged, and the first one is its result. */
+static void
+note_failure(const char *err)
+{
+	log_warnx("flush: %s", err);
+	if (!fc.failed)
+		snprintf(fc.msg, fc.msglen, "flush failed: %s", err);
+	fc.failed = 1;
+}
 
 int
 flush_init(const char *dbpath, gid_t gid, char *err, size_t errlen)
@@ -67,14 +75,12 @@ flush_fini(void)
 	epoch_fini();
 }
 
-static int
-write_one(uint32_t stream, uint32_t img, const struct dcpi_count *c, size_t n, void *arg)
+int
+flush_profile(const struct flush_desc *d, const struct dcpi_count *c, size_t n)
 {
-	struct flushctx *fc = arg;
-	const struct agg_desc *d = agg_desc(stream, img);
 	const struct image *im = d->image;
 	const char *evname = d->event;
-	const char *label = AGG_STREAM_LABEL(stream) == AGG_LABEL_IDLE ? DCPI_LABEL_IDLE : NULL;
+	const char *label = d->label;
 	struct dcpi_profile *p = NULL, *old = NULL;
 	struct dcpi_error de;
 	char name[PATH_MAX], evdir[NAME_MAX + 1], ldir[NAME_MAX + 1], sub[PATH_MAX];
@@ -141,7 +147,7 @@ write_one(uint32_t stream, uint32_t img, const struct dcpi_count *c, size_t n, v
 	}
 	if (dcpi_atomic_writeat(dfd, name, path, buf, len, DB_FILE_MODE, &de) == -1)
 		goto fail;
-	fc->files++;
+	fc.files++;
 	dcpi_profile_free(p);
 	dcpi_profile_free(old);
 	free(buf);
@@ -151,10 +157,7 @@ write_one(uint32_t stream, uint32_t img, const struct dcpi_count *c, size_t n, v
 fail:
 	if (de.msg[0] == '\0')
 		snprintf(de.msg, sizeof(de.msg), "%.400s: %s", path ? path : name, strerror(errno));
-	log_warnx("flush: %s", de.msg);
-	if (!fc->failed)
-		snprintf(fc->msg, fc->msglen, "flush failed: %s", de.msg);
-	fc->failed = 1;
+	note_failure(de.msg);
 	dcpi_profile_free(p);
 	dcpi_profile_free(old);
 	free(buf);
@@ -164,24 +167,17 @@ fail:
 	return -1;
 }
 
-/* Adds the unattributed samples counted since the last time to the
- * epoch's file (read, add, atomic write); zeroes them only once written. */
+/* flush_unattr's work, the message in err[errlen]. */
 static int
-write_unattr(char *err, size_t errlen)
+write_unattr(const struct flush_unattr *a, size_t na, char *err, size_t errlen)
 {
 	struct dcpi_unattr u = { NULL, 0, 0 };
 	struct dcpi_error de;
 	char *path;
 	void *buf = NULL;
-	size_t ev, r, len;
-	uint64_t n;
-	int any = 0, rc = -1, hfd;
+	size_t i, len;
+	int rc = -1, hfd;
 
-	for (ev = 0; ev < perf_nevents(); ev++)
-		for (r = 1; r < ATTR_NREASONS; r++)
-			any |= core_unattr_pending(ev, r) != 0;
-	if (!any)
-		return 0;
 	if ((path = dcpi_db_unattr_path(epoch_db(), epoch_name(),
 	    epoch_host())) == NULL) {
 		snprintf(err, errlen, "%s: %s", epoch_db(), strerror(errno));
@@ -203,14 +199,11 @@ write_unattr(char *err, size_t errlen)
 		snprintf(err, errlen, "%s", de.msg);
 		goto out;
 	}
-	for (ev = 0; ev < perf_nevents(); ev++)
-		for (r = 1; r < ATTR_NREASONS; r++)
-			if ((n = core_unattr_pending(ev, r)) != 0 &&
-			    dcpi_unattr_add(&u, perf_event_name(ev),
-			    attr_reason_name((enum attr_reason)r), n) == -1) {
-				snprintf(err, errlen, "%s: %s", path, strerror(errno));
-				goto out;
-			}
+	for (i = 0; i < na; i++)
+		if (dcpi_unattr_add(&u, a[i].event, a[i].reason, a[i].n) == -1) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			goto out;
+		}
 	if (dcpi_unattr_encode(&u, (char **)&buf, &len) == -1) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		goto out;
@@ -220,7 +213,6 @@ write_unattr(char *err, size_t errlen)
 		snprintf(err, errlen, "%s", de.msg);
 		goto out;
 	}
-	core_unattr_stored();
 	rc = 0;
 out:
 	dcpi_unattr_clear(&u);
@@ -231,54 +223,63 @@ out:
 }
 
 int
-flush_run(char *msg, size_t msglen)
+flush_unattr(const struct flush_unattr *u, size_t n)
 {
-	struct flushctx fc = { msg, msglen, 0, 0 };
 	char err[512];
 
-	if (epoch_check(err, sizeof(err)) == -1) {
-		log_warnx("flush: %s", err);
-		snprintf(msg, msglen, "flush failed: %s", err);
-		fc.failed = 1;
-	} else {
-		jit_flush();
-		agg_flush(write_one, &fc);
-		if (write_unattr(err, sizeof(err)) == -1) {
-			log_warnx("flush: %s", err);
-			if (!fc.failed)
-				snprintf(msg, msglen, "flush failed: %s", err);
-			fc.failed = 1;
-		}
-		attr_release_images();
-		/* After the profiles: their counts matter more than symbols. */
-		if (cache_flush(err, sizeof(err)) == -1) {
-			log_warnx("flush: %s", err);
-			if (!fc.failed)
-				snprintf(msg, msglen, "flush failed: %s", err);
-			fc.failed = 1;
-		}
-	}
-	epoch_release();
-	last_time = time(NULL);
-	if (fc.failed) {
-		nerrors++;
-		snprintf(last_result, sizeof(last_result), "%s", msg);
+	/* Nothing to add: the file stays as it is. */
+	if (n == 0)
+		return 0;
+	if (write_unattr(u, n, err, sizeof(err)) == -1) {
+		note_failure(err);
 		return -1;
 	}
-	snprintf(last_result, sizeof(last_result), "ok, %zu files", fc.files);
-	snprintf(msg, msglen, "flushed %zu files into epoch %s", fc.files,
-	    epoch_name());
-	log_info("%s", msg);
 	return 0;
 }
 
 int
-flush_rotate(char *msg, size_t msglen)
+flush_begin(char *msg, size_t msglen)
 {
-	time_t t = time(NULL);
+	char err[512];
 
-	if (flush_run(msg, msglen) == -1)
+	fc.msg = msg;
+	fc.msglen = msglen;
+	fc.failed = 0;
+	fc.files = 0;
+	fc.begun = epoch_check(err, sizeof(err)) == 0;
+	if (!fc.begun) {
+		note_failure(err);
 		return -1;
+	}
+	return 0;
+}
+
+int
+flush_end(void)
+{
+	char err[512];
+
+	/* After the profiles: their counts matter more than symbols. */
+	if (fc.begun && cache_flush(err, sizeof(err)) == -1)
+		note_failure(err);
+	epoch_release();
+	fc.begun = 0;
+	last_time = time(NULL);
+	if (fc.failed) {
+		nerrors++;
+		snprintf(last_result, sizeof(last_result), "%s", fc.msg);
+		return -1;
+	}
+	snprintf(last_result, sizeof(last_result), "ok, %zu files", fc.files);
+	snprintf(fc.msg, fc.msglen, "flushed %zu files into epoch %s", fc.files,
+	    epoch_name());
+	log_info("%s", fc.msg);
+	return 0;
+}
+
+int
+flush_new_epoch(time_t t, char *msg, size_t msglen)
+{
 	return epoch_rotate(t, msg, msglen);
 }
 

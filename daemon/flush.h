@@ -10,7 +10,12 @@
 #include <sys/types.h>
 
 #include <stddef.h>
+#include <stdint.h>
 #include <time.h>
+
+#include <dcpi/profile.h>
+
+struct image;
 
 /* Creates db if needed (mode 0750, group gid unless (gid_t)-1), refuses it
  * if others than root and that group (dcpid's own without one) may write
@@ -22,13 +27,54 @@ int flush_init(const char *db, gid_t gid, char *err, size_t errlen);
  * with a message in err[errlen]. */
 int flush_start(char *err, size_t errlen);
 void flush_fini(void);
-/* Merges all aggregated counts into the current epoch's files.  Counts
- * whose file could not be written stay in memory for the next try.
- * Returns 0, or -1 with the first error in msg[msglen]. */
-int flush_run(char *msg, size_t msglen);
-/* Flushes, then starts a new epoch and points `current` at it.  Fails
- * (leaving the epoch as it was) if the flush fails. */
-int flush_rotate(char *msg, size_t msglen);
+
+/*
+ * One flush, driven by its caller (daemon/core.c), which hands in as
+ * arguments what the modules upstream know, so that nothing here calls
+ * back into them:
+ *
+ *	if (flush_begin(msg, msglen) == 0) {
+ *		flush_profile() for each (event, image) holding counts;
+ *		flush_unattr() for the unattributed samples;
+ *	}
+ *	rc = flush_end();
+ *
+ * flush_begin checks the database and holds the epoch: -1 when nothing
+ * may be written (the failure is the flush's result).  flush_end writes
+ * the build-id cache's queue, releases the epoch and records the result:
+ * 0 with "flushed N files into epoch E" in msg[msglen], or -1 with the
+ * flush's first error there ("flush failed: ...").  Failures are logged.
+ */
+int flush_begin(char *msg, size_t msglen);
+/* What a profile file is written under (dcpi(5)): the image (the caller
+ * keeps it valid during the call), the event's name and period, and the
+ * label (NULL: none). */
+struct flush_desc {
+	const struct image	*image;
+	const char		*event;
+	uint64_t		 period;
+	const char		*label;
+};
+/* Merges c[0..n) (sorted by offset) into the epoch's profile of d.  0, or
+ * -1 when it was not written: the caller keeps the counts for the next
+ * flush. */
+int flush_profile(const struct flush_desc *d, const struct dcpi_count *c,
+    size_t n);
+/* Unattributed samples of an event for a reason, as the unattributed
+ * file names both (dcpi(5)). */
+struct flush_unattr {
+	const char	*event;
+	const char	*reason;
+	uint64_t	 n;
+};
+/* Adds u[0..n) to the epoch's unattributed file (read, add, atomic
+ * write).  0, or -1 when it was not written: the caller keeps the counts
+ * for the next flush. */
+int flush_unattr(const struct flush_unattr *u, size_t n);
+int flush_end(void);
+/* After a flush that succeeded: starts a new epoch named after t (when
+ * that flush began) and points `current` at it; epoch_rotate's result. */
+int flush_new_epoch(time_t t, char *msg, size_t msglen);
 
 const char *flush_epoch(void);
 /* Last flush: its time (0 if none), result and message; failed flushes

@@ -32,7 +32,7 @@ struct loop_timer {
 static int		 epfd = -1;
 static struct watch	*w;	/* indexed by fd */
 static size_t		 nw;
-/* Few timers (the daemon's own, one per control connection): a scan for
+/* Few timers (the daemon's own, the control socket's): a scan for
  * the earliest costs less than keeping a heap. */
 static struct loop_timer **timers;
 static size_t		 ntimers, timercap;

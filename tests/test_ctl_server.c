@@ -1,9 +1,9 @@
 /*
- * dcpid's control server (daemon/control.c), compiled into this test with
- * a small epoll loop of its own run in a thread, and fake daemon callbacks.
- * Clients are real sockets: garbage, oversized and half-sent messages, 100
- * concurrent clients, the connection cap, and SO_PEERCRED authorization
- * for an unprivileged uid (fork + setuid, as the tests run as root).
+ * dcpid's control server (daemon/control.c, daemon/ctlsock.c) in dcpid's
+ * loop run in a thread, with fake daemon callbacks.  Clients are real
+ * sockets: garbage, oversized and half-sent messages, 100 concurrent
+ * clients, the connection cap, and SO_PEERCRED authorization for an
+ * unprivileged uid (fork + setuid, as the tests run as root).
  */
 #include "config.h"
 
@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -35,57 +35,18 @@
 #define SOCK_GID	4242	/* the socket's group; no one else has it */
 #define NOBODY		65534
 
-/* --- A loop with the interface of daemon/loop.h. */
+/* --- dcpid's loop (daemon/loop.c), run in a thread: the server's
+ * callbacks and its timer run there, while the test's clients block in
+ * the main thread. */
 
-#define MAXFD	4096
-static int epfd = -1;
-static struct { loop_cb cb; void *arg; } handlers[MAXFD];
 static volatile int stop_loop;
 static pthread_t loop_thread;
-
-void
-loop_add(int fd, uint32_t events, loop_cb cb, void *arg)
-{
-	struct epoll_event ev = { .events = events, .data.fd = fd };
-
-	if (fd >= MAXFD || epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
-		abort();
-	handlers[fd].cb = cb;
-	handlers[fd].arg = arg;
-}
-
-void
-loop_mod(int fd, uint32_t events)
-{
-	struct epoll_event ev = { .events = events, .data.fd = fd };
-
-	if (epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &ev) < 0)
-		abort();
-}
-
-void
-loop_del(int fd)
-{
-	if (epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL) < 0)
-		abort();
-	handlers[fd].cb = NULL;
-}
 
 static void *
 loop_main(void *arg)
 {
-	struct epoll_event evs[32];
-	int i, n;
-
-	while (!__atomic_load_n(&stop_loop, __ATOMIC_ACQUIRE)) {
-		n = epoll_wait(epfd, evs, 32, 50);
-		for (i = 0; i < n; i++) {
-			int fd = evs[i].data.fd;
-
-			if (handlers[fd].cb != NULL)
-				handlers[fd].cb(fd, evs[i].events, handlers[fd].arg);
-		}
-	}
+	while (!__atomic_load_n(&stop_loop, __ATOMIC_ACQUIRE))
+		loop_wait(50, NULL);
 	return NULL;
 }
 
@@ -139,7 +100,7 @@ start(unsigned idle_ms)
 		return -1;
 	/* A directory that does not exist yet: control_init makes it. */
 	snprintf(path, sizeof(path), "%s/run/dcpid.sock", dir);
-	epfd = epoll_create1(EPOLL_CLOEXEC);
+	loop_init();
 	control_set_limits(idle_ms, start_max);
 	if (control_init(path, SOCK_GID, &ops) < 0)
 		return -1;
@@ -184,7 +145,7 @@ teardown(void **state)
 	/* control_fini removes its socket. */
 	if (lstat(path, &st) == 0 || errno != ENOENT)
 		return -1;
-	close(epfd);
+	loop_fini();
 	snprintf(sub, sizeof(sub), "%s/run", dir);
 	rmdir(sub);
 	return rmdir(dir);
@@ -562,6 +523,35 @@ test_connection_cap(void **state)
 	assert_int_equal(r.code, DCPI_CTL_OK);
 }
 
+/* Out of descriptors, dcpid stops accepting rather than spin on EMFILE,
+ * and its timer takes the waiting client in once there are some again. */
+static void
+test_accept_paused(void **state)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct rlimit old, low;
+	struct reply r;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), lowest;
+
+	assert_true(fd >= 0);
+	assert_true((lowest = dup(0)) >= 0);
+	close(lowest);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	/* Every descriptor below lowest is in use: accept gets none. */
+	low = old;
+	low.rlim_cur = (rlim_t)lowest;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
+	assert_int_equal(dcpi_ctl_send(fd, DCPI_CTL_STATUS, 7, NULL, 0), 0);
+	usleep(200000);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+	assert_int_equal(read_reply(fd, &r), DCPI_CTL_OK);
+	assert_string_equal(r.lines[0], "samples 12345");
+	close(fd);
+	assert_still_answers();
+}
+
 /* A client whose reply is not read is closed after the idle limit, and its
  * output does not stop the others. */
 static void
@@ -883,6 +873,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_idle_timeout, setup_short, teardown),
 		cmocka_unit_test_setup_teardown(test_concurrent, setup_default, teardown),
 		cmocka_unit_test_setup_teardown(test_connection_cap, setup_default, teardown),
+		cmocka_unit_test_setup_teardown(test_accept_paused, setup_default, teardown),
 		cmocka_unit_test_setup_teardown(test_unread_replies, setup_short, teardown),
 		cmocka_unit_test_setup_teardown(test_user_limit, setup_default, teardown),
 		cmocka_unit_test_setup_teardown(test_root_reserve, setup_fair, teardown_fair),

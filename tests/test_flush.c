@@ -1,11 +1,11 @@
 /*
  * Unit tests of the flush (daemon/flush.c) into a database of its own
- * (daemon/epoch.c): aggregated counts of two images become two profiles
- * that libdcpi reads back, a second flush merges into them, and a write
- * that fails keeps the counts in memory for the next flush.  The modules
- * upstream (the images and events that agg's descriptors name, the
- * unattributed samples) and the profile writer are replaced with
- * -Wl,--wrap (tests/daemon.mk).
+ * (daemon/epoch.c), driven as daemon/core.c drives it, with the images
+ * and events the test's own: aggregated counts of two images become two
+ * profiles that libdcpi reads back, a second flush merges into them, a
+ * write that fails keeps the counts in memory for the next flush, and the
+ * unattributed samples add up in their file.  The file writer is wrapped
+ * (-Wl,--wrap, tests/daemon.mk) to fail as a full disk would.
  */
 #include "config.h"
 
@@ -23,11 +23,12 @@
 #include <cmocka.h>
 
 #include <dcpi/db.h>
+#include <dcpi/label.h>
 #include <dcpi/profile.h>
 
 #include "../daemon/agg.h"
-#include "../daemon/attr.h"
 #include "../daemon/flush.h"
+#include "../daemon/image.h"
 
 static struct image images[2] = {
 	{ .index = 0, .id = "0123456789abcdef0123456789abcdef01234567",
@@ -37,47 +38,10 @@ static struct image images[2] = {
 	  .tsize = 0x100000 },
 };
 
-struct image *__wrap_attr_image(uint32_t index);
-const char *__wrap_perf_event_name(size_t i);
-uint64_t __wrap_perf_event_period(size_t i);
-size_t __wrap_perf_nevents(void);
-uint64_t __wrap_core_unattr_pending(size_t ev, size_t reason);
 int __wrap_dcpi_atomic_writeat(int dirfd, const char *name, const char *show,
     const void *buf, size_t len, mode_t mode, struct dcpi_error *err);
 int __real_dcpi_atomic_writeat(int dirfd, const char *name, const char *show,
     const void *buf, size_t len, mode_t mode, struct dcpi_error *err);
-
-struct image *
-__wrap_attr_image(uint32_t index)
-{
-	assert_true(index < 2);
-	return &images[index];
-}
-
-const char *
-__wrap_perf_event_name(size_t i)
-{
-	assert_int_equal(i, 0);
-	return "perf::cpu-clock";
-}
-
-uint64_t
-__wrap_perf_event_period(size_t i)
-{
-	return 100000;
-}
-
-size_t
-__wrap_perf_nevents(void)
-{
-	return 1;
-}
-
-uint64_t
-__wrap_core_unattr_pending(size_t ev, size_t reason)
-{
-	return 0;
-}
 
 /* The name of a file whose writing fails, once, as a full disk would. */
 static const char *fail_name;
@@ -150,6 +114,26 @@ profile_of(int i)
 	return p;
 }
 
+/* As daemon/core.c names agg's pairs: here one event, no label. */
+static int
+write_counts(uint32_t stream, uint32_t image, const struct dcpi_count *c,
+    size_t n, void *arg)
+{
+	struct flush_desc d = { &images[image], "perf::cpu-clock", 100000, NULL };
+
+	assert_int_equal(stream, AGG_STREAM(0, AGG_LABEL_NONE));
+	assert_true(image < 2);
+	return flush_profile(&d, c, n);
+}
+
+static int
+flush(char *msg, size_t msglen)
+{
+	if (flush_begin(msg, msglen) == 0)
+		agg_flush(write_counts, NULL);
+	return flush_end();
+}
+
 static void
 add(uint32_t image, uint32_t offset, unsigned n)
 {
@@ -166,7 +150,7 @@ test_two_images_then_merge(void **state)
 	add(0, 0x10, 3);
 	add(0, 0x20, 1);
 	add(1, 0x400, 5);
-	assert_int_equal(flush_run(msg, sizeof(msg)), 0);
+	assert_int_equal(flush(msg, sizeof(msg)), 0);
 	assert_non_null(strstr(msg, "flushed 2 files into epoch "));
 	assert_int_equal(agg_entries(), 0);
 	assert_string_equal(flush_last_result(), "ok, 2 files");
@@ -191,7 +175,7 @@ test_two_images_then_merge(void **state)
 	/* The second flush adds to what the files hold. */
 	add(0, 0x10, 2);
 	add(0, 0x30, 7);
-	assert_int_equal(flush_run(msg, sizeof(msg)), 0);
+	assert_int_equal(flush(msg, sizeof(msg)), 0);
 	assert_non_null(strstr(msg, "flushed 1 files"));
 	assert_non_null(p = profile_of(0));
 	assert_int_equal(p->n_counts, 3);
@@ -214,7 +198,7 @@ test_failed_write_keeps_counts(void **state)
 	add(0, 0x10, 3);
 	add(1, 0x400, 5);
 	fail_name = names[0];
-	assert_int_equal(flush_run(msg, sizeof(msg)), -1);
+	assert_int_equal(flush(msg, sizeof(msg)), -1);
 	assert_non_null(strstr(msg, "flush failed: "));
 	assert_non_null(strstr(msg, strerror(ENOSPC)));
 	assert_string_equal(flush_last_result(), msg);
@@ -228,7 +212,7 @@ test_failed_write_keeps_counts(void **state)
 
 	/* More samples meanwhile; the next flush writes them all, once. */
 	add(0, 0x10, 1);
-	assert_int_equal(flush_run(msg, sizeof(msg)), 0);
+	assert_int_equal(flush(msg, sizeof(msg)), 0);
 	assert_int_equal(agg_entries(), 0);
 	assert_non_null(p = profile_of(0));
 	assert_int_equal(dcpi_profile_count(p, 0x10), 4);
@@ -238,12 +222,71 @@ test_failed_write_keeps_counts(void **state)
 	dcpi_profile_free(p);
 }
 
+/* The samples of (event, reason) in the epoch's unattributed file; 0 when
+ * it has no such line. */
+static uint64_t
+unattr_of(const char *event, const char *reason)
+{
+	struct dcpi_unattr u = { NULL, 0, 0 };
+	struct dcpi_error de;
+	uint64_t n = 0;
+	char *path;
+	size_t i;
+
+	assert_non_null(path = dcpi_db_unattr_path(db, flush_epoch(), host));
+	assert_int_equal(dcpi_unattr_read(path, &u, &de), 0);
+	free(path);
+	for (i = 0; i < u.n; i++)
+		if (strcmp(u.v[i].event, event) == 0 && strcmp(u.v[i].reason, reason) == 0)
+			n = u.v[i].samples;
+	dcpi_unattr_clear(&u);
+	return n;
+}
+
+static void
+test_unattr_adds_up(void **state)
+{
+	const struct flush_unattr first[] = {
+		{ "perf::cpu-clock", "no-map", 3 },
+		{ "perf::cpu-clock", "unknown-pid", 2 },
+	}, second[] = {
+		{ "perf::cpu-clock", "no-map", 4 },
+		{ "perf::page-faults", "anon", 1 },
+	};
+	char msg[1024];
+
+	assert_int_equal(flush_begin(msg, sizeof(msg)), 0);
+	assert_int_equal(flush_unattr(first, 2), 0);
+	assert_int_equal(flush_end(), 0);
+	assert_non_null(strstr(msg, "flushed 0 files"));
+	assert_int_equal(unattr_of("perf::cpu-clock", "no-map"), 3);
+	assert_int_equal(unattr_of("perf::cpu-clock", "unknown-pid"), 2);
+
+	assert_int_equal(flush_begin(msg, sizeof(msg)), 0);
+	assert_int_equal(flush_unattr(second, 2), 0);
+	assert_int_equal(flush_end(), 0);
+	assert_int_equal(unattr_of("perf::cpu-clock", "no-map"), 7);
+	assert_int_equal(unattr_of("perf::cpu-clock", "unknown-pid"), 2);
+	assert_int_equal(unattr_of("perf::page-faults", "anon"), 1);
+
+	/* A write that fails fails the flush and leaves the file as it was
+	 * (the caller keeps the counts). */
+	fail_name = DCPI_UNATTR_FILE;
+	assert_int_equal(flush_begin(msg, sizeof(msg)), 0);
+	assert_int_equal(flush_unattr(first, 2), -1);
+	assert_int_equal(flush_end(), -1);
+	assert_non_null(strstr(msg, "flush failed: "));
+	assert_non_null(strstr(msg, strerror(ENOSPC)));
+	assert_int_equal(unattr_of("perf::cpu-clock", "no-map"), 7);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_two_images_then_merge, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_write_keeps_counts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unattr_adds_up, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
