@@ -1,4 +1,7 @@
-# Benchmarks (bench/README has their method and figures).
+# Benchmarks (bench/README has their method and figures): run by hand, not
+# by `make check`.
+
+# dcpictl prof.
 noinst_PROGRAMS += bench/mkprofdb
 bench_mkprofdb_SOURCES = bench/mkprofdb.c
 bench_mkprofdb_CFLAGS = $(AM_CFLAGS) $(ELF_CFLAGS) $(DW_CFLAGS)
@@ -9,4 +12,24 @@ EXTRA_DIST += bench/README bench/prof.sh
 bench-prof: bench/mkprofdb ctl/dcpictl
 	$(SHELL) $(srcdir)/bench/prof.sh .
 .PHONY: bench-prof
-include bench/daemon.mk
+
+# dcpid (section "dcpid: sample path and live cost"), as root.
+noinst_PROGRAMS += bench/sample_path
+bench_sample_path_SOURCES = bench/sample_path.c
+bench_sample_path_CFLAGS = $(AM_CFLAGS) -I$(srcdir)/daemon $(ELF_CFLAGS)
+bench_sample_path_LDADD = daemon/libdcpid.la $(ELF_LIBS)
+EXTRA_DIST += bench/live_cost.sh
+
+# `make bench-sample-path`: ns per sample on one core, then the instructions
+# per sample under callgrind (a figure free of timing noise).
+bench-sample-path: bench/sample_path
+	./bench/sample_path
+	$(LIBTOOL) --mode=execute valgrind --tool=callgrind --callgrind-out-file=bench-sample-path.callgrind \
+	    --toggle-collect=timed_replay ./bench/sample_path -n 256000 -g 2 2>&1 | \
+	    awk '/^samples/ { n = $$2 } /Collected/ { ir = $$NF } \
+	    END { printf "callgrind: %d instructions per sample (replay, %d samples)\n", ir / n, n }'
+
+# `make bench-live-cost`: dcpid against perf record -a, about 5 minutes.
+bench-live-cost: daemon/dcpid ctl/dcpictl
+	$(SHELL) $(srcdir)/bench/live_cost.sh .
+.PHONY: bench-sample-path bench-live-cost

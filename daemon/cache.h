@@ -41,7 +41,7 @@ int cache_has(const char *id);
 int cache_put(const char *id, const char *file, const void *buf, size_t len,
     char *err, size_t errlen);
 
-/* Writes the queued files (called by flush_run).  0, or -1 with the first
+/* Writes the queued files (called by flush_end).  0, or -1 with the first
  * error in err[errlen]; entries that failed stay queued. */
 int cache_flush(char *err, size_t errlen);
 

@@ -39,7 +39,7 @@ int jit_mmap(const struct attr_mmap *m);
  * pid): resolves pid's pending samples against its map and forgets it.
  * Called before the attribution forgets the process. */
 void jit_exit(uint32_t pid, uint32_t tid);
-/* Called by flush_run before the profiles are written: resolves the
+/* Called by core_flush_run before the profiles are written: resolves the
  * pending samples of live processes whose map or jitdump exists (re-read
  * when it changed; PCs a dump does not name yet stay pending), and writes the perf-map of every pseudo-image whose symbols
  * grew.  Errors are logged; a perf-map not written is retried. */

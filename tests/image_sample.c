@@ -1,5 +1,5 @@
 /* A tiny program that test_image reads (not runs), linked once with a
- * build-id and once without (tests/format.mk). */
+ * build-id and once without (tests/local.mk). */
 int
 main(void)
 {

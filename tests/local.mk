@@ -2,6 +2,10 @@
 # real dcpid and dcpictl (tests/integration/*.sh), fuzz targets (tests/fuzz/).
 # Integration tests exit 77 (skip) where perf_event_open is not permitted,
 # unless DCPI_REQUIRE_PERF=1, which makes that a failure.
+#
+# Every program that links cmocka sits inside `if ENABLE_TESTS`, so that
+# ./configure --disable-tests (no libcmocka-dev) still builds and runs the
+# rest: the integration tests, the fuzz corpora and their helpers.
 AM_TESTS_ENVIRONMENT = \
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
 	DCPID='$(abs_top_builddir)/daemon/dcpid' DCPICTL='$(abs_top_builddir)/ctl/dcpictl'; \
@@ -21,17 +25,387 @@ clean-boot-cache:
 	rm -rf tests/boot-cache
 .PHONY: clean-boot-cache
 
-include tests/base.mk
-include tests/format.mk
-include tests/daemon.mk
-include tests/attr.mk
-include tests/control.mk
-include tests/service.mk
-include tests/analysis.mk
-include tests/export.mk
-include tests/fault.mk
-include tests/jit.mk
-include tests/idle.mk
+# lib/ helpers shared by the programs and libdcpi (hash table, FNV-1a, hex,
+# clock, mkdir -p).
+if ENABLE_TESTS
+check_PROGRAMS += tests/test_htab
+TESTS += tests/test_htab
+tests_test_htab_SOURCES = tests/test_htab.c
+tests_test_htab_CFLAGS = $(TESTS_CFLAGS)
+tests_test_htab_LDADD = lib/libdcpibase.la $(TESTS_LIBS)
+endif
+
+# Format: the profile format, the database layout, dcpictl cat, fuzzing.
+if ENABLE_TESTS
+check_PROGRAMS += tests/test_profile tests/test_db
+TESTS += tests/test_profile tests/test_db
+tests_test_profile_SOURCES = tests/test_profile.c
+tests_test_profile_CFLAGS = $(TESTS_CFLAGS) -DGOLDEN_DIR='"$(abs_top_srcdir)/tests/golden"'
+tests_test_profile_LDADD = lib/libdcpi.la $(TESTS_LIBS)
+tests_test_db_SOURCES = tests/test_db.c
+tests_test_db_CFLAGS = $(TESTS_CFLAGS)
+tests_test_db_LDADD = lib/libdcpi.la $(TESTS_LIBS)
+
+# Image identity against binutils: one program with a build-id, one without
+# (test_image's alone, so they go with it).
+check_PROGRAMS += tests/test_image tests/image_bid tests/image_nobid
+TESTS += tests/test_image
+tests_test_image_SOURCES = tests/test_image.c
+tests_test_image_CFLAGS = $(TESTS_CFLAGS) \
+	-DIMAGE_BID='"$(abs_top_builddir)/tests/image_bid"' \
+	-DIMAGE_NOBID='"$(abs_top_builddir)/tests/image_nobid"'
+tests_test_image_LDADD = lib/libdcpi.la $(TESTS_LIBS)
+tests_image_bid_SOURCES = tests/image_sample.c
+tests_image_bid_LDFLAGS = $(AM_LDFLAGS) -Wl,--build-id=sha1
+tests_image_nobid_SOURCES = tests/image_sample.c
+tests_image_nobid_LDFLAGS = $(AM_LDFLAGS) -Wl,--build-id=none
+endif
+
+# A profile written by the library, for test_cat.sh.
+check_PROGRAMS += tests/mkprofile
+tests_mkprofile_SOURCES = tests/mkprofile.c
+tests_mkprofile_LDADD = lib/libdcpi.la
+TESTS += tests/integration/test_cat.sh
+EXTRA_DIST += tests/integration/test_cat.sh tests/golden/gen.sh \
+	tests/golden/unknown.prof tests/golden/unknown.cat \
+	tests/golden/epoch10.prof tests/golden/epoch10.cat \
+	tests/golden/empty.prof tests/golden/empty.cat \
+	tests/golden/blanks.prof tests/golden/blanks.cat \
+	tests/golden/bad-overlap.prof tests/golden/bad-noterm.prof
+
+# Fuzzing (tests/fuzz/run.sh explains the scheme).  The corpus of each
+# target runs as a plain regression test; check.sh fuzzes briefly when
+# clang is there; `make fuzz FUZZ_SECONDS=N` fuzzes each target N seconds.
+check_PROGRAMS += tests/fuzz/fuzz_profile_corpus
+TESTS += tests/fuzz/fuzz_profile_corpus tests/fuzz/check.sh
+tests_fuzz_fuzz_profile_corpus_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz_profile.c
+tests_fuzz_fuzz_profile_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFUZZ_CORPUS='"$(abs_top_srcdir)/tests/fuzz/corpus/profile"'
+tests_fuzz_fuzz_profile_corpus_LDADD = lib/libdcpi.la
+EXTRA_DIST += tests/fuzz/run.sh tests/fuzz/check.sh tests/fuzz/driver.c \
+	tests/fuzz/fuzz_profile.c tests/fuzz/corpus
+FUZZ_SECONDS = 60
+fuzz:
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+	$(SHELL) '$(abs_top_srcdir)/tests/fuzz/run.sh' $(FUZZ_SECONDS)
+.PHONY: fuzz
+clean-local: clean-fuzz
+clean-fuzz:
+	-rm -rf tests/fuzz/out
+.PHONY: clean-fuzz
+
+# Daemon: sampling, ordering, aggregation, flush (unit tests on
+# daemon/libdcpid.la; integration tests against a live dcpid).
+if ENABLE_TESTS
+check_PROGRAMS += tests/test_daemon_core
+TESTS += tests/test_daemon_core
+tests_test_daemon_core_SOURCES = tests/test_daemon_core.c
+tests_test_daemon_core_CFLAGS = $(TESTS_CFLAGS)
+tests_test_daemon_core_LDADD = daemon/libdcpid.la $(TESTS_LIBS)
+# Lost samples and throttling by CPU and time, through core.c to STATUS.
+check_PROGRAMS += tests/test_daemon_lost
+TESTS += tests/test_daemon_lost
+tests_test_daemon_lost_SOURCES = tests/test_daemon_lost.c
+tests_test_daemon_lost_CFLAGS = $(TESTS_CFLAGS)
+tests_test_daemon_lost_LDADD = daemon/libdcpid.la $(TESTS_LIBS)
+tests_test_daemon_lost_LDFLAGS = -Wl,--wrap=status_add
+# The perf record layouts (daemon/record.c).
+check_PROGRAMS += tests/test_record
+TESTS += tests/test_record
+tests_test_record_SOURCES = tests/test_record.c
+tests_test_record_CFLAGS = $(TESTS_CFLAGS)
+tests_test_record_LDADD = daemon/libdcpid.la $(TESTS_LIBS)
+# perf.c's set-up with perf_event_open, mmap and ioctl replaced.
+check_PROGRAMS += tests/test_perf
+TESTS += tests/test_perf
+tests_test_perf_SOURCES = tests/test_perf.c
+tests_test_perf_CFLAGS = $(TESTS_CFLAGS)
+tests_test_perf_LDADD = daemon/libdcpid.la $(TESTS_LIBS)
+tests_test_perf_LDFLAGS = -Wl,--wrap=perf_sys_open -Wl,--wrap=perf_sys_mmap \
+	-Wl,--wrap=perf_sys_munmap -Wl,--wrap=perf_sys_ioctl
+# The event loop's timers.
+check_PROGRAMS += tests/test_loop
+TESTS += tests/test_loop
+tests_test_loop_SOURCES = tests/test_loop.c
+tests_test_loop_CFLAGS = $(TESTS_CFLAGS)
+tests_test_loop_LDADD = daemon/libdcpid.la $(TESTS_LIBS)
+# The flush into a database of the test's own, with the images and events
+# the test's, and a failing write.
+check_PROGRAMS += tests/test_flush
+TESTS += tests/test_flush
+tests_test_flush_SOURCES = tests/test_flush.c
+tests_test_flush_CFLAGS = $(TESTS_CFLAGS)
+tests_test_flush_LDADD = daemon/libdcpid.la $(TESTS_LIBS)
+tests_test_flush_LDFLAGS = -Wl,--wrap=dcpi_atomic_writeat
+endif
+
+DAEMON_ITESTS = tests/integration/test_daemon_hot.sh \
+	tests/integration/test_daemon_procs.sh \
+	tests/integration/test_daemon_epoch.sh \
+	tests/integration/test_daemon_stop.sh \
+	tests/integration/test_daemon_flushfail.sh \
+	tests/integration/test_daemon_status.sh \
+	tests/integration/test_daemon_notify.sh \
+	tests/integration/test_daemon_reload.sh \
+	tests/integration/test_daemon_memcap.sh \
+	tests/integration/test_daemon_events.sh
+TESTS += $(DAEMON_ITESTS)
+EXTRA_DIST += $(DAEMON_ITESTS) tests/integration/lib.sh tests/workload/hot.c \
+	tests/workload/notify_listen.c tests/workload/faults.c
+
+# Images on real machines: no build-id, chroots, mount namespaces, deleted
+# files, the vdso, separate debug files.
+IMAGE_ITESTS = tests/integration/test_images_nobid.sh \
+	tests/integration/test_images_elsewhere.sh \
+	tests/integration/test_images_vdso.sh \
+	tests/integration/test_images_debuginfo.sh \
+	tests/integration/test_images_onebad.sh
+TESTS += $(IMAGE_ITESTS)
+EXTRA_DIST += $(IMAGE_ITESTS) tests/workload/ctiny.c tests/workload/vdsoloop.c \
+	tests/workload/gohot.go
+
+# Attribution, linking the daemon's library (only the attribution's objects
+# and what they need come in).
+if ENABLE_TESTS
+check_PROGRAMS += tests/test_attr
+TESTS += tests/test_attr
+tests_test_attr_SOURCES = tests/test_attr.c
+tests_test_attr_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon
+tests_test_attr_CFLAGS = $(TESTS_CFLAGS)
+tests_test_attr_LDADD = daemon/libdcpid.la $(TESTS_LIBS) $(ELF_LIBS) $(DW_LIBS) -ldl
+endif
+
+# The ELF image reader and note parser on the fuzz corpus (tests/fuzz/run.sh
+# fuzzes them with libFuzzer).
+check_PROGRAMS += tests/fuzz/fuzz_image_corpus
+TESTS += tests/fuzz/fuzz_image_corpus
+tests_fuzz_fuzz_image_corpus_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz_image.c
+tests_fuzz_fuzz_image_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFUZZ_CORPUS='"$(abs_top_srcdir)/tests/fuzz/corpus/image"'
+tests_fuzz_fuzz_image_corpus_CFLAGS = $(AM_CFLAGS) $(ELF_CFLAGS) $(DW_CFLAGS)
+tests_fuzz_fuzz_image_corpus_LDADD = daemon/libdcpid.la $(ELF_LIBS) $(DW_LIBS)
+EXTRA_DIST += tests/fuzz/fuzz_image.c
+
+# The build-id cache's queue and writer.
+if ENABLE_TESTS
+check_PROGRAMS += tests/test_cache
+TESTS += tests/test_cache
+tests_test_cache_SOURCES = tests/test_cache.c
+tests_test_cache_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon
+tests_test_cache_CFLAGS = $(TESTS_CFLAGS)
+tests_test_cache_LDADD = daemon/libdcpid.la $(TESTS_LIBS) $(ELF_LIBS)
+endif
+
+# Control: the protocol codec, the daemon's control server against a loop
+# of the test's own, fuzzing of the decoder, dcpictl against dcpid.
+if ENABLE_TESTS
+check_PROGRAMS += tests/test_ctl tests/test_ctl_server tests/test_ctl_client
+TESTS += tests/test_ctl tests/test_ctl_server tests/test_ctl_client
+tests_test_ctl_SOURCES = tests/test_ctl.c
+tests_test_ctl_CFLAGS = $(TESTS_CFLAGS)
+tests_test_ctl_LDADD = lib/libdcpi.la $(TESTS_LIBS)
+# The daemon's control server (control.c, ctlsock.c) from its library,
+# run by the daemon's own loop (loop.c).
+tests_test_ctl_server_SOURCES = tests/test_ctl_server.c
+tests_test_ctl_server_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon
+tests_test_ctl_server_CFLAGS = $(TESTS_CFLAGS) -pthread
+tests_test_ctl_server_LDADD = daemon/libdcpid.la $(TESTS_LIBS) -lpthread
+# dcpictl's control commands against a scripted daemon.
+tests_test_ctl_client_SOURCES = tests/test_ctl_client.c ctl/control.c
+tests_test_ctl_client_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ctl
+tests_test_ctl_client_CFLAGS = $(TESTS_CFLAGS) -pthread
+tests_test_ctl_client_LDADD = lib/libdcpi.la lib/libdcpiutil.la $(TESTS_LIBS) -lpthread
+tests_test_ctl_client_LDFLAGS = -Wl,--wrap=connect
+endif
+
+check_PROGRAMS += tests/fuzz/fuzz_ctl_corpus
+TESTS += tests/fuzz/fuzz_ctl_corpus
+tests_fuzz_fuzz_ctl_corpus_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz_ctl.c
+tests_fuzz_fuzz_ctl_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFUZZ_CORPUS='"$(abs_top_srcdir)/tests/fuzz/corpus/ctl"'
+tests_fuzz_fuzz_ctl_corpus_LDADD = lib/libdcpi.la
+EXTRA_DIST += tests/fuzz/fuzz_ctl.c
+
+# Raw bytes to a control socket, for test_control.sh.
+check_PROGRAMS += tests/ctlraw
+tests_ctlraw_SOURCES = tests/ctlraw.c
+tests_ctlraw_LDADD = lib/libdcpi.la
+TESTS += tests/integration/test_control.sh tests/integration/test_control_fair.sh
+EXTRA_DIST += tests/integration/test_control.sh \
+	tests/integration/test_control_fair.sh
+
+# Service: the configuration file, the systemd unit, the man pages.
+if ENABLE_TESTS
+check_PROGRAMS += tests/test_config
+TESTS += tests/test_config
+tests_test_config_SOURCES = tests/test_config.c
+tests_test_config_CFLAGS = $(TESTS_CFLAGS)
+tests_test_config_LDADD = daemon/libdcpid.la $(TESTS_LIBS)
+endif
+TESTS += tests/integration/test_man.sh
+EXTRA_DIST += tests/integration/test_man.sh
+TESTS += tests/integration/test_service.sh
+EXTRA_DIST += tests/integration/test_service.sh
+
+# Analysis: symbolization, the dataset, prof/list/diff/epochs/gc.
+if ENABLE_TESTS
+check_PROGRAMS += tests/test_symbol tests/test_analysis
+TESTS += tests/test_symbol tests/test_analysis
+tests_test_symbol_SOURCES = tests/test_symbol.c tests/analysis_util.h
+tests_test_symbol_CFLAGS = $(TESTS_CFLAGS) -g -O1
+tests_test_symbol_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ctl
+tests_test_symbol_LDADD = lib/libdcpi.la $(TESTS_LIBS) $(ELF_LIBS) $(DW_LIBS)
+tests_test_analysis_SOURCES = tests/test_analysis.c tests/analysis_util.h
+tests_test_analysis_CFLAGS = $(TESTS_CFLAGS) -g -O1
+tests_test_analysis_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ctl
+tests_test_analysis_LDADD = ctl/libdcpictl.la lib/libdcpi.la lib/libdcpiutil.la $(TESTS_LIBS) $(ELF_LIBS) $(DW_LIBS)
+endif
+TESTS += tests/integration/test_prof.sh tests/integration/test_gc_config.sh \
+	tests/integration/test_buildid_cache.sh
+EXTRA_DIST += tests/integration/test_prof.sh tests/integration/test_gc_config.sh tests/workload/other.c \
+	tests/integration/test_buildid_cache.sh
+# The symbol table readers (ELF, kallsyms) on the fuzz corpus.
+check_PROGRAMS += tests/fuzz/fuzz_symbol_corpus
+TESTS += tests/fuzz/fuzz_symbol_corpus
+tests_fuzz_fuzz_symbol_corpus_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz_symbol.c
+tests_fuzz_fuzz_symbol_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFUZZ_CORPUS='"$(abs_top_srcdir)/tests/fuzz/corpus/symbol"'
+tests_fuzz_fuzz_symbol_corpus_LDADD = lib/libdcpi.la
+EXTRA_DIST += tests/fuzz/fuzz_symbol.c
+
+# Export: other tools' formats.
+if ENABLE_TESTS
+check_PROGRAMS += tests/test_export
+TESTS += tests/test_export
+tests_test_export_SOURCES = tests/test_export.c
+tests_test_export_CFLAGS = $(TESTS_CFLAGS)
+tests_test_export_LDADD = lib/libdcpi.la $(TESTS_LIBS)
+endif
+
+# Against the real tools: google-pprof, gprof, callgrind_annotate (README's
+# test packages); test_export_tools.sh needs perf and a running dcpid.
+TESTS += tests/integration/test_export_tools.sh tests/integration/test_export_import.sh
+EXTRA_DIST += tests/integration/test_export_tools.sh tests/integration/test_export_import.sh
+
+# Fuzz targets of the four readers (tests/fuzz/run.sh); their corpora run
+# as regression tests here.
+check_PROGRAMS += tests/fuzz/fuzz_pprof_corpus tests/fuzz/fuzz_gmon_corpus \
+	tests/fuzz/fuzz_callgrind_corpus tests/fuzz/fuzz_xprof_corpus
+TESTS += tests/fuzz/fuzz_pprof_corpus tests/fuzz/fuzz_gmon_corpus \
+	tests/fuzz/fuzz_callgrind_corpus tests/fuzz/fuzz_xprof_corpus
+tests_fuzz_fuzz_pprof_corpus_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz_pprof.c
+tests_fuzz_fuzz_pprof_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFUZZ_CORPUS='"$(abs_top_srcdir)/tests/fuzz/corpus/pprof"'
+tests_fuzz_fuzz_pprof_corpus_LDADD = lib/libdcpi.la
+tests_fuzz_fuzz_gmon_corpus_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz_gmon.c
+tests_fuzz_fuzz_gmon_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFUZZ_CORPUS='"$(abs_top_srcdir)/tests/fuzz/corpus/gmon"'
+tests_fuzz_fuzz_gmon_corpus_LDADD = lib/libdcpi.la
+tests_fuzz_fuzz_callgrind_corpus_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz_callgrind.c
+tests_fuzz_fuzz_callgrind_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFUZZ_CORPUS='"$(abs_top_srcdir)/tests/fuzz/corpus/callgrind"'
+tests_fuzz_fuzz_callgrind_corpus_LDADD = lib/libdcpi.la
+tests_fuzz_fuzz_xprof_corpus_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz_xprof.c
+tests_fuzz_fuzz_xprof_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFUZZ_CORPUS='"$(abs_top_srcdir)/tests/fuzz/corpus/xprof"'
+tests_fuzz_fuzz_xprof_corpus_LDADD = lib/libdcpi.la
+EXTRA_DIST += tests/fuzz/fuzz_pprof.c tests/fuzz/fuzz_gmon.c tests/fuzz/fuzz_callgrind.c \
+	tests/fuzz/fuzz_xprof.c
+
+# Hostile and large imported files (issue 18): control bytes, overflowing
+# numbers, and the inputs that used to take quadratic time.
+check_PROGRAMS += tests/mkhostile
+tests_mkhostile_SOURCES = tests/mkhostile.c
+TESTS += tests/integration/test_hostile_import.sh
+EXTRA_DIST += tests/integration/test_hostile_import.sh
+
+# Fault tests (issue 7's reliability list): kill -9 during flushes, a full
+# disk, the database removed or read-only, process storms and churn.  A
+# second dcpid on the same database is test_daemon_status.sh's.
+FAULT_ITESTS = tests/integration/test_fault_kill.sh \
+	tests/integration/test_fault_enospc.sh \
+	tests/integration/test_fault_dbdir.sh \
+	tests/integration/test_fault_storm.sh \
+	tests/integration/test_fault_churn.sh \
+	tests/integration/test_fault_tempfiles.sh \
+	tests/integration/test_fault_dblock.sh
+TESTS += $(FAULT_ITESTS)
+EXTRA_DIST += $(FAULT_ITESTS)
+
+# Hostile neighbours (issue 18): links, modes and special files in the
+# database and among dcpictl's inputs.
+HOSTILE_ITESTS = tests/integration/test_fault_dbsymlink.sh \
+	tests/integration/test_fault_dbperm.sh \
+	tests/integration/test_fault_special.sh
+TESTS += $(HOSTILE_ITESTS)
+EXTRA_DIST += $(HOSTILE_ITESTS)
+
+# JIT code: perf maps, daemon/jit.c, jitdump files, node and Java under
+# dcpid.
+if ENABLE_TESTS
+check_PROGRAMS += tests/test_perfmap
+TESTS += tests/test_perfmap
+tests_test_perfmap_SOURCES = tests/test_perfmap.c
+tests_test_perfmap_CFLAGS = $(TESTS_CFLAGS)
+tests_test_perfmap_LDADD = lib/libdcpi.la $(TESTS_LIBS)
+endif
+# The perf map parser on the fuzz corpus (tests/fuzz/run.sh fuzzes it).
+check_PROGRAMS += tests/fuzz/fuzz_perfmap_corpus
+TESTS += tests/fuzz/fuzz_perfmap_corpus
+tests_fuzz_fuzz_perfmap_corpus_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz_perfmap.c
+tests_fuzz_fuzz_perfmap_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFUZZ_CORPUS='"$(abs_top_srcdir)/tests/fuzz/corpus/perfmap"'
+tests_fuzz_fuzz_perfmap_corpus_LDADD = lib/libdcpi.la
+EXTRA_DIST += tests/fuzz/fuzz_perfmap.c
+TESTS += tests/integration/test_jit_node.sh
+EXTRA_DIST += tests/integration/test_jit_node.sh tests/workload/jit_hot.js
+TESTS += tests/integration/test_jit_jitdump.sh
+EXTRA_DIST += tests/integration/test_jit_jitdump.sh
+TESTS += tests/integration/test_jit_java.sh
+EXTRA_DIST += tests/integration/test_jit_java.sh tests/workload/JitHot.java
+if ENABLE_TESTS
+# jit.c from the daemon's library, with the test's stubs in place of the
+# aggregation, the cache, the images.
+check_PROGRAMS += tests/test_jit
+TESTS += tests/test_jit
+tests_test_jit_SOURCES = tests/test_jit.c
+tests_test_jit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon
+tests_test_jit_CFLAGS = $(TESTS_CFLAGS)
+tests_test_jit_LDADD = daemon/libdcpid.la $(TESTS_LIBS)
+# The jitdump parser (lib/jitdump.c).
+check_PROGRAMS += tests/test_jitdump
+TESTS += tests/test_jitdump
+tests_test_jitdump_SOURCES = tests/test_jitdump.c
+tests_test_jitdump_CFLAGS = $(TESTS_CFLAGS)
+tests_test_jitdump_LDADD = lib/libdcpi.la $(TESTS_LIBS)
+endif
+check_PROGRAMS += tests/fuzz/fuzz_jitdump_corpus
+TESTS += tests/fuzz/fuzz_jitdump_corpus
+tests_fuzz_fuzz_jitdump_corpus_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz_jitdump.c
+tests_fuzz_fuzz_jitdump_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFUZZ_CORPUS='"$(abs_top_srcdir)/tests/fuzz/corpus/jitdump"'
+tests_fuzz_fuzz_jitdump_corpus_LDADD = lib/libdcpi.la
+EXTRA_DIST += tests/fuzz/fuzz_jitdump.c
+
+# Idle: the idle task's samples apart, labels, the unattributed file.
+if ENABLE_TESTS
+check_PROGRAMS += tests/test_idle
+TESTS += tests/test_idle
+tests_test_idle_SOURCES = tests/test_idle.c tests/analysis_util.h
+tests_test_idle_CFLAGS = $(TESTS_CFLAGS) -g -O1
+tests_test_idle_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ctl
+tests_test_idle_LDADD = ctl/libdcpictl.la lib/libdcpi.la lib/libdcpiutil.la $(TESTS_LIBS) $(ELF_LIBS) $(DW_LIBS)
+endif
+# The unattributed file's reader on the fuzz corpus.
+check_PROGRAMS += tests/fuzz/fuzz_unattr_corpus
+TESTS += tests/fuzz/fuzz_unattr_corpus
+tests_fuzz_fuzz_unattr_corpus_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz_unattr.c
+tests_fuzz_fuzz_unattr_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFUZZ_CORPUS='"$(abs_top_srcdir)/tests/fuzz/corpus/unattr"'
+tests_fuzz_fuzz_unattr_corpus_LDADD = lib/libdcpi.la
+EXTRA_DIST += tests/fuzz/fuzz_unattr.c
+TESTS += tests/integration/test_idle.sh
+EXTRA_DIST += tests/integration/test_idle.sh
 
 # The cmocka unit tests and fuzz corpora only: what a package build can run
 # (debian/rules), where perf_event_open and daemons are not allowed.

@@ -5,7 +5,7 @@
  * profiles that libdcpi reads back, a second flush merges into them, a
  * write that fails keeps the counts in memory for the next flush, and the
  * unattributed samples add up in their file.  The file writer is wrapped
- * (-Wl,--wrap, tests/daemon.mk) to fail as a full disk would.
+ * (-Wl,--wrap, tests/local.mk) to fail as a full disk would.
  */
 #include "config.h"
 

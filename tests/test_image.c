@@ -2,7 +2,7 @@
  * Image identity (lib/image.c, lib/dcpi/image.h): the id is what binutils
  * reads as the build-id, or the FNV-1a hash of the file's content; the
  * text range is what readelf shows.  The sample programs are built by
- * tests/format.mk with and without a build-id.
+ * tests/local.mk with and without a build-id.
  */
 #include "config.h"
 

@@ -16,7 +16,7 @@
 #   directory in the build tree, not into git; copy the interesting ones.
 # - The same target doubles as a regression test without clang: link it
 #   with tests/fuzz/driver.c as a check program defining FUZZ_CORPUS (see
-#   tests/format.mk, fuzz_profile_corpus).
+#   tests/local.mk, fuzz_profile_corpus).
 #
 # Environment: top_srcdir, top_builddir (default: the tree holding this
 # script, and .), CLANG (default clang), FUZZ_TARGETS (names to run, default
