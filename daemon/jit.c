@@ -685,7 +685,7 @@ static void
 count(const struct jcmd *c, uint32_t ev, uint32_t off, uint32_t n)
 {
 	while (n-- > 0)
-		agg_add(ev, c->img->pub.index, off);
+		agg_add(AGG_STREAM(ev, AGG_LABEL_NONE), c->img->pub.index, off);
 }
 
 /* Moves p's pending samples into the aggregation: named by p's map where

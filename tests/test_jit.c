@@ -150,7 +150,8 @@ remove_map(uint32_t pid)
 	unlink(path);
 }
 
-/* Samples added at offset of image index for event ev. */
+/* Samples added at offset of image index for event ev (unlabelled: JIT
+ * code is never the idle task). */
 static unsigned
 at(uint32_t index, uint32_t ev, uint32_t offset)
 {
@@ -158,7 +159,8 @@ at(uint32_t index, uint32_t ev, uint32_t offset)
 	size_t i;
 
 	for (i = 0; i < nadded; i++)
-		n += added[i].image == index && added[i].ev == ev &&
+		n += added[i].image == index &&
+		    added[i].ev == AGG_STREAM(ev, AGG_LABEL_NONE) &&
 		    added[i].offset == offset;
 	return n;
 }
