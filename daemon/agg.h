@@ -13,15 +13,17 @@
 
 /*
  * The first key, "event" below, is a stream: an event index (daemon/perf.h)
- * and a label, so that the idle task's samples of the kernel keep apart
- * from the others' without another dimension (dcpi(5) "LABELS").
+ * and a label number (daemon/label.h), so that the samples of one image
+ * for different owners (and the idle task's) keep apart without another
+ * dimension (dcpi(5) "Labels").  Label-major, so that the per-stream array
+ * grows with the labels in use, not with the largest one times events.
  */
-#define AGG_LABEL_NONE		0
-#define AGG_LABEL_IDLE		1	/* dcpi/label.h DCPI_LABEL_IDLE */
-#define AGG_NLABELS		2
-#define AGG_STREAM(ev, label)	((uint32_t)(ev) * AGG_NLABELS + (label))
-#define AGG_STREAM_EVENT(s)	((s) / AGG_NLABELS)
-#define AGG_STREAM_LABEL(s)	((s) % AGG_NLABELS)
+#define AGG_MAX_EVENTS		16	/* lib/conf.h CONFIG_MAX_EVENTS */
+#define AGG_LABEL_NONE		0	/* daemon/label.h LABEL_NONE */
+#define AGG_LABEL_IDLE		1	/* LABEL_IDLE */
+#define AGG_STREAM(ev, label)	((uint32_t)(label) * AGG_MAX_EVENTS + (uint32_t)(ev))
+#define AGG_STREAM_EVENT(s)	((s) % AGG_MAX_EVENTS)
+#define AGG_STREAM_LABEL(s)	((s) / AGG_MAX_EVENTS)
 
 void agg_init(void);
 void agg_fini(void);

@@ -17,6 +17,7 @@
 #include "core.h"
 #include "flush.h"
 #include "jit.h"
+#include "label.h"
 #include "log.h"
 #include "order.h"
 #include "perf.h"
@@ -49,6 +50,18 @@ static size_t		 ncpuloss;
 static uint64_t		 last_lost_time, last_throttle_time;
 static uint32_t		 last_lost_cpu, last_throttle_cpu;
 static double	 rate;
+/*
+ * dcpictl label requests, applied in time order among the records: the
+ * process's fork is behind the request, its command's samples after it.
+ */
+#define CORE_LABELS_PENDING	256
+struct pending_label {
+	uint64_t	 time;		/* perf clock, ns */
+	uint32_t	 pid;
+	char		*name;
+};
+static struct pending_label	 plabel[CORE_LABELS_PENDING];
+static size_t			 nplabel;
 
 void
 core_init(size_t memory_cap)
@@ -79,6 +92,8 @@ core_fini(void)
 	free(cpuloss);
 	cpuloss = NULL;
 	ncpuloss = 0;
+	while (nplabel > 0)
+		free(plabel[--nplabel].name);
 	nlost = nthrottled = 0;
 	last_lost_time = last_throttle_time = 0;
 }
@@ -206,10 +221,10 @@ core_record(const union record *rec, size_t size, uint64_t time)
 }
 
 static void
-do_sample(const struct record_daemon_sample *s)
+do_sample(const struct record_daemon_sample *s, uint64_t cgroup)
 {
 	struct image *img;
-	uint32_t off;
+	uint32_t off, stream;
 	enum attr_reason r;
 	int ev;
 
@@ -218,24 +233,24 @@ do_sample(const struct record_daemon_sample *s)
 		return;
 	}
 	nsamples++;
+	/* pid 0 is the idle task (swapper): its samples would lead every
+	 * listing, so they go under their own label. */
+	stream = AGG_STREAM(ev, s->pid == 0 ? LABEL_IDLE : label_of(s->pid, cgroup));
 	r = attr_sample(s->pid, s->ip, s->header.misc & PERF_RECORD_MISC_CPUMODE_MASK,
 	    &img, &off);
 	if (r != ATTR_OK) {
 		/* JIT code: kept until a perf map names it. */
 		if (r == ATTR_ANON) {
-			jit_sample((uint32_t)ev, s->pid, s->ip);
+			jit_sample(stream, s->pid, s->ip);
 			return;
 		}
 		if (r < ATTR_NREASONS)
 			count_unattr((uint32_t)ev, r);
 		return;
 	}
-	/* pid 0 is the idle task (swapper): its samples would lead every
-	 * listing, so they go under their own label.  An image's first
-	 * sample since its counts were written: its file is held for the
-	 * build-id cache until the next flush. */
-	if (agg_add(AGG_STREAM(ev, s->pid == 0 ? AGG_LABEL_IDLE : AGG_LABEL_NONE),
-	    img->index, off))
+	/* An image's first sample since its counts were written: its file
+	 * is held for the build-id cache until the next flush. */
+	if (agg_add(stream, img->index, off))
 		attr_hold(s->pid, s->ip);
 }
 
@@ -250,7 +265,9 @@ handle(const void *p, size_t size, uint64_t time, void *arg)
 	/* The sample path, without a call to record_check. */
 	if (rec->header.type == PERF_RECORD_SAMPLE) {
 		if (size >= sizeof(rec->sample))
-			do_sample(&rec->sample);
+			do_sample(&rec->sample, rec->sample.cgroup);
+		else if (size >= RECORD_SAMPLE_MIN)
+			do_sample(&rec->sample, 0);	/* a kernel before 5.7 */
 		return;
 	}
 	if (record_check(&record_daemon, rec, size) == -1)
@@ -268,17 +285,22 @@ handle(const void *p, size_t size, uint64_t time, void *arg)
 		break;
 	}
 	case PERF_RECORD_COMM:
-		if (rec->header.misc & PERF_RECORD_MISC_COMM_EXEC)
+		if (rec->header.misc & PERF_RECORD_MISC_COMM_EXEC) {
 			jit_exit(rec->comm.pid, rec->comm.pid);
+			label_exec(rec->comm.pid);
+		}
 		attr_comm(rec->comm.pid, rec->comm.tid,
 		    record_string(&record_daemon, rec, size, str, sizeof(str)),
 		    (rec->header.misc & PERF_RECORD_MISC_COMM_EXEC) != 0);
 		break;
 	case PERF_RECORD_FORK:
 		attr_fork(rec->fork.pid, rec->fork.ppid, rec->fork.tid, rec->fork.ptid);
+		label_fork(rec->fork.pid, rec->fork.ppid);
 		break;
 	case PERF_RECORD_EXIT:
 		jit_exit(rec->exit.pid, rec->exit.tid);
+		if (rec->exit.pid == rec->exit.tid)
+			label_exit(rec->exit.pid);
 		attr_exit(rec->exit.pid, rec->exit.ppid, rec->exit.tid, rec->exit.ptid);
 		break;
 	case PERF_RECORD_LOST:
@@ -286,6 +308,10 @@ handle(const void *p, size_t size, uint64_t time, void *arg)
 		break;
 	case PERF_RECORD_LOST_SAMPLES:
 		count_lost(rec, size, rec->lost_samples.lost);
+		break;
+	case PERF_RECORD_CGROUP:
+		label_cgroup(rec->cgroup.id,
+		    record_string(&record_daemon, rec, size, str, sizeof(str)));
 		break;
 	case PERF_RECORD_THROTTLE:
 		count_throttle(rec, size);
@@ -299,9 +325,30 @@ handle(const void *p, size_t size, uint64_t time, void *arg)
 }
 
 static void
+apply_label(struct pending_label *pl)
+{
+	char msg[256];
+
+	if (label_run(pl->pid, pl->name, msg, sizeof(msg)) == -1)
+		log_warnx("%s", msg);
+	free(pl->name);
+}
+
+static void
 process_until(uint64_t safe)
 {
+	size_t i = 0;
+
 	perf_drain();
+	/* The records before a label request, then the request. */
+	for (i = 0; i < nplabel && plabel[i].time <= safe; i++) {
+		order_process(plabel[i].time, handle, NULL);
+		apply_label(&plabel[i]);
+	}
+	if (i > 0) {
+		memmove(plabel, plabel + i, (nplabel - i) * sizeof(*plabel));
+		nplabel -= i;
+	}
 	order_process(safe, handle, NULL);
 }
 
@@ -330,8 +377,7 @@ write_counts(uint32_t stream, uint32_t image, const struct dcpi_count *c,
 		d.event = perf_event_name(e);
 		d.period = perf_event_period(e);
 	}
-	if (AGG_STREAM_LABEL(stream) == AGG_LABEL_IDLE)
-		d.label = DCPI_LABEL_IDLE;
+	d.label = label_name(AGG_STREAM_LABEL(stream));
 	return flush_profile(&d, c, n);
 }
 
@@ -461,6 +507,7 @@ loss_status(struct status_writer *w)
 static void
 core_status(struct status_writer *w)
 {
+	struct label_stats ls;
 	char tbuf[64] = "never";
 	time_t t = flush_last_time();
 	struct tm tm;
@@ -485,10 +532,18 @@ core_status(struct status_writer *w)
 	status_add(w, "buildid-cache", "%ju bytes, %zu queued, %ju skipped",
 	    (uintmax_t)cache_bytes(), cache_pending(), (uintmax_t)cache_skipped());
 	status_add(w, "processes", "%zu", attr_nprocs());
+	label_stats(&ls);
+	status_add(w, "label-by", "%s", ls.by);
+	status_add(w, "labels", "%zu of %zu this epoch, %zu dropped to [other] "
+	    "(%ju samples since start)", ls.used, ls.max, ls.dropped,
+	    (uintmax_t)ls.other_samples);
+	status_add(w, "labels-running", "%zu processes", ls.running);
+	status_add(w, "labels-cgroups", "%zu", ls.cgroups);
 	status_add(w, "memory", "%zu", agg_memory() + attr_memory() + order_memory() +
-	    jit_memory());
+	    jit_memory() + ls.memory);
 	status_add(w, "memory-counts", "%zu", agg_memory());
 	status_add(w, "memory-attribution", "%zu", attr_memory());
+	status_add(w, "memory-labels", "%zu", ls.memory);
 	status_add(w, "memory-ringbuffers", "%zu", perf_memory());
 	jit_status(w);
 	status_add(w, "epoch", "%s", flush_epoch());
@@ -506,6 +561,13 @@ core_flush(char *msg, size_t msglen)
 	return core_flush_run(msg, msglen);
 }
 
+static void
+keep_label(uint32_t stream, void *arg)
+{
+	(void)arg;
+	label_keep(AGG_STREAM_LABEL(stream));
+}
+
 static int
 core_epoch(char *msg, size_t msglen)
 {
@@ -515,7 +577,29 @@ core_epoch(char *msg, size_t msglen)
 	t = time(NULL);
 	if (core_flush_run(msg, msglen) == -1)
 		return -1;
-	return flush_new_epoch(t, msg, msglen);
+	if (flush_new_epoch(t, msg, msglen) == -1)
+		return -1;
+	/* The old epoch's counts are written; JIT samples still waiting
+	 * for their map keep their labels' numbers. */
+	jit_streams(keep_label, NULL);
+	label_new_epoch();
+	return 0;
+}
+
+/* The request is stamped now: records stamped before it are the
+ * requester's past (its own fork included), its command's are after. */
+static int __attribute__((unused))
+core_label(uint32_t pid, const char *name, char *msg, size_t msglen)
+{
+	if (nplabel == CORE_LABELS_PENDING) {
+		snprintf(msg, msglen, "too many label requests at once; try again");
+		return -1;
+	}
+	plabel[nplabel].time = perf_now();
+	plabel[nplabel].pid = pid;
+	plabel[nplabel].name = xstrdup(name);
+	nplabel++;
+	return 0;
 }
 
 static void
@@ -529,4 +613,5 @@ const struct control_ops core_ops = {
 	.flush = core_flush,
 	.epoch = core_epoch,
 	.quit = core_quit,
+	/* .label = core_label, XXX after the control request lands */
 };

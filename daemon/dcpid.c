@@ -25,6 +25,7 @@
 #include "attr.h"
 #include "cache.h"
 #include "conf.h"
+#include "label.h"
 #include "control.h"
 #include "core.h"
 #include "flush.h"
@@ -248,6 +249,9 @@ reload(struct config *c, const struct cmdline *cl, char *msg, size_t msglen)
 	core_set_memory_cap(c->memory_cap);
 	c->cache_size = n.cache_size;
 	cache_set_limit(c->cache_size);
+	c->label_by = n.label_by;
+	c->label_max = n.label_max;
+	label_configure(c->label_by, c->label_max);
 	if (!same_events(c, &n) || (n.cpus == NULL) != (c->cpus == NULL) ||
 	    (n.cpus && strcmp(n.cpus, c->cpus) != 0)) {
 		perf_disable();
@@ -430,6 +434,7 @@ main(int argc, char **argv)
 	cache_set_limit(c.cache_size);
 	if (attr_init() == -1)
 		fatalx("attribution failed to start");
+	label_init(c.label_by, c.label_max);
 	core_init(c.memory_cap);
 	if (perf_init(c.events, c.nevents, c.cpus, core_record, err, sizeof(err)) == -1)
 		fatalx_status(errno == EACCES || errno == EPERM ? EXIT_NOPERM :
@@ -445,6 +450,7 @@ main(int argc, char **argv)
 		fatalx("%s", err);
 	perf_enable();
 	attr_scan_proc();
+	label_scan();
 	for (i = 0; i < perf_nevents(); i++)
 		log_notice("sampling %s, period %ju, on %zu CPUs", perf_event_name(i),
 		    (uintmax_t)perf_event_period(i), perf_ncpus());
@@ -487,6 +493,7 @@ main(int argc, char **argv)
 	control_fini();
 	perf_fini();
 	core_fini();
+	label_fini();
 	attr_fini();
 	flush_fini();
 	loop_fini();

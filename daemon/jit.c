@@ -73,7 +73,7 @@
  * allocation per entry. */
 struct pend {
 	uint64_t	 pc;
-	uint32_t	 ev;
+	uint32_t	 ev;		/* the stream: event and label */
 	uint32_t	 count;		/* 0: empty slot */
 };
 
@@ -685,7 +685,7 @@ static void
 count(const struct jcmd *c, uint32_t ev, uint32_t off, uint32_t n)
 {
 	while (n-- > 0)
-		agg_add(AGG_STREAM(ev, AGG_LABEL_NONE), c->img->pub.index, off);
+		agg_add(ev, c->img->pub.index, off);
 }
 
 /* Moves p's pending samples into the aggregation: named by p's map where
@@ -826,6 +826,23 @@ jit_fini(void)
 	force = 0;
 	nsamples = nnamed = nanon = nmaps = nmaperr = nputerr = 0;
 	ndumps = ndumpsread = ndumperr = 0;
+}
+
+void
+jit_streams(void (*cb)(uint32_t stream, void *arg), void *arg)
+{
+	struct htab_iter it;
+	struct jproc *p;
+	uintptr_t v;
+	size_t i;
+
+	memset(&it, 0, sizeof(it));
+	while ((v = htab_each(&procs, &it)) != 0) {
+		p = (struct jproc *)v;
+		for (i = 0; i < p->cappend; i++)
+			if (p->pend[i].count != 0)
+				cb(p->pend[i].ev, arg);
+	}
 }
 
 void

@@ -24,9 +24,13 @@ struct status_writer;
 void jit_init(void);
 void jit_fini(void);
 
-/* One user-mode sample of event ev (perf.h's index) in anonymous
- * executable memory of pid, in timestamp order with the sideband. */
+/* One user-mode sample of stream ev (agg.h AGG_STREAM: the event and the
+ * label) in anonymous executable memory of pid, in timestamp order with
+ * the sideband. */
 void jit_sample(uint32_t ev, uint32_t pid, uint64_t pc);
+/* Calls cb with the stream of every pending sample (a stream once or
+ * more): the labels they hold must outlive an epoch's end. */
+void jit_streams(void (*cb)(uint32_t stream, void *arg), void *arg);
 /* Whether path's last component is a jitdump's name, jit-<digits>.dump:
  * its mapping announces the file and is not code (no image to read). */
 int jit_is_dump(const char *path);

@@ -28,6 +28,10 @@ daemon_libdcpid_la_SOURCES += daemon/attr.c daemon/image.c daemon/kernel.c daemo
 noinst_HEADERS += daemon/jit.h
 daemon_libdcpid_la_SOURCES += daemon/jit.c
 
+# Labels: whose sample (label.c), from the cgroup's name (cgroup.c).
+noinst_HEADERS += daemon/label.h
+daemon_libdcpid_la_SOURCES += daemon/label.c daemon/cgroup.c
+
 # The control server: the protocol (control.c) and its socket (ctlsock.c).
 noinst_HEADERS += daemon/control.h daemon/ctlsock.h
 daemon_libdcpid_la_SOURCES += daemon/control.c daemon/ctlsock.c

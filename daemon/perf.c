@@ -150,7 +150,7 @@ encode(const char *name, struct perf_event_attr *a, char *err, size_t errlen)
 	/* No PERF_SAMPLE_PERIOD: the period is fixed, and with it the
 	 * kernel samples software events such as page-faults at every
 	 * occurrence whatever sample_period says (perf_swevent_event). */
-	a->sample_type = RECORD_SAMPLE_TYPE;
+	a->sample_type = record_daemon.sample_type;
 	a->sample_id_all = RECORD_SAMPLE_ID_ALL;
 	a->exclude_guest = 1;
 	/* Monotonic timestamps can be compared with clock_gettime, which is
@@ -234,6 +234,25 @@ open_one(const char *name, struct perf_event_attr *a, int cpu, char *err, size_t
 		log_info("kernel refuses build-ids in MMAP2 records; reading them from the files");
 		a->build_id = 0;
 		fd = perf_sys_open(a, cpu);
+	}
+	if (fd == -1 && errno == EINVAL && (a->sample_type & PERF_SAMPLE_CGROUP)) {
+		int records = a->cgroup;
+
+		/* Kernels before 5.7: the labels come from /proc/PID/cgroup,
+		 * once per process and exec. */
+		record_daemon_set_cgroup(0);
+		a->sample_type = record_daemon.sample_type;
+		a->cgroup = 0;
+		if ((fd = perf_sys_open(a, cpu)) != -1) {
+			log_info("kernel refuses cgroup ids in samples; labels "
+			    "are read from /proc/PID/cgroup");
+		} else {
+			/* Refused for another reason: as it was. */
+			record_daemon_set_cgroup(1);
+			a->sample_type = record_daemon.sample_type;
+			a->cgroup = records & 1;
+			errno = EINVAL;
+		}
 	}
 	if (fd != -1)
 		return fd;
@@ -354,6 +373,8 @@ want_sideband(struct perf_event_attr *a)
 {
 	a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = 1;
 	a->build_id = 1;
+	/* New cgroups' paths, for the labels of their samples. */
+	a->cgroup = (record_daemon.sample_type & PERF_SAMPLE_CGROUP) != 0;
 }
 
 /* Opens a's buffers on every CPU as event ev (SIDEBAND: not a sampling
@@ -431,7 +452,7 @@ open_sideband(void)
 	a.type = PERF_TYPE_SOFTWARE;
 	a.config = PERF_COUNT_SW_DUMMY;
 	a.sample_period = 1;
-	a.sample_type = RECORD_SAMPLE_TYPE;
+	a.sample_type = record_daemon.sample_type;
 	a.sample_id_all = RECORD_SAMPLE_ID_ALL;
 	a.exclude_guest = 1;
 	a.use_clockid = 1;

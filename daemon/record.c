@@ -4,7 +4,7 @@
 
 #include "record.h"
 
-const struct record_format record_daemon = {
+struct record_format record_daemon = {
 	.sample_type = RECORD_SAMPLE_TYPE,
 	.sample_id_all = RECORD_SAMPLE_ID_ALL,
 	.sample_size = sizeof(struct record_daemon_sample),
@@ -13,6 +13,7 @@ const struct record_format record_daemon = {
 	.s_tid = offsetof(struct record_daemon_sample, pid),
 	.s_time = offsetof(struct record_daemon_sample, time),
 	.s_cpu = offsetof(struct record_daemon_sample, cpu),
+	.s_cgroup = offsetof(struct record_daemon_sample, cgroup),
 	.id_size = sizeof(struct record_daemon_id),
 	.i_id = offsetof(struct record_daemon_id, id),
 	.i_tid = offsetof(struct record_daemon_id, pid),
@@ -21,10 +22,12 @@ const struct record_format record_daemon = {
 };
 
 /* The u64 fields a SAMPLE may start with, in the kernel's order
- * (perf_output_sample); what comes after them is not fixed in size. */
+ * (perf_output_sample); CGROUP comes right after PERIOD when none of the
+ * variable fields between them is asked for. */
 #define SAMPLE_FIXED	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | \
 	PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | \
-	PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
+	PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | \
+	PERF_SAMPLE_CGROUP)
 
 static uint16_t
 field(uint64_t type, uint64_t bit, uint16_t *at)
@@ -61,6 +64,7 @@ record_format_init(struct record_format *f, uint64_t type, int sample_id_all)
 	field(type, PERF_SAMPLE_STREAM_ID, &at);
 	f->s_cpu = field(type, PERF_SAMPLE_CPU, &at);
 	field(type, PERF_SAMPLE_PERIOD, &at);
+	f->s_cgroup = field(type, PERF_SAMPLE_CGROUP, &at);
 	f->sample_size = at;
 	f->i_id = f->i_tid = f->i_time = f->i_cpu = RECORD_NONE;
 	if (!f->sample_id_all)
@@ -77,6 +81,13 @@ record_format_init(struct record_format *f, uint64_t type, int sample_id_all)
 		f->i_id = field(type, PERF_SAMPLE_IDENTIFIER, &at);
 	f->id_size = at;
 	return 0;
+}
+
+void
+record_daemon_set_cgroup(int on)
+{
+	record_format_init(&record_daemon, on ? RECORD_SAMPLE_TYPE :
+	    RECORD_SAMPLE_TYPE & ~(uint64_t)PERF_SAMPLE_CGROUP, RECORD_SAMPLE_ID_ALL);
 }
 
 int
@@ -105,6 +116,9 @@ record_check(const struct record_format *f, const union record *r, size_t size)
 		break;
 	case PERF_RECORD_LOST_SAMPLES:
 		need = sizeof(r->lost_samples);
+		break;
+	case PERF_RECORD_CGROUP:
+		need = sizeof(r->cgroup) + f->id_size;
 		break;
 	default:
 		/* THROTTLE and UNTHROTTLE count even when short: the count
@@ -155,6 +169,8 @@ record_parse_sample(const struct record_format *f, const union record *r,
 			s->time = u64_at(r, f->s_time);
 		if (f->s_cpu != RECORD_NONE)
 			u32_pair(r, f->s_cpu, &s->cpu, NULL);
+		if (f->s_cgroup != RECORD_NONE)
+			s->cgroup = u64_at(r, f->s_cgroup);
 		return 0;
 	}
 	if (!f->sample_id_all || size < sizeof(r->header) + f->id_size)
@@ -189,6 +205,8 @@ record_string(const struct record_format *f, const union record *r,
 		at = offsetof(struct record_mmap2, filename);
 	else if (r->header.type == PERF_RECORD_COMM)
 		at = offsetof(struct record_comm, comm);
+	else if (r->header.type == PERF_RECORD_CGROUP)
+		at = offsetof(struct record_cgroup, path);
 	else
 		return "";
 	if (size < f->id_size || (end = size - f->id_size) <= at || buflen == 0)

@@ -17,9 +17,10 @@
 
 /* What every event of perf.c samples, and that every record carries the
  * sample_id trailer: the ordering needs every record's TIME, the loss
- * counts the CPU. */
+ * counts the CPU, the labels the CGROUP (which kernels before 5.7 refuse:
+ * perf.c then opens without it, record_daemon_set_cgroup(0)). */
 #define RECORD_SAMPLE_TYPE	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | \
-	PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
+	PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_CGROUP)
 #define RECORD_SAMPLE_ID_ALL	1
 
 /* The layouts RECORD_SAMPLE_TYPE and RECORD_SAMPLE_ID_ALL give, for code
@@ -31,7 +32,10 @@ struct record_daemon_sample {		/* PERF_RECORD_SAMPLE */
 	uint32_t	pid, tid;
 	uint64_t	time;
 	uint32_t	cpu, res;
+	uint64_t	cgroup;		/* absent without PERF_SAMPLE_CGROUP */
 };
+/* The sample's size without its cgroup id. */
+#define RECORD_SAMPLE_MIN	offsetof(struct record_daemon_sample, cgroup)
 struct record_daemon_id {		/* trailer of every other record */
 	uint32_t	pid, tid;
 	uint64_t	time;
@@ -78,6 +82,11 @@ struct record_lost_samples {		/* PERF_RECORD_LOST_SAMPLES */
 	struct perf_event_header header;
 	uint64_t	lost;
 };
+struct record_cgroup {			/* PERF_RECORD_CGROUP */
+	struct perf_event_header header;
+	uint64_t	id;
+	char		path[];
+};
 struct record_throttle {		/* PERF_RECORD_(UN)THROTTLE */
 	struct perf_event_header header;
 	uint64_t	time, id, stream_id;
@@ -96,6 +105,7 @@ union record {
 	struct record_lost		lost;
 	struct record_lost_samples	lost_samples;
 	struct record_throttle		throttle;
+	struct record_cgroup		cgroup;
 };
 
 /* Where the attribute-dependent fields are: byte offsets of a SAMPLE's
@@ -106,17 +116,19 @@ struct record_format {
 	uint64_t	sample_type;
 	int		sample_id_all;
 	uint16_t	sample_size;	/* header and fields */
-	uint16_t	s_id, s_ip, s_tid, s_time, s_cpu;
+	uint16_t	s_id, s_ip, s_tid, s_time, s_cpu, s_cgroup;
 	uint16_t	id_size;	/* trailer bytes; 0 without sample_id_all */
 	uint16_t	i_id, i_tid, i_time, i_cpu;
 };
 
-/* The format of perf.c's events (RECORD_SAMPLE_TYPE, RECORD_SAMPLE_ID_ALL). */
-extern const struct record_format record_daemon;
+/* The format of perf.c's events (RECORD_SAMPLE_TYPE, RECORD_SAMPLE_ID_ALL;
+ * without PERF_SAMPLE_CGROUP after record_daemon_set_cgroup(0)). */
+extern struct record_format record_daemon;
+void record_daemon_set_cgroup(int on);
 
 /* Fills *f for events opened with sample_type and sample_id_all.  -1 if
- * sample_type has a field of variable size or one after them (READ,
- * CALLCHAIN, RAW, ...), which these records never carry. */
+ * sample_type has a field of variable size or one between PERIOD and
+ * CGROUP (READ, CALLCHAIN, RAW, ...), which these records never carry. */
 int record_format_init(struct record_format *f, uint64_t sample_type,
     int sample_id_all);
 
@@ -129,7 +141,7 @@ int record_check(const struct record_format *f, const union record *r, size_t si
 /* The fields that identify a record: a SAMPLE's own, or another record's
  * sample_id trailer.  Fields the format leaves out are 0. */
 struct record_sample {
-	uint64_t	id, ip, time;
+	uint64_t	id, ip, time, cgroup;	/* cgroup: a SAMPLE's */
 	uint32_t	pid, tid, cpu;
 };
 /* Decodes r's identifying fields (ip for a SAMPLE only) into *s.  -1 if r
@@ -139,7 +151,7 @@ int record_parse_sample(const struct record_format *f, const union record *r,
 /* r's timestamp (perf clock, ns) for the ordering; 0 if it has none. */
 uint64_t record_time(const struct record_format *f, const union record *r,
     size_t size);
-/* The NUL-padded string of a COMM or MMAP2 record (the command, the file
+/* The NUL-padded string of a COMM, MMAP2 or CGROUP record (the command, the file
  * name), copied to buf[buflen] and NUL-terminated; "" if r has no room
  * for one.  r must have passed record_check(). */
 const char *record_string(const struct record_format *f, const union record *r,

@@ -33,6 +33,7 @@
 #define DEFAULT_CACHE_SIZE	(512UL << 20)	/* bytes of the build-id cache */
 #define DEFAULT_KEEP_DAYS	7		/* DCPI's default */
 #define DEFAULT_KEEP_MIN	3
+#define DEFAULT_LABEL_MAX	1000		/* labels per epoch */
 
 static int
 seterr(char *err, size_t errlen, const char *fmt, ...)
@@ -70,6 +71,8 @@ config_defaults(struct config *c)
 	c->cache_size = DEFAULT_CACHE_SIZE;
 	c->keep_days = DEFAULT_KEEP_DAYS;
 	c->keep_min = DEFAULT_KEEP_MIN;
+	c->label_by = CONFIG_LABEL_BY_UNIT;
+	c->label_max = DEFAULT_LABEL_MAX;
 	c->events_replace = 1;
 }
 
@@ -374,6 +377,38 @@ print_size(const struct config_key *k, const struct config *c, FILE *fp)
 		fprintf(fp, "%s = %zu%c\n", k->name, n, suffix[i]);
 }
 
+static const char *const label_by_names[] = { "none", "unit", "cgroup" };
+
+static int
+set_label_by(const struct config_key *k, struct config *c, const char *value,
+    char *err, size_t errlen)
+{
+	unsigned i;
+
+	for (i = 0; i < sizeof(label_by_names) / sizeof(label_by_names[0]); i++)
+		if (strcmp(value, label_by_names[i]) == 0) {
+			*FIELD(c, k, unsigned) = i;
+			return 0;
+		}
+	return expected(k, value, err, errlen);
+}
+
+static void
+print_label_by(const struct config_key *k, const struct config *c, FILE *fp)
+{
+	fprintf(fp, "%s = %s\n", k->name, label_by_names[*FIELD(c, k, unsigned)]);
+}
+
+/* At least one: with none, every labelled sample would be [other]. */
+static int
+set_label_max(const struct config_key *k, struct config *c, const char *value,
+    char *err, size_t errlen)
+{
+	if (set_uint(k, c, value, err, errlen) == -1 || *FIELD(c, k, unsigned) == 0)
+		return expected(k, value, err, errlen);
+	return 0;
+}
+
 #define OFF(f)	offsetof(struct config, f)
 
 /* In --check-config's order.  dcpid's -v counts rather than takes a value,
@@ -403,6 +438,10 @@ const struct config_key config_keys[] = {
 	    "a number of epochs", NULL },
 	{ "verbose", NULL, 0, set_uint, print_uint, OFF(verbose), 2,
 	    "0, 1 or 2", NULL },
+	{ "label-by", "label-by", 0, set_label_by, print_label_by,
+	    OFF(label_by), 0, "unit, cgroup or none", NULL },
+	{ "label-max", NULL, 0, set_label_max, print_uint, OFF(label_max), 1000000,
+	    "a number of labels per epoch, 1 to 1000000", NULL },
 	{ NULL, NULL, 0, NULL, NULL, 0, 0, NULL, NULL }
 };
 

@@ -12,6 +12,11 @@
 
 #define CONFIG_DEFAULT_PATH	DCPI_SYSCONFDIR "/dcpi/dcpid.conf"
 #define CONFIG_MAX_EVENTS	16
+/* label-by: what a sample's label is taken from (daemon/cgroup.h's enum
+ * cgroup_label_by has the same values). */
+#define CONFIG_LABEL_BY_NONE	0
+#define CONFIG_LABEL_BY_UNIT	1	/* systemd unit or container, else cgroup */
+#define CONFIG_LABEL_BY_CGROUP	2	/* the cgroup path */
 
 struct config {
 	char		*events[CONFIG_MAX_EVENTS];	/* libpfm4 strings, malloc'd */
@@ -26,6 +31,8 @@ struct config {
 	unsigned	 keep_days;		/* retention for dcpictl gc */
 	unsigned	 keep_min;
 	unsigned	 verbose;
+	unsigned	 label_by;		/* CONFIG_LABEL_BY_* */
+	unsigned	 label_max;		/* labels per epoch before [other] */
 	/* Set by config_defaults and after config_load: the next "event"
 	 * starts a new list, so that the command line's events replace the
 	 * file's and a file's replace the defaults rather than add to them. */

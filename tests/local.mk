@@ -131,6 +131,14 @@ tests_test_loop_CFLAGS = $(TESTS_CFLAGS)
 tests_test_loop_LDADD = daemon/libdcpid.la $(TESTS_LIBS)
 # The flush into a database of the test's own, with the images and events
 # the test's, and a failing write.
+check_PROGRAMS += tests/test_label
+TESTS += tests/test_label
+tests_test_label_SOURCES = tests/test_label.c
+tests_test_label_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon
+tests_test_label_CFLAGS = $(TESTS_CFLAGS)
+tests_test_label_LDADD = daemon/libdcpid.la $(TESTS_LIBS)
+tests_test_label_LDFLAGS = -Wl,--wrap=cgroup_read_pid
+
 check_PROGRAMS += tests/test_flush
 TESTS += tests/test_flush
 tests_test_flush_SOURCES = tests/test_flush.c

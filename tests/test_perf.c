@@ -36,6 +36,8 @@ static size_t			nopen;
  * attr asking for build-ids, as kernels before 5.12 answer. */
 static int			open_errno[MAXCALLS];
 static int			fail_build_id;
+/* EINVAL for cgroup ids in samples or cgroup records: before 5.7. */
+static int			fail_cgroup;
 /* ENOENT for hardware events, as on a virtual machine without a PMU. */
 static int			fail_hw;
 static int			mmap_errno[MAXCALLS];
@@ -62,7 +64,8 @@ __wrap_perf_sys_open(struct perf_event_attr *a, int cpu)
 	assert_true(i < MAXCALLS);
 	opened[i] = *a;
 	opened_cpu[i] = cpu;
-	if (open_errno[i] != 0 || (fail_build_id && a->build_id)) {
+	if (open_errno[i] != 0 || (fail_build_id && a->build_id) ||
+	    (fail_cgroup && ((a->sample_type & PERF_SAMPLE_CGROUP) || a->cgroup))) {
 		errno = open_errno[i] ? open_errno[i] : EINVAL;
 		return -1;
 	}
@@ -139,7 +142,8 @@ setup(void **state)
 	memset(open_errno, 0, sizeof(open_errno));
 	memset(mmap_errno, 0, sizeof(mmap_errno));
 	memset(maps, 0, sizeof(maps));
-	fail_build_id = fail_hw = 0;
+	fail_build_id = fail_hw = fail_cgroup = 0;
+	record_daemon_set_cgroup(1);
 	nopen = nmmap = nmapped = nmunmap = nenable = 0;
 	loop_init();
 	return 0;
@@ -199,11 +203,13 @@ test_each_cpu(void **state)
 			assert_int_equal(a->comm, 1);
 			assert_int_equal(a->task, 1);
 			assert_int_equal(a->build_id, 1);
+			assert_int_equal(a->cgroup, 1);
 			assert_int_equal(a->wakeup_watermark, 1);
 		} else {
 			assert_int_equal(a->config, PERF_COUNT_SW_CPU_CLOCK);
 			assert_int_equal(a->sample_period, PERF_PERIOD_CLOCK);
 			assert_int_equal(a->mmap2, 0);
+			assert_int_equal(a->cgroup, 0);
 			assert_true(a->wakeup_watermark > 1);
 		}
 	}
@@ -280,7 +286,41 @@ open_fails(int e)
 static void test_eacces(void **state) { (void)state; open_fails(EACCES); }
 static void test_eperm(void **state) { (void)state; open_fails(EPERM); }
 static void test_enoent(void **state) { (void)state; open_fails(ENOENT); }
-static void test_einval(void **state) { (void)state; open_fails(EINVAL); }
+/* EINVAL, also when asked without cgroup ids: not the kernel's age, so the
+ * format stays as it was. */
+static void
+test_einval(void **state)
+{
+	(void)state;
+	open_errno[4] = EINVAL;
+	open_fails(EINVAL);
+	assert_true(opened[3].sample_type & PERF_SAMPLE_CGROUP);
+	assert_false(opened[4].sample_type & PERF_SAMPLE_CGROUP);
+	assert_int_equal(record_daemon.sample_type, RECORD_SAMPLE_TYPE);
+}
+
+/* A kernel before 5.7 (so before 5.12's build-ids too): the first open
+ * drops the build-ids, then the cgroup ids; the rest open without them,
+ * and the records are read in the shorter format. */
+static void
+test_cgroup_fallback(void **state)
+{
+	char err[512];
+	size_t i;
+
+	(void)state;
+	fail_cgroup = fail_build_id = 1;
+	assert_int_equal(perf_init(cpu_clock, 1, "0-1", record, err, sizeof(err)), 0);
+	assert_true(opened[1].cgroup);
+	assert_true(opened[1].sample_type & PERF_SAMPLE_CGROUP);
+	assert_false(opened[1].build_id);
+	assert_int_equal(nopen, 6);	/* the first thrice, then one per fd */
+	for (i = 2; i < nopen; i++) {
+		assert_false(opened[i].sample_type & PERF_SAMPLE_CGROUP);
+		assert_false(opened[i].cgroup);
+	}
+	assert_int_equal(record_daemon.sample_size, RECORD_SAMPLE_MIN);
+}
 
 static void
 test_mmap_fails(void **state)
@@ -374,6 +414,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_each_cpu, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sideband_fallback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_build_id_fallback, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cgroup_fallback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_eacces, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_eperm, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_enoent, setup, teardown),

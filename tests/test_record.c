@@ -132,8 +132,20 @@ test_format(void **state)
 	(void)state;
 	assert_int_equal(record_format_init(&f, RECORD_SAMPLE_TYPE, RECORD_SAMPLE_ID_ALL), 0);
 	assert_memory_equal(&f, &record_daemon, sizeof(f));
-	assert_int_equal(record_daemon.sample_size, 48);
+	assert_int_equal(record_daemon.sample_size, 56);
+	assert_int_equal(record_daemon.sample_size, sizeof(struct record_daemon_sample));
 	assert_int_equal(record_daemon.id_size, 32);
+	/* A kernel before 5.7: the same without the cgroup id, whose trailer
+	 * is unchanged (CGROUP is no sample_id field). */
+	record_daemon_set_cgroup(0);
+	assert_int_equal(record_daemon.sample_size, RECORD_SAMPLE_MIN);
+	assert_int_equal(record_daemon.s_cgroup, RECORD_NONE);
+	assert_int_equal(record_daemon.id_size, 32);
+	record_daemon_set_cgroup(1);
+	assert_memory_equal(&f, &record_daemon, sizeof(f));
+	/* CGROUP after a field of variable size: not decodable. */
+	assert_int_equal(record_format_init(&f, PERF_SAMPLE_IP | PERF_SAMPLE_RAW |
+	    PERF_SAMPLE_CGROUP, 1), -1);
 	assert_int_equal(record_format_init(&f, RECORD_SAMPLE_TYPE, 0), 0);
 	assert_int_equal(f.id_size, 0);
 	/* Fields of variable size: not decodable by offsets. */
@@ -164,9 +176,11 @@ test_sample(void **state)
 	put32x2(&b, 42, 43);			/* TID */
 	put64(&b, 123456789);			/* TIME */
 	put32x2(&b, 3, 0);			/* CPU */
+	put64(&b, 0x1234);			/* CGROUP */
 	r = done(&b);
 	assert_int_equal(record_check(&record_daemon, r, b.len), 0);
 	assert_int_equal(record_parse_sample(&record_daemon, r, b.len, &s), 0);
+	assert_int_equal(s.cgroup, 0x1234);
 	assert_int_equal(s.id, 77);
 	assert_int_equal(s.ip, 0x401000);
 	assert_int_equal(s.pid, 42);
@@ -179,6 +193,7 @@ test_sample(void **state)
 	assert_int_equal(r->sample.ip, s.ip);
 	assert_int_equal(r->sample.pid, s.pid);
 	assert_int_equal(r->sample.time, s.time);
+	assert_int_equal(r->sample.cgroup, s.cgroup);
 	/* Truncated: one field short. */
 	assert_int_equal(record_check(&record_daemon, r, b.len - 8), -1);
 	assert_int_equal(record_parse_sample(&record_daemon, r, b.len - 8, &s), -1);
@@ -325,6 +340,29 @@ test_comm(void **state)
 	assert_int_equal(record_check(&record_daemon, r, b.len), -1);
 }
 
+/* PERF_RECORD_CGROUP: the id, the path, the trailer. */
+static void
+test_cgroup(void **state)
+{
+	struct buf b;
+	const union record *r;
+	char str[64];
+
+	(void)state;
+	header(&b, PERF_RECORD_CGROUP, 0);
+	put64(&b, 0x2a5f);
+	putstr(&b, "/system.slice/nginx.service");
+	r = finish(&b);
+	assert_int_equal(offsetof(struct record_cgroup, path), 16);
+	assert_int_equal(record_check(&record_daemon, r, b.len), 0);
+	assert_int_equal(r->cgroup.id, 0x2a5f);
+	assert_string_equal(record_string(&record_daemon, r, b.len, str, sizeof(str)),
+	    "/system.slice/nginx.service");
+	assert_trailer(&record_daemon, r, b.len);
+	/* Too short for the id and the trailer. */
+	assert_int_equal(record_check(&record_daemon, r, 16 + 24), -1);
+}
+
 static void
 test_fork_exit(void **state)
 {
@@ -440,6 +478,7 @@ main(void)
 		cmocka_unit_test(test_sample_other_type),
 		cmocka_unit_test(test_mmap2),
 		cmocka_unit_test(test_comm),
+		cmocka_unit_test(test_cgroup),
 		cmocka_unit_test(test_fork_exit),
 		cmocka_unit_test(test_lost),
 		cmocka_unit_test(test_throttle),

@@ -13,7 +13,11 @@
  * LABELDIR is the label with '/' written as "%2F", '%' as "%25" and a
  * leading '.' as "%2E" (so that no label is hidden or "." or "..").
  * Labels in brackets are dcpid's own: DCPI_LABEL_IDLE holds the samples of
- * the idle task (pid 0), which are the kernel image's.
+ * the idle task (pid 0), which are the kernel image's; DCPI_LABEL_OTHER
+ * those of the labels beyond an epoch's cap (dcpid.conf(5) label-max).
+ * dcpid labels a sample by its process's cgroup (systemd unit, container
+ * or cgroup path) or `dcpictl label` run; samples of the root cgroup stay
+ * unlabelled.
  *
  * Samples that could not be attributed to an image are counted by reason
  * and event in DB/EPOCH/HOST/unattributed, a text file:
@@ -43,6 +47,7 @@ extern "C" {
 #endif
 
 #define DCPI_LABEL_IDLE		"[idle]"	/* the idle task's samples */
+#define DCPI_LABEL_OTHER	"[other]"	/* labels beyond the cap */
 #define DCPI_UNATTR_FILE	"unattributed"
 #define DCPI_UNATTR_MAGIC	"dcpi-unattributed 1"
 

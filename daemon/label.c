@@ -1,0 +1,507 @@
+/*
+ * Labels: the sample's label number, from a run label or the cgroup
+ * (daemon/label.h).  Three tables: the label numbers (names, dense, by
+ * name through a hash), the cgroups met (id -> name and the number it
+ * had this epoch), and the processes of `dcpictl label` runs (pid -> run).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dcpi/label.h>
+
+#include "cgroup.h"
+#include "conf.h"
+#include "htab.h"
+#include "label.h"
+#include "log.h"
+#include "util.h"
+#include "xmalloc.h"
+
+/* Cgroups remembered; past it the table starts again (the cgroups still
+ * sampled are looked up again in /proc), so a storm of short-lived
+ * cgroups costs a bounded memory. */
+#define LABEL_CGROUPS_MAX	16384
+/* cgroup keys of the samples without a cgroup id: per process. */
+#define KEY_PID			(1ull << 63)
+
+struct slot {
+	char		*name;		/* NULL: free */
+	uint32_t	 used;		/* gen of the epoch it was last used in */
+};
+
+struct cgent {
+	uint64_t	 key;		/* cgroup id, or KEY_PID | pid */
+	char		*name;		/* NULL: unlabelled */
+	uint32_t	 l, gen;	/* its number, valid while gen is */
+};
+
+struct run {
+	unsigned	 refs;		/* processes */
+	uint32_t	 l, gen;
+	char		 name[];
+};
+
+struct runpid {
+	uint32_t	 pid;
+	struct run	*run;
+};
+
+static unsigned		 by = CONFIG_LABEL_BY_UNIT;
+static size_t		 max = 1000;
+static struct slot	*slots;
+static size_t		 nslots;	/* slots[0..nslots) in use or free */
+static uint32_t		*freel;		/* free numbers */
+static size_t		 nfree;
+static struct htab	 byname;	/* fnv1a64(name) -> number */
+static uint32_t		 gen = 1;
+static size_t		 nused, ndropped;
+static uint64_t		 nother;
+static size_t		 names_bytes;
+
+static struct htab	 cgroups;	/* key -> struct cgent * */
+static uint64_t		 last_key;
+static uint32_t		 last_l, last_gen;
+
+static struct htab	 runpids;	/* pid -> struct runpid * */
+
+static const char *const by_names[] = { "none", "unit", "cgroup" };
+
+void
+label_init(unsigned b, unsigned m)
+{
+	by = b;
+	max = m ? m : 1;
+	gen = 1;
+	nused = ndropped = 0;
+	nother = 0;
+	last_key = 0;
+	last_gen = 0;
+}
+
+static void
+cgroups_clear(void)
+{
+	struct htab_iter it;
+	uintptr_t v;
+
+	memset(&it, 0, sizeof(it));
+	while ((v = htab_each(&cgroups, &it)) != 0) {
+		struct cgent *e = (struct cgent *)v;
+
+		names_bytes -= e->name ? strlen(e->name) + 1 : 0;
+		free(e->name);
+		free(e);
+	}
+	htab_fini(&cgroups);
+	htab_init(&cgroups);
+	last_gen = 0;
+}
+
+void
+label_configure(unsigned b, unsigned m)
+{
+	if (b != by) {
+		by = b;
+		cgroups_clear();
+		label_scan();
+	}
+	max = m ? m : 1;
+}
+
+void
+label_fini(void)
+{
+	struct htab_iter it;
+	uintptr_t v;
+	size_t i;
+
+	cgroups_clear();
+	memset(&it, 0, sizeof(it));
+	while ((v = htab_each(&runpids, &it)) != 0) {
+		struct runpid *rp = (struct runpid *)v;
+
+		if (--rp->run->refs == 0)
+			free(rp->run);
+		free(rp);
+	}
+	htab_fini(&runpids);
+	for (i = 0; i < nslots; i++)
+		free(slots[i].name);
+	free(slots);
+	free(freel);
+	slots = NULL;
+	freel = NULL;
+	nslots = nfree = 0;
+	names_bytes = 0;
+	htab_fini(&byname);
+}
+
+/*
+ * Label numbers.
+ */
+
+static uint32_t
+find_name(const char *name, uint64_t h, struct htab_iter *it)
+{
+	uintptr_t v;
+
+	for (v = htab_first(&byname, h, it); v != 0; v = htab_next(&byname, it))
+		if (strcmp(slots[v].name, name) == 0)
+			return (uint32_t)v;
+	return 0;
+}
+
+/* The number of name this epoch: its own while label-max allows, else
+ * LABEL_OTHER (counted once per cgroup or run and epoch, by the caller's
+ * caching). */
+static uint32_t
+intern(const char *name)
+{
+	uint64_t h = fnv1a64_str(FNV1A64_INIT, name);
+	struct htab_iter it;
+	uint32_t l;
+
+	if ((l = find_name(name, h, &it)) == 0) {
+		if (nused >= max)
+			goto drop;
+		if (nfree > 0) {
+			l = freel[--nfree];
+		} else {
+			/* Numbers used this epoch (max) and kept from the
+			 * last (at most max) fit in twice max. */
+			if (nslots >= LABEL_FIRST + 2 * max)
+				goto drop;
+			if (nslots == 0) {
+				/* dcpid's own, named by label_name. */
+				slots = xcalloc(LABEL_FIRST, sizeof(*slots));
+				nslots = LABEL_FIRST;
+			}
+			slots = xreallocarray(slots, nslots + 1, sizeof(*slots));
+			l = (uint32_t)nslots++;
+		}
+		slots[l].name = xstrdup(name);
+		slots[l].used = 0;
+		names_bytes += strlen(name) + 1;
+		xhtab_add(&byname, h, l);
+	}
+	if (slots[l].used != gen) {
+		if (nused >= max)
+			goto drop;
+		slots[l].used = gen;
+		nused++;
+	}
+	return l;
+drop:
+	ndropped++;
+	return LABEL_OTHER;
+}
+
+const char *
+label_name(uint32_t l)
+{
+	switch (l) {
+	case LABEL_NONE:
+		return NULL;
+	case LABEL_IDLE:
+		return DCPI_LABEL_IDLE;
+	case LABEL_OTHER:
+		return DCPI_LABEL_OTHER;
+	}
+	return l < nslots && slots[l].name != NULL ? slots[l].name : DCPI_LABEL_OTHER;
+}
+
+void
+label_keep(uint32_t l)
+{
+	if (l >= LABEL_FIRST && l < nslots && slots[l].name != NULL)
+		slots[l].used = gen;
+}
+
+void
+label_new_epoch(void)
+{
+	struct htab_iter it;
+	uint32_t l;
+
+	for (l = LABEL_FIRST; l < nslots; l++) {
+		if (slots[l].name == NULL || slots[l].used == gen)
+			continue;
+		if (find_name(slots[l].name, fnv1a64_str(FNV1A64_INIT,
+		    slots[l].name), &it) == l)
+			htab_del(&byname, &it);
+		names_bytes -= strlen(slots[l].name) + 1;
+		free(slots[l].name);
+		slots[l].name = NULL;
+		freel = xreallocarray(freel, nfree + 1, sizeof(*freel));
+		freel[nfree++] = l;
+	}
+	gen++;
+	nused = ndropped = 0;
+	last_gen = 0;
+}
+
+/*
+ * Cgroups.
+ */
+
+static struct cgent *
+cg_find(uint64_t key, struct htab_iter *it)
+{
+	uintptr_t v;
+
+	for (v = htab_first(&cgroups, key, it); v != 0; v = htab_next(&cgroups, it))
+		if (((struct cgent *)v)->key == key)
+			return (struct cgent *)v;
+	return NULL;
+}
+
+/* Remembers key's name (NULL: unlabelled), replacing what was known. */
+static struct cgent *
+cg_set(uint64_t key, const char *name)
+{
+	struct htab_iter it;
+	struct cgent *e;
+
+	if ((e = cg_find(key, &it)) == NULL) {
+		if (cgroups.n >= LABEL_CGROUPS_MAX)
+			cgroups_clear();
+		e = xcalloc(1, sizeof(*e));
+		e->key = key;
+		xhtab_add(&cgroups, key, (uintptr_t)e);
+	} else {
+		names_bytes -= e->name ? strlen(e->name) + 1 : 0;
+		free(e->name);
+	}
+	e->name = name ? xstrdup(name) : NULL;
+	names_bytes += name ? strlen(name) + 1 : 0;
+	e->gen = 0;
+	if (key == last_key)
+		last_gen = 0;
+	return e;
+}
+
+static void
+cg_forget(uint64_t key)
+{
+	struct htab_iter it;
+	struct cgent *e;
+
+	if ((e = cg_find(key, &it)) == NULL)
+		return;
+	htab_del(&cgroups, &it);
+	names_bytes -= e->name ? strlen(e->name) + 1 : 0;
+	free(e->name);
+	free(e);
+	if (key == last_key)
+		last_gen = 0;
+}
+
+/* path's label by label-by into name[len]; NULL when it gets none. */
+static const char *
+path_label(const char *path, char *name, size_t len)
+{
+	return cgroup_label(path, (enum cgroup_label_by)by, name, len) == 1 ? name : NULL;
+}
+
+void
+label_cgroup(uint64_t id, const char *path)
+{
+	char name[LABEL_NAME_MAX];
+
+	if (by == CONFIG_LABEL_BY_NONE || id == 0)
+		return;
+	cg_set(id, path_label(path, name, sizeof(name)));
+}
+
+static void
+scan_one(uint64_t id, const char *path, void *arg)
+{
+	(void)arg;
+	label_cgroup(id, path);
+}
+
+void
+label_scan(void)
+{
+	char mount[4096];
+
+	if (by == CONFIG_LABEL_BY_NONE)
+		return;
+	if (cgroup_mount(mount, sizeof(mount)) != 1) {
+		log_info("labels: no cgroup2 hierarchy mounted; cgroups are "
+		    "read from /proc/PID/cgroup as their processes are sampled");
+		return;
+	}
+	if (cgroup_walk(mount, LABEL_CGROUPS_MAX / 2, scan_one, NULL) == -1)
+		log_warn("labels: %s", mount);
+}
+
+/* A cgroup met first in a sample: its name from the process's
+ * /proc/PID/cgroup.  A process already gone leaves nothing to remember
+ * (its cgroup's next sample tries again). */
+static uint32_t __attribute__((noinline))
+cg_slow(uint32_t pid, uint64_t key)
+{
+	char path[4096], name[LABEL_NAME_MAX];
+	struct htab_iter it;
+	struct cgent *e;
+
+	if ((e = cg_find(key, &it)) == NULL) {
+		if (cgroup_read_pid(pid, path, sizeof(path)) == 1) {
+			e = cg_set(key, path_label(path, name, sizeof(name)));
+		} else if (key & KEY_PID) {
+			/* Gone: its EXIT record forgets it. */
+			e = cg_set(key, NULL);
+		} else {
+			/* Not remembered, another process may still name the
+			 * cgroup; but the next samples of this one are
+			 * answered without /proc. */
+			last_key = key;
+			last_l = LABEL_NONE;
+			last_gen = gen;
+			return LABEL_NONE;
+		}
+	}
+	if (e->gen != gen) {
+		e->l = e->name != NULL ? intern(e->name) : LABEL_NONE;
+		e->gen = gen;
+	}
+	last_key = key;
+	last_l = e->l;
+	last_gen = gen;
+	return e->l;
+}
+
+/*
+ * Runs.
+ */
+
+static struct runpid *
+run_find(uint32_t pid, struct htab_iter *it)
+{
+	return (struct runpid *)htab_find_u32(&runpids, pid,
+	    offsetof(struct runpid, pid), it);
+}
+
+static uint32_t
+run_label(struct run *r)
+{
+	if (r->gen != gen) {
+		r->l = intern(r->name);
+		r->gen = gen;
+	}
+	return r->l;
+}
+
+static void
+run_set(uint32_t pid, struct run *r)
+{
+	struct htab_iter it;
+	struct runpid *rp;
+
+	if ((rp = run_find(pid, &it)) != NULL) {
+		if (--rp->run->refs == 0)
+			free(rp->run);
+	} else {
+		rp = xcalloc(1, sizeof(*rp));
+		rp->pid = pid;
+		xhtab_add(&runpids, pid, (uintptr_t)rp);
+	}
+	rp->run = r;
+	r->refs++;
+}
+
+int
+label_run(uint32_t pid, const char *name, char *msg, size_t msglen)
+{
+	size_t n = strlen(name);
+	struct run *r;
+
+	if (pid == 0 || n == 0 || name[0] == '[' || n >= LABEL_NAME_MAX) {
+		snprintf(msg, msglen, "label '%s' for pid %u: not a label", name,
+		    (unsigned)pid);
+		return -1;
+	}
+	r = xcalloc(1, sizeof(*r) + n + 1);
+	memcpy(r->name, name, n + 1);
+	run_set(pid, r);
+	log_info("label %s: pid %u and the processes it starts", name, (unsigned)pid);
+	return 0;
+}
+
+void
+label_fork(uint32_t pid, uint32_t ppid)
+{
+	struct htab_iter it;
+	struct runpid *parent;
+
+	if (pid == ppid || runpids.n == 0)
+		return;
+	if ((parent = run_find(ppid, &it)) != NULL)
+		run_set(pid, parent->run);
+}
+
+void
+label_exec(uint32_t pid)
+{
+	cg_forget(KEY_PID | pid);
+}
+
+void
+label_exit(uint32_t pid)
+{
+	struct htab_iter it;
+	struct runpid *rp;
+
+	cg_forget(KEY_PID | pid);
+	if (runpids.n == 0 || (rp = run_find(pid, &it)) == NULL)
+		return;
+	htab_del(&runpids, &it);
+	if (--rp->run->refs == 0)
+		free(rp->run);
+	free(rp);
+}
+
+/*
+ * The sample path.
+ */
+
+uint32_t
+label_of(uint32_t pid, uint64_t cgroup)
+{
+	struct htab_iter it;
+	struct runpid *rp;
+	uint64_t key;
+	uint32_t l;
+
+	if (runpids.n > 0 && (rp = run_find(pid, &it)) != NULL)
+		l = run_label(rp->run);
+	else if (by == CONFIG_LABEL_BY_NONE)
+		return LABEL_NONE;
+	else if ((key = cgroup ? cgroup : KEY_PID | pid) == last_key && last_gen == gen)
+		l = last_l;
+	else
+		l = cg_slow(pid, key);
+	if (l == LABEL_OTHER)
+		nother++;
+	return l;
+}
+
+void
+label_stats(struct label_stats *st)
+{
+	st->by = by_names[by < 3 ? by : 0];
+	st->used = nused;
+	st->max = max;
+	st->dropped = ndropped;
+	st->other_samples = nother;
+	st->running = runpids.n;
+	st->cgroups = cgroups.n;
+	st->memory = nslots * sizeof(*slots) + nfree * sizeof(*freel) +
+	    htab_memory(&byname) + htab_memory(&cgroups) +
+	    cgroups.n * sizeof(struct cgent) + htab_memory(&runpids) +
+	    runpids.n * sizeof(struct runpid) + names_bytes;
+}

@@ -1,0 +1,78 @@
+/*
+ * Labels: whose sample this is (dcpi(5) "Labels"; issue 14).  Every
+ * sample gets a label number for the aggregation's stream: the process's
+ * `dcpictl label` run if it has one, else the label of its cgroup (the
+ * systemd unit, container or cgroup path, by label-by; daemon/cgroup.c
+ * makes the name), found from the sample's PERF_SAMPLE_CGROUP id or, on
+ * kernels without it, from /proc/PID/cgroup.
+ *
+ * Numbers are dense: LABEL_NONE, LABEL_IDLE and LABEL_OTHER, then one per
+ * distinct name, at most label-max of them used in one epoch (the rest
+ * are [other]) and at most twice that held, so that memory and the
+ * epoch's directories stay bounded whatever number of cgroups come and
+ * go.  A number stays its name's until the epoch it was last used in has
+ * ended (label_new_epoch), which is after its counts were written.
+ */
+#ifndef DCPID_LABEL_H
+#define DCPID_LABEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define LABEL_NONE	0	/* unlabelled: root cgroup, label-by none */
+#define LABEL_IDLE	1	/* the idle task, DCPI_LABEL_IDLE */
+#define LABEL_OTHER	2	/* beyond label-max, DCPI_LABEL_OTHER */
+#define LABEL_FIRST	3
+/* Bytes of a label name with its NUL: its directory name must fit NAME_MAX. */
+#define LABEL_NAME_MAX	256
+
+/* by: CONFIG_LABEL_BY_* (lib/conf.h); max: labels per epoch (>= 1). */
+void label_init(unsigned by, unsigned max);
+/* A reload: a new label-by takes effect for the cgroups met from now on
+ * (those known are looked up again); a new label-max at once. */
+void label_configure(unsigned by, unsigned max);
+void label_fini(void);
+/* Learns the cgroups that exist (the cgroup2 hierarchy's directories),
+ * so that the samples of a process gone before they are processed still
+ * find their cgroup's name.  After the perf events are enabled. */
+void label_scan(void);
+/* PERF_RECORD_CGROUP: cgroup id was created at path (a cgroup v2 path). */
+void label_cgroup(uint64_t id, const char *path);
+
+/* The label number of a sample of pid with PERF_SAMPLE_CGROUP id cgroup
+ * (0: none in the sample, as on kernels before 5.7).  Per sample: a run
+ * label or the last cgroup's answer in a few instructions. */
+uint32_t label_of(uint32_t pid, uint64_t cgroup);
+
+/* `dcpictl label`: pid and the processes it forks from now on are
+ * labelled name until they exit.  The caller orders it among the
+ * records (daemon/core.c core_label).  0, or -1 with why in msg. */
+int label_run(uint32_t pid, const char *name, char *msg, size_t msglen);
+/* The process records, in time order: a new process inherits its
+ * parent's run label; exec and exit forget what was known of pid. */
+void label_fork(uint32_t pid, uint32_t ppid);
+void label_exec(uint32_t pid);
+void label_exit(uint32_t pid);
+
+/* The name of label number l for its files: NULL for LABEL_NONE;
+ * "[idle]", "[other]"; valid until label_new_epoch. */
+const char *label_name(uint32_t l);
+/* Keeps label l's number through the next label_new_epoch (counts not
+ * yet aggregated, such as JIT samples waiting for their map, hold it). */
+void label_keep(uint32_t l);
+/* The epoch changed (after its counts were written): numbers not used in
+ * the epoch that ended are given back, and label-max counts anew. */
+void label_new_epoch(void);
+
+/* For status: labels used this epoch, dropped to [other] (labels this
+ * epoch, samples since start), processes with a run label, cgroups
+ * known, and bytes held. */
+struct label_stats {
+	const char	*by;		/* "unit", "cgroup", "none" */
+	size_t		 used, max, dropped, running, cgroups;
+	uint64_t	 other_samples;
+	size_t		 memory;
+};
+void label_stats(struct label_stats *st);
+
+#endif
