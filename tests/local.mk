@@ -416,6 +416,25 @@ EXTRA_DIST += tests/fuzz/fuzz_unattr.c
 TESTS += tests/integration/test_idle.sh
 EXTRA_DIST += tests/integration/test_idle.sh
 
+# Cgroups: labels of cgroup paths, /proc/PID/cgroup and mountinfo, the walk
+# of this machine's cgroup2 hierarchy (as root; skipped where none).
+if ENABLE_TESTS
+check_PROGRAMS += tests/test_cgroup
+TESTS += tests/test_cgroup
+tests_test_cgroup_SOURCES = tests/test_cgroup.c
+tests_test_cgroup_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon
+tests_test_cgroup_CFLAGS = $(TESTS_CFLAGS)
+tests_test_cgroup_LDADD = daemon/libdcpid.la $(TESTS_LIBS)
+endif
+# The cgroup parsers and labels on the fuzz corpus.
+check_PROGRAMS += tests/fuzz/fuzz_cgroup_corpus
+TESTS += tests/fuzz/fuzz_cgroup_corpus
+tests_fuzz_fuzz_cgroup_corpus_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz_cgroup.c
+tests_fuzz_fuzz_cgroup_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFUZZ_CORPUS='"$(abs_top_srcdir)/tests/fuzz/corpus/cgroup"'
+tests_fuzz_fuzz_cgroup_corpus_LDADD = daemon/libdcpid.la
+EXTRA_DIST += tests/fuzz/fuzz_cgroup.c
+
 # The cmocka unit tests and fuzz corpora only: what a package build can run
 # (debian/rules), where perf_event_open and daemons are not allowed.
 check-unit:
