@@ -264,10 +264,10 @@ handle(const void *p, size_t size, uint64_t time, void *arg)
 	(void)arg;
 	/* The sample path, without a call to record_check. */
 	if (rec->header.type == PERF_RECORD_SAMPLE) {
-		if (size >= sizeof(rec->sample))
-			do_sample(&rec->sample, rec->sample.cgroup);
-		else if (size >= RECORD_SAMPLE_MIN)
-			do_sample(&rec->sample, 0);	/* a kernel before 5.7 */
+		/* Without the cgroup id: a kernel before 5.7. */
+		if (size >= RECORD_SAMPLE_MIN)
+			do_sample(&rec->sample, size >= sizeof(rec->sample) ?
+			    rec->sample.cgroup : 0);
 		return;
 	}
 	if (record_check(&record_daemon, rec, size) == -1)

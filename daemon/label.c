@@ -25,7 +25,6 @@
  * cgroups costs a bounded memory. */
 #define LABEL_CGROUPS_MAX	16384
 /* cgroup keys of the samples without a cgroup id: per process. */
-#define KEY_PID			(1ull << 63)
 
 struct slot {
 	char		*name;		/* NULL: free */
@@ -33,7 +32,7 @@ struct slot {
 };
 
 struct cgent {
-	uint64_t	 key;		/* cgroup id, or KEY_PID | pid */
+	uint64_t	 key;		/* cgroup id, or LABEL_KEY_PID | pid */
 	char		*name;		/* NULL: unlabelled */
 	uint32_t	 l, gen;	/* its number, valid while gen is */
 };
@@ -62,12 +61,27 @@ static uint64_t		 nother;
 static size_t		 names_bytes;
 
 static struct htab	 cgroups;	/* key -> struct cgent * */
-static uint64_t		 last_key;
-static uint32_t		 last_l, last_gen;
+struct label_recent	 label_recent[LABEL_RECENT];
+uint32_t		 label_fast_gen = LABEL_GEN_SLOW;
+
+/* The last cgroup not found in /proc: the next FAILED_SKIP samples of it
+ * (a process gone, its samples still queued) do not look again. */
+#define FAILED_SKIP	64
+static uint64_t		 failed_key;
+static unsigned		 failed_skip;
 
 static struct htab	 runpids;	/* pid -> struct runpid * */
 
 static const char *const by_names[] = { "none", "unit", "cgroup" };
+
+/* label_of's fast path answers only while no process has a run label
+ * (whose samples look their pid up) and label-by is not none. */
+static void
+fast_update(void)
+{
+	label_fast_gen = runpids.n == 0 && by != CONFIG_LABEL_BY_NONE ?
+	    gen : LABEL_GEN_SLOW;
+}
 
 void
 label_init(unsigned b, unsigned m)
@@ -77,8 +91,8 @@ label_init(unsigned b, unsigned m)
 	gen = 1;
 	nused = ndropped = 0;
 	nother = 0;
-	last_key = 0;
-	last_gen = 0;
+	memset(label_recent, 0, sizeof(label_recent));
+	fast_update();
 }
 
 static void
@@ -97,7 +111,7 @@ cgroups_clear(void)
 	}
 	htab_fini(&cgroups);
 	htab_init(&cgroups);
-	last_gen = 0;
+	memset(label_recent, 0, sizeof(label_recent));
 }
 
 void
@@ -109,6 +123,7 @@ label_configure(unsigned b, unsigned m)
 		label_scan();
 	}
 	max = m ? m : 1;
+	fast_update();
 }
 
 void
@@ -137,6 +152,7 @@ label_fini(void)
 	nslots = nfree = 0;
 	names_bytes = 0;
 	htab_fini(&byname);
+	fast_update();
 }
 
 /*
@@ -240,7 +256,7 @@ label_new_epoch(void)
 	}
 	gen++;
 	nused = ndropped = 0;
-	last_gen = 0;
+	fast_update();
 }
 
 /*
@@ -278,8 +294,8 @@ cg_set(uint64_t key, const char *name)
 	e->name = name ? xstrdup(name) : NULL;
 	names_bytes += name ? strlen(name) + 1 : 0;
 	e->gen = 0;
-	if (key == last_key)
-		last_gen = 0;
+	if (label_recent_of(key)->key == key)
+		label_recent_of(key)->gen = 0;
 	return e;
 }
 
@@ -295,8 +311,8 @@ cg_forget(uint64_t key)
 	names_bytes -= e->name ? strlen(e->name) + 1 : 0;
 	free(e->name);
 	free(e);
-	if (key == last_key)
-		last_gen = 0;
+	if (label_recent_of(key)->key == key)
+		label_recent_of(key)->gen = 0;
 }
 
 /* path's label by label-by into name[len]; NULL when it gets none. */
@@ -346,22 +362,24 @@ static uint32_t __attribute__((noinline))
 cg_slow(uint32_t pid, uint64_t key)
 {
 	char path[4096], name[LABEL_NAME_MAX];
+	struct label_recent *r = label_recent_of(key);
 	struct htab_iter it;
 	struct cgent *e;
 
 	if ((e = cg_find(key, &it)) == NULL) {
+		if (key == failed_key && failed_skip-- > 0)
+			return LABEL_NONE;
 		if (cgroup_read_pid(pid, path, sizeof(path)) == 1) {
 			e = cg_set(key, path_label(path, name, sizeof(name)));
-		} else if (key & KEY_PID) {
+		} else if (key & LABEL_KEY_PID) {
 			/* Gone: its EXIT record forgets it. */
 			e = cg_set(key, NULL);
 		} else {
-			/* Not remembered, another process may still name the
-			 * cgroup; but the next samples of this one are
-			 * answered without /proc. */
-			last_key = key;
-			last_l = LABEL_NONE;
-			last_gen = gen;
+			/* Not remembered: another process may still name the
+			 * cgroup.  A run of samples of this one is answered
+			 * without reading /proc again. */
+			failed_key = key;
+			failed_skip = FAILED_SKIP;
 			return LABEL_NONE;
 		}
 	}
@@ -369,9 +387,9 @@ cg_slow(uint32_t pid, uint64_t key)
 		e->l = e->name != NULL ? intern(e->name) : LABEL_NONE;
 		e->gen = gen;
 	}
-	last_key = key;
-	last_l = e->l;
-	last_gen = gen;
+	/* [other] takes this path, which counts its samples. */
+	if (e->l != LABEL_OTHER)
+		*r = (struct label_recent){ key, e->l, gen };
 	return e->l;
 }
 
@@ -412,6 +430,7 @@ run_set(uint32_t pid, struct run *r)
 	}
 	rp->run = r;
 	r->refs++;
+	fast_update();
 }
 
 int
@@ -447,7 +466,7 @@ label_fork(uint32_t pid, uint32_t ppid)
 void
 label_exec(uint32_t pid)
 {
-	cg_forget(KEY_PID | pid);
+	cg_forget(LABEL_KEY_PID | pid);
 }
 
 void
@@ -456,13 +475,14 @@ label_exit(uint32_t pid)
 	struct htab_iter it;
 	struct runpid *rp;
 
-	cg_forget(KEY_PID | pid);
+	cg_forget(LABEL_KEY_PID | pid);
 	if (runpids.n == 0 || (rp = run_find(pid, &it)) == NULL)
 		return;
 	htab_del(&runpids, &it);
 	if (--rp->run->refs == 0)
 		free(rp->run);
 	free(rp);
+	fast_update();
 }
 
 /*
@@ -470,21 +490,23 @@ label_exit(uint32_t pid)
  */
 
 uint32_t
-label_of(uint32_t pid, uint64_t cgroup)
+label_of_slow(uint32_t pid, uint64_t cgroup)
 {
 	struct htab_iter it;
 	struct runpid *rp;
+	struct label_recent *r;
 	uint64_t key;
 	uint32_t l;
 
-	if (runpids.n > 0 && (rp = run_find(pid, &it)) != NULL)
+	if (runpids.n > 0 && (rp = run_find(pid, &it)) != NULL) {
 		l = run_label(rp->run);
-	else if (by == CONFIG_LABEL_BY_NONE)
+	} else if (by == CONFIG_LABEL_BY_NONE) {
 		return LABEL_NONE;
-	else if ((key = cgroup ? cgroup : KEY_PID | pid) == last_key && last_gen == gen)
-		l = last_l;
-	else
-		l = cg_slow(pid, key);
+	} else {
+		key = cgroup ? cgroup : LABEL_KEY_PID | pid;
+		r = label_recent_of(key);
+		l = r->key == key && r->gen == gen ? r->l : cg_slow(pid, key);
+	}
 	if (l == LABEL_OTHER)
 		nother++;
 	return l;

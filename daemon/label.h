@@ -39,10 +39,42 @@ void label_scan(void);
 /* PERF_RECORD_CGROUP: cgroup id was created at path (a cgroup v2 path). */
 void label_cgroup(uint64_t id, const char *path);
 
-/* The label number of a sample of pid with PERF_SAMPLE_CGROUP id cgroup
- * (0: none in the sample, as on kernels before 5.7).  Per sample: a run
- * label or the last cgroup's answer in a few instructions. */
-uint32_t label_of(uint32_t pid, uint64_t cgroup);
+/*
+ * The label number of a sample of pid with PERF_SAMPLE_CGROUP id cgroup
+ * (0: none in the sample, as on kernels before 5.7).  Per sample, so the
+ * common case is inline: the answer for the sample's cgroup from a
+ * direct-mapped table of recent answers, valid while its gen is
+ * label_fast_gen (the epoch's; LABEL_GEN_SLOW while a process has a run
+ * label or label-by is none, when label_of_slow decides).  The samples of
+ * a server's few busy cgroups interleave, which one last answer misses.
+ */
+#define LABEL_RECENT	256
+#define LABEL_KEY_PID	(1ull << 63)	/* keys of samples without a cgroup id */
+#define LABEL_GEN_SLOW	UINT32_MAX
+struct label_recent {
+	uint64_t	 key;		/* cgroup id, or LABEL_KEY_PID | pid */
+	uint32_t	 l, gen;
+};
+extern struct label_recent	label_recent[LABEL_RECENT];
+extern uint32_t			label_fast_gen;
+uint32_t label_of_slow(uint32_t pid, uint64_t cgroup);
+
+static inline struct label_recent *
+label_recent_of(uint64_t key)
+{
+	return &label_recent[(key * 0x9e3779b97f4a7c15ULL) >> 56];
+}
+
+static inline uint32_t
+label_of(uint32_t pid, uint64_t cgroup)
+{
+	uint64_t key = cgroup ? cgroup : LABEL_KEY_PID | pid;
+	const struct label_recent *r = label_recent_of(key);
+
+	if (r->key == key && r->gen == label_fast_gen)
+		return r->l;
+	return label_of_slow(pid, cgroup);
+}
 
 /* `dcpictl label`: pid and the processes it forks from now on are
  * labelled name until they exit.  The caller orders it among the

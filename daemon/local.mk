@@ -27,12 +27,10 @@ daemon_libdcpid_la_SOURCES += daemon/attr.c daemon/image.c daemon/kernel.c daemo
 # JIT code: anonymous executable memory named by perf maps (jit.c).
 noinst_HEADERS += daemon/jit.h
 daemon_libdcpid_la_SOURCES += daemon/jit.c
-# Owners of processes for labels: cgroup paths to units and containers.
-noinst_HEADERS += daemon/cgroup.h
-daemon_libdcpid_la_SOURCES += daemon/cgroup.c
 
-# Labels: whose sample (label.c), from the cgroup's name (cgroup.c).
-noinst_HEADERS += daemon/label.h
+# Labels: whose sample (label.c), from the cgroup's name: cgroup paths to
+# units and containers (cgroup.c).
+noinst_HEADERS += daemon/label.h daemon/cgroup.h
 daemon_libdcpid_la_SOURCES += daemon/label.c daemon/cgroup.c
 
 # The control server: the protocol (control.c) and its socket (ctlsock.c).
