@@ -34,6 +34,7 @@ struct slot {
 struct cgent {
 	uint64_t	 key;		/* cgroup id, or LABEL_KEY_PID | pid */
 	char		*name;		/* NULL: unlabelled */
+	char		*abspath;	/* PERF_RECORD_CGROUP's, until named */
 	uint32_t	 l, gen;	/* its number, valid while gen is */
 };
 
@@ -61,6 +62,7 @@ static uint64_t		 nother;
 static size_t		 names_bytes;
 
 static struct htab	 cgroups;	/* key -> struct cgent * */
+static char		*nsroot;	/* learned (label_cgroup); "" outside one */
 struct label_recent	 label_recent[LABEL_RECENT];
 uint32_t		 label_fast_gen = LABEL_GEN_SLOW;
 
@@ -95,6 +97,22 @@ label_init(unsigned b, unsigned m)
 	fast_update();
 }
 
+static size_t
+cg_bytes(const struct cgent *e)
+{
+	return (e->name ? strlen(e->name) + 1 : 0) +
+	    (e->abspath ? strlen(e->abspath) + 1 : 0);
+}
+
+static void
+cg_free(struct cgent *e)
+{
+	names_bytes -= cg_bytes(e);
+	free(e->name);
+	free(e->abspath);
+	free(e);
+}
+
 static void
 cgroups_clear(void)
 {
@@ -103,11 +121,7 @@ cgroups_clear(void)
 
 	memset(&it, 0, sizeof(it));
 	while ((v = htab_each(&cgroups, &it)) != 0) {
-		struct cgent *e = (struct cgent *)v;
-
-		names_bytes -= e->name ? strlen(e->name) + 1 : 0;
-		free(e->name);
-		free(e);
+		cg_free((struct cgent *)v);
 	}
 	htab_fini(&cgroups);
 	htab_init(&cgroups);
@@ -152,6 +166,8 @@ label_fini(void)
 	nslots = nfree = 0;
 	names_bytes = 0;
 	htab_fini(&byname);
+	free(nsroot);
+	nsroot = NULL;
 	fast_update();
 }
 
@@ -274,9 +290,9 @@ cg_find(uint64_t key, struct htab_iter *it)
 	return NULL;
 }
 
-/* Remembers key's name (NULL: unlabelled), replacing what was known. */
+/* key's entry, new or emptied, its number to be decided again. */
 static struct cgent *
-cg_set(uint64_t key, const char *name)
+cg_entry(uint64_t key)
 {
 	struct htab_iter it;
 	struct cgent *e;
@@ -288,14 +304,25 @@ cg_set(uint64_t key, const char *name)
 		e->key = key;
 		xhtab_add(&cgroups, key, (uintptr_t)e);
 	} else {
-		names_bytes -= e->name ? strlen(e->name) + 1 : 0;
+		names_bytes -= cg_bytes(e);
 		free(e->name);
+		free(e->abspath);
+		e->name = e->abspath = NULL;
 	}
-	e->name = name ? xstrdup(name) : NULL;
-	names_bytes += name ? strlen(name) + 1 : 0;
 	e->gen = 0;
 	if (label_recent_of(key)->key == key)
 		label_recent_of(key)->gen = 0;
+	return e;
+}
+
+/* Remembers key's name (NULL: unlabelled), replacing what was known. */
+static struct cgent *
+cg_set(uint64_t key, const char *name)
+{
+	struct cgent *e = cg_entry(key);
+
+	e->name = name ? xstrdup(name) : NULL;
+	names_bytes += cg_bytes(e);
 	return e;
 }
 
@@ -308,9 +335,7 @@ cg_forget(uint64_t key)
 	if ((e = cg_find(key, &it)) == NULL)
 		return;
 	htab_del(&cgroups, &it);
-	names_bytes -= e->name ? strlen(e->name) + 1 : 0;
-	free(e->name);
-	free(e);
+	cg_free(e);
 	if (label_recent_of(key)->key == key)
 		label_recent_of(key)->gen = 0;
 }
@@ -322,21 +347,83 @@ path_label(const char *path, char *name, size_t len)
 	return cgroup_label(path, (enum cgroup_label_by)by, name, len) == 1 ? name : NULL;
 }
 
+/*
+ * A PERF_RECORD_CGROUP's path is the kernel's, from the hierarchy's root,
+ * where /proc/PID/cgroup and the cgroup2 mount give paths from dcpid's
+ * cgroup namespace (in a container: /payload/system.slice/x.service
+ * against /system.slice/x.service).  The record's path is kept until a
+ * sample of the cgroup reads /proc, which also shows the namespace's
+ * root: the difference of the two, after which records are named alone.
+ */
 void
 label_cgroup(uint64_t id, const char *path)
 {
-	char name[LABEL_NAME_MAX];
+	struct cgent *e;
 
 	if (by == CONFIG_LABEL_BY_NONE || id == 0)
 		return;
-	cg_set(id, path_label(path, name, sizeof(name)));
+	e = cg_entry(id);
+	e->abspath = xstrdup(path);
+	names_bytes += cg_bytes(e);
 }
 
 static void
+learn_nsroot(const char *abspath, const char *rel)
+{
+	size_t la = strlen(abspath), lr = strcmp(rel, "/") == 0 ? 0 : strlen(rel);
+
+	if (nsroot != NULL || la < lr || strcmp(abspath + la - lr, rel) != 0)
+		return;
+	nsroot = xstrdup(abspath);
+	nsroot[la - lr] = '\0';
+	if (strcmp(nsroot, "/") == 0)
+		nsroot[0] = '\0';
+	if (nsroot[0] != '\0')
+		log_info("labels: dcpid's cgroup namespace is %s of the hierarchy", nsroot);
+}
+
+/* A kernel path from the namespace's root, as far as it is known. */
+static const char *
+ns_path(const char *abspath)
+{
+	size_t n;
+
+	if (nsroot == NULL || (n = strlen(nsroot)) == 0 ||
+	    strncmp(abspath, nsroot, n) != 0 || (abspath[n] != '/' && abspath[n] != '\0'))
+		return abspath;
+	return abspath[n] == '\0' ? "/" : abspath + n;
+}
+
+/* The first sample of a cgroup known by a record: named from /proc when
+ * its process is there and inside the namespace, else from the record. */
+static struct cgent *
+cg_name_record(struct cgent *e, uint32_t pid)
+{
+	char rel[4096], name[LABEL_NAME_MAX], *abspath = e->abspath;
+	const char *p;
+
+	e->abspath = NULL;
+	names_bytes -= strlen(abspath) + 1;
+	if (cgroup_read_pid(pid, rel, sizeof(rel)) == 1 && strncmp(rel, "/..", 3) != 0) {
+		learn_nsroot(abspath, rel);
+		p = rel;
+	} else {
+		p = ns_path(abspath);
+	}
+	e = cg_set(e->key, path_label(p, name, sizeof(name)));
+	free(abspath);
+	return e;
+}
+
+/* The walk's paths are from the mount, i.e. the namespace's root. */
+static void
 scan_one(uint64_t id, const char *path, void *arg)
 {
+	char name[LABEL_NAME_MAX];
+
 	(void)arg;
-	label_cgroup(id, path);
+	if (id != 0)
+		cg_set(id, path_label(path, name, sizeof(name)));
 }
 
 void
@@ -383,6 +470,8 @@ cg_slow(uint32_t pid, uint64_t key)
 			return LABEL_NONE;
 		}
 	}
+	if (e->abspath != NULL)
+		e = cg_name_record(e, pid);
 	if (e->gen != gen) {
 		e->l = e->name != NULL ? intern(e->name) : LABEL_NONE;
 		e->gen = gen;

@@ -75,7 +75,9 @@ test_units(void **state)
 	assert_int_equal(label_of(2, 1), LABEL_NONE);
 	assert_null(label_name(LABEL_NONE));
 	assert_string_equal(label_name(LABEL_IDLE), DCPI_LABEL_IDLE);
-	assert_int_equal(proc_reads, 0);
+	/* Each record's cgroup looked at /proc once, at its first sample
+	 * (the processes are gone here: named by the records). */
+	assert_int_equal(proc_reads, 3);
 	label_stats(&st);
 	assert_string_equal(st.by, "unit");
 	assert_int_equal(st.used, 2);
@@ -235,11 +237,35 @@ test_by(void **state)
 	label_cgroup(100, "/system.slice/nginx.service");
 	assert_string_equal(name_of(1, 100), "/system.slice/nginx.service");
 	label_configure(CONFIG_LABEL_BY_NONE, 10);
+	proc_reads = 0;
 	assert_int_equal(label_of(1, 100), LABEL_NONE);
 	assert_int_equal(proc_reads, 0);
 	label_configure(CONFIG_LABEL_BY_UNIT, 10);
 	proc_path = "/system.slice/nginx.service";
 	assert_string_equal(name_of(1, 100), "nginx.service");
+}
+
+/* dcpid in a container: the records' paths are the kernel's, from the
+ * hierarchy's root; /proc's are from the namespace's root, learned from
+ * the first cgroup seen both ways. */
+static void
+test_namespace(void **state)
+{
+	(void)state;
+	label_configure(CONFIG_LABEL_BY_CGROUP, 10);
+	label_cgroup(100, "/payload/system.slice/a.service");
+	label_cgroup(101, "/payload/b");
+	label_cgroup(102, "/elsewhere/c");
+	label_cgroup(103, "/payload/system.slice/d.service");
+	proc_path = "/system.slice/a.service";
+	assert_string_equal(name_of(1, 100), "/system.slice/a.service");
+	/* Gone before their first sample: the record less the root. */
+	proc_path = NULL;
+	assert_string_equal(name_of(2, 101), "/b");
+	assert_string_equal(name_of(3, 102), "/elsewhere/c");
+	/* Outside the namespace, /proc says "/..": the record's path. */
+	proc_path = "/../../d";
+	assert_string_equal(name_of(4, 103), "/system.slice/d.service");
 }
 
 /* A storm of cgroups: the table stays bounded, the names stay right. */
@@ -258,7 +284,6 @@ test_bounded(void **state)
 	label_stats(&st);
 	assert_true(st.cgroups <= 16384);
 	assert_true(st.memory < 4u << 20);
-	proc_path = "/storm/c49999";
 	assert_string_equal(name_of(1, 10000 + 49999), "/storm/c49999");
 	assert_int_equal(label_of(2, 10000 + 49998), LABEL_FIRST + 1);
 	assert_int_equal(label_of(3, 10000 + 49997), LABEL_OTHER);
@@ -275,6 +300,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_keep, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_runs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_by, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_namespace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bounded, setup, teardown),
 	};
 

@@ -173,6 +173,19 @@ kpct=$(awk '$NF == "[kernel.kallsyms]" { print $2; exit }' "$T/prof")
 [ -n "$kpct" ] || fail "no [kernel.kallsyms] in prof -i: $(head -n 12 "$T/prof")"
 echo "kernel: kernel-unknown $ku of $n samples; [kernel.kallsyms] $kpct% of the attributed samples"
 
+# --- labels: a service's samples carry its unit's name ---
+ct systemd-run --unit=dcpitest-burn.service --wait -q \
+    sh -c 'i=0; while [ $i -lt 400000 ]; do i=$((i + 1)); done' ||
+    fail "systemd-run of dcpitest-burn.service failed"
+ct dcpictl flush >/dev/null || fail "dcpictl flush"
+ct sh -c 'ls -d /var/lib/dcpi/current/*/*/*/' >"$T/labels" 2>/dev/null
+f=$(ct sh -c 'ls /var/lib/dcpi/current/*/*/dcpitest-burn.service/dash.* 2>/dev/null | head -n 1')
+[ -n "$f" ] || fail "no profile of dash under the label dcpitest-burn.service: $(cat "$T/labels"); $(ct sh -c 'ls /var/lib/dcpi/current/*/*/*/dash* /var/lib/dcpi/current/*/*/dash*; dcpictl status | grep label')"
+ct dcpictl cat --summary "$f" | grep -qx 'label dcpitest-burn.service' ||
+    fail "$f: no label line: $(ct dcpictl cat --summary "$f" | head -n 12)"
+n=$(ct dcpictl cat --summary "$f" | sed -n 's/^total_samples //p')
+echo "labels: dcpitest-burn.service's dash has $n samples; label directories: $(sed 's|.*/\([^/]*\)/$|\1|' "$T/labels" | sort -u | tr '\n' ' ')"
+
 # --- reload: a bad file fails visibly and changes nothing ---
 pid=$(mainpid)
 ct cp /etc/dcpi/dcpid.conf /root/dcpid.conf.good
