@@ -1,6 +1,8 @@
 /*
  * dcpictl diff A B: per procedure, the share of each side's samples, the
- * change and the ratio, largest changes first (what got slower).
+ * change and the ratio, largest changes first (what got slower).  A side
+ * is an epoch or a database, and may be narrowed to labels (--label-a,
+ * --label-b): two labels of one selection compare without A and B.
  */
 #include "config.h"
 
@@ -18,7 +20,7 @@
 #include "xmalloc.h"
 
 struct side {
-	const char	*arg;
+	const char	*arg;		/* A or B; NULL: the common selection */
 	const char	*db;
 	struct selection s;
 	struct dcpi_dataset *d;
@@ -50,15 +52,26 @@ change_cmp(const void *x, const void *y)
 	return strcmp(a->image, b->image);
 }
 
-/* A side is an epoch of the database, or a database (all its epochs). */
+/* A side is an epoch of the database, or a database (all its epochs), or
+ * without A and B the epochs that --epoch, --all or --since select (else
+ * the current one); labels: its own --label-X, else --label. */
 static int
-resolve(const struct ctl_globals *g, struct side *sd, const struct selection *common)
+resolve(const struct ctl_globals *g, struct side *sd, const struct selection *common,
+    const char *const *labels, size_t n_labels)
 {
 	char path[4096];
 	struct stat st;
 	time_t t;
 
 	sd->s = *common;
+	if (n_labels > 0) {
+		memcpy(sd->s.labels, labels, n_labels * sizeof(*labels));
+		sd->s.n_labels = n_labels;
+	}
+	if (sd->arg == NULL) {
+		sd->db = g->db;
+		return 0;
+	}
 	snprintf(path, sizeof(path), "%s/%s", g->db, sd->arg);
 	if (dcpi_epoch_parse(sd->arg, &t) == 0 && stat(path, &st) == 0) {
 		sd->db = g->db;
@@ -75,12 +88,40 @@ resolve(const struct ctl_globals *g, struct side *sd, const struct selection *co
 	return 0;
 }
 
+/* "A ARG label X, Y: N samples", the labels being those the side's
+ * patterns kept. */
+static void
+print_side(const struct side *sd, char name)
+{
+	printf("%c", name);
+	if (sd->arg != NULL)
+		printf(" %s", sd->arg);
+	else if (sd->d->n_epochs == 1)
+		printf(" epoch %s", sd->d->epochs[0]);
+	else if (sd->d->n_epochs > 1)
+		printf(" epochs %s .. %s", sd->d->epochs[0], sd->d->epochs[sd->d->n_epochs - 1]);
+	if (sd->s.n_labels > 0)
+		sel_print_labels(sd->d, stdout);
+	printf(": %llu samples\n", (unsigned long long)sd->total);
+}
+
+#define DIFF_USAGE							\
+	"usage: dcpictl diff A B [-e EVENT] [--host H] [--image NAME] [--label GLOB]...\n" \
+	"                    [--label-a GLOB]... [--label-b GLOB]... [-n N] [--idle]\n" \
+	"                    [--csv | --json]\n"					\
+	"       dcpictl diff --label-a GLOB... --label-b GLOB... [--epoch E | --all |\n" \
+	"                    --since TIME] [options]\n"				\
+	"A and B are epochs of the database or databases (all their epochs); without\n" \
+	"them, two labels of the selected epochs (default: the current) are compared.\n"
+
 int
 cmd_diff(const struct ctl_globals *g, int argc, char **argv)
 {
 	/* One event, not a list: --event is diff's own. */
 	static const struct option opts[] = {
 		{ "event",	required_argument,	NULL, 'e' },
+		{ "label-a",	required_argument,	NULL, 'a' },
+		{ "label-b",	required_argument,	NULL, 'b' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -95,32 +136,50 @@ cmd_diff(const struct ctl_globals *g, int argc, char **argv)
 	size_t *order, i, j, limit = (size_t)-1;
 	const char *event = NULL;
 	char *ev = NULL;
+	const char *lab[2][SEL_MAX];
+	size_t n_lab[2] = { 0, 0 };
 	int ch, rc = 1;
 	double pa, pb;
 
 	memset(&common, 0, sizeof(common));
 	memset(sd, 0, sizeof(sd));
-	while ((ch = sel_getopt(argc, argv, "e:n:h", opts, SEL_HOST | SEL_IMAGE | SEL_IDLE |
-	    SEL_FORMAT, &common, "diff")) != -1) {
+	while ((ch = sel_getopt(argc, argv, "e:n:h", opts, SEL_EPOCHS | SEL_HOST | SEL_IMAGE |
+	    SEL_LABEL | SEL_IDLE | SEL_FORMAT, &common, "diff")) != -1) {
 		switch (ch) {
+		case SEL_BAD:
+			return 2;
 		case 'e': event = optarg; break;
+		case 'a':
+		case 'b':
+			i = ch == 'b';
+			if (n_lab[i] == SEL_MAX || *optarg == '\0') {
+				fprintf(stderr, "dcpictl: diff: --label-%c: expected at most %d "
+				    "labels or patterns, none empty\n", ch, SEL_MAX);
+				return 2;
+			}
+			lab[i][n_lab[i]++] = optarg;
+			break;
 		case 'n':
 			if (sel_rows(optarg, "diff", &limit) == -1)
 				return 2;
 			break;
 		default:
 			return cmd_usage(ch == 'h',
-			    "usage: dcpictl diff A B [-e EVENT] [--host H] [--image NAME] [-n N] "
-			    "[--idle] [--csv | --json]\n"
-			    "A and B are epochs of the database or databases (all their epochs).\n");
+			    DIFF_USAGE);
 		}
 	}
-	if (optind + 2 != argc)
-		return cmd_usage(0, "usage: dcpictl diff A B [options]\n");
-	sd[0].arg = argv[optind];
-	sd[1].arg = argv[optind + 1];
+	if (optind + 2 == argc) {
+		if (common.n_epochs > 0 || common.all || common.since != NULL) {
+			fprintf(stderr, "dcpictl: diff: A and B are the epochs compared: "
+			    "no --epoch, --all or --since with them\n");
+			return 2;
+		}
+		sd[0].arg = argv[optind];
+		sd[1].arg = argv[optind + 1];
+	} else if (optind != argc || n_lab[0] == 0 || n_lab[1] == 0)
+		return cmd_usage(0, DIFF_USAGE);
 	for (i = 0; i < 2; i++)
-		if (resolve(g, &sd[i], &common) == -1)
+		if (resolve(g, &sd[i], &common, lab[i], n_lab[i]) == -1)
 			return 1;
 	/* One event: the one asked for, else the first of A's that B has. */
 	if (event == NULL) {
@@ -150,8 +209,12 @@ cmd_diff(const struct ctl_globals *g, int argc, char **argv)
 		dcpi_strv_free(evs[0], nev[0]);
 		dcpi_strv_free(evs[1], nev[1]);
 		if (event == NULL) {
-			fprintf(stderr, "dcpictl: diff: %s and %s have no event in common\n",
-			    sd[0].arg, sd[1].arg);
+			if (sd[0].arg != NULL)
+				fprintf(stderr, "dcpictl: diff: %s and %s have no event in "
+				    "common\n", sd[0].arg, sd[1].arg);
+			else
+				fprintf(stderr, "dcpictl: diff: no events in the selected "
+				    "epochs\n");
 			return 1;
 		}
 	}
@@ -196,9 +259,12 @@ cmd_diff(const struct ctl_globals *g, int argc, char **argv)
 		table_addf(&t, 6, "%s", rw->proc);
 		table_addf(&t, 7, "%s", rw->image);
 	}
-	if (common.fmt == FMT_TEXT)
-		printf("event %s\nA %s: %llu samples\nB %s: %llu samples\n\n", event,
-		    sd[0].arg, (unsigned long long)tot_a, sd[1].arg, (unsigned long long)tot_b);
+	if (common.fmt == FMT_TEXT) {
+		printf("event %s\n", event);
+		for (i = 0; i < 2; i++)
+			print_side(&sd[i], "AB"[i]);
+		putchar('\n');
+	}
 	table_print(&t, common.fmt, stdout);
 	if (common.fmt == FMT_JSON)
 		putchar('\n');

@@ -360,7 +360,7 @@ list_cache(const char *db, enum fmt fm)
 	return fflush(stdout) == 0 ? 0 : 1;
 }
 
-#define EPOCHS_USAGE	"usage: dcpictl epochs [--cache] [--csv | --json]\n"
+#define EPOCHS_USAGE	"usage: dcpictl epochs [--cache | --label GLOB...] [--csv | --json]\n"
 
 int
 cmd_epochs(const struct ctl_globals *g, int argc, char **argv)
@@ -386,14 +386,21 @@ cmd_epochs(const struct ctl_globals *g, int argc, char **argv)
 	int ch, has_cur, cache = 0;
 
 	memset(&s, 0, sizeof(s));
-	while ((ch = sel_getopt(argc, argv, "h", opts, SEL_FORMAT, &s, "epochs")) != -1) {
+	while ((ch = sel_getopt(argc, argv, "h", opts, SEL_LABEL | SEL_FORMAT, &s,
+	    "epochs")) != -1) {
 		switch (ch) {
+		case SEL_BAD: return 2;
 		case 'C': cache = 1; break;
 		default: return cmd_usage(ch == 'h', EPOCHS_USAGE);
 		}
 	}
 	if (optind != argc)
 		return cmd_usage(0, EPOCHS_USAGE);
+	if (cache && s.n_labels > 0) {
+		fprintf(stderr, "dcpictl: epochs: --cache lists the build-id cache, "
+		    "which has no labels: no --label with it\n");
+		return 2;
+	}
 	if (cache)
 		return list_cache(g->db, s.fmt);
 	if (dcpi_db_epochs(g->db, &ep, &n, &err) == -1) {
@@ -408,8 +415,16 @@ cmd_epochs(const struct ctl_globals *g, int argc, char **argv)
 		f.epochs = one;
 		f.n_epochs = 1;
 		f.idle = 1;	/* an epoch's samples are all of them */
+		f.labels = s.labels;
+		f.n_labels = s.n_labels;
 		if (dcpi_dataset_load(g->db, &f, &d, &err) == -1) {
 			fprintf(stderr, "dcpictl: epochs: %s\n", err.msg);
+			continue;
+		}
+		/* With --label: the epochs that hold those labels, their
+		 * hosts, events and samples only (bytes stay the epoch's). */
+		if (s.n_labels > 0 && d->n_images == 0) {
+			dcpi_dataset_free(d);
 			continue;
 		}
 		for (j = 0; j < d->n_skipped; j++)

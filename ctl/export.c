@@ -18,6 +18,7 @@
 
 #include <dcpi/db.h>
 #include <dcpi/export.h>
+#include <dcpi/label.h>
 #include <dcpi/profile.h>
 
 #include "analysis.h"
@@ -82,10 +83,33 @@ write_out(const char *path, const void *buf, size_t len)
 	return 0;
 }
 
+/* A gmon file's suffix: NAME.IMAGEID, after LABELDIR. (the label as its
+ * directory is named, '/' escaped) for a labelled profile; -1 if too long. */
+static int
+gmon_name(const struct dcpi_profile *p, char *name, size_t len)
+{
+	const char *label = dcpi_profile_label(p);
+	size_t l = 0;
+
+	if (label != NULL) {
+		if (dcpi_label_dirname(label, name, len) == -1)
+			return -1;
+		l = strlen(name);
+		if (l + 2 >= len)
+			return -1;
+		name[l++] = '.';
+	}
+	if (dcpi_db_profile_name(p->path, p->image, name + l, len - l) == -1)
+		snprintf(name + l, len - l, "%s", p->image);
+	return 0;
+}
+
 #define EXPORT_USAGE							\
 	"usage: dcpictl export --format=pprof|gmon|callgrind|xprof [-e EVENT]\n" \
-	"                      [--epoch E | --all | --since TIME] [--host H] [--image NAME] -o FILE\n" \
-	"gmon writes one file per image: FILE itself for one image, else FILE.NAME.IMAGEID\n"
+	"                      [--epoch E | --all | --since TIME] [--host H] [--image NAME]\n" \
+	"                      [--label GLOB]... -o FILE\n"			\
+	"gmon writes one file per image and label: FILE itself for one, else\n" \
+	"FILE.NAME.IMAGEID, or FILE.LABEL.NAME.IMAGEID for a labelled profile\n"
 
 int
 cmd_export(const struct ctl_globals *g, int argc, char **argv)
@@ -101,7 +125,8 @@ cmd_export(const struct ctl_globals *g, int argc, char **argv)
 	struct dcpi_dataset *d;
 	struct resolver r = { 0 };
 	struct dcpi_error err;
-	size_t *sel = NULL, n = 0, i;
+	size_t *sel = NULL, n = 0, i, nl;
+	const char **labels;
 	uint64_t *toff = NULL;
 	void *buf = NULL;
 	size_t len;
@@ -173,17 +198,30 @@ cmd_export(const struct ctl_globals *g, int argc, char **argv)
 		x = dcpi_pprof_encode(profs, toff, n, &buf, &len, &err);
 	} else if (strcmp(format, "callgrind") == 0)
 		x = dcpi_callgrind_encode(profs, n, resolve, &r, &buf, &len, &err);
-	else if (strcmp(format, "xprof") == 0)
+	else if (strcmp(format, "xprof") == 0) {
 		x = dcpi_xprof_encode(profs, n, resolve, &r, &buf, &len, &err);
+		/* xprof_text has neither comments nor a field to hold them. */
+		labels = sel_labels(d, &nl);
+		if (nl > 1 || (nl == 1 && d->images[0].label != NULL)) {
+			fprintf(stderr, "dcpictl: export: note: xprof has no place for labels; "
+			    "%s holds the samples of", output);
+			sel_print_labels(d, stderr);
+			fputc('\n', stderr);
+		}
+		free(labels);
+	}
 	else {
 		for (i = 0; i < n; i++) {
 			char *path = NULL, name[1024];
 
-			/* NAME.IMAGEID: images of one name (other builds, other
-			 * directories) must not overwrite each other. */
-			if (dcpi_db_profile_name(profs[i]->path, profs[i]->image, name,
-			    sizeof(name)) == -1)
-				snprintf(name, sizeof(name), "%s", profs[i]->image);
+			/* [LABEL.]NAME.IMAGEID: images of one name (other builds,
+			 * other directories) and one image's labels must not
+			 * overwrite each other. */
+			if (gmon_name(profs[i], name, sizeof(name)) == -1) {
+				fprintf(stderr, "dcpictl: export: %s: label '%s' too long for a "
+				    "file name\n", output, dcpi_profile_label(profs[i]));
+				goto out;
+			}
 
 			if (dcpi_gmon_encode(profs[i], &buf, &len, &err) == -1) {
 				fprintf(stderr, "dcpictl: export: %s\n", err.msg);

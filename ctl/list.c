@@ -151,7 +151,8 @@ cmd_list(const struct ctl_globals *g, int argc, char **argv)
 			return 2;
 		return cmd_usage(ch == 'h',
 		    "usage: dcpictl list PROCEDURE [--image NAME] [-e EVENT]... "
-		    "[--epoch E | --all | --since TIME] [--host H] [--idle]\n");
+		    "[--epoch E | --all | --since TIME]\n"
+		    "                    [--host H] [--label GLOB]... [--idle]\n");
 	}
 	if (optind + 1 != argc)
 		return cmd_usage(0, "usage: dcpictl list PROCEDURE [--image NAME] [options]\n");

@@ -1,5 +1,6 @@
 /*
- * dcpictl prof: procedures (or images) by samples, as DCPI's dcpiprof.
+ * dcpictl prof: procedures (or images, or labels) by samples, as DCPI's
+ * dcpiprof.
  */
 #include "config.h"
 
@@ -17,22 +18,80 @@
 
 static const struct agg *sort_agg;
 static const size_t *sort_ev;
+static const size_t *sort_rank;	/* per row, its label's place; NULL: none */
 
-/* By the first column's samples, then the others, then name. */
+/* By the label's place (per label), then the first column's samples,
+ * then the others, then name. */
 static int
 row_cmp(const void *a, const void *b)
 {
-	const struct row *x = &sort_agg->rows[*(const size_t *)a];
-	const struct row *y = &sort_agg->rows[*(const size_t *)b];
-	size_t e;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b, e;
+	const struct row *x = &sort_agg->rows[i];
+	const struct row *y = &sort_agg->rows[j];
 	int c;
 
+	if (sort_rank != NULL && sort_rank[i] != sort_rank[j])
+		return sort_rank[i] < sort_rank[j] ? -1 : 1;
 	for (e = 0; e < sort_agg->n_events; e++)
 		if (x->n[sort_ev[e]] != y->n[sort_ev[e]])
 			return x->n[sort_ev[e]] > y->n[sort_ev[e]] ? -1 : 1;
 	if ((c = strcmp(x->proc, y->proc)) != 0)
 		return c;
-	return strcmp(x->image, y->image);
+	if ((c = strcmp(x->image, y->image)) != 0)
+		return c;
+	return strcmp(x->label, y->label);
+}
+
+/* The labels of the per-label modes, by samples of the first column. */
+struct labtot {
+	const char	*name;
+	uint64_t	 n;
+	size_t		 rank;
+};
+
+static int
+labtot_name(const void *a, const void *b)
+{
+	return strcmp(((const struct labtot *)a)->name, ((const struct labtot *)b)->name);
+}
+
+static int
+labtot_desc(const void *a, const void *b)
+{
+	const struct labtot *x = a, *y = b;
+
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/*
+ * --by: "procedure", "image", "label", "label,procedure" or "label,image"
+ * into AGG_* flags; -1 after printing a one-line error.
+ */
+static int
+parse_by(const char *arg, unsigned *mode)
+{
+	static const struct {
+		const char	*name;
+		unsigned	 mode;
+	} by[] = {
+		{ "procedure",		0 },
+		{ "image",		AGG_IMAGE },
+		{ "label",		AGG_LABEL | AGG_LABEL_ONLY },
+		{ "label,procedure",	AGG_LABEL },
+		{ "label,image",	AGG_LABEL | AGG_IMAGE },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(by) / sizeof(by[0]); i++)
+		if (strcmp(arg, by[i].name) == 0) {
+			*mode = by[i].mode;
+			return 0;
+		}
+	fprintf(stderr, "dcpictl: prof: --by %s: expected procedure, image, label, "
+	    "label,procedure or label,image\n", arg);
+	return -1;
 }
 
 static int
@@ -130,8 +189,9 @@ print_apart(const struct dcpi_dataset *d, int idle_shown, FILE *fp)
 }
 
 static void
-print_header(const struct dcpi_dataset *d, int idle_shown, FILE *fp)
+print_header(const struct dcpi_dataset *d, const struct selection *s, FILE *fp)
 {
+	int idle_shown = sel_idle_shown(s);
 	char b0[32], b1[32];
 	struct table t;
 	static const char *const head[] = { "event", "samples", "period" };
@@ -154,6 +214,12 @@ print_header(const struct dcpi_dataset *d, int idle_shown, FILE *fp)
 		}
 	}
 	fputc('\n', fp);
+	/* What --label kept: the patterns can match several. */
+	if (s->n_labels > 0) {
+		fputs("for", fp);
+		sel_print_labels(d, fp);
+		fputc('\n', fp);
+	}
 	if (d->n_skipped > 0)
 		fprintf(fp, "%zu corrupt file%s skipped (see the warnings)\n", d->n_skipped,
 		    d->n_skipped > 1 ? "s" : "");
@@ -173,10 +239,15 @@ print_header(const struct dcpi_dataset *d, int idle_shown, FILE *fp)
 static void
 print_json_header(const struct dcpi_dataset *d, int idle_shown, FILE *fp)
 {
-	size_t i, j, k;
+	const char **labs;
+	size_t i, j, k, n;
 
 	fputs("{\"epochs\": ", fp);
 	json_strings(fp, d->epochs, d->n_epochs);
+	labs = sel_labels(d, &n);
+	fputs(", \"labels\": ", fp);
+	json_strings(fp, (char *const *)labs, n);
+	free(labs);
 	fputs(", \"hosts\": ", fp);
 	json_strings(fp, d->hosts, d->n_hosts);
 	fputs(", \"events\": [", fp);
@@ -208,6 +279,7 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "images",	no_argument,		NULL, 'i' },
+		{ "by",		required_argument,	NULL, 'b' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -218,8 +290,13 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 	struct table t;
 	const char **head;
 	char **pcthead;
-	int *right, by_image = 0, ch, r;
-	size_t *order, *ev, i, n, e, nc, limit = (size_t)-1;
+	int *right, ch, r;
+	unsigned mode = 0;
+	struct labtot *lt = NULL;
+	const char **labs;
+	size_t *order, *ev, *rank = NULL, *place, i, n, e, nc, col, nl = 0, limit = (size_t)-1;
+	size_t shown, in_label, lab_col = 0;
+	uint64_t lab_total = 0;
 	uint64_t min;
 	char num[32];
 	uint64_t cum = 0;
@@ -230,15 +307,21 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 		switch (ch) {
 		case SEL_BAD:
 			return 2;
-		case 'i': by_image = 1; break;
+		case 'i': mode = AGG_IMAGE; break;
+		case 'b':
+			if (parse_by(optarg, &mode) == -1)
+				return 2;
+			break;
 		case 'n':
 			if (sel_rows(optarg, "prof", &limit) == -1)
 				return 2;
 			break;
 		default:
 			return cmd_usage(ch == 'h',
-			    "usage: dcpictl prof [-i] [-e EVENT]... [--epoch E | --all | --since TIME]\n"
-			    "                    [--host H] [--image NAME] [--idle] [-n N] [--csv | --json]\n");
+			    "usage: dcpictl prof [-i | --by KEYS] [-e EVENT]... [--epoch E | --all | --since TIME]\n"
+			    "                    [--host H] [--image NAME] [--label GLOB]... [--idle] [-n N]\n"
+			    "                    [--csv | --json]\n"
+			    "KEYS: procedure (the default), image (-i), label, label,procedure, label,image\n");
 		}
 	}
 	if (optind != argc) {
@@ -249,7 +332,7 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 		return 1;
 	c = symcache_new();
 	agg_init(&a, d->n_events);
-	agg_dataset(&a, d, c, by_image);
+	agg_dataset(&a, d, c, mode);
 
 	/* Columns in the order of -e, else by name. */
 	ev = xcalloc(d->n_events + 1, sizeof(size_t));
@@ -267,11 +350,38 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 		if ((size_t)r == nc)
 			ev[nc++] = e;
 	}
-	/* With -n, only rows that can make the top N are sorted: those with
-	 * at least the Nth largest count of the first column. */
 	order = xcalloc(a.n_rows + 1, sizeof(size_t));
 	min = 0;
-	if (limit < a.n_rows && d->n_events > 0) {
+	if (mode & AGG_LABEL && !(mode & AGG_LABEL_ONLY)) {
+		/* Per label: the labels by their samples, each row ranked by
+		 * its label's place. */
+		labs = sel_labels(d, &nl);
+		lt = xcalloc(nl + 1, sizeof(*lt));
+		for (i = 0; i < nl; i++)
+			lt[i].name = labs[i];
+		free(labs);
+		rank = xcalloc(a.n_rows + 1, sizeof(size_t));
+		for (i = 0; i < a.n_rows; i++) {
+			struct labtot key = { a.rows[i].label, 0, 0 }, *l;
+			l = bsearch(&key, lt, nl, sizeof(*lt), labtot_name);
+			rank[i] = (size_t)(l - lt);
+			if (d->n_events > 0)
+				l->n += a.rows[i].n[ev[0]];
+		}
+		for (i = 0; i < nl; i++)
+			lt[i].rank = i;
+		qsort(lt, nl, sizeof(*lt), labtot_desc);
+		/* rank[] held the place in name order: make it the place in
+		 * samples order. */
+		place = xcalloc(nl + 1, sizeof(size_t));
+		for (i = 0; i < nl; i++)
+			place[lt[i].rank] = i;
+		for (i = 0; i < a.n_rows; i++)
+			rank[i] = place[rank[i]];
+		free(place);
+	} else if (limit < a.n_rows && d->n_events > 0) {
+		/* With -n, only rows that can make the top N are sorted: those
+		 * with at least the Nth largest count of the first column. */
 		uint64_t *top = xcalloc(a.n_rows, sizeof(uint64_t));
 		for (i = 0; i < a.n_rows; i++)
 			top[i] = a.rows[i].n[ev[0]];
@@ -284,10 +394,15 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 			order[n++] = i;
 	sort_agg = &a;
 	sort_ev = ev;
+	sort_rank = rank;
 	qsort(order, n, sizeof(size_t), row_cmp);
 
-	/* Per event: samples and %; then cum% (first event), procedure, image. */
-	nc = 2 * d->n_events + (by_image ? 2 : 3);
+	/* Per event: samples and %; then cum% (first event), then the keys:
+	 * procedure and image, image, or nothing, and label when by label.
+	 * Per label, cum% is of the label's samples: how much of it the
+	 * rows shown cover. */
+	nc = 2 * d->n_events + 1 + (mode & AGG_LABEL_ONLY ? 0 : mode & AGG_IMAGE ? 1 : 2) +
+	    (mode & AGG_LABEL ? 1 : 0);
 	head = xcalloc(nc, sizeof(char *));
 	right = xcalloc(nc, sizeof(int));
 	pcthead = xcalloc(d->n_events + 1, sizeof(char *));
@@ -302,28 +417,48 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 		}
 		right[2 * e] = right[2 * e + 1] = 1;
 	}
-	head[2 * e] = "cum%";
-	right[2 * e] = 1;
-	if (!by_image)
-		head[2 * e + 1] = "procedure";
-	head[nc - 1] = "image";
+	col = 2 * e;
+	head[col] = "cum%";
+	right[col++] = 1;
+	if (!(mode & (AGG_IMAGE | AGG_LABEL_ONLY)))
+		head[col++] = "procedure";
+	if (!(mode & AGG_LABEL_ONLY))
+		head[col++] = "image";
+	if (mode & AGG_LABEL)
+		head[lab_col = col++] = "label";
 	table_init(&t, nc, head, right);
-	for (i = 0; i < n && i < limit; i++) {
+	for (i = shown = in_label = 0; i < n && shown < (rank ? (size_t)-1 : limit); i++) {
 		const struct row *rw = &a.rows[order[i]];
+		if (rank != NULL) {
+			/* A new label: its own cum% and its own -n rows. */
+			if (i == 0 || rank[order[i]] != rank[order[i - 1]]) {
+				in_label = 0;
+				cum = 0;
+				lab_total = lt[rank[order[i]]].n;
+			}
+			if (in_label++ >= limit)
+				continue;
+		}
+		shown++;
 		for (e = 0; e < d->n_events; e++) {
 			table_put(&t, 2 * e, fmt_u64(num, rw->n[ev[e]]));
 			table_put(&t, 2 * e + 1, fmt_pct(num, rw->n[ev[e]], d->events[ev[e]].samples));
 		}
 		cum += d->n_events ? rw->n[ev[0]] : 0;
-		table_put(&t, 2 * e, fmt_pct(num, cum, d->n_events ? d->events[ev[0]].samples : 0));
-		if (!by_image)
-			table_put(&t, 2 * e + 1, rw->proc);
-		table_put(&t, nc - 1, rw->image);
+		col = 2 * e;
+		table_put(&t, col++, fmt_pct(num, cum, rank ? lab_total :
+		    d->n_events ? d->events[ev[0]].samples : 0));
+		if (!(mode & (AGG_IMAGE | AGG_LABEL_ONLY)))
+			table_put(&t, col++, rw->proc);
+		if (!(mode & AGG_LABEL_ONLY))
+			table_put(&t, col++, rw->image);
+		if (mode & AGG_LABEL)
+			table_put(&t, lab_col, rw->label);
 	}
 	if (s.fmt == FMT_TEXT)
-		print_header(d, s.idle, stdout);
+		print_header(d, &s, stdout);
 	else if (s.fmt == FMT_JSON)
-		print_json_header(d, s.idle, stdout);
+		print_json_header(d, sel_idle_shown(&s), stdout);
 	table_print(&t, s.fmt, stdout);
 	if (s.fmt == FMT_JSON)
 		fputs("}\n", stdout);
@@ -331,6 +466,8 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 	free(head);
 	free(right);
 	free(order);
+	free(rank);
+	free(lt);
 	free(ev);
 	for (e = 0; e < d->n_events; e++)
 		free(pcthead[e]);

@@ -8,15 +8,17 @@
 #include <string.h>
 
 #include "rows.h"
+#include "selection.h"
 #include "util.h"
 #include "xmalloc.h"
 
-/* FNV-1a over "imageid\tproc". */
+/* FNV-1a over "label\timageid\tproc". */
 static uint64_t
-rowhash(const char *id, const char *proc)
+rowhash(const char *label, const char *id, const char *proc)
 {
-	return fnv1a64_str(fnv1a64(fnv1a64_str(FNV1A64_INIT, id), "\t", 1),
-	    proc);
+	uint64_t h = fnv1a64(fnv1a64_str(FNV1A64_INIT, label), "\t", 1);
+
+	return fnv1a64_str(fnv1a64(fnv1a64_str(h, id), "\t", 1), proc);
 }
 
 void
@@ -38,12 +40,12 @@ agg_free(struct agg *a)
 }
 
 void
-agg_add(struct agg *a, const char *imageid, const char *image, const char *proc,
-    size_t event, uint64_t n)
+agg_add(struct agg *a, const char *label, const char *imageid, const char *image,
+    const char *proc, size_t event, uint64_t n)
 {
 	struct htab_iter it;
 	struct row *r;
-	uint64_t hash = rowhash(imageid, proc);
+	uint64_t hash = rowhash(label, imageid, proc);
 	uintptr_t v;
 	size_t l;
 
@@ -51,7 +53,7 @@ agg_add(struct agg *a, const char *imageid, const char *image, const char *proc,
 	    v = htab_next(&a->byname, &it)) {
 		r = &a->rows[v - 1];
 		if (strcmp(r->proc, proc) == 0 &&
-		    strcmp(r->imageid, imageid) == 0) {
+		    strcmp(r->imageid, imageid) == 0 && strcmp(r->label, label) == 0) {
 			r->n[event] += n;
 			return;
 		}
@@ -68,17 +70,18 @@ agg_add(struct agg *a, const char *imageid, const char *image, const char *proc,
 	r->proc = memcpy((char *)(r->n + a->n_events), proc, l);
 	r->image = image;
 	r->imageid = imageid;
+	r->label = label;
 	r->n[event] = n;
 	xhtab_add(&a->byname, hash, a->n_rows);
 }
 
 void
-agg_dataset(struct agg *a, const struct dcpi_dataset *d, struct symcache *c, int by_image)
+agg_dataset(struct agg *a, const struct dcpi_dataset *d, struct symcache *c, unsigned mode)
 {
 	const struct dcpi_dataset_image *im;
 	const struct dcpi_symbol *sym, *prev;
 	struct dcpi_symtab *t;
-	const char *name, *id;
+	const char *name, *id, *lab;
 	char buf[512];
 	uint64_t run, unknown;
 	size_t i, k, ev;
@@ -89,8 +92,13 @@ agg_dataset(struct agg *a, const struct dcpi_dataset *d, struct symcache *c, int
 		name = image_name(im->prof);
 		id = im->prof->image ? im->prof->image : name;
 		ev = im->event + a->event_base;
-		if (by_image) {
-			agg_add(a, id, name, "", ev, im->samples);
+		lab = mode & AGG_LABEL ? sel_label_name(im->label) : "";
+		if (mode & AGG_LABEL_ONLY) {
+			agg_add(a, lab, "", "", "", ev, im->samples);
+			continue;
+		}
+		if (mode & AGG_IMAGE) {
+			agg_add(a, lab, id, name, "", ev, im->samples);
 			continue;
 		}
 		t = symcache_get(c, im, &stale);
@@ -102,7 +110,7 @@ agg_dataset(struct agg *a, const struct dcpi_dataset *d, struct symcache *c, int
 			if (t == NULL) {
 				if (stale) {
 					snprintf(buf, sizeof(buf), "%s+0x%x", name, cn->offset);
-					agg_add(a, id, name, buf, ev, cn->count);
+					agg_add(a, lab, id, name, buf, ev, cn->count);
 				} else
 					unknown += cn->count;
 				continue;
@@ -112,7 +120,7 @@ agg_dataset(struct agg *a, const struct dcpi_dataset *d, struct symcache *c, int
 				continue;
 			}
 			if (prev != NULL)
-				agg_add(a, id, name, prev->name, ev, run);
+				agg_add(a, lab, id, name, prev->name, ev, run);
 			if ((sym = dcpi_symtab_lookup(t, cn->offset)) == NULL) {
 				unknown += cn->count;
 				prev = NULL;
@@ -122,8 +130,8 @@ agg_dataset(struct agg *a, const struct dcpi_dataset *d, struct symcache *c, int
 			}
 		}
 		if (prev != NULL)
-			agg_add(a, id, name, prev->name, ev, run);
+			agg_add(a, lab, id, name, prev->name, ev, run);
 		if (unknown > 0)
-			agg_add(a, id, name, "[unknown]", ev, unknown);
+			agg_add(a, lab, id, name, "[unknown]", ev, unknown);
 	}
 }

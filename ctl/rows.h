@@ -1,6 +1,7 @@
 /*
- * The row table: samples per event, keyed by (image id, procedure), that
- * prof and diff sort and print.
+ * The row table: samples per event, keyed by (label, image id, procedure),
+ * that prof and diff sort and print.  What a row stands for is the mode's:
+ * a procedure, an image or a label, alone or per label.
  */
 #ifndef DCPICTL_ROWS_H
 #define DCPICTL_ROWS_H
@@ -14,9 +15,12 @@
 #include "symcache.h"
 
 struct row {
-	char		*proc;
-	const char	*image;		/* display name (points into a profile) */
+	char		*proc;		/* "" when rows are images or labels */
+	const char	*image;		/* display name (points into a profile);
+					 * "" when rows are labels */
 	const char	*imageid;
+	const char	*label;		/* display name ("[none]"), "" unless by
+					 * label; points into a profile or is static */
 	uint64_t	*n;		/* per event; proc is in the same allocation */
 };
 struct agg {
@@ -24,13 +28,20 @@ struct agg {
 	size_t		 event_base;	/* agg_dataset adds to event + this */
 	struct row	*rows;
 	size_t		 n_rows, cap_rows;
-	struct htab	 byname;	/* row index + 1 by (image id, proc) */
+	struct htab	 byname;	/* row index + 1 by (label, image id, proc) */
 };
+
+/* agg_dataset's rows: per procedure (0), image or label; AGG_LABEL with
+ * either of the others keeps them apart per label. */
+#define AGG_IMAGE	0x1
+#define AGG_LABEL	0x2
+#define AGG_LABEL_ONLY	0x4	/* one row per label (with AGG_LABEL) */
+
 void agg_init(struct agg *, size_t n_events);
 void agg_free(struct agg *);
-void agg_add(struct agg *, const char *imageid, const char *image, const char *proc,
-    size_t event, uint64_t n);
-/* Adds a whole dataset: per procedure, or per image if by_image. */
-void agg_dataset(struct agg *, const struct dcpi_dataset *, struct symcache *, int by_image);
+void agg_add(struct agg *, const char *label, const char *imageid, const char *image,
+    const char *proc, size_t event, uint64_t n);
+/* Adds a whole dataset, rows as mode (AGG_*) says. */
+void agg_dataset(struct agg *, const struct dcpi_dataset *, struct symcache *, unsigned mode);
 
 #endif

@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "log.h"
 #include "selection.h"
+#include "xmalloc.h"
 
 int
 parse_time(const char *s, time_t *t)
@@ -60,6 +61,7 @@ static const struct {
 	{ SEL_EVENTS,	{ "event",	required_argument,	NULL, 'e' } },
 	{ SEL_IMAGE,	{ "image",	required_argument,	NULL, 'I' } },
 	{ SEL_IDLE,	{ "idle",	no_argument,		NULL, SEL_OPT_IDLE } },
+	{ SEL_LABEL,	{ "label",	required_argument,	NULL, SEL_OPT_LABEL } },
 };
 /* --csv and --json: before the command's own, as dcpictl epochs listed them
  * before its --cache (getopt_long lists ambiguous prefixes in table order). */
@@ -120,11 +122,21 @@ sel_option(struct selection *s, unsigned which, int ch, const char *arg, const c
 	case SEL_OPT_IDLE:
 		s->idle = 1;
 		break;
+	case SEL_OPT_LABEL:
+		if (*arg == '\0') {
+			fprintf(stderr, "dcpictl: %s: --label '': expected a label or a "
+			    "pattern (\"" DCPI_LABEL_NONE "\" for the unlabelled profiles)\n",
+			    cmd);
+			return -1;
+		}
+		if (sel_push(s->labels, &s->n_labels, arg) == -1)
+			goto many;
+		break;
 	}
 	return 1;
 many:
 	fprintf(stderr, "dcpictl: %s: more than %d --%s options\n", cmd, SEL_MAX,
-	    ch == 'E' ? "epoch" : "event");
+	    ch == 'E' ? "epoch" : ch == 'e' ? "event" : "label");
 	return -1;
 }
 
@@ -250,6 +262,8 @@ sel_load(const char *db, const struct selection *s, const char *cmd)
 	f.n_events = s->n_events;
 	f.image = s->image;
 	f.idle = s->idle;
+	f.labels = s->labels;
+	f.n_labels = s->n_labels;
 	if (dcpi_dataset_load(db, &f, &d, &err) == -1) {
 		fprintf(stderr, "dcpictl: %s: %s\n", cmd, err.msg);
 		dcpi_strv_free(all, n_all);
@@ -257,6 +271,23 @@ sel_load(const char *db, const struct selection *s, const char *cmd)
 	}
 	for (i = 0, idle = 0; i < d->n_events; i++)
 		idle += d->events[i].idle;
+	/* A pattern that matches no label present is a typo more likely
+	 * than a quiet service: say which labels there are. */
+	if (s->n_labels > 0 && d->n_images == 0 && idle == 0 && d->n_skipped == 0 &&
+	    d->n_labels > 0) {
+		fprintf(stderr, "dcpictl: %s: no profiles with label", cmd);
+		for (i = 0; i < s->n_labels; i++)
+			fprintf(stderr, "%s '%s'", i ? " or" : "", s->labels[i]);
+		fprintf(stderr, " (the epochs hold:");
+		for (i = 0; i < d->n_labels; i++) {
+			fputc(' ', stderr);
+			esc_puts(d->labels[i], stderr);
+		}
+		fprintf(stderr, ")\n");
+		dcpi_strv_free(all, n_all);
+		dcpi_dataset_free(d);
+		return NULL;
+	}
 	/* Only the idle task's samples is still something to show. */
 	if (d->n_images == 0 && d->n_skipped == 0 && s->image == NULL && idle == 0 &&
 	    (s->host == NULL || d->n_hosts > 0)) {
@@ -286,4 +317,60 @@ sel_load(const char *db, const struct selection *s, const char *cmd)
 		return NULL;
 	}
 	return d;
+}
+
+const char *
+sel_label_name(const char *label)
+{
+	return label ? label : DCPI_LABEL_NONE;
+}
+
+static int
+cstr_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+const char **
+sel_labels(const struct dcpi_dataset *d, size_t *n)
+{
+	const char **v = xcalloc(d->n_images + 1, sizeof(char *));
+	size_t i, k;
+
+	for (i = k = 0; i < d->n_images; i++)
+		v[k++] = sel_label_name(d->images[i].label);
+	if (k > 1)
+		qsort(v, k, sizeof(char *), cstr_cmp);
+	for (i = *n = 0; i < k; i++)
+		if (*n == 0 || strcmp(v[*n - 1], v[i]) != 0)
+			v[(*n)++] = v[i];
+	return v;
+}
+
+int
+sel_idle_shown(const struct selection *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_labels; i++)
+		if (strcmp(s->labels[i], DCPI_LABEL_IDLE) == 0)
+			return 1;
+	return s->idle;
+}
+
+void
+sel_print_labels(const struct dcpi_dataset *d, FILE *fp)
+{
+	const char **labs;
+	size_t n, i;
+
+	labs = sel_labels(d, &n);
+	fprintf(fp, " label%s", n == 1 ? "" : "s");
+	for (i = 0; i < n; i++) {
+		fputs(i ? ", " : " ", fp);
+		esc_puts(labs[i], fp);
+	}
+	if (n == 0)
+		fputs(" none", fp);
+	free(labs);
 }

@@ -25,6 +25,8 @@ struct selection {
 	size_t		 n_events;
 	const char	*image;
 	int		 idle;		/* --idle: the idle task's samples too */
+	const char	*labels[SEL_MAX];	/* --label GLOB, repeatable: any of */
+	size_t		 n_labels;
 	enum fmt	 fmt;		/* --csv, --json: how the rows are printed */
 };
 
@@ -38,12 +40,17 @@ struct selection {
 #define SEL_IDLE	0x10
 /* --csv, --json (into fmt) */
 #define SEL_FORMAT	0x20
-#define SEL_ALL		(SEL_EPOCHS | SEL_HOST | SEL_EVENTS | SEL_IMAGE)
+/* --label GLOB, repeatable: only profiles whose label one of them matches
+ * (dcpi_dataset_label_match; "[none]" the unlabelled). */
+#define SEL_LABEL	0x40
+#define SEL_ALL		(SEL_EPOCHS | SEL_HOST | SEL_EVENTS | SEL_IMAGE | SEL_LABEL)
 
 /* getopt_long's value of --idle, which has no short form. */
 #define SEL_OPT_IDLE	0x100
 /* sel_getopt's value for a bad selection option (the message printed). */
 #define SEL_BAD		0x101
+/* getopt_long's value of --label. */
+#define SEL_OPT_LABEL	0x102
 
 /*
  * getopt_long over the selection options in `which' (SEL_FORMAT's last of
@@ -62,9 +69,24 @@ int sel_getopt(int argc, char **argv, const char *optstring, const struct option
 int sel_rows(const char *arg, const char *cmd, size_t *limit);
 
 /* Loads the selected profiles of db: the current (else newest) epoch
- * unless --epoch/--all/--since; checks that events, host and image exist
- * and warns about each skipped file.  NULL after printing an error. */
+ * unless --epoch/--all/--since; checks that events, host, image and
+ * labels exist and warns about each skipped file.  NULL after printing an
+ * error. */
 struct dcpi_dataset *sel_load(const char *db, const struct selection *s, const char *cmd);
+
+/* Nonzero if the idle task's samples are among the rows: --idle, or a
+ * --label naming DCPI_LABEL_IDLE (dcpi/dataset.h). */
+int sel_idle_shown(const struct selection *s);
+
+/* The display name of a dataset entry's label: "[none]" for NULL. */
+const char *sel_label_name(const char *label);
+
+/* The distinct labels of d's entries (display names, pointing into d),
+ * sorted, into a malloc'd array of *n (caller frees the array). */
+const char **sel_labels(const struct dcpi_dataset *d, size_t *n);
+
+/* " label X" or " labels X, Y" (those of sel_labels), escaped, on fp. */
+void sel_print_labels(const struct dcpi_dataset *d, FILE *fp);
 
 /* Time argument: epoch name (10/14 digits), YYYY-MM-DD[THH:MM[:SS]] (UTC),
  * or N followed by s, m, h or d (that long ago).  -1 if malformed. */

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,6 +123,51 @@ image_matches(const struct dcpi_profile *p, const char *want)
 	    base[l + 2] == '\0';
 }
 
+/* "[word]" of lower-case letters: a bracketed label's exact name. */
+static int
+is_own_name(const char *s)
+{
+	size_t l = strlen(s), i;
+
+	if (l < 3 || s[0] != '[' || s[l - 1] != ']')
+		return 0;
+	for (i = 1; i + 1 < l; i++)
+		if (s[i] < 'a' || s[i] > 'z')
+			return 0;
+	return 1;
+}
+
+int
+dcpi_dataset_label_match(const char *pattern, const char *label)
+{
+	if (label == NULL)
+		label = DCPI_LABEL_NONE;
+	if (strcmp(pattern, label) == 0)
+		return 1;
+	return !is_own_name(pattern) && fnmatch(pattern, label, 0) == 0;
+}
+
+/* 1 if the filter's label patterns select label (NULL: unlabelled);
+ * *exact is set when one names it exactly. */
+static int
+label_selected(const struct dcpi_dataset_filter *f, const char *label, int *exact)
+{
+	size_t i;
+	int hit = 0;
+
+	*exact = 0;
+	if (f == NULL || f->n_labels == 0)
+		return 1;
+	for (i = 0; i < f->n_labels; i++) {
+		if (!dcpi_dataset_label_match(f->labels[i], label))
+			continue;
+		hit = 1;
+		if (strcmp(f->labels[i], label ? label : DCPI_LABEL_NONE) == 0)
+			*exact = 1;
+	}
+	return hit;
+}
+
 /* The epochs the filter selects; ENOENT naming a missing one. */
 static int
 pick_epochs(const char *db, const struct dcpi_dataset_filter *f, char ***names,
@@ -202,6 +248,7 @@ struct loadctx {
 	const char	*db;
 	const struct dcpi_dataset_filter *f;
 	struct strset	 events, epochs, hosts, skipped;
+	struct strset	 labels;	/* present, matched or not */
 	struct loaded	*l;
 	size_t		 n, cap;
 	uint64_t	*idle;		/* by index into events */
@@ -230,6 +277,9 @@ load_unattr(struct loadctx *c, const char *epoch, const char *host)
 	char *key, *path;
 	size_t i;
 
+	/* They belong to no label. */
+	if (c->f != NULL && c->f->n_labels > 0)
+		return 0;
 	if (asprintf(&key, "%s/%s", epoch, host) == -1)
 		return -1;
 	if (c->last != NULL && strcmp(c->last, key) == 0) {
@@ -270,7 +320,17 @@ load_dir(struct loadctx *c, const char *epoch, const char *host, size_t ev,
 	const char *pl;
 	size_t nf, i, k;
 	int idle = label != NULL && strcmp(label, DCPI_LABEL_IDLE) == 0;
+	int want, exact, seen = label != NULL;
 
+	/* A label directory that no pattern selects is not read; the
+	 * unlabelled files' directory is, for the label directories in it. */
+	want = label_selected(c->f, label, &exact);
+	if (label != NULL && !want)
+		return 0;
+	/* The idle task's profiles are loaded when asked for by --idle or by
+	 * name, else only counted. */
+	if (idle && exact)
+		idle = 0;
 	if (dcpi_db_list(dir, &files, &nf, NULL) == -1)
 		return 0;
 	for (i = 0; i < nf; i++) {
@@ -284,10 +344,18 @@ load_dir(struct loadctx *c, const char *epoch, const char *host, size_t ev,
 					goto fail;
 				continue;
 			}
-			if (load_dir(c, epoch, host, ev, path, lab, used) == -1)
+			if (strset_add(&c->labels, lab) == -1 ||
+			    load_dir(c, epoch, host, ev, path, lab, used) == -1)
 				goto fail;
 			continue;
 		}
+		if (!seen) {
+			if (strset_add(&c->labels, DCPI_LABEL_NONE) == -1)
+				goto fail;
+			seen = 1;
+		}
+		if (!want)
+			continue;
 		if (dcpi_profile_read(path, &p, &e) == -1) {
 			if (errno == ENOMEM || skip(c, e.msg) == -1)
 				goto fail;
@@ -545,6 +613,10 @@ dcpi_dataset_load(const char *db, const struct dcpi_dataset_filter *f,
 	d->n_hosts = c.hosts.n;
 	d->skipped = c.skipped.v;
 	d->n_skipped = c.skipped.n;
+	if (c.labels.n > 1)
+		qsort(c.labels.v, c.labels.n, sizeof(char *), strp_cmp);
+	d->labels = c.labels.v;
+	d->n_labels = c.labels.n;
 	for (i = 0; i < c.n; i++) {
 		dcpi_profile_free(c.l[i].prof);
 		free(c.l[i].kallsyms);
@@ -571,8 +643,9 @@ fail:
 	free_strset(&c.epochs);
 	free_strset(&c.hosts);
 	free_strset(&c.skipped);
+	free_strset(&c.labels);
 	if (d != NULL) {
-		d->n_epochs = d->n_hosts = d->n_skipped = 0;
+		d->n_epochs = d->n_hosts = d->n_skipped = d->n_labels = 0;
 		dcpi_dataset_free(d);
 	}
 	return -1;
@@ -597,6 +670,7 @@ dcpi_dataset_free(struct dcpi_dataset *d)
 	dcpi_strv_free(d->epochs, d->n_epochs);
 	dcpi_strv_free(d->hosts, d->n_hosts);
 	dcpi_strv_free(d->skipped, d->n_skipped);
+	dcpi_strv_free(d->labels, d->n_labels);
 	dcpi_unattr_clear(&d->unattr);
 	free(d);
 }

@@ -195,8 +195,15 @@ dcpi_callgrind_encode(const struct dcpi_profile *const *profiles, size_t n,
 				for (j = 0; j < profiles[i]->n_counts; j++)
 					totals[k] += profiles[i]->counts[j].count;
 	eb_printf(&b, "# callgrind format\nversion: 1\ncreator: dcpi %s\n", PACKAGE_VERSION);
-	eb_printf(&b, "cmd: dcpi epoch %s\npositions: instr line\n",
-	    profiles[0]->epoch ? profiles[0]->epoch : "?");
+	eb_printf(&b, "cmd: dcpi epoch %s\n", profiles[0]->epoch ? profiles[0]->epoch : "?");
+	/* Whose samples these are (dcpictl --label); unlabelled profiles
+	 * alone write no line, as before labels. */
+	if (ex_labelled(profiles, n)) {
+		eb_printf(&b, "desc: Label: ");
+		ex_labels(&b, profiles, n);
+		eb_printf(&b, "\n");
+	}
+	eb_printf(&b, "positions: instr line\n");
 	for (k = 0; k < nev; k++) {
 		if ((shorts[k] = short_event(events[k], k)) == NULL) {
 			lib_seterr(err, ENOMEM, "callgrind: out of memory");

@@ -42,4 +42,10 @@ size_t ex_header_bad(const char *s, size_t n);
 struct dcpi_profile *ex_profile_like(const char *image, const char *path,
     const char *event, uint64_t period, uint64_t tstart, uint64_t tsize);
 
+/* Nonzero if one of profiles[0..n) has a label line (dcpi/label.h). */
+int ex_labelled(const struct dcpi_profile *const *profiles, size_t n);
+/* Their labels ("[none]" for the unlabelled) appended to b: "X" for one,
+ * "several (X, Y)" sorted for more. */
+void ex_labels(struct ebuf *b, const struct dcpi_profile *const *profiles, size_t n);
+
 #endif

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <dcpi/label.h>
+
 #include "export_int.h"
 
 #define PPROF_BASE	0x10000000000ULL	/* first synthetic image address */
@@ -76,6 +78,10 @@ dcpi_pprof_encode(const struct dcpi_profile *const *profiles,
 		eb_printf(&b, "dcpi-image: %" PRIx64 " %s %" PRIx64 " %" PRIu64 " %" PRIu64 " %s\n",
 		    base, p->image ? p->image : "0", p->tstart, p->tsize, p->period,
 		    p->event ? p->event : "?");
+		/* The format has no comments: like dcpi-image, a line that
+		 * matches no mapping, which readers skip. */
+		if (dcpi_profile_label(p) != NULL)
+			eb_printf(&b, "dcpi-label: %" PRIx64 " %s\n", base, dcpi_profile_label(p));
 		base = end + PAGE;
 	}
 	return eb_finish(&b, buf, len, err);

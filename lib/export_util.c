@@ -10,7 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <dcpi/dataset.h>
 #include <dcpi/image.h>
+#include <dcpi/label.h>
 
 #include "export_int.h"
 
@@ -145,6 +147,51 @@ ex_token(const char *s)
 		if ((unsigned char)*q <= ' ' || *q == 0x7f)
 			*q = '_';
 	return t;
+}
+
+static int
+str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int
+ex_labelled(const struct dcpi_profile *const *profiles, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (dcpi_profile_label(profiles[i]) != NULL)
+			return 1;
+	return 0;
+}
+
+void
+ex_labels(struct ebuf *b, const struct dcpi_profile *const *profiles, size_t n)
+{
+	const char **v;
+	size_t i, k, m;
+
+	if ((v = calloc(n + 1, sizeof(*v))) == NULL) {
+		b->failed = 1;
+		return;
+	}
+	for (i = 0; i < n; i++)
+		v[i] = dcpi_profile_label(profiles[i]) ? dcpi_profile_label(profiles[i]) :
+		    DCPI_LABEL_NONE;
+	qsort(v, n, sizeof(*v), str_cmp);
+	for (i = m = 0; i < n; i++)
+		if (m == 0 || strcmp(v[m - 1], v[i]) != 0)
+			v[m++] = v[i];
+	if (m == 1)
+		eb_printf(b, "%s", v[0]);
+	else {
+		eb_printf(b, "several (");
+		for (k = 0; k < m; k++)
+			eb_printf(b, "%s%s", k ? ", " : "", v[k]);
+		eb_printf(b, ")");
+	}
+	free(v);
 }
 
 struct dcpi_profile *

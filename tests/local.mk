@@ -441,3 +441,12 @@ check-unit:
 	@unit=; for t in $(TESTS); do case $$t in *.sh) ;; *) unit="$$unit $$t" ;; esac; done; \
 	$(MAKE) $(AM_MAKEFLAGS) check TESTS="$$unit"
 .PHONY: check-unit
+
+# Labels in the analysis commands (issue 14): --label, prof --by label and
+# label,procedure, diff of two labels, epochs --label, the exports' label,
+# on a database of labelled profiles that mklabelled writes.
+check_PROGRAMS += tests/mklabelled
+tests_mklabelled_SOURCES = tests/mklabelled.c
+tests_mklabelled_LDADD = lib/libdcpi.la
+TESTS += tests/integration/test_label_analysis.sh
+EXTRA_DIST += tests/integration/test_label_analysis.sh

@@ -392,6 +392,96 @@ test_label_mismatch(void **state)
 	free(err);
 }
 
+/* --label's patterns: equal, fnmatch, and the bracketed names exactly. */
+static void
+test_label_match(void **state)
+{
+	static const struct {
+		const char	*pattern, *label;	/* label NULL: unlabelled */
+		int		 match;
+	} t[] = {
+		{ "nginx.service", "nginx.service", 1 },
+		{ "nginx.service", "nginx.servicex", 0 },
+		{ "*.service", "user@1000.service", 1 },
+		{ "*.service", "session-3.scope", 0 },
+		{ "docker:*", "docker:0123456789ab", 1 },
+		/* A cgroup path: '*' crosses '/' (flags 0, no FNM_PATHNAME). */
+		{ "/dcpitest-*", "/dcpitest-a/b", 1 },
+		{ DCPI_LABEL_NONE, NULL, 1 },
+		{ "*.service", NULL, 0 },
+		{ "*", NULL, 1 },
+		{ "[idle]", "[idle]", 1 },
+		/* Not the bracket expressions they would be to fnmatch. */
+		{ "[none]", "n", 0 },
+		{ "[idle]", "i", 0 },
+		{ "[other]", "o", 0 },
+		/* Other brackets are fnmatch's. */
+		{ "[ab].service", "b.service", 1 },
+		{ "\\[*", "[other]", 1 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (!dcpi_dataset_label_match(t[i].pattern, t[i].label) != !t[i].match)
+			fail_msg("'%s' against '%s': expected %s", t[i].pattern,
+			    t[i].label ? t[i].label : "(unlabelled)", t[i].match ? "a match" : "none");
+}
+
+/* The filter's labels: unmatched label directories are not read (a corrupt
+ * file there is not even skipped), [none] selects the unlabelled, the idle
+ * task by name, unattributed samples left out, every label listed. */
+static void
+test_dataset_labels(void **state)
+{
+	struct dcpi_count c[] = { { 0x10, 5 } };
+	const char *pats[2];
+	struct dcpi_dataset_filter f;
+	struct dcpi_dataset *d;
+	struct dcpi_error err;
+
+	write_db(1);
+	write_kernel("a.service", 1, c, 1);
+	assert_int_equal(dcpi_db_label_mkdirs(db, E1, "h1", EV, "b.service", &err), 0);
+	put_file(E1 "/h1/" EV "/b.service/junk.aa", "not a profile\n");
+	put_file(E1 "/h1/unattributed", "dcpi-unattributed 1\nno-map 7 " EV "\n");
+	memset(&f, 0, sizeof(f));
+	f.labels = pats;
+	pats[0] = "a.*";
+	f.n_labels = 1;
+	assert_int_equal(dcpi_dataset_load(db, &f, &d, &err), 0);
+	assert_int_equal(d->n_skipped, 0);
+	assert_int_equal(d->n_images, 1);
+	assert_string_equal(d->images[0].label, "a.service");
+	assert_int_equal(d->events[0].samples, 5);
+	assert_int_equal(d->events[0].idle, 0);
+	assert_int_equal(d->events[0].unattributed, 0);
+	assert_int_equal(d->n_labels, 4);
+	assert_string_equal(d->labels[0], DCPI_LABEL_IDLE);
+	assert_string_equal(d->labels[1], DCPI_LABEL_NONE);
+	assert_string_equal(d->labels[2], "a.service");
+	assert_string_equal(d->labels[3], "b.service");
+	dcpi_dataset_free(d);
+	/* [none] and the idle task by name: both loaded. */
+	pats[0] = DCPI_LABEL_NONE;
+	pats[1] = DCPI_LABEL_IDLE;
+	f.n_labels = 2;
+	assert_int_equal(dcpi_dataset_load(db, &f, &d, &err), 0);
+	assert_int_equal(d->n_images, 2);
+	assert_null(d->images[0].label);
+	assert_string_equal(d->images[1].label, DCPI_LABEL_IDLE);
+	assert_int_equal(d->events[0].samples, 40);
+	dcpi_dataset_free(d);
+	/* '*' matches the idle task, which stays apart without --idle; the
+	 * corrupt file is read now. */
+	pats[0] = "*";
+	f.n_labels = 1;
+	assert_int_equal(dcpi_dataset_load(db, &f, &d, &err), 0);
+	assert_int_equal(d->n_skipped, 1);
+	assert_int_equal(d->events[0].samples, 15);
+	assert_int_equal(d->events[0].idle, 30);
+	dcpi_dataset_free(d);
+}
+
 int
 main(void)
 {
@@ -404,6 +494,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_old_database, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_only_idle_and_list, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_label_mismatch, setup, teardown),
+		cmocka_unit_test(test_label_match),
+		cmocka_unit_test_setup_teardown(test_dataset_labels, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,6 +7,11 @@
  * unless the filter asks for them, and counted apart either way; the
  * unattributed samples files of the epochs and hosts read are summed.
  *
+ * A filter may name labels (dcpictl --label): patterns matched with
+ * dcpi_dataset_label_match() against each profile's label, DCPI_LABEL_NONE
+ * standing for the unlabelled ones.  Label directories that match no
+ * pattern are not read at all.
+ *
  * A corrupt or unreadable profile file is skipped, never fatal: it is
  * recorded in the dataset's skipped list with the reader's one-line
  * message, and the caller warns with it.
@@ -27,6 +32,11 @@
 extern "C" {
 #endif
 
+/* What dcpictl calls the unlabelled profiles, in listings and patterns
+ * (bracketed like dcpid's own labels, so that no label dcpid writes for
+ * a unit, container or cgroup can be taken for it). */
+#define DCPI_LABEL_NONE		"[none]"
+
 /* What to load.  NULL arrays (or n == 0) mean all; a NULL filter too. */
 struct dcpi_dataset_filter {
 	const char *const *epochs;	/* epoch directory names */
@@ -36,6 +46,14 @@ struct dcpi_dataset_filter {
 	size_t		 n_events;
 	const char	*image;		/* only images with this basename, path or id */
 	int		 idle;		/* nonzero: load the DCPI_LABEL_IDLE profiles */
+	/* Label patterns (any one matching selects a profile); n_labels 0:
+	 * every label.  With patterns: the unattributed samples, which
+	 * belong to no label, are not loaded; the idle task's profiles are
+	 * read only if a pattern matches DCPI_LABEL_IDLE, and loaded (not
+	 * just counted in idle) if idle is set or a pattern is exactly
+	 * DCPI_LABEL_IDLE. */
+	const char *const *labels;
+	size_t		 n_labels;
 };
 
 /* One image under one event: the merge of its profiles. */
@@ -80,6 +98,12 @@ struct dcpi_dataset {
 	size_t		 n_hosts;
 	char		**skipped;	/* one message per skipped file */
 	size_t		 n_skipped;
+	/* Every label present in the event directories read, whether the
+	 * filter's patterns matched it or not (for telling "unknown label"
+	 * apart): sorted, DCPI_LABEL_NONE when there are unlabelled
+	 * profiles (files directly in an event directory). */
+	char		**labels;
+	size_t		 n_labels;
 	/* Unattributed samples by (event, reason) of the selected events,
 	 * summed over the unattributed files of the epochs and hosts whose
 	 * event directories were read. */
@@ -98,6 +122,17 @@ struct dcpi_dataset {
 int dcpi_dataset_load(const char *db, const struct dcpi_dataset_filter *f,
     struct dcpi_dataset **out, struct dcpi_error *err);
 void dcpi_dataset_free(struct dcpi_dataset *d);
+
+/*
+ * Nonzero if the label pattern selects label (NULL: unlabelled, which is
+ * DCPI_LABEL_NONE).  A pattern equal to the label matches; so does one
+ * that fnmatch(3) (flags 0) matches, except that a pattern of the form
+ * "[word]" (lower-case letters: the form of dcpid's own labels and of
+ * DCPI_LABEL_NONE) matches only that very label, never as the bracket
+ * expression it would be to fnmatch: "[none]" is not "n", "o" or "e".
+ * Both strings NUL-terminated; no errors.
+ */
+int dcpi_dataset_label_match(const char *pattern, const char *label);
 
 /* The events present in db over the filter's epochs and host (ignoring
  * its events and image): a sorted array of *n malloc'd strings, free with
