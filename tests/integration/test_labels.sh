@@ -70,6 +70,21 @@ sc=$(label_samples "/$C")
 sd=$(label_samples "/$D")
 echo "moved from /$C ($sc samples) to /$D ($sd samples)"
 [ "$sc" -gt 100 ] && [ "$sd" -gt 100 ] || fail "the moved process: $sc samples in /$C, $sd in /$D"
+# The same through dcpictl: prof --by label lists both with those
+# shares, prof --label names each one's hot function.
+ctl prof --by label --csv >"$T/bylabel.csv" || fail "prof --by label failed"
+pa=$(awk -F, -v l="/$A" '$NF == l { print $1 }' "$T/bylabel.csv")
+pb=$(awk -F, -v l="/$B" '$NF == l { print $1 }' "$T/bylabel.csv")
+[ -n "$pa" ] && [ -n "$pb" ] || fail "prof --by label lacks /$A or /$B: $(cat "$T/bylabel.csv")"
+share=$((pa * 1000 / (pa + pb)))
+echo "prof --by label: /$A $pa, /$B $pb samples; share of /$A $share per mille"
+[ "$share" -ge 617 ] && [ "$share" -le 717 ] || fail "prof --by label: share of /$A $share per mille"
+for l in "$A" "$B"; do
+	ctl prof --label "/$l" --csv >"$T/prof-$l.csv" || fail "prof --label /$l failed"
+	top=$(sed -n 2p "$T/prof-$l.csv" | cut -d, -f4)
+	[ "$top" = dcpi_workload_hot ] || fail "prof --label /$l: top procedure '$top': $(head -4 "$T/prof-$l.csv")"
+done
+ctl prof --by label >"$T/bylabel.txt" && sed -n '/label$/,$p' "$T/bylabel.txt" | head -8
 unl=$(ls "$DB/$ep"/*/perf::cpu-clock/label_hot.* 2>/dev/null | wc -l)
 [ "$unl" = 0 ] || fail "label_hot has an unlabelled profile"
 for l in "$A" "$B"; do
