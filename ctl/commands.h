@@ -25,6 +25,8 @@ int cmd_flush(const struct ctl_globals *, int, char **);
 int cmd_epoch(const struct ctl_globals *, int, char **);
 int cmd_quit(const struct ctl_globals *, int, char **);
 int cmd_reload(const struct ctl_globals *, int, char **);
+/* Labelling a command or a process (ctl/label.c). */
+int cmd_label(const struct ctl_globals *, int, char **);
 /* Profile files (ctl/cat.c). */
 int cmd_cat(const struct ctl_globals *, int, char **);
 /* Analysis (ctl/prof.c, ctl/list.c, ctl/diff.c, ctl/epochs.c). */

@@ -1,5 +1,6 @@
 /*
- * dcpictl's control commands: status, flush, epoch, quit.  One request per
+ * dcpictl's control commands: status, flush, epoch, quit, reload, and the
+ * exchange they share with label (ctl/label.c).  One request per
  * connection; the reply is STATUS_LINE records (status) and one RESULT.
  */
 #include "config.h"
@@ -16,16 +17,12 @@
 #include <dcpi/ctl.h>
 
 #include "commands.h"
+#include "control.h"
 #include "xmalloc.h"
 
 /* Generous: a flush or an epoch rotation of a large database writes many
  * files, and a status request waits behind a flush in progress. */
 #define REPLY_TIMEOUT_MS	(10 * 60 * 1000)
-
-struct line {
-	char	*key;
-	char	*value;
-};
 
 /* The daemon is trusted, but a terminal should never receive control
  * characters from a socket. */
@@ -41,6 +38,7 @@ printable(const unsigned char *p, size_t n)
 	return s;
 }
 
+/* connect(2) to dcpid's socket at path; -1 after a message naming cmd. */
 static int
 connect_daemon(const char *cmd, const char *path)
 {
@@ -73,7 +71,7 @@ connect_daemon(const char *cmd, const char *path)
 }
 
 static void
-print_lines(const struct line *lines, size_t n)
+print_lines(const struct ctl_line *lines, size_t n)
 {
 	size_t i, w = 14, k;
 
@@ -84,32 +82,28 @@ print_lines(const struct line *lines, size_t n)
 		printf("%-*s %s\n", (int)w, lines[i].key, lines[i].value);
 }
 
-static int
-request(const struct ctl_globals *g, int argc, char **argv, int type)
+int
+ctl_exchange(const char *cmd, const char *socket, int type, const void *payload,
+    size_t len, struct ctl_reply *r)
 {
 	static struct dcpi_ctl_msg msg;	/* 16 KiB: not on the stack */
-	const char *cmd = argv[0], *text;
-	struct line *lines = NULL;
-	size_t nlines = 0, textlen, i;
+	const char *text;
+	size_t textlen;
 	/* Never 0, which is the daemon's for the connection (ctl.h). */
 	uint32_t seq = (uint32_t)getpid();
 	char err[256], *s, *sp;
-	int fd, rc, code, status = 1, send_errno = 0;
+	int fd, rc, send_errno = 0;
 
-	if (argc > 1) {
-		fprintf(stderr, "dcpictl: %s: unexpected argument '%s'\n"
-		    "usage: dcpictl [--socket PATH] %s\n", cmd, argv[1], cmd);
-		return 2;
-	}
-	if ((fd = connect_daemon(cmd, g->socket)) < 0)
-		return 1;
-	if (dcpi_ctl_send(fd, (uint16_t)type, seq, NULL, 0) < 0) {
+	memset(r, 0, sizeof(*r));
+	if ((fd = connect_daemon(cmd, socket)) < 0)
+		return -1;
+	if (dcpi_ctl_send(fd, (uint16_t)type, seq, payload, len) < 0) {
 		/* A daemon that turned the connection away (too many
 		 * connections) closed it after sending why: read that. */
 		if (errno != EPIPE && errno != ECONNRESET) {
 			fprintf(stderr, "dcpictl: %s: sending to %s: %s\n", cmd,
-			    g->socket, strerror(errno));
-			goto out;
+			    socket, strerror(errno));
+			goto fail;
 		}
 		send_errno = errno;
 	}
@@ -119,8 +113,8 @@ request(const struct ctl_globals *g, int argc, char **argv, int type)
 		if (rc < 0 && send_errno != 0) {
 			fprintf(stderr, "dcpictl: %s: sending to %s: %s; dcpid "
 			    "closed the connection without a reason\n", cmd,
-			    g->socket, strerror(send_errno));
-			goto out;
+			    socket, strerror(send_errno));
+			goto fail;
 		}
 		if (rc < 0) {
 			fprintf(stderr, "dcpictl: %s: %s\n", cmd,
@@ -128,67 +122,96 @@ request(const struct ctl_globals *g, int argc, char **argv, int type)
 			    "before its reply was complete" :
 			    errno == ETIMEDOUT ? "no reply from dcpid within 10 minutes" :
 			    strerror(errno));
-			goto out;
+			goto fail;
 		}
 		if (rc == DCPI_CTL_EVERSION) {
 			fprintf(stderr, "dcpictl: %s: protocol version mismatch: dcpid "
 			    "on %s speaks control protocol version %u, dcpictl speaks "
-			    "version %u\n", cmd, g->socket, (unsigned)msg.hdr.version,
+			    "version %u\n", cmd, socket, (unsigned)msg.hdr.version,
 			    (unsigned)DCPI_CTL_VERSION);
-			goto out;
+			goto fail;
 		}
 		if (rc != DCPI_CTL_OK) {
 			fprintf(stderr, "dcpictl: %s: bad reply from dcpid: %s\n", cmd, err);
-			goto out;
+			goto fail;
 		}
 		if (msg.hdr.seq != seq && !(msg.hdr.seq == 0 &&
 		    msg.hdr.type == DCPI_CTL_RESULT)) {
 			fprintf(stderr, "dcpictl: %s: bad reply from dcpid: sequence "
 			    "%lu, expected %lu\n", cmd, (unsigned long)msg.hdr.seq,
 			    (unsigned long)seq);
-			goto out;
+			goto fail;
 		}
 		if (msg.hdr.type == DCPI_CTL_RESULT)
 			break;
 		/* STATUS_LINE: "KEY VALUE". */
 		s = printable(msg.payload, msg.hdr.length);
-		lines = xreallocarray(lines, nlines + 1, sizeof(*lines));
-		lines[nlines].key = s;
+		r->lines = xreallocarray(r->lines, r->nlines + 1, sizeof(*r->lines));
+		r->lines[r->nlines].key = s;
 		sp = strchr(s, ' ');
 		if (sp != NULL) {
 			*sp = '\0';
-			lines[nlines].value = sp + 1;
+			r->lines[r->nlines].value = sp + 1;
 		} else {
-			lines[nlines].value = s + strlen(s);
+			r->lines[r->nlines].value = s + strlen(s);
 		}
-		nlines++;
+		r->nlines++;
 	}
-	code = dcpi_ctl_result(&msg, &text, &textlen);
-	s = printable((const unsigned char *)text, textlen);
-	if (code == DCPI_CTL_OK) {
-		print_lines(lines, nlines);
-		if (*s != '\0')
-			printf("%s\n", s);
+	r->code = dcpi_ctl_result(&msg, &text, &textlen);
+	r->text = printable((const unsigned char *)text, textlen);
+	close(fd);
+	return 0;
+fail:
+	ctl_reply_free(r);
+	close(fd);
+	return -1;
+}
+
+void
+ctl_reply_free(struct ctl_reply *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nlines; i++)
+		free(r->lines[i].key);
+	free(r->lines);
+	free(r->text);
+	memset(r, 0, sizeof(*r));
+}
+
+static int
+request(const struct ctl_globals *g, int argc, char **argv, int type)
+{
+	const char *cmd = argv[0];
+	struct ctl_reply r;
+	int status = 1;
+
+	if (argc > 1) {
+		fprintf(stderr, "dcpictl: %s: unexpected argument '%s'\n"
+		    "usage: dcpictl [--socket PATH] %s\n", cmd, argv[1], cmd);
+		return 2;
+	}
+	if (ctl_exchange(cmd, g->socket, type, NULL, 0, &r) < 0)
+		return 1;
+	if (r.code == DCPI_CTL_OK) {
+		print_lines(r.lines, r.nlines);
+		if (*r.text != '\0')
+			printf("%s\n", r.text);
 		status = 0;
-	} else if (code == DCPI_CTL_EVERSION) {
+	} else if (r.code == DCPI_CTL_EVERSION) {
 		fprintf(stderr, "dcpictl: %s: dcpid on %s does not speak control "
 		    "protocol version %u: %s\n", cmd, g->socket,
-		    (unsigned)DCPI_CTL_VERSION, s);
+		    (unsigned)DCPI_CTL_VERSION, r.text);
 	} else {
-		fprintf(stderr, "dcpictl: %s: %s%s%s\n", cmd, dcpi_ctl_strcode(code),
-		    *s != '\0' ? ": " : "", s);
+		fprintf(stderr, "dcpictl: %s: %s%s%s\n", cmd, dcpi_ctl_strcode(r.code),
+		    *r.text != '\0' ? ": " : "", r.text);
 	}
-	free(s);
+	ctl_reply_free(&r);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "dcpictl: %s: writing the output: %s\n", cmd,
 		    strerror(errno));
 		status = 1;
 	}
-out:
-	for (i = 0; i < nlines; i++)
-		free(lines[i].key);
-	free(lines);
-	close(fd);
 	return status;
 }
 

@@ -24,6 +24,7 @@ static const struct {
 	{ "epoch",	cmd_epoch,	"epoch                       flush and start a new epoch" },
 	{ "quit",	cmd_quit,	"quit                        flush and stop the daemon" },
 	{ "reload",	cmd_reload,	"reload                      re-read dcpid.conf; fails if it is bad" },
+	{ "label",	cmd_label,	"label NAME -- COMMAND [ARG...]  run COMMAND with its samples labelled" },
 	{ "cat",	cmd_cat,	"cat [--summary] FILE...     print profile files as text" },
 	{ "prof",	cmd_prof,	"prof [-i] [-e EVENT]...     procedures (or images) by samples" },
 	{ "list",	cmd_list,	"list PROCEDURE              annotated disassembly" },

@@ -8,8 +8,9 @@ ctl_dcpictl_SOURCES = ctl/dcpictl.c
 ctl_dcpictl_CFLAGS = $(ctl_libdcpictl_la_CFLAGS)
 ctl_dcpictl_LDADD = ctl/libdcpictl.la
 
-# Control commands: status, flush, epoch, quit, reload.
-ctl_libdcpictl_la_SOURCES += ctl/control.c
+# Control commands: status, flush, epoch, quit, reload; label, which runs
+# a command under a label.
+ctl_libdcpictl_la_SOURCES += ctl/control.c ctl/control.h ctl/label.c
 # Profile files as text: cat (DCPI's and other tools' formats).
 ctl_libdcpictl_la_SOURCES += ctl/cat.c
 # Analysis commands: prof, list, diff, epochs, gc.

@@ -3,13 +3,17 @@
  * checked before anything else is read, one RESULT per request, and
  * privileged requests only for the peers daemon/ctlsock.c found privileged.
  *
- * Requests carry no payload, so a connection reads at most one header at a
- * time; a connection with a reply still queued is not read, so a client
- * that sends without reading cannot make dcpid buffer without bound.
+ * Only LABEL carries a payload, of at most a few hundred bytes, and its
+ * header's length is checked before a byte of it is read, so a connection
+ * holds at most one short request at a time; a connection with a reply
+ * still queued is not read, so a client that sends without reading cannot
+ * make dcpid buffer without bound.
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -93,19 +97,106 @@ request_verb(int type)
 	case DCPI_CTL_EPOCH:	return "rotate the epoch";
 	case DCPI_CTL_QUIT:	return "stop dcpid";
 	case DCPI_CTL_RELOAD:	return "reload the configuration";
+	case DCPI_CTL_LABEL:	return "label";
 	default:		return "do that";
 	}
 }
 
-/* Returns -1 if c was closed. */
+/* LABEL: the payload checked, pid 0 made the peer's, the peer authorized
+ * by its SO_PEERCRED uid against the process's uids, then the core.
+ * Queues the one RESULT.  The name is logged with control characters as
+ * '?', for it is the client's text. */
+static void
+conn_label(struct ctl_conn *c, uint32_t seq, const unsigned char *payload,
+    size_t len)
+{
+	char name[DCPI_CTL_LABEL_MAX + 1], shown[DCPI_CTL_LABEL_MAX + 1];
+	char msg[1024];
+	uid_t ruid, euid, uid = c->cred.uid;
+	uint32_t pid;
+	size_t i;
+	int code, rc;
+
+	code = dcpi_ctl_label_decode(payload, len, &pid, name, msg, sizeof(msg));
+	if (code != DCPI_CTL_OK) {
+		log_info("control: label request of uid %u (pid %d) refused: %s",
+		    (unsigned)uid, (int)c->cred.pid, msg);
+		conn_result(c, seq, code, msg);
+		/* The header's check makes this unreachable; as there, a
+		 * length that is wrong leaves the stream out of step. */
+		if (code == DCPI_CTL_ELENGTH)
+			c->closing = 1;
+		return;
+	}
+	for (i = 0; name[i] != '\0'; i++)
+		shown[i] = iscntrl((unsigned char)name[i]) ? '?' : name[i];
+	shown[i] = '\0';
+	if (pid == 0) {
+		/* 0 when the peer's pid has no number in dcpid's pid
+		 * namespace. */
+		if (c->cred.pid <= 0) {
+			conn_result(c, seq, DCPI_CTL_EFAIL, "dcpid cannot see the "
+			    "requesting process (another pid namespace?): give its pid");
+			return;
+		}
+		pid = (uint32_t)c->cred.pid;
+	}
+	if (pid > INT_MAX || ctlsock_proc_uids((pid_t)pid, &ruid, &euid) == -1) {
+		if (pid > INT_MAX || errno == ENOENT || errno == ESRCH)
+			snprintf(msg, sizeof(msg), "no such process %lu",
+			    (unsigned long)pid);
+		else
+			snprintf(msg, sizeof(msg), "pid %lu: reading /proc/%lu/status: "
+			    "%s", (unsigned long)pid, (unsigned long)pid,
+			    strerror(errno));
+		conn_result(c, seq, DCPI_CTL_EFAIL, msg);
+		return;
+	}
+	/* Both uids, so that a set-uid program is not labelled by the user
+	 * who runs it (nor by the owner it runs as).  The peer's uid is its
+	 * effective uid when it connected. */
+	if (uid != 0 && (ruid != uid || euid != uid)) {
+		if (ruid == euid)
+			snprintf(msg, sizeof(msg), "uid %u may not label pid %lu "
+			    "(uid %u's)", (unsigned)uid, (unsigned long)pid,
+			    (unsigned)ruid);
+		else
+			snprintf(msg, sizeof(msg), "uid %u may not label pid %lu "
+			    "(real uid %u, effective uid %u)", (unsigned)uid,
+			    (unsigned long)pid, (unsigned)ruid, (unsigned)euid);
+		log_notice("control: label '%s' of pid %lu denied to uid %u (pid %d)",
+		    shown, (unsigned long)pid, (unsigned)uid, (int)c->cred.pid);
+		conn_result(c, seq, DCPI_CTL_EPERM, msg);
+		return;
+	}
+	log_info("control: label '%s' for pid %lu requested by uid %u (pid %d)",
+	    shown, (unsigned long)pid, (unsigned)uid, (int)c->cred.pid);
+	msg[0] = '\0';
+	if (ops->label == NULL) {
+		snprintf(msg, sizeof(msg), "labelling is not supported by this dcpid");
+		rc = -1;
+	} else {
+		rc = ops->label(pid, name, msg, sizeof(msg));
+	}
+	msg[sizeof(msg) - 1] = '\0';
+	if (msg[0] == '\0')
+		snprintf(msg, sizeof(msg), rc == 0 ? "pid %lu labelled '%s'" :
+		    "labelling pid %lu '%s' failed", (unsigned long)pid, shown);
+	conn_result(c, seq, rc == 0 ? DCPI_CTL_OK : DCPI_CTL_EFAIL, msg);
+}
+
+/* Returns -1 if c was closed.  payload: the request's h->length bytes. */
 static int
-conn_request(struct ctl_conn *c, const struct dcpi_ctl_hdr *h)
+conn_request(struct ctl_conn *c, const struct dcpi_ctl_hdr *h,
+    const unsigned char *payload)
 {
 	struct status_writer w = { .c = c, .seq = h->seq };
 	char msg[1024], deny[256];
 	int rc;
 
-	if (h->type != DCPI_CTL_STATUS && !c->privileged) {
+	/* LABEL checks the peer against the process it names instead. */
+	if (h->type != DCPI_CTL_STATUS && h->type != DCPI_CTL_LABEL &&
+	    !c->privileged) {
 		snprintf(deny, sizeof(deny), "only root or members of group %s may %s",
 		    ctlsock_group(), request_verb(h->type));
 		log_notice("control: %s denied to uid %u (pid %d)",
@@ -154,6 +245,10 @@ conn_request(struct ctl_conn *c, const struct dcpi_ctl_hdr *h)
 		if (ops->quit != NULL)
 			ops->quit();
 		break;
+	case DCPI_CTL_LABEL:
+		conn_label(c, h->seq, payload, h->length);
+		ctlsock_served(c);
+		break;
 	}
 	return conn_flush(c);
 }
@@ -179,8 +274,8 @@ conn_read(struct ctl_conn *c)
 				    (int)c->cred.pid, strerror(errno));
 			else if (c->rb.len > 0)
 				log_info("control: pid %d closed the connection "
-				    "after %zu of %zu header bytes", (int)c->cred.pid,
-				    c->rb.len, sizeof(c->in));
+				    "after %zu bytes of a request", (int)c->cred.pid,
+				    c->rb.len);
 			ctlsock_drop(c);
 			return;
 		}
@@ -192,7 +287,7 @@ conn_read(struct ctl_conn *c)
 			conn_flush(c);
 			return;
 		}
-		if (conn_request(c, &h) < 0)
+		if (conn_request(c, &h, c->in + DCPI_CTL_HDR_SIZE) < 0)
 			return;
 	}
 }

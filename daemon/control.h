@@ -10,6 +10,7 @@
 #define DCPID_CONTROL_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* Collects STATUS output: one "key value" line per call, in order. */
@@ -31,12 +32,20 @@ struct control_ops {
 	/* Re-reads the configuration: 0, or -1 with why the old one was
 	 * kept in msg[msglen]. */
 	int	(*reload)(char *msg, size_t msglen);
+	/* Labels the samples of process pid and of the children it forks
+	 * from now on NAME until they exit (DCPI_CTL_LABEL).  0, or -1 with
+	 * why in msg[msglen].  control.c has resolved pid 0 to the peer's
+	 * pid, checked that the peer may label pid and that name is valid
+	 * (dcpi_ctl_label_check(); NUL-terminated). */
+	int	(*label)(uint32_t pid, const char *name, char *msg, size_t msglen);
 };
 
 /* Creates the socket at path (its directory too, mode 0755), mode 0660,
  * group gid (or unchanged when gid is (gid_t)-1), and registers it with the
- * loop.  Privileged requests (FLUSH, EPOCH, QUIT) are allowed for uid 0 and
- * members of gid (by SO_PEERCRED); STATUS for anyone who can connect.
+ * loop.  Privileged requests (FLUSH, EPOCH, QUIT, RELOAD) are allowed for
+ * uid 0 and members of gid (by SO_PEERCRED); STATUS and LABEL for anyone
+ * who can connect, LABEL only of a process whose real and effective uid
+ * are the peer's (any process for uid 0).
  * Returns 0, or -1 with errno after logging. */
 int control_init(const char *path, gid_t gid, const struct control_ops *ops);
 /* Closes every connection and removes the socket. */

@@ -22,7 +22,9 @@ struct ctl_conn {
 	int		 fd;
 	struct ucred	 cred;		/* from the kernel at accept */
 	int		 privileged;	/* uid 0 or in the socket's group */
-	unsigned char	 in[DCPI_CTL_HDR_SIZE];	/* requests have no payload */
+	/* The longest request (a LABEL), so one that claims more is refused
+	 * by its header before a payload byte is read. */
+	unsigned char	 in[DCPI_CTL_REQUEST_MAX];
 	struct dcpi_ctl_rbuf rb;	/* reads into in */
 	struct dcpi_ctl_wbuf wb;	/* queued replies */
 	uint32_t	 events;	/* what the loop watches now */
@@ -50,6 +52,13 @@ void ctlsock_drop(struct ctl_conn *c);
 void ctlsock_watch(struct ctl_conn *c, uint32_t events);
 /* c's client has had its reply: its idle time starts again. */
 void ctlsock_served(struct ctl_conn *c);
+
+/* The real and effective uid of process pid, from the "Uid:" line of
+ * /proc/PID/status (here, apart from control.c, so that a unit test can
+ * wrap it with -Wl,--wrap).  0, or -1 with errno: ENOENT (or ESRCH) when
+ * there is no such process, EPROTO for a file without a readable "Uid:"
+ * line, else fopen(3)'s. */
+int ctlsock_proc_uids(pid_t pid, uid_t *ruid, uid_t *euid);
 
 /* The socket's group by name (or number), for messages. */
 const char *ctlsock_group(void);

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,12 +19,16 @@
 #include <sys/socket.h>
 
 #include "dcpi/ctl.h"
+#include "dcpi/label.h"
 #include "util.h"
 
 _Static_assert(sizeof(struct dcpi_ctl_hdr) == 16, "the header has no padding");
 /* dcpi_ctl_recv() reads the wire's bytes straight into a message. */
 _Static_assert(offsetof(struct dcpi_ctl_msg, payload) == DCPI_CTL_HDR_SIZE,
     "a message is laid out as on the wire");
+_Static_assert(sizeof(struct dcpi_ctl_label) == 8, "LABEL's fixed part has no padding");
+_Static_assert(DCPI_CTL_REQUEST_MAX - DCPI_CTL_HDR_SIZE <= DCPI_CTL_MAX_PAYLOAD,
+    "a LABEL fits in a message");
 
 const char *
 dcpi_ctl_strcode(int code)
@@ -57,7 +62,7 @@ bad(int code, char *err, size_t errlen, const char *fmt, ...)
 static int
 is_request(unsigned type)
 {
-	return type >= DCPI_CTL_STATUS && type <= DCPI_CTL_RELOAD;
+	return type >= DCPI_CTL_STATUS && type <= DCPI_CTL_LABEL;
 }
 
 static int
@@ -109,7 +114,13 @@ dcpi_ctl_decode_hdr(const void *buf, size_t len, int dir,
 		return bad(DCPI_CTL_ELENGTH, err, errlen,
 		    "payload length %lu (byte 4) exceeds the maximum %u",
 		    (unsigned long)h.length, (unsigned)DCPI_CTL_MAX_PAYLOAD);
-	if (is_request(h.type) && h.length != 0)
+	if (h.type == DCPI_CTL_LABEL && (h.length <= sizeof(struct dcpi_ctl_label) ||
+	    h.length > sizeof(struct dcpi_ctl_label) + DCPI_CTL_LABEL_MAX))
+		return bad(DCPI_CTL_ELENGTH, err, errlen,
+		    "payload length %lu (byte 4) for a label request, expected %zu to %zu",
+		    (unsigned long)h.length, sizeof(struct dcpi_ctl_label) + 1,
+		    sizeof(struct dcpi_ctl_label) + DCPI_CTL_LABEL_MAX);
+	if (is_request(h.type) && h.type != DCPI_CTL_LABEL && h.length != 0)
 		return bad(DCPI_CTL_ELENGTH, err, errlen,
 		    "payload length %lu (byte 4) for a request, expected 0",
 		    (unsigned long)h.length);
@@ -358,6 +369,95 @@ dcpi_ctl_recv(int fd, int timeout_ms, int dir, struct dcpi_ctl_msg *msg,
 			msg->hdr = h;
 		return rc;
 	}
+}
+
+int
+dcpi_ctl_label_check(const char *name, size_t len, char *err, size_t errlen)
+{
+	char s[DCPI_CTL_LABEL_MAX + 1], dir[NAME_MAX + 1];
+	int rc;
+
+	if (err != NULL && errlen > 0)
+		err[0] = '\0';
+	/* The messages quote the name only once it is known to be text of a
+	 * bounded length without a newline. */
+	if (len == 0)
+		rc = bad(-1, err, errlen, "label name is empty");
+	else if (len > DCPI_CTL_LABEL_MAX)
+		rc = bad(-1, err, errlen, "label name is %zu bytes long, at most %u "
+		    "allowed", len, (unsigned)DCPI_CTL_LABEL_MAX);
+	else if (memchr(name, '\0', len) != NULL)
+		rc = bad(-1, err, errlen, "label name holds a NUL byte (at byte %zu)",
+		    (size_t)((const char *)memchr(name, '\0', len) - name));
+	else if (memchr(name, '\n', len) != NULL)
+		rc = bad(-1, err, errlen, "label name holds a newline (at byte %zu)",
+		    (size_t)((const char *)memchr(name, '\n', len) - name));
+	else if (name[0] == ' ' || name[0] == '\t')
+		rc = bad(-1, err, errlen, "label '%.*s' starts with a blank",
+		    (int)len, name);
+	else if (name[0] == '[')
+		rc = bad(-1, err, errlen, "label '%.*s': names in brackets are "
+		    "dcpid's own", (int)len, name);
+	else {
+		memcpy(s, name, len);
+		s[len] = '\0';
+		/* Escapes can make a name's directory longer than the name. */
+		rc = dcpi_label_dirname(s, dir, sizeof(dir)) == 0 ? 0 :
+		    bad(-1, err, errlen, "label '%.64s%s' has no directory name: %s",
+		    s, len > 64 ? "..." : "", strerror(errno));
+	}
+	if (rc != 0)
+		errno = EINVAL;
+	return rc;
+}
+
+long
+dcpi_ctl_label_encode(void *buf, size_t size, uint32_t pid, const char *name,
+    char *err, size_t errlen)
+{
+	struct dcpi_ctl_label l = { .pid = pid, .reserved = 0 };
+	size_t len = strlen(name);
+
+	if (dcpi_ctl_label_check(name, len, err, errlen) == -1)
+		return -1;
+	if (size < sizeof(l) || size - sizeof(l) < len) {
+		errno = EMSGSIZE;
+		return -1;
+	}
+	memcpy(buf, &l, sizeof(l));
+	memcpy((unsigned char *)buf + sizeof(l), name, len);
+	return (long)(sizeof(l) + len);
+}
+
+int
+dcpi_ctl_label_decode(const void *payload, size_t len, uint32_t *pid,
+    char *name, char *err, size_t errlen)
+{
+	const unsigned char *p = payload;
+	struct dcpi_ctl_label l;
+	int e = errno;
+
+	if (err != NULL && errlen > 0)
+		err[0] = '\0';
+	if (len <= sizeof(l) || len > sizeof(l) + DCPI_CTL_LABEL_MAX)
+		return bad(DCPI_CTL_ELENGTH, err, errlen, "payload length %zu for a "
+		    "label request, expected %zu to %zu", len, sizeof(l) + 1,
+		    sizeof(l) + DCPI_CTL_LABEL_MAX);
+	memcpy(&l, p, sizeof(l));
+	if (l.reserved != 0)
+		return bad(DCPI_CTL_EFAIL, err, errlen, "malformed label request: "
+		    "reserved field (payload byte 4) is 0x%x, expected 0",
+		    (unsigned)l.reserved);
+	if (dcpi_ctl_label_check((const char *)p + sizeof(l), len - sizeof(l),
+	    err, errlen) == -1) {
+		errno = e;
+		return DCPI_CTL_EFAIL;
+	}
+	errno = e;
+	*pid = l.pid;
+	memcpy(name, p + sizeof(l), len - sizeof(l));
+	name[len - sizeof(l)] = '\0';
+	return DCPI_CTL_OK;
 }
 
 int

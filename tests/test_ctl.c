@@ -2,7 +2,8 @@
  * The control protocol codec (lib/ctl.c): every malformed header is
  * refused with its own code and a message naming the field; send/recv
  * frame exactly one message; the framer under them assembles messages split
- * across reads and queues what a full socket does not take.
+ * across reads and queues what a full socket does not take; LABEL's payload
+ * round-trips and every bad one is refused with its reason.
  */
 #include "config.h"
 
@@ -118,7 +119,7 @@ test_reserved(void **state)
 static void
 test_unknown_type(void **state)
 {
-	static const unsigned bad_req[] = { 0, DCPI_CTL_RELOAD + 1, 0xff,
+	static const unsigned bad_req[] = { 0, DCPI_CTL_LABEL + 1, 0xff,
 	    DCPI_CTL_RESULT, DCPI_CTL_STATUS_LINE, 0xffff };
 	static const unsigned bad_rep[] = { 0, DCPI_CTL_STATUS, DCPI_CTL_QUIT,
 	    DCPI_CTL_STATUS_LINE + 1, 0xffff };
@@ -508,6 +509,186 @@ test_strcode(void **state)
 	assert_string_equal(dcpi_ctl_strcode(DCPI_CTL_EPERM), "permission denied");
 }
 
+/* A LABEL payload by hand: pid, reserved, then name[len]. */
+static size_t
+mklabel(unsigned char *buf, uint32_t pid, uint32_t reserved, const char *name,
+    size_t len)
+{
+	struct dcpi_ctl_label l = { .pid = pid, .reserved = reserved };
+
+	memcpy(buf, &l, sizeof(l));
+	memcpy(buf + sizeof(l), name, len);
+	return sizeof(l) + len;
+}
+
+static void
+test_label_header(void **state)
+{
+	unsigned char b[16];
+	struct dcpi_ctl_hdr h;
+	char err[128];
+
+	/* The one request with a payload: 8 bytes and a name of 1 to 255. */
+	mkhdr(b, DCPI_CTL_VERSION, DCPI_CTL_LABEL, 9, 5, 0);
+	assert_int_equal(dcpi_ctl_decode_hdr(b, sizeof(b), DCPI_CTL_TO_DAEMON, &h,
+	    err, sizeof(err)), DCPI_CTL_OK);
+	assert_int_equal(h.length, 9);
+	mkhdr(b, DCPI_CTL_VERSION, DCPI_CTL_LABEL, 8 + DCPI_CTL_LABEL_MAX, 5, 0);
+	assert_int_equal(dcpi_ctl_decode_hdr(b, sizeof(b), DCPI_CTL_TO_DAEMON, &h,
+	    err, sizeof(err)), DCPI_CTL_OK);
+	assert_int_equal(DCPI_CTL_REQUEST_MAX, DCPI_CTL_HDR_SIZE + 8 + 255);
+	mkhdr(b, DCPI_CTL_VERSION, DCPI_CTL_LABEL, 8, 5, 0);
+	assert_int_equal(dcpi_ctl_decode_hdr(b, sizeof(b), DCPI_CTL_TO_DAEMON, &h,
+	    err, sizeof(err)), DCPI_CTL_ELENGTH);
+	assert_string_equal(err, "payload length 8 (byte 4) for a label request, "
+	    "expected 9 to 263");
+	mkhdr(b, DCPI_CTL_VERSION, DCPI_CTL_LABEL, 0, 5, 0);
+	assert_int_equal(dcpi_ctl_decode_hdr(b, sizeof(b), DCPI_CTL_TO_DAEMON, &h,
+	    err, sizeof(err)), DCPI_CTL_ELENGTH);
+	mkhdr(b, DCPI_CTL_VERSION, DCPI_CTL_LABEL, 8 + DCPI_CTL_LABEL_MAX + 1, 5, 0);
+	assert_int_equal(dcpi_ctl_decode_hdr(b, sizeof(b), DCPI_CTL_TO_DAEMON, &h,
+	    err, sizeof(err)), DCPI_CTL_ELENGTH);
+	assert_non_null(strstr(err, "264"));
+	/* Not a reply. */
+	mkhdr(b, DCPI_CTL_VERSION, DCPI_CTL_LABEL, 9, 5, 0);
+	assert_int_equal(dcpi_ctl_decode_hdr(b, sizeof(b), DCPI_CTL_TO_CLIENT, &h,
+	    err, sizeof(err)), DCPI_CTL_ETYPE);
+}
+
+static void
+test_label_round_trip(void **state)
+{
+	static struct dcpi_ctl_msg m;
+	unsigned char p[DCPI_CTL_REQUEST_MAX];
+	char name[DCPI_CTL_LABEL_MAX + 1], longest[DCPI_CTL_LABEL_MAX + 1];
+	char err[256];
+	uint32_t pid;
+	long n;
+	int sv[2];
+
+	n = dcpi_ctl_label_encode(p, sizeof(p), 1234, "web/frontend %.x", err,
+	    sizeof(err));
+	assert_int_equal(n, 8 + 16);
+	assert_int_equal(memcmp(p + 8, "web/frontend %.x", 16), 0);
+	errno = 0;
+	memset(name, 'x', sizeof(name));
+	assert_int_equal(dcpi_ctl_label_decode(p, (size_t)n, &pid, name, err,
+	    sizeof(err)), DCPI_CTL_OK);
+	assert_int_equal(errno, 0);
+	assert_int_equal(pid, 1234);
+	assert_string_equal(name, "web/frontend %.x");
+	assert_string_equal(err, "");
+
+	/* The longest name, pid 0, through the socket and the framer. */
+	memset(longest, 'a', DCPI_CTL_LABEL_MAX);
+	longest[DCPI_CTL_LABEL_MAX] = '\0';
+	n = dcpi_ctl_label_encode(p, sizeof(p), 0, longest, err, sizeof(err));
+	assert_int_equal(n, 8 + DCPI_CTL_LABEL_MAX);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	assert_int_equal(dcpi_ctl_send(sv[0], DCPI_CTL_LABEL, 7, p, (size_t)n), 0);
+	assert_int_equal(dcpi_ctl_recv(sv[1], 1000, DCPI_CTL_TO_DAEMON, &m, err,
+	    sizeof(err)), DCPI_CTL_OK);
+	close(sv[0]);
+	close(sv[1]);
+	assert_int_equal(m.hdr.type, DCPI_CTL_LABEL);
+	assert_int_equal(m.hdr.length, n);
+	pid = 99;
+	assert_int_equal(dcpi_ctl_label_decode(m.payload, m.hdr.length, &pid, name,
+	    err, sizeof(err)), DCPI_CTL_OK);
+	assert_int_equal(pid, 0);
+	assert_string_equal(name, longest);
+
+	/* The encoder refuses what the decoder would, and small buffers. */
+	errno = 0;
+	assert_int_equal(dcpi_ctl_label_encode(p, sizeof(p), 0, "", err,
+	    sizeof(err)), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_string_equal(err, "label name is empty");
+	assert_int_equal(dcpi_ctl_label_encode(p, sizeof(p), 0, "[idle]", err,
+	    sizeof(err)), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_string_equal(err, "label '[idle]': names in brackets are dcpid's own");
+	assert_int_equal(dcpi_ctl_label_encode(p, 8 + 2, 0, "abc", err,
+	    sizeof(err)), -1);
+	assert_int_equal(errno, EMSGSIZE);
+	assert_int_equal(dcpi_ctl_label_encode(p, 8 + 3, 0, "abc", err,
+	    sizeof(err)), 8 + 3);
+}
+
+static void
+test_label_rejected(void **state)
+{
+	unsigned char p[2 * DCPI_CTL_REQUEST_MAX] = { 0 };
+	char name[DCPI_CTL_LABEL_MAX + 1], big[DCPI_CTL_LABEL_MAX + 2];
+	char err[256];
+	uint32_t pid;
+	size_t n;
+
+	errno = 0;
+	/* Short payloads, none of which is read past its length. */
+	assert_int_equal(dcpi_ctl_label_decode(p, 0, &pid, name, err,
+	    sizeof(err)), DCPI_CTL_ELENGTH);
+	assert_int_equal(dcpi_ctl_label_decode(NULL, 0, &pid, name, NULL, 0),
+	    DCPI_CTL_ELENGTH);
+	n = mklabel(p, 1, 0, "", 0);
+	assert_int_equal(dcpi_ctl_label_decode(p, n, &pid, name, err,
+	    sizeof(err)), DCPI_CTL_ELENGTH);
+	assert_string_equal(err, "payload length 8 for a label request, "
+	    "expected 9 to 263");
+	assert_int_equal(dcpi_ctl_label_decode(p, 5, &pid, name, err,
+	    sizeof(err)), DCPI_CTL_ELENGTH);
+	/* Too long: 256 bytes of name. */
+	memset(big, 'b', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	n = mklabel(p, 1, 0, big, strlen(big));
+	assert_int_equal(dcpi_ctl_label_decode(p, n, &pid, name, err,
+	    sizeof(err)), DCPI_CTL_ELENGTH);
+	assert_non_null(strstr(err, "264"));
+	assert_int_equal(dcpi_ctl_label_check(big, strlen(big), err, sizeof(err)), -1);
+	assert_string_equal(err, "label name is 256 bytes long, at most 255 allowed");
+	assert_int_equal(errno, EINVAL);
+	errno = 0;
+	/* Reserved not 0. */
+	n = mklabel(p, 1, 0x80, "x", 1);
+	assert_int_equal(dcpi_ctl_label_decode(p, n, &pid, name, err,
+	    sizeof(err)), DCPI_CTL_EFAIL);
+	assert_string_equal(err, "malformed label request: reserved field "
+	    "(payload byte 4) is 0x80, expected 0");
+	/* Bad names. */
+	n = mklabel(p, 1, 0, "a\nb", 3);
+	assert_int_equal(dcpi_ctl_label_decode(p, n, &pid, name, err,
+	    sizeof(err)), DCPI_CTL_EFAIL);
+	assert_string_equal(err, "label name holds a newline (at byte 1)");
+	n = mklabel(p, 1, 0, "ab\0", 3);
+	assert_int_equal(dcpi_ctl_label_decode(p, n, &pid, name, err,
+	    sizeof(err)), DCPI_CTL_EFAIL);
+	assert_string_equal(err, "label name holds a NUL byte (at byte 2)");
+	n = mklabel(p, 1, 0, "[other]", 7);
+	assert_int_equal(dcpi_ctl_label_decode(p, n, &pid, name, err,
+	    sizeof(err)), DCPI_CTL_EFAIL);
+	assert_string_equal(err, "label '[other]': names in brackets are dcpid's own");
+	n = mklabel(p, 1, 0, " x", 2);
+	assert_int_equal(dcpi_ctl_label_decode(p, n, &pid, name, err,
+	    sizeof(err)), DCPI_CTL_EFAIL);
+	assert_string_equal(err, "label ' x' starts with a blank");
+	n = mklabel(p, 1, 0, "\tx", 2);
+	assert_int_equal(dcpi_ctl_label_decode(p, n, &pid, name, err,
+	    sizeof(err)), DCPI_CTL_EFAIL);
+	/* 255 bytes that need more than NAME_MAX once escaped. */
+	memset(big, '/', DCPI_CTL_LABEL_MAX);
+	n = mklabel(p, 1, 0, big, DCPI_CTL_LABEL_MAX);
+	assert_int_equal(dcpi_ctl_label_decode(p, n, &pid, name, err,
+	    sizeof(err)), DCPI_CTL_EFAIL);
+	assert_non_null(strstr(err, "has no directory name"));
+	/* A bracket or a blank inside the name is fine. */
+	n = mklabel(p, 1, 0, "a [b]\tc", 7);
+	assert_int_equal(dcpi_ctl_label_decode(p, n, &pid, name, err,
+	    sizeof(err)), DCPI_CTL_OK);
+	assert_string_equal(name, "a [b]\tc");
+	/* The decoder leaves errno alone, as the header decoder does. */
+	assert_int_equal(errno, 0);
+}
+
 int
 main(void)
 {
@@ -525,6 +706,9 @@ main(void)
 		cmocka_unit_test(test_rbuf_oversized),
 		cmocka_unit_test(test_wbuf_eagain),
 		cmocka_unit_test(test_strcode),
+		cmocka_unit_test(test_label_header),
+		cmocka_unit_test(test_label_round_trip),
+		cmocka_unit_test(test_label_rejected),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,8 @@
 /*
- * dcpictl's control commands (ctl/control.c) against a scripted daemon: a
- * thread that accepts one connection, checks the request and answers with
- * bytes the test chose.  Output, messages and exit statuses.
+ * dcpictl's control commands (ctl/control.c, ctl/label.c) against a
+ * scripted daemon: a thread that accepts one connection, checks the request
+ * and answers with bytes the test chose.  Output, messages and exit
+ * statuses; for label with a command, the command's (run in a child).
  */
 #include "config.h"
 
@@ -20,6 +21,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 
 #include <cmocka.h>
 
@@ -35,6 +37,7 @@ static pthread_t thr;
 static unsigned char reply[4096];
 static size_t replylen;
 static struct dcpi_ctl_hdr got;	/* the request the fake daemon received */
+static unsigned char got_payload[DCPI_CTL_REQUEST_MAX];	/* and its payload */
 /* The fake daemon answers and closes at once, as dcpid does with a
  * connection over its limits, and connect() returns only after that. */
 static int refuse_first;
@@ -105,6 +108,12 @@ fake_daemon(void *arg)
 	while (n < sizeof(req) && (r = read(fd, req + n, sizeof(req) - n)) > 0)
 		n += (size_t)r;
 	memcpy(&got, req, sizeof(got));
+	/* A LABEL's payload, read so that the close does not reset the
+	 * connection under the reply. */
+	n = 0;
+	while (n < got.length && n < sizeof(got_payload) &&
+	    (r = read(fd, got_payload + n, got.length - n)) > 0)
+		n += (size_t)r;
 	/* Replies carry the request's sequence number. */
 	for (off = 0; off + sizeof(h) <= replylen; off += sizeof(h) + h.length) {
 		memcpy(&h, reply + off, sizeof(h));
@@ -170,11 +179,10 @@ slurp(int fd, char *buf, size_t size)
 /* Runs a command with stdout and stderr captured; the fake daemon serves
  * one connection if serve. */
 static void
-run(int (*cmd)(const struct ctl_globals *, int, char **), char *name,
-    const char *extra, int serve, struct run *res)
+run_argv(int (*cmd)(const struct ctl_globals *, int, char **), int argc,
+    char **argv, int serve, struct run *res)
 {
 	struct ctl_globals g = { .db = "/nonexistent", .socket = path };
-	char *argv[] = { name, (char *)extra, NULL };
 	char tmpl1[] = "/tmp/dcpi-ctlout.XXXXXX", tmpl2[] = "/tmp/dcpi-ctlerr.XXXXXX";
 	int o = mkstemp(tmpl1), e = mkstemp(tmpl2), so, se;
 
@@ -189,7 +197,8 @@ run(int (*cmd)(const struct ctl_globals *, int, char **), char *name,
 	se = dup(2);
 	dup2(o, 1);
 	dup2(e, 2);
-	res->status = cmd(&g, extra != NULL ? 2 : 1, argv);
+	optind = 0;	/* as dcpictl's main() leaves it for a command */
+	res->status = cmd(&g, argc, argv);
 	fflush(stdout);
 	fflush(stderr);
 	dup2(so, 1);
@@ -200,6 +209,15 @@ run(int (*cmd)(const struct ctl_globals *, int, char **), char *name,
 		pthread_join(thr, NULL);
 	slurp(o, res->out, sizeof(res->out));
 	slurp(e, res->err, sizeof(res->err));
+}
+
+static void
+run(int (*cmd)(const struct ctl_globals *, int, char **), char *name,
+    const char *extra, int serve, struct run *res)
+{
+	char *argv[] = { name, (char *)extra, NULL };
+
+	run_argv(cmd, extra != NULL ? 2 : 1, argv, serve, res);
 }
 
 static void
@@ -456,6 +474,195 @@ test_usage(void **state)
 	assert_non_null(strstr(r.err, "unexpected argument 'now'"));
 }
 
+/* The LABEL the fake daemon received: its pid and name. */
+static void
+assert_label_request(uint32_t pid, const char *name)
+{
+	struct dcpi_ctl_label l;
+
+	assert_int_equal(got.type, DCPI_CTL_LABEL);
+	assert_int_equal(got.length, sizeof(l) + strlen(name));
+	memcpy(&l, got_payload, sizeof(l));
+	assert_int_equal(l.pid, pid);
+	assert_int_equal(l.reserved, 0);
+	assert_memory_equal(got_payload + sizeof(l), name, strlen(name));
+}
+
+static void
+test_label_pid(void **state)
+{
+	char *argv[] = { "label", "-p", "4321", "web/front end", NULL };
+	struct run r;
+
+	add_result(DCPI_CTL_OK, "pid 4321 labelled 'web/front end'");
+	run_argv(cmd_label, 4, argv, 1, &r);
+	assert_int_equal(r.status, 0);
+	assert_label_request(4321, "web/front end");
+	assert_string_equal(r.out, "pid 4321 labelled 'web/front end'\n");
+	assert_string_equal(r.err, "");
+}
+
+static void
+test_label_refused(void **state)
+{
+	char *argv[] = { "label", "--pid", "1", "x", NULL };
+	struct run r;
+
+	add_result(DCPI_CTL_EPERM, "uid 1000 may not label pid 1 (uid 0's)");
+	run_argv(cmd_label, 4, argv, 1, &r);
+	assert_int_equal(r.status, 1);
+	assert_string_equal(r.out, "");
+	assert_string_equal(r.err, "dcpictl: label: uid 1000 may not label pid 1 "
+	    "(uid 0's)\n");
+}
+
+static void
+test_label_old_daemon(void **state)
+{
+	char *argv[] = { "label", "-p", "1", "x", NULL };
+	struct run r;
+
+	/* What a dcpid from before LABEL answers, and then it closes. */
+	add_result(DCPI_CTL_ETYPE, "unknown request type 0x6 (byte 2)");
+	run_argv(cmd_label, 4, argv, 1, &r);
+	assert_int_equal(r.status, 1);
+	assert_string_equal(r.err, "dcpictl: label: this dcpid is too old for label\n");
+}
+
+static void
+test_label_socket_option(void **state)
+{
+	char *argv[] = { "label", "-s", path, "-p", "7", "x", NULL };
+	struct ctl_globals g = { .db = "/nonexistent", .socket = "/nonexistent" };
+	int status;
+
+	/* -s overrides the global socket. */
+	add_result(DCPI_CTL_OK, "");
+	assert_int_equal(pthread_create(&thr, NULL, fake_daemon, NULL), 0);
+	optind = 0;
+	status = cmd_label(&g, 6, argv);
+	pthread_join(thr, NULL);
+	assert_int_equal(status, 0);
+	assert_label_request(7, "x");
+}
+
+/* cmd_label with a command, in a child (it execs): its exit status and
+ * what it wrote on stderr into err[errlen]. */
+static int
+label_child(char **argv, char *err, size_t errlen)
+{
+	struct ctl_globals g = { .db = "/nonexistent", .socket = path };
+	char tmpl[] = "/tmp/dcpi-ctlerr.XXXXXX";
+	int e = mkstemp(tmpl), status, argc;
+	pid_t pid;
+
+	assert_true(e >= 0);
+	unlink(tmpl);
+	for (argc = 0; argv[argc] != NULL; argc++)
+		continue;
+	assert_int_equal(pthread_create(&thr, NULL, fake_daemon, NULL), 0);
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(e, 2);
+		optind = 0;
+		_exit(cmd_label(&g, argc, argv));
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	pthread_join(thr, NULL);
+	slurp(e, err, errlen);
+	assert_true(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+static void
+test_label_command(void **state)
+{
+	char *argv[] = { "label", "nightly", "--", "sh", "-c", "exit 7", NULL };
+	char err[512];
+
+	/* The command is dcpictl's process, labelled as pid 0; its exit
+	 * status is dcpictl's. */
+	add_result(DCPI_CTL_OK, "pid 1 labelled 'nightly'");
+	assert_int_equal(label_child(argv, err, sizeof(err)), 7);
+	assert_label_request(0, "nightly");
+	assert_string_equal(err, "");
+}
+
+static void
+test_label_command_fails(void **state)
+{
+	char *notfound[] = { "label", "x", "--", "/nonexistent/cmd", NULL };
+	char *notexec[] = { "label", "x", "--", dir, NULL };
+	char *denied[] = { "label", "x", "--", "true", NULL };
+	char err[512];
+
+	/* As env(1): 127 for a command not found, 126 for one not run. */
+	add_result(DCPI_CTL_OK, "");
+	assert_int_equal(label_child(notfound, err, sizeof(err)), 127);
+	assert_string_equal(err, "dcpictl: label: /nonexistent/cmd: No such file "
+	    "or directory\n");
+	replylen = 0;
+	add_result(DCPI_CTL_OK, "");
+	assert_int_equal(label_child(notexec, err, sizeof(err)), 126);
+	assert_non_null(strstr(err, "Permission denied"));
+	/* Not run at all when dcpid refuses. */
+	replylen = 0;
+	add_result(DCPI_CTL_EFAIL, "labelling is not supported by this dcpid");
+	assert_int_equal(label_child(denied, err, sizeof(err)), 1);
+	assert_string_equal(err, "dcpictl: label: labelling is not supported by "
+	    "this dcpid\n");
+}
+
+static void
+test_label_usage(void **state)
+{
+	static char *bad[][6] = {
+		{ "label", NULL },
+		{ "label", "x", NULL },				/* nothing to label */
+		{ "label", "-p", "1", "x", "--", "true" },	/* both */
+		{ "label", "-p", "0", "x", NULL },
+		{ "label", "-p", "12ab", "x", NULL },
+		{ "label", "-p", "-5", "x", NULL },
+	};
+	char *nodash[] = { "label", "x", "true", NULL };
+	char *nocmd[] = { "label", "x", "--", NULL };
+	char *bracket[] = { "label", "-p", "1", "[idle]", NULL };
+	char *newline[] = { "label", "-p", "1", "a\nb", NULL };
+	char *help[] = { "label", "--help", NULL };
+	struct run r;
+	size_t i;
+	int argc;
+
+	/* None reaches the daemon (there is none to serve them). */
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		for (argc = 0; argc < 6 && bad[i][argc] != NULL; argc++)
+			continue;
+		run_argv(cmd_label, argc, bad[i], 0, &r);
+		assert_int_equal(r.status, 2);
+		assert_true(strstr(r.err, "usage: dcpictl label") != NULL ||
+		    strstr(r.err, "expected a process id") != NULL);
+	}
+	run_argv(cmd_label, 3, nodash, 0, &r);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "expected '--' before the command, found 'true'"));
+	run_argv(cmd_label, 3, nocmd, 0, &r);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "no command after '--'"));
+	run_argv(cmd_label, 4, bracket, 0, &r);
+	assert_int_equal(r.status, 2);
+	assert_string_equal(r.err, "dcpictl: label: label '[idle]': names in "
+	    "brackets are dcpid's own\n");
+	run_argv(cmd_label, 4, newline, 0, &r);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "newline"));
+	run_argv(cmd_label, 2, help, 0, &r);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "usage: dcpictl label"));
+}
+
 int
 main(void)
 {
@@ -477,6 +684,13 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_control_characters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_daemon, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_usage, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_label_pid, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_label_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_label_old_daemon, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_label_socket_option, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_label_command, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_label_command_fails, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_label_usage, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,7 +3,8 @@
  * loop run in a thread, with fake daemon callbacks.  Clients are real
  * sockets: garbage, oversized and half-sent messages, 100 concurrent
  * clients, the connection cap, and SO_PEERCRED authorization for an
- * unprivileged uid (fork + setuid, as the tests run as root).
+ * unprivileged uid (fork + setuid, as the tests run as root), LABEL's
+ * included: whose processes a uid may label.
  */
 #include "config.h"
 
@@ -84,10 +85,35 @@ fake_quit(void)
 	__atomic_add_fetch(&nquit, 1, __ATOMIC_SEQ_CST);
 }
 
+/* The last LABEL the core was asked for (written in the loop's thread
+ * before the reply is queued, read after the reply came). */
+static int nlabel;
+static uint32_t label_pid;
+static char label_name[DCPI_CTL_LABEL_MAX + 1];
+
+static int
+fake_label(uint32_t pid, const char *name, char *msg, size_t len)
+{
+	__atomic_add_fetch(&nlabel, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&label_pid, pid, __ATOMIC_SEQ_CST);
+	snprintf(label_name, sizeof(label_name), "%s", name);
+	if (strcmp(name, "fail") == 0) {
+		snprintf(msg, len, "pid %lu has exited", (unsigned long)pid);
+		return -1;
+	}
+	return 0;
+}
+
 static const struct control_ops ops = {
+	.status = fake_status, .flush = fake_flush, .epoch = fake_epoch,
+	.quit = fake_quit, .label = fake_label,
+};
+/* A core that cannot label. */
+static const struct control_ops ops_nolabel = {
 	.status = fake_status, .flush = fake_flush, .epoch = fake_epoch,
 	.quit = fake_quit,
 };
+static const struct control_ops *start_ops = &ops;
 
 static char dir[48], path[96];
 static unsigned start_max = CONTROL_MAX_CONNS;
@@ -102,9 +128,11 @@ start(unsigned idle_ms)
 	snprintf(path, sizeof(path), "%s/run/dcpid.sock", dir);
 	loop_init();
 	control_set_limits(idle_ms, start_max);
-	if (control_init(path, SOCK_GID, &ops) < 0)
+	if (control_init(path, SOCK_GID, start_ops) < 0)
 		return -1;
-	nflush = nepoch = nquit = 0;
+	nflush = nepoch = nquit = nlabel = 0;
+	label_pid = 0;
+	label_name[0] = '\0';
 	stop_loop = 0;
 	return pthread_create(&loop_thread, NULL, loop_main, NULL) == 0 ? 0 : -1;
 }
@@ -132,6 +160,20 @@ teardown_fair(void **state)
 	return teardown(state);
 }
 static int setup_short(void **state) { return start(300); }
+
+static int
+setup_nolabel(void **state)
+{
+	start_ops = &ops_nolabel;
+	return start(CONTROL_IDLE_TIMEOUT_MS);
+}
+
+static int
+teardown_nolabel(void **state)
+{
+	start_ops = &ops;
+	return teardown(state);
+}
 
 static int
 teardown(void **state)
@@ -214,6 +256,29 @@ request(int type, struct reply *r)
 	/* A refused connection may be closed before the request: its reason
 	 * is still there to read. */
 	if (dcpi_ctl_send(fd, (uint16_t)type, 42, NULL, 0) < 0 && errno != EPIPE) {
+		close(fd);
+		return -1;
+	}
+	rc = read_reply(fd, r);
+	close(fd);
+	return rc;
+}
+
+/* A LABEL request for pid and name (its encoder's checks bypassed, so that
+ * bad names reach the daemon). */
+static int
+request_label(uint32_t pid, const char *name, struct reply *r)
+{
+	struct dcpi_ctl_label l = { .pid = pid };
+	unsigned char p[sizeof(l) + DCPI_CTL_LABEL_MAX];
+	size_t len = strlen(name);
+	int fd = client(), rc;
+
+	if (fd < 0 || len > DCPI_CTL_LABEL_MAX)
+		return -1;
+	memcpy(p, &l, sizeof(l));
+	memcpy(p + sizeof(l), name, len);
+	if (dcpi_ctl_send(fd, DCPI_CTL_LABEL, 43, p, sizeof(l) + len) < 0) {
 		close(fd);
 		return -1;
 	}
@@ -744,25 +809,34 @@ test_slowloris(void **state)
 	assert_still_answers();
 }
 
-/* In a child: drop to nobody with the given groups, then send type and
- * expect want; exit 0 if so.  No cmocka in the child. */
+/* In a child (no cmocka there): take the uids (real and saved ruid,
+ * effective euid), the group gid and the supplementary groups, then send
+ * type (for LABEL: of pid, SELF for the child's own by number, and name)
+ * and expect want, and want_text in the message; exit 0 if so.  Returns
+ * the child's exit status; its pid is left in last_child. */
+#define SELF	UINT32_MAX
+static pid_t last_child;
+
 static int
-as_nobody(gid_t gid, const gid_t *groups, size_t ngroups, int type, int want,
-    const char *want_text)
+as_user(uid_t ruid, uid_t euid, gid_t gid, const gid_t *groups, size_t ngroups,
+    int type, uint32_t pid, const char *name, int want, const char *want_text)
 {
 	struct reply r;
-	pid_t pid;
+	pid_t child;
 	int status;
 
 	memset(&r, 0, sizeof(r));
-	pid = fork();
-	if (pid < 0)
+	child = fork();
+	if (child < 0)
 		return -1;
-	if (pid == 0) {
-		if (setgroups(ngroups, groups) < 0 || setgid(gid) < 0 ||
-		    setuid(NOBODY) < 0)
+	if (child == 0) {
+		if (setgroups(ngroups, groups) < 0 || setresgid(gid, gid, gid) < 0 ||
+		    setresuid(ruid, euid, ruid) < 0)
 			_exit(10);
-		if (request(type, &r) != want) {
+		if (pid == SELF)
+			pid = (uint32_t)getpid();
+		if ((type == DCPI_CTL_LABEL ? request_label(pid, name, &r) :
+		    request(type, &r)) != want) {
 			fprintf(stderr, "type %d: got %d (%s), want %d\n", type,
 			    r.code, r.text, want);
 			_exit(11);
@@ -773,9 +847,18 @@ as_nobody(gid_t gid, const gid_t *groups, size_t ngroups, int type, int want,
 		}
 		_exit(0);
 	}
-	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
+	if (waitpid(child, &status, 0) < 0 || !WIFEXITED(status))
 		return -1;
+	last_child = child;
 	return WEXITSTATUS(status);
+}
+
+static int
+as_nobody(gid_t gid, const gid_t *groups, size_t ngroups, int type, int want,
+    const char *want_text)
+{
+	return as_user(NOBODY, NOBODY, gid, groups, ngroups, type, 0, NULL, want,
+	    want_text);
 }
 
 static void
@@ -856,6 +939,133 @@ test_stale_socket(void **state)
 	assert_int_equal(request(DCPI_CTL_STATUS, &r), DCPI_CTL_OK);
 }
 
+static void
+test_label(void **state)
+{
+	struct reply r;
+
+	/* pid 0: the requesting process, as the kernel names it. */
+	assert_int_equal(request_label(0, "nightly build", &r), DCPI_CTL_OK);
+	assert_int_equal(__atomic_load_n(&label_pid, __ATOMIC_SEQ_CST), getpid());
+	assert_string_equal(label_name, "nightly build");
+	assert_non_null(strstr(r.text, "labelled"));
+	/* Root may label anyone's process: pid 1's. */
+	assert_int_equal(request_label(1, "init/x", &r), DCPI_CTL_OK);
+	assert_int_equal(__atomic_load_n(&label_pid, __ATOMIC_SEQ_CST), 1);
+	assert_string_equal(label_name, "init/x");
+	/* The core's failure, with its reason. */
+	assert_int_equal(request_label(0, "fail", &r), DCPI_CTL_EFAIL);
+	assert_int_equal(strtoul(r.text + strlen("pid "), NULL, 10), getpid());
+	assert_non_null(strstr(r.text, "has exited"));
+	assert_int_equal(__atomic_load_n(&nlabel, __ATOMIC_SEQ_CST), 3);
+
+	/* No such process: the core is not asked. */
+	assert_int_equal(request_label(0x7ffffffe, "x", &r), DCPI_CTL_EFAIL);
+	assert_string_equal(r.text, "no such process 2147483646");
+	assert_int_equal(request_label(0xfffffff0, "x", &r), DCPI_CTL_EFAIL);
+	assert_string_equal(r.text, "no such process 4294967280");
+	/* Bad names. */
+	assert_int_equal(request_label(0, "[idle]", &r), DCPI_CTL_EFAIL);
+	assert_string_equal(r.text, "label '[idle]': names in brackets are "
+	    "dcpid's own");
+	assert_int_equal(request_label(0, "a\nb", &r), DCPI_CTL_EFAIL);
+	assert_non_null(strstr(r.text, "newline"));
+	assert_int_equal(__atomic_load_n(&nlabel, __ATOMIC_SEQ_CST), 3);
+	assert_still_answers();
+}
+
+static void
+test_label_malformed(void **state)
+{
+	struct dcpi_ctl_hdr h = { .version = DCPI_CTL_VERSION,
+	    .type = DCPI_CTL_LABEL, .length = 8, .seq = 5 };
+	unsigned char b[sizeof(h) + 8 + 1];
+	struct dcpi_ctl_label l = { .pid = 0, .reserved = 3 };
+	struct reply r;
+	int fd;
+
+	/* A name of 0 bytes: refused by its length, the connection closed. */
+	fd = client();
+	memcpy(b, &h, sizeof(h));
+	memset(b + sizeof(h), 0, 8);
+	send_raw(fd, b, sizeof(h) + 8);
+	assert_int_equal(read_reply(fd, &r), DCPI_CTL_ELENGTH);
+	assert_non_null(strstr(r.text, "label request"));
+	assert_closed(fd);
+	close(fd);
+	/* Longer than a label may be: refused before the payload is read. */
+	fd = client();
+	h.length = 8 + DCPI_CTL_LABEL_MAX + 1;
+	send_raw(fd, &h, sizeof(h));
+	assert_int_equal(read_reply(fd, &r), DCPI_CTL_ELENGTH);
+	assert_closed(fd);
+	close(fd);
+	/* Reserved not 0: a plain failure, the connection kept. */
+	fd = client();
+	h.length = 9;
+	memcpy(b, &h, sizeof(h));
+	memcpy(b + sizeof(h), &l, sizeof(l));
+	b[sizeof(h) + 8] = 'x';
+	send_raw(fd, b, sizeof(b));
+	assert_int_equal(read_reply(fd, &r), DCPI_CTL_EFAIL);
+	assert_non_null(strstr(r.text, "reserved"));
+	h.type = DCPI_CTL_STATUS;
+	h.length = 0;
+	send_raw(fd, &h, sizeof(h));
+	assert_int_equal(read_reply(fd, &r), DCPI_CTL_OK);
+	close(fd);
+	assert_int_equal(__atomic_load_n(&nlabel, __ATOMIC_SEQ_CST), 0);
+	assert_still_answers();
+}
+
+static void
+test_label_unsupported(void **state)
+{
+	struct reply r;
+
+	assert_int_equal(request_label(0, "x", &r), DCPI_CTL_EFAIL);
+	assert_string_equal(r.text, "labelling is not supported by this dcpid");
+}
+
+/* LABEL of pid as a user not in the socket's group. */
+static int
+label_as(uid_t ruid, uid_t euid, uint32_t pid, const char *name, int want,
+    const char *want_text)
+{
+	return as_user(ruid, euid, NOBODY, NULL, 0, DCPI_CTL_LABEL, pid, name,
+	    want, want_text);
+}
+
+static void
+test_label_permissions(void **state)
+{
+	char want[128];
+
+	/* Anyone who can connect may ask; not in the socket's group. */
+	assert_int_equal(chmod(path, 0666), 0);
+	/* Its own process, by 0 or by number. */
+	assert_int_equal(label_as(NOBODY, NOBODY, 0, "mine", DCPI_CTL_OK, NULL), 0);
+	assert_int_equal(__atomic_load_n(&label_pid, __ATOMIC_SEQ_CST), last_child);
+	assert_string_equal(label_name, "mine");
+	assert_int_equal(label_as(NOBODY, NOBODY, SELF, "mine too", DCPI_CTL_OK,
+	    NULL), 0);
+	assert_int_equal(__atomic_load_n(&label_pid, __ATOMIC_SEQ_CST), last_child);
+	/* Root's process (this test's): refused, the core not asked. */
+	snprintf(want, sizeof(want), "uid %u may not label pid %d (uid 0's)",
+	    (unsigned)NOBODY, (int)getpid());
+	assert_int_equal(label_as(NOBODY, NOBODY, (uint32_t)getpid(), "theirs",
+	    DCPI_CTL_EPERM, want), 0);
+	assert_int_equal(__atomic_load_n(&nlabel, __ATOMIC_SEQ_CST), 2);
+	/* A process whose real uid is root's (as a set-uid program run by
+	 * root) is not the effective uid's to label, not even itself. */
+	assert_int_equal(label_as(0, NOBODY, 0, "setuid", DCPI_CTL_EPERM,
+	    "(real uid 0, effective uid 65534)"), 0);
+	assert_int_equal(__atomic_load_n(&nlabel, __ATOMIC_SEQ_CST), 2);
+	/* No such process says so, whoever asks. */
+	assert_int_equal(label_as(NOBODY, NOBODY, 0x7ffffffe, "x", DCPI_CTL_EFAIL,
+	    "no such process"), 0);
+}
+
 int
 main(void)
 {
@@ -881,6 +1091,11 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_permissions, setup_default, teardown),
 		cmocka_unit_test_setup_teardown(test_second_server_refused, setup_default, teardown),
 		cmocka_unit_test_setup_teardown(test_stale_socket, setup_default, teardown),
+		cmocka_unit_test_setup_teardown(test_label, setup_default, teardown),
+		cmocka_unit_test_setup_teardown(test_label_malformed, setup_default, teardown),
+		cmocka_unit_test_setup_teardown(test_label_unsupported, setup_nolabel,
+		    teardown_nolabel),
+		cmocka_unit_test_setup_teardown(test_label_permissions, setup_default, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

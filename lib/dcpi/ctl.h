@@ -3,8 +3,9 @@
  * both sides, as bgpd's and chrony's are).
  *
  * A message is a fixed header followed by `length` bytes of payload, over a
- * local SOCK_STREAM UNIX socket, in host byte order.  The client sends one
- * request; the daemon answers with zero or more records (STATUS sends one
+ * local SOCK_STREAM UNIX socket, in host byte order.  Requests carry no
+ * payload, except LABEL (struct dcpi_ctl_label and a name, below).  The
+ * client sends one request; the daemon answers with zero or more records (STATUS sends one
  * DCPI_CTL_STATUS_LINE per line) and then exactly one DCPI_CTL_RESULT whose
  * payload is a struct dcpi_ctl_result followed by a message (not
  * NUL-terminated, length - sizeof(struct dcpi_ctl_result) bytes).  The
@@ -36,7 +37,10 @@
  *      sequence mismatch); the request RELOAD (re-read dcpid.conf, as
  *      SIGHUP does, with the outcome in the RESULT: OK, or EFAIL and why
  *      the old configuration was kept), which an older daemon answers
- *      with ETYPE.
+ *      with ETYPE; the request LABEL (label a process's samples and its
+ *      descendants', as DCPI's dcpilabel did), the first request with a
+ *      payload, which an older daemon answers with ETYPE (dcpictl then
+ *      says that dcpid is too old for label).
  */
 #ifndef DCPI_CTL_H
 #define DCPI_CTL_H
@@ -61,12 +65,13 @@ struct dcpi_ctl_hdr {
 };
 
 enum dcpi_ctl_type {
-	/* Requests (no payload). */
+	/* Requests (no payload but LABEL's). */
 	DCPI_CTL_STATUS = 1,
 	DCPI_CTL_FLUSH,
 	DCPI_CTL_EPOCH,
 	DCPI_CTL_QUIT,
 	DCPI_CTL_RELOAD,	/* since version 1's first release: see history */
+	DCPI_CTL_LABEL,		/* the same; payload: see below */
 	/* Replies. */
 	DCPI_CTL_RESULT = 0x100,	/* struct dcpi_ctl_result + message */
 	DCPI_CTL_STATUS_LINE,		/* "KEY VALUE" text, not NUL-terminated */
@@ -98,7 +103,7 @@ const char *dcpi_ctl_strcode(int code);
 #define DCPI_CTL_EBUSY		(DCPI_CTL_EFAIL + 2)
 
 /* Direction of a message, for the type check of dcpi_ctl_decode_hdr(). */
-#define DCPI_CTL_TO_DAEMON	1	/* requests: STATUS ... RELOAD */
+#define DCPI_CTL_TO_DAEMON	1	/* requests: STATUS ... LABEL */
 #define DCPI_CTL_TO_CLIENT	2	/* replies: RESULT, STATUS_LINE */
 
 /* Bytes of a header on the wire (the struct has no padding). */
@@ -112,8 +117,9 @@ const char *dcpi_ctl_strcode(int code);
  * rather than left waiting for a header of another size.  Checks, in order:
  * version == DCPI_CTL_VERSION, reserved == 0, a type known for dir
  * (DCPI_CTL_TO_DAEMON or DCPI_CTL_TO_CLIENT), length <= DCPI_CTL_MAX_PAYLOAD
- * and a length valid for the type (0 for requests, at least
- * sizeof(struct dcpi_ctl_result) for RESULT).
+ * and a length valid for the type (0 for requests other than LABEL;
+ * sizeof(struct dcpi_ctl_label) + 1 to + DCPI_CTL_LABEL_MAX for LABEL; at
+ * least sizeof(struct dcpi_ctl_result) for RESULT).
  *
  * Returns DCPI_CTL_OK when the whole header is there and valid (the payload,
  * hdr->length bytes after it, may still be on its way); -1 when fewer than
@@ -182,8 +188,8 @@ int dcpi_ctl_recv(int fd, int timeout_ms, int dir, struct dcpi_ctl_msg *msg,
  *
  * Receiving: a struct dcpi_ctl_rbuf assembles one message at a time in the
  * caller's memory, buf[size] (DCPI_CTL_HDR_SIZE plus the longest payload
- * expected: sizeof(struct dcpi_ctl_msg) takes any; DCPI_CTL_HDR_SIZE alone
- * takes requests, which have no payload).  Set buf, size and dir, and len to
+ * expected: sizeof(struct dcpi_ctl_msg) takes any; DCPI_CTL_REQUEST_MAX
+ * takes every request).  Set buf, size and dir, and len to
  * 0; the framer keeps len, the bytes of the message received so far.
  */
 struct dcpi_ctl_rbuf {
@@ -246,6 +252,72 @@ int dcpi_ctl_wbuf_flush(struct dcpi_ctl_wbuf *wb, int fd);
 
 /* Frees the queue, sent or not; wb is then empty and usable again. */
 void dcpi_ctl_wbuf_clear(struct dcpi_ctl_wbuf *wb);
+
+/*
+ * LABEL: label the samples of process pid, and of the processes it forks
+ * from then on, with a name until they exit (dcpictl label; dcpid(8) says
+ * who may label what).  The payload is this struct, then the name:
+ *
+ *   bytes 0-3   pid        uint32: the process; 0 for the requesting
+ *                          process itself, as SO_PEERCRED names it
+ *   bytes 4-7   reserved   0
+ *   bytes 8-    the name   1 to DCPI_CTL_LABEL_MAX bytes, no NUL, not
+ *                          NUL-terminated (length - 8 bytes)
+ *
+ * A valid name is a label with a directory name (dcpi_label_dirname() in
+ * <dcpi/label.h>): no NUL or newline, not starting with a blank; and it
+ * does not start with '[', for names in brackets ("[idle]") are dcpid's
+ * own.  The reply is one RESULT: OK, ELENGTH (closing the connection) for
+ * a length out of range, EFAIL for a bad name, reserved field or pid,
+ * EPERM for a process the peer may not label.
+ */
+#define DCPI_CTL_LABEL_MAX	255	/* bytes of a label's name */
+
+struct dcpi_ctl_label {
+	uint32_t	pid;		/* 0: the requesting process */
+	uint32_t	reserved;	/* 0 */
+};
+
+/* Bytes of the longest request on the wire (a LABEL with the longest
+ * name): the receive buffer a daemon needs. */
+#define DCPI_CTL_REQUEST_MAX \
+	(DCPI_CTL_HDR_SIZE + sizeof(struct dcpi_ctl_label) + DCPI_CTL_LABEL_MAX)
+
+/*
+ * Checks name[len] (a label's name, not necessarily NUL-terminated) as
+ * LABEL requires it: 1 to DCPI_CTL_LABEL_MAX bytes, no NUL, no newline, not
+ * starting with a blank or '[', with a directory name.  Returns 0, or -1
+ * with errno EINVAL and a one-line message saying what is wrong with the
+ * name in err[errlen] (always NUL-terminated when errlen > 0; err may be
+ * NULL).
+ */
+int dcpi_ctl_label_check(const char *name, size_t len, char *err, size_t errlen);
+
+/*
+ * Encodes LABEL's payload for pid (0: the sender itself) and the C string
+ * name into buf[size].  Returns the payload's size
+ * (sizeof(struct dcpi_ctl_label) + strlen(name), at most
+ * DCPI_CTL_REQUEST_MAX - DCPI_CTL_HDR_SIZE), to send with
+ * dcpi_ctl_send(DCPI_CTL_LABEL); or -1 with errno EINVAL and err[errlen] as
+ * dcpi_ctl_label_check() leaves them for a bad name, or EMSGSIZE when buf
+ * is too small.
+ */
+long dcpi_ctl_label_encode(void *buf, size_t size, uint32_t pid,
+    const char *name, char *err, size_t errlen);
+
+/*
+ * Decodes and checks LABEL's payload[len] (the bytes after a header that
+ * dcpi_ctl_decode_hdr() accepted; any len is safe: it is checked before
+ * anything is read).  On success returns DCPI_CTL_OK with the pid in *pid
+ * (0 as sent: resolving it is the daemon's) and the name, NUL-terminated,
+ * in name[DCPI_CTL_LABEL_MAX + 1].  Otherwise returns DCPI_CTL_ELENGTH (len
+ * out of range) or DCPI_CTL_EFAIL (reserved not 0, or a bad name), with a
+ * one-line message in err[errlen] (always NUL-terminated when errlen > 0;
+ * err may be NULL); *pid and name are then unspecified.  Does not touch
+ * errno.
+ */
+int dcpi_ctl_label_decode(const void *payload, size_t len, uint32_t *pid,
+    char *name, char *err, size_t errlen);
 
 /*
  * The parts of a RESULT message (one that dcpi_ctl_decode_hdr() accepted):

@@ -1,11 +1,13 @@
-// fuzz-sources: lib/ctl.c lib/util.c
+// fuzz-sources: lib/ctl.c lib/util.c lib/label.c lib/db.c lib/profile.c lib/file.c lib/internal.c
 /*
  * The control-protocol decoder on arbitrary bytes.  The first byte picks
  * the direction (even: to the daemon, odd: to the client); the rest is read
  * as a stream of messages, as the daemon and dcpictl read it.  Whatever the
  * decoder accepts must satisfy every rule of lib/dcpi/ctl.h and re-encode
  * to the same bytes; a prefix of a header is never accepted, and never
- * refused for a reason the whole header does not have.
+ * refused for a reason the whole header does not have.  A LABEL's payload
+ * goes through its decoder too: what it accepts re-encodes to the same
+ * bytes, what it refuses has a reason.
  */
 #include "config.h"
 
@@ -19,6 +21,30 @@
 
 static struct dcpi_ctl_msg msg;
 static unsigned char enc[DCPI_CTL_HDR_SIZE + DCPI_CTL_MAX_PAYLOAD];
+
+/* LABEL's payload p[len], whose length the header check bounded. */
+static void
+check_label(const unsigned char *p, size_t len)
+{
+	char name[DCPI_CTL_LABEL_MAX + 1], err[256];
+	uint32_t pid;
+	long n;
+	int rc;
+
+	CHECK(len > sizeof(struct dcpi_ctl_label) &&
+	    len <= sizeof(struct dcpi_ctl_label) + DCPI_CTL_LABEL_MAX);
+	rc = dcpi_ctl_label_decode(p, len, &pid, name, err, sizeof(err));
+	CHECK(memchr(err, '\0', sizeof(err)) != NULL);
+	if (rc != DCPI_CTL_OK) {
+		CHECK(rc == DCPI_CTL_EFAIL && err[0] != '\0');
+		return;
+	}
+	CHECK(strlen(name) == len - sizeof(struct dcpi_ctl_label));
+	CHECK(strchr(name, '\n') == NULL && name[0] != '[' && name[0] != ' ' &&
+	    name[0] != '\t');
+	n = dcpi_ctl_label_encode(enc, sizeof(enc), pid, name, err, sizeof(err));
+	CHECK(n == (long)len && memcmp(enc, p, len) == 0);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -58,8 +84,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(h.version == DCPI_CTL_VERSION && h.reserved == 0);
 		CHECK(h.length <= DCPI_CTL_MAX_PAYLOAD);
 		if (dir == DCPI_CTL_TO_DAEMON) {
-			CHECK(h.type >= DCPI_CTL_STATUS && h.type <= DCPI_CTL_RELOAD);
-			CHECK(h.length == 0);
+			CHECK(h.type >= DCPI_CTL_STATUS && h.type <= DCPI_CTL_LABEL);
+			CHECK(h.type == DCPI_CTL_LABEL || h.length == 0);
 		} else {
 			CHECK(h.type == DCPI_CTL_RESULT || h.type == DCPI_CTL_STATUS_LINE);
 		}
@@ -69,6 +95,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    data + off + DCPI_CTL_HDR_SIZE, h.length) ==
 		    (long)(DCPI_CTL_HDR_SIZE + h.length));
 		CHECK(memcmp(enc, data + off, DCPI_CTL_HDR_SIZE + h.length) == 0);
+		if (dir == DCPI_CTL_TO_DAEMON && h.type == DCPI_CTL_LABEL)
+			check_label(data + off + DCPI_CTL_HDR_SIZE, h.length);
 		if (h.type == DCPI_CTL_RESULT) {
 			msg.hdr = h;
 			memcpy(msg.payload, data + off + DCPI_CTL_HDR_SIZE, h.length);
