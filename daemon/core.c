@@ -588,7 +588,7 @@ core_epoch(char *msg, size_t msglen)
 
 /* The request is stamped now: records stamped before it are the
  * requester's past (its own fork included), its command's are after. */
-static int __attribute__((unused))
+static int
 core_label(uint32_t pid, const char *name, char *msg, size_t msglen)
 {
 	if (nplabel == CORE_LABELS_PENDING) {
@@ -613,5 +613,5 @@ const struct control_ops core_ops = {
 	.flush = core_flush,
 	.epoch = core_epoch,
 	.quit = core_quit,
-	/* .label = core_label, XXX after the control request lands */
+	.label = core_label,
 };
