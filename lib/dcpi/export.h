@@ -89,7 +89,9 @@ typedef int (*dcpi_export_resolve_fn)(void *arg, const struct dcpi_profile *p,
  * address-to-file translation finds the ELF vaddr tstart + offset.  The
  * header's period is profiles[0]'s period in microseconds for a time
  * event (at least 1), else the period itself.  A "dcpi-image:" line per
- * image keeps id, tstart, tsize, event and period for our reader.
+ * image keeps id, tstart, tsize, event and period for our reader, and a
+ * "dcpi-label: ADDR LABEL" line follows the mapping of a labelled profile
+ * (dcpi/label.h; pprof skips both).
  */
 int dcpi_pprof_encode(const struct dcpi_profile *const *profiles,
     const uint64_t *toffsets, size_t n, void **buf, size_t *len,
@@ -194,7 +196,8 @@ int dcpi_gmon_to_profile(const struct dcpi_gmon *g, const char *name,
  * digits, the libpfm4 string as the long name), ob= per image, fl=/fn= from
  * resolve (NULL, or a failed lookup, gives fn=0xOFFSET and fl=???), with
  * name and subposition compression, summary: and totals:.  Instruction
- * positions are ELF vaddrs (tstart + offset).
+ * positions are ELF vaddrs (tstart + offset).  Labelled profiles add a
+ * "desc: Label: NAME" line ("several (A, B)" for more than one label).
  */
 int dcpi_callgrind_encode(const struct dcpi_profile *const *profiles, size_t n,
     dcpi_export_resolve_fn resolve, void *arg, void **buf, size_t *len,
