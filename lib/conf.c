@@ -440,8 +440,8 @@ const struct config_key config_keys[] = {
 	    "0, 1 or 2", NULL },
 	{ "label-by", "label-by", 0, set_label_by, print_label_by,
 	    OFF(label_by), 0, "unit, cgroup or none", NULL },
-	{ "label-max", NULL, 0, set_label_max, print_uint, OFF(label_max), 1000000,
-	    "a number of labels per epoch, 1 to 1000000", NULL },
+	{ "label-max", NULL, 0, set_label_max, print_uint, OFF(label_max), 65536,
+	    "a number of labels per epoch, 1 to 65536", NULL },
 	{ NULL, NULL, 0, NULL, NULL, 0, 0, NULL, NULL }
 };
 

@@ -70,6 +70,8 @@ test_defaults(void **state)
 	assert_null(c.cpus);
 	assert_true(c.flush_interval > 0);
 	assert_true(c.memory_cap > 0);
+	assert_int_equal(c.label_by, CONFIG_LABEL_BY_UNIT);
+	assert_int_equal(c.label_max, 1000);
 	config_free(&c);
 }
 
@@ -92,7 +94,9 @@ test_all_keys(void **state)
 	    "memory-cap = 128M\n"
 	    "keep-days = 90\n"
 	    "keep-min = 2\n"
-	    "verbose = 2\n", err, sizeof(err)), 0);
+	    "verbose = 2\n"
+	    "label-by = none\n"
+	    "label-max = 65536\n", err, sizeof(err)), 0);
 	assert_int_equal(c.nevents, 2);
 	assert_string_equal(c.events[0], "perf::cpu-clock:period=1000000");
 	assert_string_equal(c.events[1], "perf::page-faults");
@@ -106,6 +110,8 @@ test_all_keys(void **state)
 	assert_int_equal(c.keep_days, 90);
 	assert_int_equal(c.keep_min, 2);
 	assert_int_equal(c.verbose, 2);
+	assert_int_equal(c.label_by, CONFIG_LABEL_BY_NONE);
+	assert_int_equal(c.label_max, 65536);
 	config_free(&c);
 }
 
@@ -154,6 +160,9 @@ test_bad_lines(void **state)
 		{ "keep-days = many\n", 1, "expected a number of days" },
 		{ "keep-min = 1.5\n", 1, "expected a number of epochs" },
 		{ "verbose = 3\n", 1, "expected 0, 1 or 2" },
+		{ "label-by = pid\n", 1, "expected unit, cgroup or none" },
+		{ "label-max = 0\n", 1, "expected a number of labels per epoch, 1 to 65536" },
+		{ "label-max = 65537\n", 1, "expected a number of labels per epoch" },
 		{ "cpus = 3-1\n", 1, "expected 'all' or a CPU list" },
 		{ "cpus = 0,,1\n", 1, "expected 'all' or a CPU list" },
 		{ "event = no-such-event-xyz\n", 1, "event 'no-such-event-xyz'" },
@@ -281,6 +290,8 @@ assert_config_equal(const struct config *a, const struct config *b)
 	assert_int_equal(a->keep_days, b->keep_days);
 	assert_int_equal(a->keep_min, b->keep_min);
 	assert_int_equal(a->verbose, b->verbose);
+	assert_int_equal(a->label_by, b->label_by);
+	assert_int_equal(a->label_max, b->label_max);
 }
 
 /* config_print -> config_load gives the same configuration, for the
@@ -300,6 +311,8 @@ test_round_trip(void **state)
 		{ "keep-days", "0" },
 		{ "keep-min", "1" },
 		{ "verbose", "1" },
+		{ "label-by", "cgroup" },
+		{ "label-max", "50" },
 	};
 	struct config a, b;
 	char err[256], *text;
