@@ -545,6 +545,25 @@ cgroup_id(int fd, const struct stat *st)
 	return (uint64_t)st->st_ino;
 }
 
+int
+cgroup_path_id(const char *path, uint64_t *id)
+{
+	struct stat st;
+	int fd, e;
+
+	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return -1;
+	if (fstat(fd, &st) == -1) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	*id = cgroup_id(fd, &st);
+	close(fd);
+	return 0;
+}
+
 /* The cgroup open as fd (closed here), path[0..plen) ("" for the root),
  * depth levels below the mount, then its children.  0, 1 (at max), -1. */
 static int

@@ -126,4 +126,8 @@ int cgroup_mount(char *out, size_t outlen);
 int cgroup_walk(const char *mount, size_t max,
     void (*cb)(uint64_t id, const char *path, void *arg), void *arg);
 
+/* The id of the cgroup directory at path (as cgroup_walk gives it): 0
+ * and *id set, or -1 with errno (ENOENT, ENOTDIR, EACCES). */
+int cgroup_path_id(const char *path, uint64_t *id);
+
 #endif

@@ -210,13 +210,26 @@ prefetch(const union record *rec, size_t size)
 		attr_prefetch(&m);
 }
 
+static void __attribute__((noinline, cold))
+cgroup_arrival(const union record *rec, size_t size)
+{
+	char str[4096];
+
+	if (record_check(&record_daemon, rec, size) == 0)
+		label_cgroup_arrival(rec->cgroup.id,
+		    record_string(&record_daemon, rec, size, str, sizeof(str)));
+}
+
 void
 core_record(const union record *rec, size_t size, uint64_t time)
 {
 	/* Files are read as their mappings arrive, while the processes
-	 * live; the mappings themselves take effect in time order. */
+	 * live, and new cgroups looked at while they exist; the records
+	 * themselves take effect in time order. */
 	if (rec->header.type == PERF_RECORD_MMAP2)
 		prefetch(rec, size);
+	else if (rec->header.type == PERF_RECORD_CGROUP)
+		cgroup_arrival(rec, size);
 	order_push(rec, size, time);
 }
 

@@ -63,6 +63,7 @@ static size_t		 names_bytes;
 
 static struct htab	 cgroups;	/* key -> struct cgent * */
 static char		*nsroot;	/* learned (label_cgroup); "" outside one */
+static char		 cgmount[4096];	/* the cgroup2 mount, "" if none */
 struct label_recent	 label_recent[LABEL_RECENT];
 uint32_t		 label_fast_gen = LABEL_GEN_SLOW;
 
@@ -148,6 +149,7 @@ label_fini(void)
 	size_t i;
 
 	cgroups_clear();
+	cgmount[0] = '\0';
 	memset(&it, 0, sizeof(it));
 	while ((v = htab_each(&runpids, &it)) != 0) {
 		struct runpid *rp = (struct runpid *)v;
@@ -382,6 +384,27 @@ learn_nsroot(const char *abspath, const char *rel)
 		log_info("labels: dcpid's cgroup namespace is %s of the hierarchy", nsroot);
 }
 
+void
+label_cgroup_arrival(uint64_t id, const char *abspath)
+{
+	char path[8192];
+	const char *s;
+	uint64_t got;
+
+	if (nsroot != NULL || cgmount[0] == '\0' || by == CONFIG_LABEL_BY_NONE ||
+	    abspath[0] != '/')
+		return;
+	/* The suffix of the kernel's path that is this very cgroup below
+	 * the mount: what comes before it is the namespace's root. */
+	for (s = abspath; s != NULL; s = strchr(s + 1, '/')) {
+		snprintf(path, sizeof(path), "%s%s", cgmount, s);
+		if (cgroup_path_id(path, &got) == 0 && got == id) {
+			learn_nsroot(abspath, s);
+			return;
+		}
+	}
+}
+
 /* A kernel path from the namespace's root, as far as it is known. */
 static const char *
 ns_path(const char *abspath)
@@ -438,6 +461,7 @@ label_scan(void)
 		    "read from /proc/PID/cgroup as their processes are sampled");
 		return;
 	}
+	snprintf(cgmount, sizeof(cgmount), "%s", mount);
 	if (cgroup_walk(mount, LABEL_CGROUPS_MAX / 2, scan_one, NULL) == -1)
 		log_warn("labels: %s", mount);
 }

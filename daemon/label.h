@@ -36,8 +36,14 @@ void label_fini(void);
  * so that the samples of a process gone before they are processed still
  * find their cgroup's name.  After the perf events are enabled. */
 void label_scan(void);
-/* PERF_RECORD_CGROUP: cgroup id was created at path (a cgroup v2 path). */
+/* PERF_RECORD_CGROUP: cgroup id was created at path (the kernel's cgroup
+ * v2 path, from the hierarchy's root), in time order. */
 void label_cgroup(uint64_t id, const char *path);
+/* The same record at its arrival, while the cgroup surely exists: until
+ * dcpid knows where its cgroup namespace is rooted (in a container, the
+ * kernel's paths and the mount's differ by it), finds the cgroup under
+ * the mount by its id. */
+void label_cgroup_arrival(uint64_t id, const char *path);
 
 /*
  * The label number of a sample of pid with PERF_SAMPLE_CGROUP id cgroup

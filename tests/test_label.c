@@ -10,7 +10,10 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include <dcpi/label.h>
@@ -268,6 +271,38 @@ test_namespace(void **state)
 	assert_string_equal(name_of(4, 103), "/system.slice/d.service");
 }
 
+/* The namespace's root learned at a record's arrival, by finding the new
+ * cgroup under the mount by its id (here a real cgroup made for the test,
+ * announced with a made-up root above it). */
+static void
+test_namespace_arrival(void **state)
+{
+	char mount[4096], dir[4200], abspath[4300];
+	uint64_t id;
+
+	(void)state;
+	if (cgroup_mount(mount, sizeof(mount)) != 1) {
+		if (getenv("DCPI_REQUIRE_PERF") != NULL)
+			fail_msg("no cgroup2 mount");
+		skip();
+	}
+	snprintf(dir, sizeof(dir), "%s/dcpitest-label-%d", mount, (int)getpid());
+	assert_int_equal(mkdir(dir, 0755), 0);
+	assert_int_equal(cgroup_path_id(dir, &id), 0);
+	label_configure(CONFIG_LABEL_BY_CGROUP, 10);
+	label_scan();
+	snprintf(abspath, sizeof(abspath), "/machine.slice/x.scope/payload/dcpitest-label-%d",
+	    (int)getpid());
+	label_cgroup_arrival(id + 1, abspath);		/* not this cgroup */
+	label_cgroup(555, "/machine.slice/x.scope/payload/system.slice/z.service");
+	assert_string_equal(name_of(1, 555),
+	    "/machine.slice/x.scope/payload/system.slice/z.service");
+	label_cgroup_arrival(id, abspath);
+	label_cgroup(556, "/machine.slice/x.scope/payload/system.slice/y.service");
+	assert_string_equal(name_of(1, 556), "/system.slice/y.service");
+	assert_int_equal(rmdir(dir), 0);
+}
+
 /* A storm of cgroups: the table stays bounded, the names stay right. */
 static void
 test_bounded(void **state)
@@ -301,6 +336,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_runs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_by, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_namespace, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_namespace_arrival, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bounded, setup, teardown),
 	};
 

@@ -17,8 +17,9 @@ trap run_cleanup EXIT
 groupadd "$G" && useradd -M -N -g nogroup -G "$G" -s /bin/sh "$U" ||
     fail "cannot make user $U in group $G"
 chmod 755 "$T"
+UCTL=$(for_all ctl dcpictl)	# a copy the user may run, wherever the tree is
 
-build_hot label_hot
+build_hot run_hot
 cat >"$T/dcpid.conf" <<EOF
 group = $G
 EOF
@@ -26,16 +27,16 @@ start_dcpid -e perf::cpu-clock --config "$T/dcpid.conf"
 label() { "$DCPICTL" --socket "$SOCK" label "$@"; }
 
 if [ "$(nproc)" -ge 2 ]; then
-	label run-a -- "$T/label_hot" 2 & pa=$!
-	label run-b -- "$T/label_hot" 1 & pb=$!
+	label run-a -- "$T/run_hot" 2 & pa=$!
+	label run-b -- "$T/run_hot" 1 & pb=$!
 	wait $pa || fail "dcpictl label run-a failed"
 	wait $pb || fail "dcpictl label run-b failed"
 else
-	label run-a -- "$T/label_hot" 2 || fail "dcpictl label run-a failed"
-	label run-b -- "$T/label_hot" 1 || fail "dcpictl label run-b failed"
+	label run-a -- "$T/run_hot" 2 || fail "dcpictl label run-a failed"
+	label run-b -- "$T/run_hot" 1 || fail "dcpictl label run-b failed"
 fi
 # A shell and the programs it starts, one of them through a fork.
-label run-sh -- sh -c '"$1" 0.5; "$1" 0.5 fork; exit 3' sh "$T/label_hot"
+label run-sh -- sh -c '"$1" 0.5; "$1" 0.5 fork; exit 3' sh "$T/run_hot"
 rc=$?
 [ "$rc" = 3 ] || fail "dcpictl label exited $rc, the command 3"
 # The command's own exit status and exec failure.
@@ -45,9 +46,9 @@ rc=$?
 echo "missing program: $(cat "$T/noexec.err")"
 
 # The unprivileged user: their own command yes, this shell no.
-runuser -u "$U" -- "$DCPICTL" --socket "$SOCK" label run-user -- "$T/label_hot" 0.5 ||
+runuser -u "$U" -- "$UCTL" --socket "$SOCK" label run-user -- "$T/run_hot" 0.5 ||
     fail "$U could not label their own command"
-runuser -u "$U" -- "$DCPICTL" --socket "$SOCK" label -p $$ stolen >"$T/deny.out" 2>&1
+runuser -u "$U" -- "$UCTL" --socket "$SOCK" label -p $$ stolen >"$T/deny.out" 2>&1
 rc=$?
 echo "$U labelling pid $$ (root's): exit $rc: $(cat "$T/deny.out")"
 [ "$rc" != 0 ] || fail "$U labelled root's process $$"
@@ -74,6 +75,6 @@ echo "run-sh: ${ssh:-0} samples, run-user: ${su:-0} samples"
 [ "${su:-0}" -ge 350 ] || fail "run-user: ${su:-0} samples, expected about 500"
 [ -z "$(n stolen)" ] || fail "samples under the refused label 'stolen'"
 # Nothing of the labelled runs is left unlabelled.
-ctl prof --label '[none]' --csv | grep -q ',label_hot$' && fail "label_hot samples left unlabelled"
+ctl prof --label '[none]' --csv | grep -q ',run_hot$' && fail "run_hot samples left unlabelled"
 stop_dcpid
 assert_db_valid
