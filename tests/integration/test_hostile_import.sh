@@ -76,7 +76,7 @@ echo "tstart near 2^64: the last address prints, a wrapping one is rejected"
 
 # Item 8: an ELF file whose section header table is corrupted (e_shnum
 # past the end of the file) gives [unknown] with a warning naming it.
-cc_work hot "$top_srcdir/tests/workload/hot.c" -fPIE -pie
+cc_work hot "$top_srcdir/tests/workload/hot.c" -fPIE -pie -DWORKLOAD_TAG='"hostile_hot"'
 "$MK" gmon "$T/hot.gmon" samples || fail "mkhostile failed"
 ctl import "$T/hot.gmon" --image "$T/hot" --epoch 20260101000000 >/dev/null || fail "import of hot.gmon failed"
 ctl prof 2>"$T/err" | grep -q '\[unknown\]' && fail "hot's first bytes show as [unknown] before the damage"

@@ -8,7 +8,9 @@ require_perf
 
 # Other tests may run their own "hot" at the same time: a name of our own,
 # and --image by path.
-cc_work prof_hot "$top_srcdir/tests/workload/hot.c"
+# Tagged: an untagged copy of hot.c built by another test at the same time
+# would be the same file, build-id and image, named by that test's path.
+cc_work prof_hot "$top_srcdir/tests/workload/hot.c" -DWORKLOAD_TAG='"prof_hot"'
 cc_work prof_other "$top_srcdir/tests/workload/other.c"
 
 start_dcpid -e perf::cpu-clock

@@ -117,7 +117,9 @@ ctl status >"$T/status" || fail "dcpictl status through $SOCK"
 grep -q '^samples ' "$T/status" || fail "status has no samples line: $(cat "$T/status")"
 [ "$(stat -c '%a %G' "$SOCK")" = "660 $grp" ] || fail "socket is $(stat -c '%a %G' "$SOCK"), expected 660 $grp"
 
-cc_work hot "$top_srcdir/tests/workload/hot.c"
+# Tagged: an untagged copy of hot.c built by another test at the same time
+# would be the same file, build-id and image, named by that test's path.
+cc_work hot "$top_srcdir/tests/workload/hot.c" -DWORKLOAD_TAG='"service_hot"'
 "$T/hot" 1 || fail "workload failed"
 ctl flush >/dev/null || fail "dcpictl flush through $SOCK"
 profile=$(find "$DB/" -name 'hot.*' -type f | head -n 1)
