@@ -46,6 +46,7 @@
 #include "attr.h"
 #include "core.h"
 #include "label.h"
+#include "stack.h"
 #include "loop.h"
 #include "perf.h"
 #include "record.h"
@@ -392,21 +393,29 @@ start_proc(size_t slot, uint32_t pid, uint64_t time, uint32_t cpu, int fork)
 	}
 }
 
+/* -G DEPTH: samples carry call chains of DEPTH frames, the sampled PC
+ * and DEPTH - 1 callers: in the image of the sample, one of 4 caller paths
+ * per (process, PC), so that chains repeat as a program's do. */
+static unsigned	 gdepth;
+
 static void
 emit_sample(uint64_t time, uint32_t cpu, int kpct)
 {
-	struct record_daemon_sample *s = emit(sizeof(*s), time);
-	uint64_t r = rnd();
+	size_t size = sizeof(struct record_daemon_sample) + (gdepth ? 8 * (gdepth + 2) : 0);
+	struct record_daemon_sample *s = emit(size, time);
+	uint64_t r = rnd(), cg, *chain = NULL, base = 0;
+	const struct elfimg *im = NULL;
+	unsigned j;
 
 	s->header.type = PERF_RECORD_SAMPLE;
-	s->header.size = sizeof(*s);
+	s->header.size = (uint16_t)size;
 	s->id = sample_id;
 	s->time = time;
 	s->cpu = cpu;
 	if (kstart && (int)(r % 100) < kpct) {
 		s->header.misc = PERF_RECORD_MISC_KERNEL;
 		s->pid = s->tid = live[(r >> 8) % nproc].pid;
-		s->cgroup = CGROUP_ID(live[(r >> 8) % nproc].prog);
+		cg = CGROUP_ID(live[(r >> 8) % nproc].prog);
 		/* Few distinct kernel PCs, as in real profiles. */
 		s->ip = kstart + ((r >> 20) % 4096) * 37 % (kend - kstart);
 		kexpected++;
@@ -414,21 +423,31 @@ emit_sample(uint64_t time, uint32_t cpu, int kpct)
 		struct live *l = &live[(r >> 8) % nproc];
 		const struct prog *p = &progs[l->prog];
 		size_t k = (r >> 16) % (1 + p->nlibs), h;
-		const struct elfimg *im = &imgs[k == 0 ? p->exe : p->libs[k - 1]];
 		double u = (double)((r >> 32) & 0xffff) / 65536.0;
 
+		im = &imgs[k == 0 ? p->exe : p->libs[k - 1]];
 		/* Half the samples in the libraries' first, libc-like, slot. */
 		if (k > 1 && (r & 0x100000) && p->nlibs > 1)
 			k = 2, im = &imgs[p->libs[1]];
 		h = (size_t)(u * u * u * HOTPCS);
 		s->header.misc = PERF_RECORD_MISC_USER;
 		s->pid = s->tid = l->pid;
-		s->cgroup = CGROUP_ID(l->prog);
-		s->ip = l->base[k] + (im->off & 4095) + (im->hot[h] - im->off);
+		cg = CGROUP_ID(l->prog);
+		base = l->base[k] + (im->off & 4095) - im->off;
+		s->ip = base + im->hot[h];
 		((struct elfimg *)im)->expected++;
 	}
-	if (!labels)
-		s->cgroup = 0;
+	if (gdepth) {
+		/* nr, then the chain: a context marker, the PC, the callers. */
+		chain = (uint64_t *)(s + 1) - 1;
+		chain[0] = gdepth + 1;
+		chain[1] = im ? PERF_CONTEXT_USER : PERF_CONTEXT_KERNEL;
+		chain[2] = s->ip;
+		for (j = 1; j < gdepth; j++)
+			chain[2 + j] = im ? base + im->hot[(j * 131 + (r >> 40) % 4) % HOTPCS] + 1 :
+			    kstart + ((j * 977 + (r >> 40) % 4) * 37) % (kend - kstart);
+	}
+	memcpy((unsigned char *)s + size - 8, labels ? &cg : &(uint64_t){ 0 }, 8);
 }
 
 /* One cycle: nsamples samples over NCPU CPUs with a process replaced
@@ -576,7 +595,7 @@ main(int argc, char **argv)
 	uint64_t t = 1000000000ull, span;
 	double t0, t1;
 
-	while ((ch = getopt(argc, argv, "n:p:c:b:k:g:L")) != -1) {
+	while ((ch = getopt(argc, argv, "n:p:c:b:k:g:LG:")) != -1) {
 		switch (ch) {
 		case 'n': n = strtoul(optarg, NULL, 10); break;
 		case 'p': nproc = strtoul(optarg, NULL, 10); break;
@@ -585,8 +604,9 @@ main(int argc, char **argv)
 		case 'k': kpct = atoi(optarg); break;
 		case 'g': gens = strtoul(optarg, NULL, 10); break;
 		case 'L': labels = 0; break;
+		case 'G': gdepth = (unsigned)strtoul(optarg, NULL, 10); break;
 		default:
-			fprintf(stderr, "usage: sample_path [-n SAMPLES] [-p PROCS] [-c CHURN] [-b BATCH] [-k PCT] [-g GENS] [-L]\n");
+			fprintf(stderr, "usage: sample_path [-n SAMPLES] [-p PROCS] [-c CHURN] [-b BATCH] [-k PCT] [-g GENS] [-L] [-G DEPTH]\n");
 			return 1;
 		}
 	}
@@ -604,6 +624,10 @@ main(int argc, char **argv)
 		die("%s", "attr_init failed");
 	label_init(labels ? 1 : 0, 1000);	/* label-by unit, or none (-L) */
 	core_init(0);
+	if (gdepth) {
+		record_daemon_set_callchain(1);
+		core_set_callchain(gdepth);
+	}
 	sample_id = event_id_of_dcpid();
 
 	/* Set-up (untimed): the processes exist, then one cycle warms the
@@ -648,6 +672,9 @@ main(int argc, char **argv)
 	n = ncycles * cyc;
 	printf("programs %zu, images %zu, processes %zu, kernel samples %d%%\n",
 	    nprogs, nimgs, nproc, kstart ? kpct : 0);
+	if (gdepth)
+		printf("call chains: %u frames, %zu distinct at the end\n", gdepth,
+		    stack_entries());
 	printf("labels: %s\n", labels ? "by unit, " "8 services' cgroups (PERF_SAMPLE_CGROUP)" :
 	    "none (-L)");
 	printf("records per cycle %zu (%zu samples, %zu process replacements: "

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include <dcpi/label.h>
+#include <dcpi/stackfile.h>
 
 #include "agg.h"
 #include "attr.h"
@@ -22,6 +23,7 @@
 #include "order.h"
 #include "perf.h"
 #include "record.h"
+#include "stack.h"
 #include "xmalloc.h"
 
 volatile sig_atomic_t core_quit_requested;
@@ -71,6 +73,7 @@ core_init(size_t memory_cap)
 	rate_samples = nsamples;
 	order_init();
 	agg_init();
+	stack_init();
 	jit_init();
 }
 
@@ -84,6 +87,7 @@ void
 core_fini(void)
 {
 	jit_fini();
+	stack_fini();
 	agg_fini();
 	order_fini();
 	free(pend);
@@ -233,9 +237,60 @@ core_record(const union record *rec, size_t size, uint64_t time)
 	order_push(rec, size, time);
 }
 
-static void
-do_sample(const struct record_daemon_sample *s, uint64_t cgroup)
+/*
+ * A sample's call chain, unless the same chain of the same process was
+ * met since the last flush: each frame attributed like a sampled PC, a
+ * return address looked up at ip - 1 (the call, as perf and pprof do),
+ * kernel and user frames by the context markers the kernel puts before
+ * them.
+ */
+static uint32_t	 chain_depth;		/* frames kept per stack; 0: no chains */
+
+static void __attribute__((noinline))
+do_chain(const union record *rec, size_t size, uint32_t stream)
 {
+	struct stack_frame f[1024];
+	const uint64_t *ips;
+	uint64_t nr, ip;
+	uint32_t n, depth = 0, off;
+	uint16_t mode = rec->header.misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	struct image *img;
+
+	if ((ips = record_callchain(&record_daemon, rec, size, &nr)) == NULL || nr == 0)
+		return;
+	/* The kernel stops at sample_max_stack frames, plus a few context
+	 * markers; a corrupt nr is cut short. */
+	n = nr > 4096 ? 4096 : (uint32_t)nr;
+	if (stack_count(stream, rec->sample.pid, ips, n))
+		return;
+	for (uint32_t i = 0; i < n && depth < chain_depth; i++) {
+		if ((ip = ips[i]) >= PERF_CONTEXT_MAX) {
+			mode = ip == PERF_CONTEXT_KERNEL ? PERF_RECORD_MISC_KERNEL :
+			    ip == PERF_CONTEXT_USER ? PERF_RECORD_MISC_USER :
+			    PERF_RECORD_MISC_CPUMODE_UNKNOWN;
+			continue;
+		}
+		if (attr_sample(rec->sample.pid, depth == 0 ? ip : ip - 1, mode, &img,
+		    &off) == ATTR_OK)
+			f[depth++] = (struct stack_frame){ img->index, off };
+		else
+			f[depth++] = (struct stack_frame){ STACK_NOIMAGE, 0 };
+	}
+	if (depth > 0)
+		stack_add(stream, rec->sample.pid, ips, n, f, depth);
+}
+
+void
+core_set_callchain(unsigned depth)
+{
+	chain_depth = depth > 1024 ? 1024 : depth;
+}
+
+static void
+do_sample(const union record *rec, size_t size)
+{
+	const struct record_daemon_sample *s = &rec->sample;
+	uint64_t cgroup = 0;
 	struct image *img;
 	uint32_t off, stream;
 	enum attr_reason r;
@@ -246,9 +301,16 @@ do_sample(const struct record_daemon_sample *s, uint64_t cgroup)
 		return;
 	}
 	nsamples++;
+	/* The cgroup id is the sample's last field (a kernel before 5.7 has
+	 * none). */
+	if (record_daemon.s_cgroup != RECORD_NONE)
+		memcpy(&cgroup, (const unsigned char *)rec + size - sizeof(cgroup),
+		    sizeof(cgroup));
 	/* pid 0 is the idle task (swapper): its samples would lead every
 	 * listing, so they go under their own label. */
 	stream = AGG_STREAM(ev, s->pid == 0 ? LABEL_IDLE : label_of(s->pid, cgroup));
+	if (chain_depth > 0)
+		do_chain(rec, size, stream);
 	r = attr_sample(s->pid, s->ip, s->header.misc & PERF_RECORD_MISC_CPUMODE_MASK,
 	    &img, &off);
 	if (r != ATTR_OK) {
@@ -277,10 +339,8 @@ handle(const void *p, size_t size, uint64_t time, void *arg)
 	(void)arg;
 	/* The sample path, without a call to record_check. */
 	if (rec->header.type == PERF_RECORD_SAMPLE) {
-		/* Without the cgroup id: a kernel before 5.7. */
-		if (size >= RECORD_SAMPLE_MIN)
-			do_sample(&rec->sample, size >= sizeof(rec->sample) ?
-			    rec->sample.cgroup : 0);
+		if (size >= record_daemon.sample_size)
+			do_sample(rec, size);
 		return;
 	}
 	if (record_check(&record_daemon, rec, size) == -1)
@@ -415,6 +475,52 @@ write_unattr(void)
 	free(u);
 }
 
+/* One chain's frames named by attr's images, into the flush's file.  A
+ * chain the file refuses is logged and left out, not the others. */
+static int
+add_stack(uint32_t stream, const struct stack_frame *f, uint32_t depth,
+    uint64_t count, void *arg)
+{
+	struct dcpi_stack_addframe af[1024];
+	struct dcpi_error de;
+	const struct image *img;
+	size_t e = AGG_STREAM_EVENT(stream);
+	uint32_t i;
+
+	if (e >= perf_nevents() || depth > 1024)
+		return 0;
+	for (i = 0; i < depth; i++) {
+		if (f[i].image == STACK_NOIMAGE || (img = attr_image(f[i].image)) == NULL) {
+			af[i] = (struct dcpi_stack_addframe){ NULL, 0, 0, NULL, 0 };
+			continue;
+		}
+		af[i] = (struct dcpi_stack_addframe){ img->id, img->tstart,
+		    img->tsize, img->path, f[i].offset };
+	}
+	if (dcpi_stackfile_add(arg, perf_event_name(e),
+	    label_name(AGG_STREAM_LABEL(stream)), af, depth, count, &de) == -1)
+		log_warnx("call chain left out: %s", de.msg);
+	return 0;
+}
+
+/* The call chains since the last flush, forgotten once written. */
+static void
+write_stacks(void)
+{
+	struct dcpi_stackfile *sf;
+
+	if (stack_entries() == 0)
+		return;
+	if ((sf = dcpi_stackfile_new(flush_epoch(), flush_host())) == NULL) {
+		log_warn("call chains: epoch %s", flush_epoch());
+		return;
+	}
+	stack_each(add_stack, sf);
+	if (flush_stacks(sf) == 0)
+		stack_clear();
+	dcpi_stackfile_free(sf);
+}
+
 int
 core_flush_run(char *msg, size_t msglen)
 {
@@ -423,6 +529,7 @@ core_flush_run(char *msg, size_t msglen)
 		jit_flush();
 		agg_flush(write_counts, NULL);
 		write_unattr();
+		write_stacks();
 		/* The sampled images' files for the build-id cache, which
 		 * flush_end writes. */
 		attr_release_images();
@@ -433,15 +540,15 @@ core_flush_run(char *msg, size_t msglen)
 int
 core_over_cap(void)
 {
-	return memcap && agg_memory() + jit_memory() > memcap &&
-	    (agg_entries() > 0 || jit_pending() > 0);
+	return memcap && agg_memory() + jit_memory() + stack_memory() > memcap &&
+	    (agg_entries() > 0 || jit_pending() > 0 || stack_entries() > 0);
 }
 
 int
 core_flush_over_cap(char *msg, size_t msglen)
 {
 	log_notice("counts use %zu bytes, over the cap of %zu: flushing early",
-	    agg_memory() + jit_memory(), memcap);
+	    agg_memory() + jit_memory() + stack_memory(), memcap);
 	jit_release();
 	return core_flush_run(msg, msglen);
 }
@@ -552,11 +659,17 @@ core_status(struct status_writer *w)
 	    (uintmax_t)ls.other_samples);
 	status_add(w, "labels-running", "%zu processes", ls.running);
 	status_add(w, "labels-cgroups", "%zu", ls.cgroups);
+	if (chain_depth > 0)
+		status_add(w, "callchains", "fp, depth %u, %zu chains since the "
+		    "last flush", chain_depth, stack_entries());
+	else
+		status_add(w, "callchains", "none");
 	status_add(w, "memory", "%zu", agg_memory() + attr_memory() + order_memory() +
-	    jit_memory() + ls.memory);
+	    jit_memory() + ls.memory + stack_memory());
 	status_add(w, "memory-counts", "%zu", agg_memory());
 	status_add(w, "memory-attribution", "%zu", attr_memory());
 	status_add(w, "memory-labels", "%zu", ls.memory);
+	status_add(w, "memory-stacks", "%zu", stack_memory());
 	status_add(w, "memory-ringbuffers", "%zu", perf_memory());
 	jit_status(w);
 	status_add(w, "epoch", "%s", flush_epoch());

@@ -26,6 +26,9 @@ union record;
 void core_init(size_t memory_cap);
 void core_fini(void);
 void core_set_memory_cap(size_t memory_cap);
+/* Call chains of depth frames at most kept per sample (0: none); perf.c
+ * samples them (perf_set_callchain). */
+void core_set_callchain(unsigned depth);
 /* perf_record_cb: queues a record for ordered processing. */
 void core_record(const union record *rec, size_t size, uint64_t time);
 /* Reads every ring buffer and processes the records that are safe to

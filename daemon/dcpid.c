@@ -81,7 +81,8 @@ usage(FILE *fp)
 {
 	fprintf(fp,
 	    "usage: dcpid [-f] [-e EVENT]... [-d DB] [--flush-interval S] [--socket PATH]\n"
-	    "             [--cpus LIST] [-v] [--config FILE] [--check-config]\n"
+	    "             [--cpus LIST] [-g] [--callchain fp|none] [--label-by HOW] [-v]\n"
+	    "             [--config FILE] [--check-config]\n"
 	    "             [--help] [--version]\n"
 	    "  -e, --event EVENT      libpfm4 event to sample (repeatable; modifiers :u :k\n"
 	    "                         :period=N); default cycles, else perf::cpu-clock\n"
@@ -89,6 +90,9 @@ usage(FILE *fp)
 	    "  --flush-interval S     seconds between flushes (default from the config)\n"
 	    "  --socket PATH          control socket (default %s)\n"
 	    "  --cpus LIST            CPUs to sample, e.g. 0-3,6 (default all online)\n"
+	    "  -g, --callchains       sample call chains (frame pointers); --callchain fp\n"
+	    "  --callchain fp|none    call chains with each sample (default none)\n"
+	    "  --label-by HOW         label samples by unit, cgroup or none (default unit)\n"
 	    "  -f, --foreground       log to stderr without sd-daemon priority prefixes\n"
 	    "  -v, --verbose          more messages (twice: debug)\n"
 	    "  --config FILE          configuration file (default %s)\n"
@@ -107,13 +111,14 @@ parse_args(int argc, char **argv, struct cmdline *cl)
 	static const struct option fixed[] = {
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "callchains", no_argument, NULL, 'g' },
 		{ "config", required_argument, NULL, O_CONFIG },
 		{ "check-config", no_argument, NULL, O_CHECK },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, O_VERSION },
 	};
 	struct option opts[sizeof(fixed) / sizeof(fixed[0]) + MAX_SETTINGS + 1];
-	char optstring[2 * MAX_SETTINGS + 8] = "fvh";
+	char optstring[2 * MAX_SETTINGS + 8] = "fvgh";
 	const struct config_key *k;
 	size_t n = 1, len = strlen(optstring);
 	int ch;
@@ -142,6 +147,9 @@ parse_args(int argc, char **argv, struct cmdline *cl)
 			break;
 		case 'v':
 			cl->verbose++;
+			break;
+		case 'g':		/* as perf record -g */
+			setting(cl, "callchain", "fp");
 			break;
 		case O_CONFIG:
 			cl->config = optarg;
@@ -216,6 +224,8 @@ same_events(const struct config *a, const struct config *b)
 static int
 start_sampling(const struct config *c, char *err, size_t errlen)
 {
+	core_set_callchain(perf_set_callchain(c->callchain == CONFIG_CALLCHAIN_FP ?
+	    c->callchain_depth : 0));
 	if (perf_init(c->events, c->nevents, c->cpus, core_record, err, errlen) == -1)
 		return -1;
 	perf_enable();
@@ -253,7 +263,8 @@ reload(struct config *c, const struct cmdline *cl, char *msg, size_t msglen)
 	c->label_max = n.label_max;
 	label_configure(c->label_by, c->label_max);
 	if (!same_events(c, &n) || (n.cpus == NULL) != (c->cpus == NULL) ||
-	    (n.cpus && strcmp(n.cpus, c->cpus) != 0)) {
+	    (n.cpus && strcmp(n.cpus, c->cpus) != 0) || n.callchain != c->callchain ||
+	    n.callchain_depth != c->callchain_depth) {
 		perf_disable();
 		core_process(1);
 		if (core_flush_run(err, sizeof(err)) == -1) {
@@ -280,6 +291,8 @@ reload(struct config *c, const struct cmdline *cl, char *msg, size_t msglen)
 		free(c->cpus);
 		c->cpus = n.cpus;
 		n.cpus = NULL;
+		c->callchain = n.callchain;
+		c->callchain_depth = n.callchain_depth;
 		for (i = 0; i < perf_nevents(); i++)
 			log_notice("sampling %s, period %ju", perf_event_name(i),
 			    (uintmax_t)perf_event_period(i));
@@ -436,6 +449,8 @@ main(int argc, char **argv)
 		fatalx("attribution failed to start");
 	label_init(c.label_by, c.label_max);
 	core_init(c.memory_cap);
+	core_set_callchain(perf_set_callchain(c.callchain == CONFIG_CALLCHAIN_FP ?
+	    c.callchain_depth : 0));
 	if (perf_init(c.events, c.nevents, c.cpus, core_record, err, sizeof(err)) == -1)
 		fatalx_status(errno == EACCES || errno == EPERM ? EXIT_NOPERM :
 		    errno == EINVAL || errno == ENOENT || errno == EOPNOTSUPP ||

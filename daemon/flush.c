@@ -18,6 +18,7 @@
 
 #include <dcpi/db.h>
 #include <dcpi/label.h>
+#include <dcpi/stackfile.h>
 #include <dcpi/profile.h>
 
 #include "cache.h"
@@ -221,6 +222,68 @@ out:
 	free(path);
 	return rc;
 }
+
+/* flush_stacks' work: the epoch's file read, merged with sf, replaced. */
+static int
+write_stacks(const struct dcpi_stackfile *sf, char *err, size_t errlen)
+{
+	struct dcpi_stackfile *disk = NULL;
+	struct dcpi_error de;
+	char *path = NULL;
+	void *buf = NULL;
+	size_t len;
+	int rc = -1, hfd;
+
+	if ((hfd = epoch_open_dir(NULL, err, errlen)) == -1)
+		return -1;
+	xasprintf(&path, "%s/%s/%s/%s", epoch_db(), epoch_name(), epoch_host(),
+	    DCPI_STACKS_FILE);
+	if (dcpi_read_fileat(hfd, DCPI_STACKS_FILE, path, SIZE_MAX, &buf, &len,
+	    &de) == 0) {
+		if (dcpi_stackfile_parse(buf, len, path, &disk, &de) == -1) {
+			/* As a corrupt profile: set aside, not merged into. */
+			snprintf(err, errlen, "%s", de.msg);
+			goto out;
+		}
+	} else if (errno != ENOENT) {
+		snprintf(err, errlen, "%s", de.msg);
+		goto out;
+	}
+	free(buf);
+	buf = NULL;
+	if (disk != NULL && dcpi_stackfile_merge(disk, sf, &de) == -1) {
+		snprintf(err, errlen, "%s", de.msg);
+		goto out;
+	}
+	if (dcpi_stackfile_encode(disk != NULL ? disk : sf, &buf, &len, &de) == -1 ||
+	    dcpi_atomic_writeat(hfd, DCPI_STACKS_FILE, path, buf, len, DB_FILE_MODE,
+	    &de) == -1) {
+		snprintf(err, errlen, "%s", de.msg);
+		goto out;
+	}
+	rc = 0;
+out:
+	dcpi_stackfile_free(disk);
+	free(buf);
+	free(path);
+	close(hfd);
+	return rc;
+}
+
+int
+flush_stacks(const struct dcpi_stackfile *sf)
+{
+	char err[512];
+
+	if (write_stacks(sf, err, sizeof(err)) == -1) {
+		note_failure(err);
+		return -1;
+	}
+	fc.files++;
+	return 0;
+}
+
+const char *flush_host(void) { return epoch_host(); }
 
 int
 flush_unattr(const struct flush_unattr *u, size_t n)

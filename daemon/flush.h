@@ -71,6 +71,13 @@ struct flush_unattr {
  * write).  0, or -1 when it was not written: the caller keeps the counts
  * for the next flush. */
 int flush_unattr(const struct flush_unattr *u, size_t n);
+/* The call chains since the last flush (a file built for this epoch and
+ * host), merged into the epoch's stack file DB/EPOCH/HOST/stacks, which
+ * is replaced atomically: 0, or -1 with the failure noted as for a
+ * profile (a corrupt file on disk is not merged into, and stays). */
+struct dcpi_stackfile;
+int flush_stacks(const struct dcpi_stackfile *sf);
+const char *flush_host(void);
 int flush_end(void);
 /* After a flush that succeeded: starts a new epoch named after t (when
  * that flush began) and points `current` at it; epoch_rotate's result. */

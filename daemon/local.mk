@@ -12,9 +12,9 @@ daemon_dcpid_LDADD = daemon/libdcpid.la
 
 # Sampling, ordering, aggregation, the event loop.
 noinst_HEADERS += daemon/loop.h daemon/perf.h daemon/record.h daemon/order.h \
-	daemon/agg.h daemon/core.h
+	daemon/agg.h daemon/stack.h daemon/core.h
 daemon_libdcpid_la_SOURCES += daemon/loop.c daemon/perf.c daemon/perf_sys.c \
-	daemon/record.c daemon/order.c daemon/agg.c daemon/core.c
+	daemon/record.c daemon/order.c daemon/agg.c daemon/stack.c daemon/core.c
 
 # The profile database (epoch.c) and the flush into it (flush.c).
 noinst_HEADERS += daemon/epoch.h daemon/flush.h

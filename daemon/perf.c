@@ -19,6 +19,9 @@
 #include "record.h"
 #include "xmalloc.h"
 
+/* Frames of the call chains sampled (0: none); perf_set_callchain. */
+static unsigned	 callchain_depth;
+
 #define RB_PAGES	128	/* data pages per buffer: 512 KiB with 4 KiB pages */
 #define SB_PAGES	64	/* the sideband's: 256 KiB */
 #define SIDEBAND	((size_t)-1)	/* rb.event of the sideband buffers */
@@ -153,6 +156,8 @@ encode(const char *name, struct perf_event_attr *a, char *err, size_t errlen)
 	a->sample_type = record_daemon.sample_type;
 	a->sample_id_all = RECORD_SAMPLE_ID_ALL;
 	a->exclude_guest = 1;
+	if (callchain_depth > 0)
+		a->sample_max_stack = (uint16_t)callchain_depth;
 	/* Monotonic timestamps can be compared with clock_gettime, which is
 	 * how the ordering knows that no CPU still holds an older record. */
 	a->use_clockid = 1;
@@ -506,6 +511,28 @@ perf_check_event(const char *name, char *err, size_t errlen)
 	if (pfm_init(err, errlen) == -1)
 		return -1;
 	return encode(name, &a, err, errlen);
+}
+
+unsigned
+perf_set_callchain(unsigned depth)
+{
+	unsigned max = 127;
+	FILE *fp;
+
+	/* The kernel refuses more than kernel.perf_event_max_stack. */
+	if (depth > 0 && (fp = fopen("/proc/sys/kernel/perf_event_max_stack", "re")) != NULL) {
+		if (fscanf(fp, "%u", &max) != 1)
+			max = 127;
+		fclose(fp);
+	}
+	if (depth > max) {
+		log_notice("callchain-depth %u is over kernel.perf_event_max_stack; "
+		    "sampling %u frames", depth, max);
+		depth = max;
+	}
+	callchain_depth = depth;
+	record_daemon_set_callchain(depth > 0);
+	return depth;
 }
 
 int

@@ -35,6 +35,10 @@ typedef void (*perf_record_cb)(const union record *rec, size_t size, uint64_t ti
  * perf::cpu-clock, saying so in the log.  Registers the fds with the loop,
  * disabled.  Returns 0, or -1 with a message naming the event and the
  * reason in err[errlen]. */
+/* Call chains with every sample from the next perf_init: depth frames at
+ * most (0: none), no more than kernel.perf_event_max_stack allows; returns
+ * the depth sampled. */
+unsigned perf_set_callchain(unsigned depth);
 int perf_init(char *const *events, size_t nevents, const char *cpus,
     perf_record_cb cb, char *err, size_t errlen);
 /* Checks that libpfm4 can encode name (without opening it); -1 with a

@@ -14,6 +14,7 @@ struct record_format record_daemon = {
 	.s_time = offsetof(struct record_daemon_sample, time),
 	.s_cpu = offsetof(struct record_daemon_sample, cpu),
 	.s_cgroup = offsetof(struct record_daemon_sample, cgroup),
+	.s_callchain = RECORD_NONE,
 	.id_size = sizeof(struct record_daemon_id),
 	.i_id = offsetof(struct record_daemon_id, id),
 	.i_tid = offsetof(struct record_daemon_id, pid),
@@ -21,13 +22,14 @@ struct record_format record_daemon = {
 	.i_cpu = offsetof(struct record_daemon_id, cpu),
 };
 
-/* The u64 fields a SAMPLE may start with, in the kernel's order
- * (perf_output_sample); CGROUP comes right after PERIOD when none of the
- * variable fields between them is asked for. */
-#define SAMPLE_FIXED	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | \
+/* The fields a SAMPLE may have here, in the kernel's order
+ * (perf_output_sample): u64s, then CALLCHAIN (nr and nr u64s), then
+ * CGROUP, which is the last when none of the fields between is asked
+ * for. */
+#define SAMPLE_KNOWN	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | \
 	PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | \
 	PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | \
-	PERF_SAMPLE_CGROUP)
+	PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_CGROUP)
 
 static uint16_t
 field(uint64_t type, uint64_t bit, uint16_t *at)
@@ -45,7 +47,7 @@ record_format_init(struct record_format *f, uint64_t type, int sample_id_all)
 {
 	uint16_t at = sizeof(struct perf_event_header);
 
-	if (type & ~(uint64_t)SAMPLE_FIXED)
+	if (type & ~(uint64_t)SAMPLE_KNOWN)
 		return -1;
 	memset(f, 0, sizeof(*f));
 	f->sample_type = type;
@@ -64,7 +66,12 @@ record_format_init(struct record_format *f, uint64_t type, int sample_id_all)
 	field(type, PERF_SAMPLE_STREAM_ID, &at);
 	f->s_cpu = field(type, PERF_SAMPLE_CPU, &at);
 	field(type, PERF_SAMPLE_PERIOD, &at);
+	/* After a call chain the cgroup id is at the end; sample_size is
+	 * then that of an empty chain. */
+	f->s_callchain = field(type, PERF_SAMPLE_CALLCHAIN, &at);
 	f->s_cgroup = field(type, PERF_SAMPLE_CGROUP, &at);
+	if (f->s_callchain != RECORD_NONE && f->s_cgroup != RECORD_NONE)
+		f->s_cgroup = RECORD_LAST;
 	f->sample_size = at;
 	f->i_id = f->i_tid = f->i_time = f->i_cpu = RECORD_NONE;
 	if (!f->sample_id_all)
@@ -83,11 +90,48 @@ record_format_init(struct record_format *f, uint64_t type, int sample_id_all)
 	return 0;
 }
 
+static int	daemon_cgroup = 1, daemon_callchain;
+
+static void
+daemon_format(void)
+{
+	uint64_t type = RECORD_SAMPLE_TYPE;
+
+	if (!daemon_cgroup)
+		type &= ~(uint64_t)PERF_SAMPLE_CGROUP;
+	if (daemon_callchain)
+		type |= PERF_SAMPLE_CALLCHAIN;
+	record_format_init(&record_daemon, type, RECORD_SAMPLE_ID_ALL);
+}
+
 void
 record_daemon_set_cgroup(int on)
 {
-	record_format_init(&record_daemon, on ? RECORD_SAMPLE_TYPE :
-	    RECORD_SAMPLE_TYPE & ~(uint64_t)PERF_SAMPLE_CGROUP, RECORD_SAMPLE_ID_ALL);
+	daemon_cgroup = on;
+	daemon_format();
+}
+
+void
+record_daemon_set_callchain(int on)
+{
+	daemon_callchain = on;
+	daemon_format();
+}
+
+const uint64_t *
+record_callchain(const struct record_format *f, const union record *r,
+    size_t size, uint64_t *nr)
+{
+	const unsigned char *p = (const unsigned char *)r;
+	uint64_t n;
+
+	if (f->s_callchain == RECORD_NONE || size < f->sample_size)
+		return NULL;
+	memcpy(&n, p + f->s_callchain, sizeof(n));
+	if (n > (size - f->sample_size) / 8)
+		return NULL;
+	*nr = n;
+	return (const uint64_t *)(const void *)(p + f->s_callchain + 8);
 }
 
 int
@@ -100,6 +144,14 @@ record_check(const struct record_format *f, const union record *r, size_t size)
 	switch (r->header.type) {
 	case PERF_RECORD_SAMPLE:
 		need = f->sample_size;
+		if (f->s_callchain != RECORD_NONE && size >= need) {
+			uint64_t nr;
+
+			memcpy(&nr, (const unsigned char *)r + f->s_callchain, sizeof(nr));
+			if (nr > (size - need) / 8)
+				return -1;
+			need += nr * 8;
+		}
 		break;
 	case PERF_RECORD_MMAP2:
 		need = sizeof(r->mmap2) + f->id_size;
@@ -169,7 +221,9 @@ record_parse_sample(const struct record_format *f, const union record *r,
 			s->time = u64_at(r, f->s_time);
 		if (f->s_cpu != RECORD_NONE)
 			u32_pair(r, f->s_cpu, &s->cpu, NULL);
-		if (f->s_cgroup != RECORD_NONE)
+		if (f->s_cgroup == RECORD_LAST)
+			s->cgroup = u64_at(r, size - 8);
+		else if (f->s_cgroup != RECORD_NONE)
 			s->cgroup = u64_at(r, f->s_cgroup);
 		return 0;
 	}

@@ -112,11 +112,13 @@ union record {
  * fields from the record's start, and of the trailer's fields from the
  * trailer's start; RECORD_NONE where the attributes leave one out. */
 #define RECORD_NONE	0xffff
+#define RECORD_LAST	0xfffe		/* the record's last u64 (after a call chain) */
 struct record_format {
 	uint64_t	sample_type;
 	int		sample_id_all;
 	uint16_t	sample_size;	/* header and fields */
 	uint16_t	s_id, s_ip, s_tid, s_time, s_cpu, s_cgroup;
+	uint16_t	s_callchain;	/* its nr, then nr u64s */
 	uint16_t	id_size;	/* trailer bytes; 0 without sample_id_all */
 	uint16_t	i_id, i_tid, i_time, i_cpu;
 };
@@ -125,15 +127,24 @@ struct record_format {
  * without PERF_SAMPLE_CGROUP after record_daemon_set_cgroup(0)). */
 extern struct record_format record_daemon;
 void record_daemon_set_cgroup(int on);
+/* With PERF_SAMPLE_CALLCHAIN (dcpid.conf callchain): the cgroup id then
+ * follows the chain, at the record's end (s_cgroup RECORD_LAST). */
+void record_daemon_set_callchain(int on);
+/* A SAMPLE's call chain: a pointer to its nr u64s in r (context markers
+ * such as PERF_CONTEXT_USER included, as the kernel wrote them) and *nr;
+ * NULL when f has no chain or r is too short for the nr it says. */
+const uint64_t *record_callchain(const struct record_format *f,
+    const union record *r, size_t size, uint64_t *nr);
 
 /* Fills *f for events opened with sample_type and sample_id_all.  -1 if
- * sample_type has a field of variable size or one between PERIOD and
- * CGROUP (READ, CALLCHAIN, RAW, ...), which these records never carry. */
+ * sample_type has a field other than the u64s, CALLCHAIN and CGROUP
+ * (READ, RAW, BRANCH_STACK, ...), which these records never carry. */
 int record_format_init(struct record_format *f, uint64_t sample_type,
     int sample_id_all);
 
-/* 0 if the size bytes at r hold the fixed part of r's type (and, for COMM
- * and MMAP2, whose string ends where the trailer begins, the trailer);
+/* 0 if the size bytes at r hold the fixed part of r's type (a SAMPLE's
+ * whole call chain; for COMM, MMAP2 and CGROUP, whose string ends where
+ * the trailer begins, the trailer);
  * -1 if the record is truncated.  Types not listed in union record have
  * nothing to check. */
 int record_check(const struct record_format *f, const union record *r, size_t size);

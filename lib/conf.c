@@ -34,6 +34,7 @@
 #define DEFAULT_KEEP_DAYS	7		/* DCPI's default */
 #define DEFAULT_KEEP_MIN	3
 #define DEFAULT_LABEL_MAX	1000		/* labels per epoch */
+#define DEFAULT_CALLCHAIN_DEPTH	64		/* frames */
 
 static int
 seterr(char *err, size_t errlen, const char *fmt, ...)
@@ -73,6 +74,7 @@ config_defaults(struct config *c)
 	c->keep_min = DEFAULT_KEEP_MIN;
 	c->label_by = CONFIG_LABEL_BY_UNIT;
 	c->label_max = DEFAULT_LABEL_MAX;
+	c->callchain_depth = DEFAULT_CALLCHAIN_DEPTH;
 	c->events_replace = 1;
 }
 
@@ -377,16 +379,25 @@ print_size(const struct config_key *k, const struct config *c, FILE *fp)
 		fprintf(fp, "%s = %zu%c\n", k->name, n, suffix[i]);
 }
 
-static const char *const label_by_names[] = { "none", "unit", "cgroup" };
+/* Keys whose value is one word of a list, stored as its index. */
+static const char *const label_by_names[] = { "none", "unit", "cgroup", NULL };
+static const char *const callchain_names[] = { "none", "fp", NULL };
+
+static const char *const *
+words_of(const struct config_key *k)
+{
+	return strcmp(k->name, "label-by") == 0 ? label_by_names : callchain_names;
+}
 
 static int
-set_label_by(const struct config_key *k, struct config *c, const char *value,
+set_word(const struct config_key *k, struct config *c, const char *value,
     char *err, size_t errlen)
 {
+	const char *const *w = words_of(k);
 	unsigned i;
 
-	for (i = 0; i < sizeof(label_by_names) / sizeof(label_by_names[0]); i++)
-		if (strcmp(value, label_by_names[i]) == 0) {
+	for (i = 0; w[i] != NULL; i++)
+		if (strcmp(value, w[i]) == 0) {
 			*FIELD(c, k, unsigned) = i;
 			return 0;
 		}
@@ -394,14 +405,15 @@ set_label_by(const struct config_key *k, struct config *c, const char *value,
 }
 
 static void
-print_label_by(const struct config_key *k, const struct config *c, FILE *fp)
+print_word(const struct config_key *k, const struct config *c, FILE *fp)
 {
-	fprintf(fp, "%s = %s\n", k->name, label_by_names[*FIELD(c, k, unsigned)]);
+	fprintf(fp, "%s = %s\n", k->name, words_of(k)[*FIELD(c, k, unsigned)]);
 }
 
-/* At least one: with none, every labelled sample would be [other]. */
+/* At least one: a label-max of 0 would make every labelled sample
+ * [other], a callchain-depth of 0 leave out the sampled PC itself. */
 static int
-set_label_max(const struct config_key *k, struct config *c, const char *value,
+set_positive(const struct config_key *k, struct config *c, const char *value,
     char *err, size_t errlen)
 {
 	if (set_uint(k, c, value, err, errlen) == -1 || *FIELD(c, k, unsigned) == 0)
@@ -438,10 +450,14 @@ const struct config_key config_keys[] = {
 	    "a number of epochs", NULL },
 	{ "verbose", NULL, 0, set_uint, print_uint, OFF(verbose), 2,
 	    "0, 1 or 2", NULL },
-	{ "label-by", "label-by", 0, set_label_by, print_label_by,
+	{ "label-by", "label-by", 0, set_word, print_word,
 	    OFF(label_by), 0, "unit, cgroup or none", NULL },
-	{ "label-max", NULL, 0, set_label_max, print_uint, OFF(label_max), 65536,
+	{ "label-max", NULL, 0, set_positive, print_uint, OFF(label_max), 65536,
 	    "a number of labels per epoch, 1 to 65536", NULL },
+	{ "callchain", "callchain", 0, set_word, print_word, OFF(callchain), 0,
+	    "none or fp", NULL },
+	{ "callchain-depth", NULL, 0, set_positive, print_uint, OFF(callchain_depth),
+	    1024, "a number of frames, 1 to 1024", NULL },
 	{ NULL, NULL, 0, NULL, NULL, 0, 0, NULL, NULL }
 };
 

@@ -17,6 +17,9 @@
 #define CONFIG_LABEL_BY_NONE	0
 #define CONFIG_LABEL_BY_UNIT	1	/* systemd unit or container, else cgroup */
 #define CONFIG_LABEL_BY_CGROUP	2	/* the cgroup path */
+/* callchain: the stacks sampled with each PC. */
+#define CONFIG_CALLCHAIN_NONE	0
+#define CONFIG_CALLCHAIN_FP	1	/* frame pointers, kernel and user */
 
 struct config {
 	char		*events[CONFIG_MAX_EVENTS];	/* libpfm4 strings, malloc'd */
@@ -33,6 +36,8 @@ struct config {
 	unsigned	 verbose;
 	unsigned	 label_by;		/* CONFIG_LABEL_BY_* */
 	unsigned	 label_max;		/* labels per epoch before [other] */
+	unsigned	 callchain;		/* CONFIG_CALLCHAIN_* */
+	unsigned	 callchain_depth;	/* frames per sample, at most */
 	/* Set by config_defaults and after config_load: the next "event"
 	 * starts a new list, so that the command line's events replace the
 	 * file's and a file's replace the defaults rather than add to them. */

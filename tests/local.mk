@@ -131,6 +131,13 @@ tests_test_loop_CFLAGS = $(TESTS_CFLAGS)
 tests_test_loop_LDADD = daemon/libdcpid.la $(TESTS_LIBS)
 # The flush into a database of the test's own, with the images and events
 # the test's, and a failing write.
+check_PROGRAMS += tests/test_stack
+TESTS += tests/test_stack
+tests_test_stack_SOURCES = tests/test_stack.c
+tests_test_stack_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon
+tests_test_stack_CFLAGS = $(TESTS_CFLAGS)
+tests_test_stack_LDADD = daemon/libdcpid.la $(TESTS_LIBS)
+
 check_PROGRAMS += tests/test_label
 TESTS += tests/test_label
 tests_test_label_SOURCES = tests/test_label.c

@@ -148,9 +148,10 @@ test_format(void **state)
 	    PERF_SAMPLE_CGROUP, 1), -1);
 	assert_int_equal(record_format_init(&f, RECORD_SAMPLE_TYPE, 0), 0);
 	assert_int_equal(f.id_size, 0);
-	/* Fields of variable size: not decodable by offsets. */
+	/* Fields of variable size other than the call chain: not decodable
+	 * by offsets. */
 	assert_int_equal(record_format_init(&f, RECORD_SAMPLE_TYPE |
-	    PERF_SAMPLE_CALLCHAIN, 1), -1);
+	    PERF_SAMPLE_READ, 1), -1);
 	assert_int_equal(record_format_init(&f, PERF_SAMPLE_RAW, 1), -1);
 	/* The kernel's field offsets (uapi perf_event.h). */
 	assert_int_equal(offsetof(struct record_mmap2, build_id), 44);
@@ -198,6 +199,50 @@ test_sample(void **state)
 	assert_int_equal(record_check(&record_daemon, r, b.len - 8), -1);
 	assert_int_equal(record_parse_sample(&record_daemon, r, b.len - 8, &s), -1);
 	assert_int_equal(record_time(&record_daemon, r, b.len - 8), 0);
+}
+
+/* With call chains (-g): the chain after CPU, the cgroup id after it, at
+ * the record's end; a chain longer than the record is refused. */
+static void
+test_sample_callchain(void **state)
+{
+	struct buf b;
+	const union record *r;
+	struct record_sample s;
+	const uint64_t *ips;
+	uint64_t nr;
+
+	(void)state;
+	record_daemon_set_callchain(1);
+	assert_int_equal(record_daemon.s_callchain, 48);
+	assert_int_equal(record_daemon.s_cgroup, RECORD_LAST);
+	assert_int_equal(record_daemon.sample_size, 64);
+	header(&b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	put64(&b, 77);				/* IDENTIFIER */
+	put64(&b, 0x401000);			/* IP */
+	put32x2(&b, 42, 43);			/* TID */
+	put64(&b, 123456789);			/* TIME */
+	put32x2(&b, 3, 0);			/* CPU */
+	put64(&b, 3);				/* CALLCHAIN: nr */
+	put64(&b, PERF_CONTEXT_USER);
+	put64(&b, 0x401000);
+	put64(&b, 0x402345);
+	put64(&b, 0x1234);			/* CGROUP */
+	r = done(&b);
+	assert_int_equal(record_check(&record_daemon, r, b.len), 0);
+	assert_int_equal(record_parse_sample(&record_daemon, r, b.len, &s), 0);
+	assert_int_equal(s.cgroup, 0x1234);
+	assert_int_equal(s.time, 123456789);
+	assert_non_null(ips = record_callchain(&record_daemon, r, b.len, &nr));
+	assert_int_equal(nr, 3);
+	assert_true(ips[0] == PERF_CONTEXT_USER);
+	assert_int_equal(ips[2], 0x402345);
+	/* Cut short: the chain says more than there is. */
+	assert_int_equal(record_check(&record_daemon, r, b.len - 8), -1);
+	assert_null(record_callchain(&record_daemon, r, b.len - 16, &nr));
+	record_daemon_set_callchain(0);
+	assert_int_equal(record_daemon.s_callchain, RECORD_NONE);
+	assert_int_equal(record_daemon.sample_size, 56);
 }
 
 /* Another sample_type: ID instead of IDENTIFIER, PERIOD last, no CPU. */
@@ -476,6 +521,7 @@ main(void)
 		cmocka_unit_test(test_format),
 		cmocka_unit_test(test_sample),
 		cmocka_unit_test(test_sample_other_type),
+		cmocka_unit_test(test_sample_callchain),
 		cmocka_unit_test(test_mmap2),
 		cmocka_unit_test(test_comm),
 		cmocka_unit_test(test_cgroup),
