@@ -19,7 +19,7 @@
  *   samples
  *
  * Fields are separated by one blank (' ').  IDX, TSIZE, N and M are
- * decimal (N and M below 2^32), ID the image id of dcpi/image.h (build-id
+ * decimal (N and M at most 2^32 - 2), ID the image id of dcpi/image.h (build-id
  * or content hash: 1 to DCPI_STACK_ID_MAX lowercase hex digits), TSTART
  * the image's text start in hex without "0x".  HOST, PATH, EVENT (the
  * libpfm4 string) and LABEL are the rest of the line: at least one
@@ -151,7 +151,8 @@ void dcpi_stackfile_free(struct dcpi_stackfile *sf);
  * label that is empty, holds a newline or starts with a blank, an id that
  * is not 1 to DCPI_STACK_ID_MAX lowercase hex digits, a path as the event,
  * an offset not below tsize, or a differing tstart or tsize; -1/EOVERFLOW
- * when the file holds 2^32 - 1 of something; -1/ENOMEM.  sf is unchanged
+ * when a table (images, events, labels, frames, stacks) already holds
+ * 2^32 - 2 entries; -1/ENOMEM.  sf is unchanged
  * on error.
  */
 int dcpi_stackfile_add(struct dcpi_stackfile *sf, const char *event,
@@ -168,7 +169,7 @@ int dcpi_stackfile_merge(struct dcpi_stackfile *into,
     const struct dcpi_stackfile *from, struct dcpi_error *err);
 
 /* The file's bytes, as above: *buf malloc'd (caller frees), *len bytes.
- * -1/ENOMEM, or -1/EOVERFLOW for more than 2^32 - 1 frames or stacks. */
+ * -1/ENOMEM, or -1/EOVERFLOW for more than 2^32 - 2 frames or stacks. */
 int dcpi_stackfile_encode(const struct dcpi_stackfile *sf, void **buf,
     size_t *len, struct dcpi_error *err);
 
