@@ -63,3 +63,7 @@ lib_libdcpi_la_SOURCES += lib/jitdump.c
 # Labels (the idle task's samples apart) and the unattributed samples file.
 dcpiinclude_HEADERS += lib/dcpi/label.h
 lib_libdcpi_la_SOURCES += lib/label.c
+
+# Call chains: the per-epoch stack file beside the profiles.
+dcpiinclude_HEADERS += lib/dcpi/stackfile.h
+lib_libdcpi_la_SOURCES += lib/stackfile.c

@@ -458,3 +458,20 @@ tests_mklabelled_SOURCES = tests/mklabelled.c
 tests_mklabelled_LDADD = lib/libdcpi.la
 TESTS += tests/integration/test_label_analysis.sh
 EXTRA_DIST += tests/integration/test_label_analysis.sh
+
+# Call chains: the per-epoch stack file (lib/stackfile.c), its reader on
+# the fuzz corpus.
+if ENABLE_TESTS
+check_PROGRAMS += tests/test_stackfile
+TESTS += tests/test_stackfile
+tests_test_stackfile_SOURCES = tests/test_stackfile.c
+tests_test_stackfile_CFLAGS = $(TESTS_CFLAGS)
+tests_test_stackfile_LDADD = lib/libdcpi.la $(TESTS_LIBS)
+endif
+check_PROGRAMS += tests/fuzz/fuzz_stackfile_corpus
+TESTS += tests/fuzz/fuzz_stackfile_corpus
+tests_fuzz_fuzz_stackfile_corpus_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz_stackfile.c
+tests_fuzz_fuzz_stackfile_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFUZZ_CORPUS='"$(abs_top_srcdir)/tests/fuzz/corpus/stackfile"'
+tests_fuzz_fuzz_stackfile_corpus_LDADD = lib/libdcpi.la
+EXTRA_DIST += tests/fuzz/fuzz_stackfile.c

@@ -1,0 +1,194 @@
+/*
+ * libdcpi: call chains, the per-epoch stack file (dcpi(5) "Stacks").
+ *
+ * The DCPI profiles keep the flat counts per PC; the stacks of an epoch
+ * and host, for every event and label, go into one file of our own beside
+ * them, DB/EPOCH/HOST/stacks, written as the profiles are (read, merge,
+ * write a temporary file, rename).  Its format, "dcpi-stacks 1", follows
+ * the profile format's plan (specs/dcpiformat.txt): a text header, one
+ * item a line, then a little-endian binary part ending in a footer.
+ *
+ *   dcpi-stacks 1
+ *   epoch EPOCH                     10 or 14 digits, the epoch's name
+ *   host HOST
+ *   image IDX ID TSTART TSIZE PATH  zero or more, IDX 0, 1, 2 ... in order
+ *   event IDX EVENT                 zero or more, IDX from 0
+ *   label IDX LABEL                 zero or more, IDX from 0
+ *   frames N
+ *   stacks M
+ *   samples
+ *
+ * Fields are separated by one blank (' ').  IDX, TSIZE, N and M are
+ * decimal (N and M at most 2^32 - 2), ID the image id of dcpi/image.h (build-id
+ * or content hash: 1 to DCPI_STACK_ID_MAX lowercase hex digits), TSTART
+ * the image's text start in hex without "0x".  HOST, PATH, EVENT (the
+ * libpfm4 string) and LABEL are the rest of the line: at least one
+ * character, the first not a blank.  Image ids, events and labels are
+ * each unique.  Lines "WORD REST" of another keyword between the host and
+ * frames lines are unknown lines: kept, in order, and written back after
+ * the label lines.  Every line ends in "\n"; the header holds no NUL.
+ *
+ * The binary part follows "samples\n" at once (no padding; every value
+ * little-endian, read bytewise):
+ *
+ *   N frames  u32 image; u32 offset
+ *   M stacks  u32 event; u32 label; u64 count; u32 depth; u32 frame[depth]
+ *   footer    u32 M; u64 total
+ *
+ * A frame is an image index and an offset from that image's TSTART, below
+ * its TSIZE; image DCPI_STACK_NOIMAGE with offset 0 is a frame dcpid could
+ * not attribute.  Frames are unique (image, offset) pairs.  A stack is an
+ * event index, a label index or DCPI_STACK_NOLABEL, a count of samples
+ * (at least 1), and depth (1 to DCPI_STACK_DEPTH_MAX) frame indexes, the
+ * sampled PC first, its callers after.  Stacks are unique (event, label,
+ * frames).  The footer repeats M and gives the sum of the counts
+ * (saturated at UINT64_MAX); nothing follows it.
+ *
+ * The reader is strict: every line in order and well formed, indexes dense
+ * and in range, no duplicates, footer matching, exact length.  Errors, as
+ * in profile.h: functions returning int give 0, or -1 with errno (EINVAL
+ * for a malformed file or argument, ENOMEM, or the failed system call's)
+ * and, when err is not NULL, a one-line message naming the file, the line
+ * or byte offset and what was expected, e.g. "stacks: byte 212: stack 3:
+ * depth 0, expected 1 to 1024".
+ */
+#ifndef DCPI_STACKFILE_H
+#define DCPI_STACKFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <dcpi/profile.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DCPI_STACKS_FILE	"stacks"		/* DB/EPOCH/HOST/stacks */
+#define DCPI_STACKS_MAGIC	"dcpi-stacks 1"		/* the first line */
+#define DCPI_STACK_DEPTH_MAX	1024			/* frames of one stack */
+#define DCPI_STACK_ID_MAX	128			/* hex digits of an image id */
+#define DCPI_STACK_NOIMAGE	UINT32_MAX		/* frame's image: unattributed */
+#define DCPI_STACK_NOLABEL	UINT32_MAX		/* stack's label: none */
+
+/* An image of the file (strings malloc'd, owned by the file). */
+struct dcpi_stack_image {
+	char		*id;		/* lowercase hex image id */
+	uint64_t	 tstart;	/* virtual address of the text */
+	uint64_t	 tsize;		/* bytes of text; frame offsets are below */
+	char		*path;		/* as the profiles' path line */
+};
+
+/* A frame: (image index, offset from its tstart); image
+ * DCPI_STACK_NOIMAGE (offset 0) for a frame that was not attributed. */
+struct dcpi_stack_frame {
+	uint32_t	 image;
+	uint32_t	 offset;
+};
+
+/* A stack: depth indexes into the file's frames, leaf first. */
+struct dcpi_stack {
+	uint32_t	 event;		/* index into events */
+	uint32_t	 label;		/* index into labels, or DCPI_STACK_NOLABEL */
+	uint64_t	 count;		/* samples, >= 1, saturating at UINT64_MAX */
+	uint32_t	 depth;		/* 1 to DCPI_STACK_DEPTH_MAX */
+	uint32_t	*frames;	/* depth frame indexes */
+};
+
+struct dcpi_stackfile_index;
+
+/*
+ * A stack file in memory.  Every array and string is owned by the file and
+ * freed by dcpi_stackfile_free(); callers read the fields and change them
+ * only through the functions below (the private index must agree with
+ * them).  Arrays hold their n_* elements, in file order.
+ */
+struct dcpi_stackfile {
+	char			*epoch;		/* YYYYMMDDHHMMSS (or YYMMDDHHMM) */
+	char			*host;
+	struct dcpi_stack_image	*images;
+	size_t			 n_images;
+	char			**events;	/* libpfm4 event strings */
+	size_t			 n_events;
+	char			**labels;
+	size_t			 n_labels;
+	struct dcpi_stack_frame	*frames;
+	size_t			 n_frames;
+	struct dcpi_stack	*stacks;
+	size_t			 n_stacks;
+	char			**unknown;	/* unknown header lines, verbatim, no "\n" */
+	size_t			 n_unknown;
+	struct dcpi_stackfile_index *index;	/* private: the interning tables */
+};
+
+/* A frame for dcpi_stackfile_add: the image by its id (NULL: a frame that
+ * was not attributed; the other fields are then ignored), text range and
+ * path (as dcpi/image.h and the profiles give them), and the frame's
+ * offset from tstart (below tsize). */
+struct dcpi_stack_addframe {
+	const char	*id;
+	uint64_t	 tstart, tsize;
+	const char	*path;
+	uint32_t	 offset;
+};
+
+/* A new empty file for the epoch's name (10 or 14 digits) and host (not
+ * empty, no newline, not starting with a blank); free with
+ * dcpi_stackfile_free.  NULL with EINVAL for a bad epoch or host, ENOMEM. */
+struct dcpi_stackfile *dcpi_stackfile_new(const char *epoch, const char *host);
+/* Frees sf and everything it owns; NULL is allowed. */
+void dcpi_stackfile_free(struct dcpi_stackfile *sf);
+
+/*
+ * Adds count samples of one stack: frames[0..depth), the sampled PC first,
+ * of event (a libpfm4 string) under label (NULL: unlabelled).  Images (by
+ * id), events, labels, frames and the stack itself are interned: a stack
+ * already there gets count added (saturating at UINT64_MAX).  O(depth) on
+ * average.  The first frame of an image id sets its tstart, tsize and path;
+ * a later one with another tstart or tsize is refused (another path is
+ * not: the same file seen at another path).  count 0 adds nothing.
+ * Errors: -1/EINVAL for depth 0 or above DCPI_STACK_DEPTH_MAX, an event or
+ * label that is empty, holds a newline or starts with a blank, an id that
+ * is not 1 to DCPI_STACK_ID_MAX lowercase hex digits, a path as the event,
+ * an offset not below tsize, or a differing tstart or tsize; -1/EOVERFLOW
+ * when a table (images, events, labels, frames, stacks) already holds
+ * 2^32 - 2 entries; -1/ENOMEM.  sf is unchanged
+ * on error.
+ */
+int dcpi_stackfile_add(struct dcpi_stackfile *sf, const char *event,
+    const char *label, const struct dcpi_stack_addframe *frames, uint32_t depth,
+    uint64_t count, struct dcpi_error *err);
+
+/* Adds every stack of from into into (counts of stacks in both add up),
+ * matching images by id, events and labels by string; from's unknown
+ * lines that into lacks are appended.  -1/EINVAL, into unchanged, when the
+ * epochs or hosts differ or an image id has another tstart or tsize in
+ * each; -1/ENOMEM or EOVERFLOW with into holding a part of from's stacks
+ * (each whole: into stays a valid file). */
+int dcpi_stackfile_merge(struct dcpi_stackfile *into,
+    const struct dcpi_stackfile *from, struct dcpi_error *err);
+
+/* The file's bytes, as above: *buf malloc'd (caller frees), *len bytes.
+ * -1/ENOMEM, or -1/EOVERFLOW for more than 2^32 - 2 frames or stacks. */
+int dcpi_stackfile_encode(const struct dcpi_stackfile *sf, void **buf,
+    size_t *len, struct dcpi_error *err);
+
+/* Parses buf[0..len), the file named name (for messages).  On success *out
+ * is a new file (with its interning tables, so that stacks can be added or
+ * merged into it) the caller frees; on failure *out is NULL, errno EINVAL
+ * (or ENOMEM) and err says "NAME: line N: ..." or "NAME: byte N: ...". */
+int dcpi_stackfile_parse(const void *buf, size_t len, const char *name,
+    struct dcpi_stackfile **out, struct dcpi_error *err);
+/* Reads the whole file at path (dcpi_read_file) and parses it; errors as
+ * dcpi_read_file's (ENOENT when there is none) or the parser's. */
+int dcpi_stackfile_read(const char *path, struct dcpi_stackfile **out,
+    struct dcpi_error *err);
+/* Encodes sf and replaces path atomically with dcpi_atomic_write (mode
+ * 0644 before the umask): a crash leaves the old file or the new one. */
+int dcpi_stackfile_write(const char *path, const struct dcpi_stackfile *sf,
+    struct dcpi_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
