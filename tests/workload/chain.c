@@ -15,13 +15,22 @@
 volatile unsigned long sink;
 
 NOINLINE void
+done(unsigned long x)
+{
+	sink = x;
+}
+
+/* Not a leaf: GCC sets up no frame pointer in a leaf function, whatever
+ * -fno-omit-frame-pointer says, and its caller would vanish from the
+ * chains (as it does from perf's). */
+NOINLINE void
 hot(void)
 {
 	unsigned long i, x = sink;
 
 	for (i = 0; i < 20000; i++)
 		x += i * i ^ (x >> 3);
-	sink = x;
+	done(x);
 }
 
 NOINLINE void b(void) { hot(); __asm__ volatile("" ::: "memory"); }
