@@ -27,6 +27,7 @@ static const struct {
 	{ "label",	cmd_label,	"label NAME -- COMMAND [ARG...]  run COMMAND with its samples labelled" },
 	{ "cat",	cmd_cat,	"cat [--summary] FILE...     print profile files as text" },
 	{ "prof",	cmd_prof,	"prof [-i] [-e EVENT]...     procedures (or images) by samples" },
+	{ "stacks",	cmd_stacks,	"stacks [-e EVENT]           call chains as folded stacks (flame graphs)" },
 	{ "list",	cmd_list,	"list PROCEDURE              annotated disassembly" },
 	{ "diff",	cmd_diff,	"diff A B                    compare two epochs or databases" },
 	{ "epochs",	cmd_epochs,	"epochs                      list the database's epochs" },

@@ -16,6 +16,9 @@ ctl_libdcpictl_la_SOURCES += ctl/cat.c
 # Analysis commands: prof, list, diff, epochs, gc.
 ctl_libdcpictl_la_SOURCES += ctl/prof.c ctl/list.c ctl/diff.c ctl/epochs.c
 ctl_libdcpictl_la_LIBADD += $(CAPSTONE_LIBS) -lm
+# Call chains: stacks (folded stacks), and the callers and callees of a
+# procedure for stacks and prof.
+ctl_libdcpictl_la_SOURCES += ctl/stacks.c ctl/stacks.h
 # What they share: the selection options, the symbol cache, the row table
 # and the output (text, CSV, JSON).
 ctl_libdcpictl_la_SOURCES += ctl/analysis.h ctl/selection.c ctl/selection.h \

@@ -14,6 +14,7 @@
 
 #include "analysis.h"
 #include "commands.h"
+#include "stacks.h"
 #include "xmalloc.h"
 
 static const struct agg *sort_agg;
@@ -280,6 +281,8 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "images",	no_argument,		NULL, 'i' },
 		{ "by",		required_argument,	NULL, 'b' },
+		{ "callers",	required_argument,	NULL, 'C' },
+		{ "callees",	required_argument,	NULL, 'L' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -300,6 +303,8 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 	uint64_t min;
 	char num[32];
 	uint64_t cum = 0;
+	const char *proc = NULL;
+	enum stacks_rel rel = STACKS_CALLERS;
 
 	memset(&s, 0, sizeof(s));
 	while ((ch = sel_getopt(argc, argv, "ie:n:h", opts, SEL_ALL | SEL_IDLE | SEL_FORMAT,
@@ -316,10 +321,22 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 			if (sel_rows(optarg, "prof", &limit) == -1)
 				return 2;
 			break;
+		case 'C':
+		case 'L':
+			if (proc != NULL) {
+				fprintf(stderr, "dcpictl: prof: --callers and --callees "
+				    "exclude each other\n");
+				return 2;
+			}
+			proc = optarg;
+			rel = ch == 'C' ? STACKS_CALLERS : STACKS_CALLEES;
+			break;
 		default:
 			return cmd_usage(ch == 'h',
 			    "usage: dcpictl prof [-i | --by KEYS] [-e EVENT]... [--epoch E | --all | --since TIME]\n"
 			    "                    [--host H] [--image NAME] [--label GLOB]... [--idle] [-n N]\n"
+			    "                    [--csv | --json]\n"
+			    "       dcpictl prof --callers PROC | --callees PROC [-e EVENT] [selection] [-n N]\n"
 			    "                    [--csv | --json]\n"
 			    "KEYS: procedure (the default), image (-i), label, label,procedure, label,image\n");
 		}
@@ -327,6 +344,16 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 	if (optind != argc) {
 		fprintf(stderr, "dcpictl: prof: unexpected argument '%s'\n", argv[optind]);
 		return 2;
+	}
+	/* A procedure's callers and callees come from the call chains, not
+	 * the profiles: ctl/stacks.c reads them, as for dcpictl stacks. */
+	if (proc != NULL) {
+		if (mode != 0 || s.image != NULL) {
+			fprintf(stderr, "dcpictl: prof: --callers and --callees take "
+			    "neither -i, --by nor --image\n");
+			return 2;
+		}
+		return stacks_calls(g, &s, "prof", proc, rel, limit);
 	}
 	if ((d = sel_load(g->db, &s, "prof")) == NULL)
 		return 1;

@@ -475,3 +475,12 @@ tests_fuzz_fuzz_stackfile_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DFUZZ_CORPUS='"$(abs_top_srcdir)/tests/fuzz/corpus/stackfile"'
 tests_fuzz_fuzz_stackfile_corpus_LDADD = lib/libdcpi.la
 EXTRA_DIST += tests/fuzz/fuzz_stackfile.c
+
+# Call chains in the analysis commands (issue 15): dcpictl stacks (folded
+# stacks) and prof --callers/--callees, on a database of stacks of one
+# program that mkstacks writes.
+check_PROGRAMS += tests/mkstacks
+tests_mkstacks_SOURCES = tests/mkstacks.c
+tests_mkstacks_LDADD = lib/libdcpi.la
+TESTS += tests/integration/test_stacks_ctl.sh
+EXTRA_DIST += tests/integration/test_stacks_ctl.sh

@@ -1,0 +1,647 @@
+/*
+ * dcpictl stacks: the call chains of the selected epochs (the stack files
+ * dcpid writes beside the profiles, dcpi/stackfile.h) as folded stacks,
+ * the text flamegraph.pl, speedscope and inferno read; and the callers or
+ * callees of one procedure, which prof --callers and --callees show.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dcpi/stackfile.h>
+
+#include "analysis.h"
+#include "commands.h"
+#include "htab.h"
+#include "stacks.h"
+#include "util.h"
+#include "xmalloc.h"
+
+/* What a frame shows: a procedure of an image.  Frames of every file are
+ * symbolized to these, so that stacks compare by index. */
+struct proc {
+	char		*name;
+	char		*image;		/* display name; "" for [unknown] */
+};
+
+/* A stack of a file, symbolized: proc indexes, the sampled PC first. */
+struct chain {
+	uint64_t	 count;
+	uint32_t	 depth;
+	uint32_t	*proc;
+};
+
+struct chains {
+	struct proc	*procs;
+	size_t		 n_procs, cap_procs;
+	struct htab	 byname;	/* procs index + 1 by (name, image) */
+	struct chain	*v;
+	size_t		 n, cap;
+	/* The events of the chains kept: the output adds up counts, which
+	 * only means something for one event. */
+	char		*events[SEL_MAX + 1];
+	size_t		 n_events;
+	size_t		 n_files, n_skipped;
+};
+
+/* Names of frames that no procedure stands for. */
+#define UNKNOWN	"[unknown]"	/* not attributed to an image (prof's word) */
+#define ROOT	"[root]"	/* a caller: the chain ends at the procedure */
+#define SELF	"[self]"	/* a callee: the procedure is the sampled PC */
+
+static uint64_t
+prochash(const char *name, const char *image)
+{
+	return fnv1a64_str(fnv1a64(fnv1a64_str(FNV1A64_INIT, name), "\t", 1), image);
+}
+
+static uint32_t
+intern(struct chains *ch, const char *name, const char *image)
+{
+	struct htab_iter it;
+	uint64_t h = prochash(name, image);
+	uintptr_t v;
+	struct proc *p;
+
+	for (v = htab_first(&ch->byname, h, &it); v != 0; v = htab_next(&ch->byname, &it)) {
+		p = &ch->procs[v - 1];
+		if (strcmp(p->name, name) == 0 && strcmp(p->image, image) == 0)
+			return (uint32_t)(v - 1);
+	}
+	if (ch->n_procs == ch->cap_procs) {
+		ch->cap_procs = ch->cap_procs ? ch->cap_procs * 2 : 256;
+		ch->procs = xreallocarray(ch->procs, ch->cap_procs, sizeof(*ch->procs));
+	}
+	p = &ch->procs[ch->n_procs++];
+	p->name = xstrdup(name);
+	p->image = xstrdup(image);
+	xhtab_add(&ch->byname, h, ch->n_procs);
+	return (uint32_t)(ch->n_procs - 1);
+}
+
+static void
+chains_free(struct chains *ch)
+{
+	size_t i;
+
+	for (i = 0; i < ch->n_procs; i++) {
+		free(ch->procs[i].name);
+		free(ch->procs[i].image);
+	}
+	free(ch->procs);
+	for (i = 0; i < ch->n; i++)
+		free(ch->v[i].proc);
+	free(ch->v);
+	for (i = 0; i < ch->n_events; i++)
+		free(ch->events[i]);
+	htab_fini(&ch->byname);
+}
+
+/* What one file's symbolization needs: per frame its proc index + 1 (0:
+ * not yet), per image its symbol table (looked up once). */
+struct filesym {
+	const struct dcpi_stackfile *sf;
+	const struct dcpi_dataset *d;
+	struct symcache	*c;
+	char		*kallsyms;	/* DB/EPOCH/HOST/kallsyms, for the kernel */
+	uint32_t	*frame;
+	struct dcpi_symtab **tab;
+	char		*looked;	/* per image: tab[] is set */
+};
+
+/*
+ * The symbol table of the file's image i, through the symbol cache that
+ * prof uses, so that a frame gets the name prof gives the same offset.
+ * The dataset's image of the same id and text start knows every path the
+ * image was seen at; an image no profile holds (only ever a caller) is
+ * described from the stack file alone.
+ */
+static struct dcpi_symtab *
+image_tab(struct filesym *fs, uint32_t i)
+{
+	const struct dcpi_stack_image *im = &fs->sf->images[i];
+	struct dcpi_dataset_image di;
+	struct dcpi_profile p;
+	char *paths[1];
+	size_t k;
+	int stale;
+
+	if (fs->looked[i])
+		return fs->tab[i];
+	fs->looked[i] = 1;
+	for (k = 0; k < fs->d->n_images; k++) {
+		const struct dcpi_profile *q = fs->d->images[k].prof;
+		if (q->image != NULL && strcmp(q->image, im->id) == 0 && q->tstart == im->tstart)
+			return fs->tab[i] = symcache_get(fs->c, &fs->d->images[k], &stale);
+	}
+	memset(&p, 0, sizeof(p));
+	p.image = im->id;
+	p.tstart = im->tstart;
+	p.tsize = im->tsize;
+	p.path = im->path;
+	memset(&di, 0, sizeof(di));
+	di.prof = &p;
+	di.kallsyms = fs->kallsyms;
+	paths[0] = im->path;
+	di.paths = paths;
+	di.n_paths = 1;
+	return fs->tab[i] = symcache_get(fs->c, &di, &stale);
+}
+
+/* The proc index of the file's frame f: its procedure, else IMAGE+0xOFF
+ * (no symbol table, or no symbol there: the offset at least tells two
+ * such frames apart), else [unknown] for a frame dcpid did not attribute. */
+static uint32_t
+frame_proc(struct chains *ch, struct filesym *fs, uint32_t f)
+{
+	const struct dcpi_stack_frame *fr = &fs->sf->frames[f];
+	const struct dcpi_symbol *sym;
+	struct dcpi_symtab *t;
+	struct dcpi_profile p;
+	const char *image;
+	char buf[1100];
+
+	if (fs->frame[f] != 0)
+		return fs->frame[f] - 1;
+	if (fr->image == DCPI_STACK_NOIMAGE)
+		fs->frame[f] = intern(ch, UNKNOWN, "") + 1;
+	else {
+		memset(&p, 0, sizeof(p));
+		p.path = fs->sf->images[fr->image].path;
+		image = image_name(&p);
+		t = image_tab(fs, fr->image);
+		if (t != NULL && (sym = dcpi_symtab_lookup(t, fr->offset)) != NULL)
+			fs->frame[f] = intern(ch, sym->name, image) + 1;
+		else {
+			snprintf(buf, sizeof(buf), "%.1000s+0x%x", image, fr->offset);
+			fs->frame[f] = intern(ch, buf, image) + 1;
+		}
+	}
+	return fs->frame[f] - 1;
+}
+
+/* Nonzero if the selection keeps stacks of label (NULL: unlabelled), as
+ * the dataset keeps profiles: the idle task's only when asked for. */
+static int
+label_kept(const struct selection *s, const char *label)
+{
+	size_t i;
+
+	if (label != NULL && strcmp(label, DCPI_LABEL_IDLE) == 0 && !sel_idle_shown(s))
+		return 0;
+	for (i = 0; i < s->n_labels; i++)
+		if (dcpi_dataset_label_match(s->labels[i], label))
+			return 1;
+	return s->n_labels == 0;
+}
+
+/* Nonzero if the selection keeps stacks of event (-e, else all). */
+static int
+event_kept(const struct selection *s, const char *event)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_events; i++)
+		if (strcmp(s->events[i], event) == 0)
+			return 1;
+	return s->n_events == 0;
+}
+
+/* The selected stacks of one file into ch, symbolized. */
+static void
+chains_file(struct chains *ch, const struct selection *s, struct filesym *fs)
+{
+	const struct dcpi_stackfile *sf = fs->sf;
+	const struct dcpi_stack *st;
+	struct chain *c;
+	const char *ev;
+	size_t i, e;
+	uint32_t k;
+
+	for (i = 0; i < sf->n_stacks; i++) {
+		st = &sf->stacks[i];
+		ev = sf->events[st->event];
+		if (!event_kept(s, ev) || !label_kept(s, st->label == DCPI_STACK_NOLABEL ?
+		    NULL : sf->labels[st->label]))
+			continue;
+		for (e = 0; e < ch->n_events && strcmp(ch->events[e], ev) != 0; e++)
+			;
+		if (e == ch->n_events) {
+			/* Past SEL_MAX the list only serves the message. */
+			if (ch->n_events == SEL_MAX)
+				continue;
+			ch->events[ch->n_events++] = xstrdup(ev);
+		}
+		if (ch->n == ch->cap) {
+			ch->cap = ch->cap ? ch->cap * 2 : 256;
+			ch->v = xreallocarray(ch->v, ch->cap, sizeof(*ch->v));
+		}
+		c = &ch->v[ch->n++];
+		c->count = st->count;
+		c->depth = st->depth;
+		c->proc = xreallocarray(NULL, st->depth, sizeof(uint32_t));
+		for (k = 0; k < st->depth; k++)
+			c->proc[k] = frame_proc(ch, fs, st->frames[k]);
+	}
+}
+
+/*
+ * The stacks that s selects, symbolized, into ch: the stack files of the
+ * epochs and hosts whose profiles sel_load selects (a corrupt one is
+ * skipped with a warning, as profiles are).  -1 after printing a one-line
+ * error: no profiles, no stack files, stacks of several events.
+ */
+static int
+chains_load(const char *db, const struct selection *s, const char *cmd, struct chains *ch)
+{
+	struct dcpi_dataset *d;
+	struct dcpi_stackfile *sf;
+	struct dcpi_error err;
+	struct filesym fs;
+	struct symcache *c;
+	char *path;
+	size_t e, h, i;
+	int r = 0;
+
+	memset(ch, 0, sizeof(*ch));
+	if ((d = sel_load(db, s, cmd)) == NULL)
+		return -1;
+	c = symcache_new();
+	for (e = 0; e < d->n_epochs; e++)
+		for (h = 0; h < d->n_hosts; h++) {
+			xasprintf(&path, "%s/%s/%s/%s", db, d->epochs[e], d->hosts[h],
+			    DCPI_STACKS_FILE);
+			if (dcpi_stackfile_read(path, &sf, &err) == -1) {
+				if (errno != ENOENT) {
+					fprintf(stderr, "dcpictl: warning: skipped %s\n", err.msg);
+					ch->n_skipped++;
+				}
+				free(path);
+				continue;
+			}
+			free(path);
+			ch->n_files++;
+			memset(&fs, 0, sizeof(fs));
+			fs.sf = sf;
+			fs.d = d;
+			fs.c = c;
+			xasprintf(&fs.kallsyms, "%s/%s/%s/kallsyms", db, d->epochs[e],
+			    d->hosts[h]);
+			fs.frame = xcalloc(sf->n_frames + 1, sizeof(*fs.frame));
+			fs.tab = xcalloc(sf->n_images + 1, sizeof(*fs.tab));
+			fs.looked = xcalloc(sf->n_images + 1, 1);
+			chains_file(ch, s, &fs);
+			free(fs.kallsyms);
+			free(fs.frame);
+			free(fs.tab);
+			free(fs.looked);
+			dcpi_stackfile_free(sf);
+		}
+	if (ch->n_files == 0) {
+		if (ch->n_skipped > 0)
+			fprintf(stderr, "dcpictl: %s: no readable stack files (see the "
+			    "warnings)\n", cmd);
+		else if (d->n_epochs == 1)
+			fprintf(stderr, "dcpictl: %s: no call chains in %s/%s: dcpid was not "
+			    "run with -g (callchain = fp)\n", cmd, db, d->epochs[0]);
+		else
+			fprintf(stderr, "dcpictl: %s: no call chains in the %zu epochs "
+			    "selected: dcpid was not run with -g (callchain = fp)\n", cmd,
+			    d->n_epochs);
+		r = -1;
+	} else if (ch->n_events > 1) {
+		fprintf(stderr, "dcpictl: %s: call chains of several events (", cmd);
+		for (i = 0; i < ch->n_events; i++) {
+			fputs(i ? ", " : "", stderr);
+			esc_puts(ch->events[i], stderr);
+		}
+		fprintf(stderr, "): choose one with -e\n");
+		r = -1;
+	}
+	symcache_free(c);
+	dcpi_dataset_free(d);
+	if (r == -1)
+		chains_free(ch);
+	return r;
+}
+
+/* A growing string. */
+struct sbuf {
+	char		*s;
+	size_t		 len, cap;
+};
+
+static void
+sb_putc(struct sbuf *b, char c)
+{
+	if (b->len + 2 > b->cap) {
+		b->cap = b->cap ? b->cap * 2 : 256;
+		b->s = xreallocarray(b->s, b->cap, 1);
+	}
+	b->s[b->len++] = c;
+	b->s[b->len] = '\0';
+}
+
+/* s as one frame of a folded line: ';' separates frames and a newline
+ * ends the line, so a name is written with ';' as ':' and control bytes
+ * as \xHH (as the tables print them; names are not ours). */
+static void
+sb_frame(struct sbuf *b, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (; *s; s++) {
+		if (*s == ';')
+			sb_putc(b, ':');
+		else if (is_ctl((unsigned char)*s)) {
+			sb_putc(b, '\\');
+			sb_putc(b, 'x');
+			sb_putc(b, hex[(unsigned char)*s >> 4]);
+			sb_putc(b, hex[*s & 0xf]);
+		} else
+			sb_putc(b, *s);
+	}
+}
+
+struct folded {
+	char		*text;
+	uint64_t	 count;
+};
+
+static int
+folded_cmp(const void *a, const void *b)
+{
+	const struct folded *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return strcmp(x->text, y->text);
+}
+
+/* Folded stacks, root first: "main;a;hot 1234", one line per distinct
+ * text (chains that fold to the same names add up), by count. */
+static void
+print_folded(const struct chains *ch, int image_names, size_t limit, FILE *fp)
+{
+	struct folded *v = NULL;
+	struct htab byline;
+	struct htab_iter it;
+	struct sbuf b;
+	const struct proc *p;
+	size_t n = 0, cap = 0, i;
+	uint32_t k;
+	uint64_t hash;
+	uintptr_t x;
+
+	memset(&byline, 0, sizeof(byline));
+	memset(&b, 0, sizeof(b));
+	for (i = 0; i < ch->n; i++) {
+		b.len = 0;
+		for (k = ch->v[i].depth; k-- > 0;) {
+			p = &ch->procs[ch->v[i].proc[k]];
+			/* DTrace's module`function, which the flame graph
+			 * tools keep as one frame. */
+			if (image_names && p->image[0] != '\0') {
+				sb_frame(&b, p->image);
+				sb_putc(&b, '`');
+			}
+			sb_frame(&b, p->name);
+			if (k > 0)
+				sb_putc(&b, ';');
+		}
+		hash = fnv1a64_str(FNV1A64_INIT, b.s);
+		for (x = htab_first(&byline, hash, &it); x != 0; x = htab_next(&byline, &it))
+			if (strcmp(v[x - 1].text, b.s) == 0)
+				break;
+		if (x != 0) {
+			/* Saturating, as the files count. */
+			v[x - 1].count = v[x - 1].count + ch->v[i].count < v[x - 1].count ?
+			    UINT64_MAX : v[x - 1].count + ch->v[i].count;
+			continue;
+		}
+		if (n == cap) {
+			cap = cap ? cap * 2 : 256;
+			v = xreallocarray(v, cap, sizeof(*v));
+		}
+		v[n].text = xstrdup(b.s);
+		v[n++].count = ch->v[i].count;
+		xhtab_add(&byline, hash, n);
+	}
+	if (n > 1)
+		qsort(v, n, sizeof(*v), folded_cmp);
+	for (i = 0; i < n; i++) {
+		if (i < limit)
+			fprintf(fp, "%s %llu\n", v[i].text, (unsigned long long)v[i].count);
+		free(v[i].text);
+	}
+	free(v);
+	free(b.s);
+	htab_fini(&byline);
+}
+
+static const struct chains *sort_ch;
+static const uint64_t *sort_n;
+
+/* By samples, then name, then image; the extra row (ROOT or SELF) has
+ * index n_procs. */
+static int
+rel_cmp(const void *a, const void *b)
+{
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	const char *x, *y;
+	int c;
+
+	if (sort_n[i] != sort_n[j])
+		return sort_n[i] > sort_n[j] ? -1 : 1;
+	x = i < sort_ch->n_procs ? sort_ch->procs[i].name : "";
+	y = j < sort_ch->n_procs ? sort_ch->procs[j].name : "";
+	if ((c = strcmp(x, y)) != 0)
+		return c;
+	x = i < sort_ch->n_procs ? sort_ch->procs[i].image : "";
+	y = j < sort_ch->n_procs ? sort_ch->procs[j].image : "";
+	return strcmp(x, y);
+}
+
+int
+stacks_calls(const struct ctl_globals *g, const struct selection *s, const char *cmd,
+    const char *proc, enum stacks_rel rel, size_t limit)
+{
+	struct chains ch;
+	struct table t;
+	const struct chain *c;
+	const char *head[4], *selfimage = "";
+	static const int right[] = { 1, 1, 0, 0 };
+	char num[32], *pcthead = NULL;
+	uint64_t *n, total = 0;
+	size_t *order, i, k, rows;
+	uint32_t d;
+
+	if (chains_load(g->db, s, cmd, &ch) == -1)
+		return 1;
+	/* One row per proc, and one for ROOT or SELF. */
+	n = xcalloc(ch.n_procs + 1, sizeof(uint64_t));
+	for (i = 0; i < ch.n; i++) {
+		c = &ch.v[i];
+		/* The occurrence nearest the sampled PC: a recursive
+		 * procedure's stack counts once. */
+		for (d = 0; d < c->depth && strcmp(ch.procs[c->proc[d]].name, proc) != 0; d++)
+			;
+		if (d == c->depth)
+			continue;
+		total += c->count;
+		if (rel == STACKS_CALLERS)
+			k = d + 1 < c->depth ? c->proc[d + 1] : ch.n_procs;
+		else {
+			k = d > 0 ? c->proc[d - 1] : ch.n_procs;
+			if (d == 0)
+				selfimage = ch.procs[c->proc[0]].image;
+		}
+		n[k] += c->count;
+	}
+	if (total == 0) {
+		fprintf(stderr, "dcpictl: %s: no call chain holds the procedure '", cmd);
+		esc_puts(proc, stderr);
+		fprintf(stderr, "'\n");
+		free(n);
+		chains_free(&ch);
+		return 1;
+	}
+	order = xcalloc(ch.n_procs + 1, sizeof(size_t));
+	for (i = rows = 0; i <= ch.n_procs; i++)
+		if (n[i] > 0)
+			order[rows++] = i;
+	sort_ch = &ch;
+	sort_n = n;
+	qsort(order, rows, sizeof(size_t), rel_cmp);
+
+	/* The columns of prof: samples of the event and their share, here
+	 * of the procedure's samples in call chains (the rows add up to
+	 * 100%), then the neighbour and its image. */
+	head[0] = ch.events[0];
+	if (s->fmt == FMT_TEXT)
+		head[1] = "%";
+	else {
+		xasprintf(&pcthead, "%s %%", ch.events[0]);
+		head[1] = pcthead;
+	}
+	head[2] = rel == STACKS_CALLERS ? "caller" : "callee";
+	head[3] = "image";
+	table_init(&t, 4, head, right);
+	for (i = 0; i < rows && i < limit; i++) {
+		k = order[i];
+		table_put(&t, 0, fmt_u64(num, n[k]));
+		table_put(&t, 1, fmt_pct(num, n[k], total));
+		if (k < ch.n_procs) {
+			table_put(&t, 2, ch.procs[k].name);
+			table_put(&t, 3, ch.procs[k].image);
+		} else {
+			table_put(&t, 2, rel == STACKS_CALLERS ? ROOT : SELF);
+			table_put(&t, 3, rel == STACKS_CALLERS ? "" : selfimage);
+		}
+	}
+	if (s->fmt == FMT_TEXT) {
+		fprintf(stdout, "%s of ", rel == STACKS_CALLERS ? "callers" : "callees");
+		esc_puts(proc, stdout);
+		fprintf(stdout, ": %llu samples of ", (unsigned long long)total);
+		esc_puts(ch.events[0], stdout);
+		fprintf(stdout, " in call chains\n\n");
+	} else if (s->fmt == FMT_JSON) {
+		fputs("{\"procedure\": ", stdout);
+		json_string(stdout, proc);
+		fputs(", \"event\": ", stdout);
+		json_string(stdout, ch.events[0]);
+		fprintf(stdout, ", \"samples\": %llu,\n\"%s\": ", (unsigned long long)total,
+		    rel == STACKS_CALLERS ? "callers" : "callees");
+	}
+	table_print(&t, s->fmt, stdout);
+	if (s->fmt == FMT_JSON)
+		fputs("}\n", stdout);
+	table_free(&t);
+	free(pcthead);
+	free(order);
+	free(n);
+	chains_free(&ch);
+	return fflush(stdout) == 0 ? 0 : 1;
+}
+
+/* getopt_long's values of the options without a short form. */
+#define OPT_IMAGE_NAMES	0x200
+#define OPT_CALLERS	0x201
+#define OPT_CALLEES	0x202
+
+int
+cmd_stacks(const struct ctl_globals *g, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "image-names", no_argument,		NULL, OPT_IMAGE_NAMES },
+		{ "callers",	required_argument,	NULL, OPT_CALLERS },
+		{ "callees",	required_argument,	NULL, OPT_CALLEES },
+		{ "help",	no_argument,		NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct selection s;
+	struct chains ch;
+	const char *proc = NULL;
+	enum stacks_rel rel = STACKS_CALLERS;
+	size_t limit = (size_t)-1;
+	int ch_, image_names = 0;
+
+	memset(&s, 0, sizeof(s));
+	while ((ch_ = sel_getopt(argc, argv, "e:n:h", opts, SEL_EPOCHS | SEL_HOST |
+	    SEL_EVENTS | SEL_LABEL | SEL_IDLE | SEL_FORMAT, &s, "stacks")) != -1) {
+		switch (ch_) {
+		case SEL_BAD:
+			return 2;
+		case OPT_IMAGE_NAMES:
+			image_names = 1;
+			break;
+		case OPT_CALLERS:
+		case OPT_CALLEES:
+			if (proc != NULL) {
+				fprintf(stderr, "dcpictl: stacks: --callers and --callees "
+				    "exclude each other\n");
+				return 2;
+			}
+			proc = optarg;
+			rel = ch_ == OPT_CALLERS ? STACKS_CALLERS : STACKS_CALLEES;
+			break;
+		case 'n':
+			if (sel_rows(optarg, "stacks", &limit) == -1)
+				return 2;
+			break;
+		default:
+			return cmd_usage(ch_ == 'h',
+			    "usage: dcpictl stacks [--image-names] [-e EVENT] [--epoch E | --all | --since TIME]\n"
+			    "                      [--host H] [--label GLOB]... [--idle] [-n N]\n"
+			    "       dcpictl stacks --callers PROC | --callees PROC [selection] [-n N]\n"
+			    "                      [--csv | --json]\n");
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "dcpictl: stacks: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	if (proc != NULL) {
+		if (image_names) {
+			fprintf(stderr, "dcpictl: stacks: --image-names is for folded stacks; "
+			    "the callers and callees have an image column\n");
+			return 2;
+		}
+		return stacks_calls(g, &s, "stacks", proc, rel, limit);
+	}
+	/* Folded stacks are one format: flame graph tools read nothing else. */
+	if (s.fmt != FMT_TEXT) {
+		fprintf(stderr, "dcpictl: stacks: --csv and --json are for --callers and "
+		    "--callees\n");
+		return 2;
+	}
+	if (chains_load(g->db, &s, "stacks", &ch) == -1)
+		return 1;
+	print_folded(&ch, image_names, limit, stdout);
+	chains_free(&ch);
+	return fflush(stdout) == 0 ? 0 : 1;
+}
