@@ -165,10 +165,12 @@ DAEMON_ITESTS = tests/integration/test_daemon_hot.sh \
 	tests/integration/test_daemon_memcap.sh \
 	tests/integration/test_daemon_events.sh \
 	tests/integration/test_labels.sh \
-	tests/integration/test_label_run.sh
+	tests/integration/test_label_run.sh \
+	tests/integration/test_callchain.sh
 TESTS += $(DAEMON_ITESTS)
 EXTRA_DIST += $(DAEMON_ITESTS) tests/integration/lib.sh tests/workload/hot.c \
-	tests/workload/notify_listen.c tests/workload/faults.c tests/workload/cgstorm.c
+	tests/workload/notify_listen.c tests/workload/faults.c tests/workload/cgstorm.c \
+	tests/workload/chain.c
 
 # Images on real machines: no build-id, chroots, mount namespaces, deleted
 # files, the vdso, separate debug files.

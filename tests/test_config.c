@@ -161,6 +161,9 @@ test_bad_lines(void **state)
 		{ "keep-min = 1.5\n", 1, "expected a number of epochs" },
 		{ "verbose = 3\n", 1, "expected 0, 1 or 2" },
 		{ "label-by = pid\n", 1, "expected unit, cgroup or none" },
+		{ "callchain = dwarf\n", 1, "expected none or fp" },
+		{ "callchain-depth = 0\n", 1, "expected a number of frames, 1 to 1024" },
+		{ "callchain-depth = 1025\n", 1, "expected a number of frames" },
 		{ "label-max = 0\n", 1, "expected a number of labels per epoch, 1 to 65536" },
 		{ "label-max = 65537\n", 1, "expected a number of labels per epoch" },
 		{ "cpus = 3-1\n", 1, "expected 'all' or a CPU list" },
@@ -292,6 +295,8 @@ assert_config_equal(const struct config *a, const struct config *b)
 	assert_int_equal(a->verbose, b->verbose);
 	assert_int_equal(a->label_by, b->label_by);
 	assert_int_equal(a->label_max, b->label_max);
+	assert_int_equal(a->callchain, b->callchain);
+	assert_int_equal(a->callchain_depth, b->callchain_depth);
 }
 
 /* config_print -> config_load gives the same configuration, for the
@@ -313,6 +318,8 @@ test_round_trip(void **state)
 		{ "verbose", "1" },
 		{ "label-by", "cgroup" },
 		{ "label-max", "50" },
+		{ "callchain", "fp" },
+		{ "callchain-depth", "16" },
 	};
 	struct config a, b;
 	char err[256], *text;
