@@ -247,37 +247,40 @@ core_record(const union record *rec, size_t size, uint64_t time)
 static uint32_t	 chain_depth;		/* frames kept per stack; 0: no chains */
 
 static void __attribute__((noinline))
-do_chain(const union record *rec, size_t size, uint32_t stream)
+do_chain(const union record *rec, size_t size, uint32_t stream, struct stack_frame leaf)
 {
-	struct stack_frame f[1024];
+	struct stack_frame f[STACK_CALLERS_MAX];
 	const uint64_t *ips;
 	uint64_t nr, ip;
-	uint32_t n, depth = 0, off;
+	uint32_t n, i, li, depth = 0, off;
 	uint16_t mode = rec->header.misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	struct image *img;
 
-	if ((ips = record_callchain(&record_daemon, rec, size, &nr)) == NULL || nr == 0)
+	if ((ips = record_callchain(&record_daemon, rec, size, &nr)) == NULL)
 		return;
 	/* The kernel stops at sample_max_stack frames, plus a few context
 	 * markers; a corrupt nr is cut short. */
 	n = nr > 4096 ? 4096 : (uint32_t)nr;
-	if (stack_count(stream, rec->sample.pid, ips, n))
+	/* The leaf: the first word that is no context marker (the PC). */
+	for (li = 0; li < n && ips[li] >= PERF_CONTEXT_MAX; li++)
+		;
+	if (li == n || stack_count(stream, rec->sample.pid, ips, n, li, leaf))
 		return;
-	for (uint32_t i = 0; i < n && depth < chain_depth; i++) {
+	for (i = 0; i < n && depth + 1 < chain_depth; i++) {
 		if ((ip = ips[i]) >= PERF_CONTEXT_MAX) {
 			mode = ip == PERF_CONTEXT_KERNEL ? PERF_RECORD_MISC_KERNEL :
 			    ip == PERF_CONTEXT_USER ? PERF_RECORD_MISC_USER :
 			    PERF_RECORD_MISC_CPUMODE_UNKNOWN;
 			continue;
 		}
-		if (attr_sample(rec->sample.pid, depth == 0 ? ip : ip - 1, mode, &img,
-		    &off) == ATTR_OK)
+		if (i <= li)
+			continue;
+		if (attr_sample(rec->sample.pid, ip - 1, mode, &img, &off) == ATTR_OK)
 			f[depth++] = (struct stack_frame){ img->index, off };
 		else
 			f[depth++] = (struct stack_frame){ STACK_NOIMAGE, 0 };
 	}
-	if (depth > 0)
-		stack_add(stream, rec->sample.pid, ips, n, f, depth);
+	stack_add(stream, rec->sample.pid, ips, n, li, f, depth, leaf);
 }
 
 void
@@ -309,10 +312,12 @@ do_sample(const union record *rec, size_t size)
 	/* pid 0 is the idle task (swapper): its samples would lead every
 	 * listing, so they go under their own label. */
 	stream = AGG_STREAM(ev, s->pid == 0 ? LABEL_IDLE : label_of(s->pid, cgroup));
-	if (chain_depth > 0)
-		do_chain(rec, size, stream);
 	r = attr_sample(s->pid, s->ip, s->header.misc & PERF_RECORD_MISC_CPUMODE_MASK,
 	    &img, &off);
+	if (chain_depth > 0)
+		do_chain(rec, size, stream, r == ATTR_OK ?
+		    (struct stack_frame){ img->index, off } :
+		    (struct stack_frame){ STACK_NOIMAGE, 0 });
 	if (r != ATTR_OK) {
 		/* JIT code: kept until a perf map names it. */
 		if (r == ATTR_ANON) {

@@ -1,10 +1,10 @@
 /*
  * Call chains (issue 15): the stacks of the samples since the last flush,
- * counted per (stream, process, chain as the kernel gave it).  A chain
- * seen again in the same process is counted without being attributed
- * again, which is what keeps a sample with a deep chain cheap; a new one
- * is attributed by the caller, frame by frame, in time order (the maps of
- * that moment), and stored with its frames.  The flush names the frames
+ * counted per (stream, process, callers as the kernel gave them, leaf).
+ * Callers seen again in the same process are counted without being
+ * attributed again, which is what keeps a sample with a deep chain cheap;
+ * new ones are attributed by the caller, frame by frame, in time order
+ * (the maps of that moment), and stored with their frames.  The flush names the frames
  * (images, offsets) and writes them to the epoch's stack file.
  */
 #ifndef DCPID_STACK_H
@@ -23,14 +23,23 @@ struct stack_frame {
 void stack_init(void);
 void stack_fini(void);
 
-/* Counts one more sample of stream in pid with the raw chain ips[0..nr)
- * if that chain was met since the last flush: 1; else 0 and nothing
- * counted (the caller attributes it and calls stack_add). */
-int stack_count(uint32_t stream, uint32_t pid, const uint64_t *ips, uint32_t nr);
-/* A new chain's first sample, with its attributed frames f[0..depth)
- * (leaf first; depth >= 1). */
-void stack_add(uint32_t stream, uint32_t pid, const uint64_t *ips, uint32_t nr,
-    const struct stack_frame *f, uint32_t depth);
+/* Callers kept per chain: the kernel's limit is 1024 frames in all. */
+#define STACK_CALLERS_MAX	1023
+
+/* A chain is the sample's leaf frame (the PC, as attributed for the flat
+ * profile) and its callers, keyed by the raw chain ips[0..n) (the
+ * kernel's words, context markers included) less its leaf, the word at
+ * ips[li].  Counts one more sample of leaf under that key of stream in
+ * pid if the key was met since the last flush: 1; else 0 and nothing
+ * counted (the caller attributes the callers and calls stack_add). */
+int stack_count(uint32_t stream, uint32_t pid, const uint64_t *ips, uint32_t n,
+    uint32_t li, struct stack_frame leaf);
+/* A new key's attributed callers c[0..depth) (nearest first; depth <=
+ * STACK_CALLERS_MAX, 0 for a sample with no caller) and its first
+ * sample's leaf. */
+void stack_add(uint32_t stream, uint32_t pid, const uint64_t *ips, uint32_t n,
+    uint32_t li, const struct stack_frame *c, uint32_t depth,
+    struct stack_frame leaf);
 
 /* Calls cb for every chain counted (frames f[0..depth), owned by stack.c,
  * valid during the call); a nonzero return stops the walk and is
@@ -41,7 +50,7 @@ typedef int (*stack_cb)(uint32_t stream, const struct stack_frame *f,
 int stack_each(stack_cb cb, void *arg);
 void stack_clear(void);
 
-/* Bytes held; chains held. */
+/* Bytes held; chains (leaf and callers) held. */
 size_t stack_memory(void);
 size_t stack_entries(void);
 

@@ -1,6 +1,6 @@
 /*
- * daemon/stack.c: chains counted per (stream, pid, raw chain), kept with
- * their frames until cleared.
+ * daemon/stack.c: chains counted per (stream, pid, raw callers) and leaf,
+ * the callers kept with their frames until cleared.
  */
 #include "config.h"
 
@@ -45,41 +45,71 @@ stop(uint32_t stream, const struct stack_frame *f, uint32_t depth,
 static void
 test_count_add(void **state)
 {
+	/* Raw chains: the leaf (any PC: not part of the key), then callers. */
 	static const uint64_t a[] = { 0x401000, 0x402000, 0x403000 };
+	static const uint64_t a2[] = { 0x401004, 0x402000, 0x403000 };
 	static const uint64_t b[] = { 0x401000, 0x402000, 0x404000 };
-	static const struct stack_frame fa[] = { { 1, 0x10 }, { 1, 0x20 }, { 2, 0x30 } };
-	static const struct stack_frame fb[] = { { 1, 0x10 }, { STACK_NOIMAGE, 0 } };
+	/* The leaf at another place, the same words around it: a's key. */
+	static const uint64_t m[] = { 0x402000, 0x401008, 0x403000 };
+	static const struct stack_frame ca[] = { { 1, 0x20 }, { 2, 0x30 } };
+	static const struct stack_frame cb[] = { { STACK_NOIMAGE, 0 } };
+	struct stack_frame l1 = { 1, 0x10 }, l2 = { 1, 0x14 };
 	struct seen s[4];
 
 	(void)state;
 	stack_init();
-	assert_int_equal(stack_count(5, 100, a, 3), 0);
-	stack_add(5, 100, a, 3, fa, 3);
-	assert_int_equal(stack_count(5, 100, a, 3), 1);
-	assert_int_equal(stack_count(5, 100, a, 3), 1);
-	/* Another chain, stream, pid or length: not the same. */
-	assert_int_equal(stack_count(5, 100, b, 3), 0);
-	assert_int_equal(stack_count(6, 100, a, 3), 0);
-	assert_int_equal(stack_count(5, 101, a, 3), 0);
-	assert_int_equal(stack_count(5, 100, a, 2), 0);
-	stack_add(5, 101, b, 3, fb, 2);
-	assert_int_equal(stack_entries(), 2);
+	assert_int_equal(stack_count(5, 100, a, 3, 0, l1), 0);
+	stack_add(5, 100, a, 3, 0, ca, 2, l1);
+	/* Known callers: counted, whatever the leaf. */
+	assert_int_equal(stack_count(5, 100, a2, 3, 0, l1), 1);
+	assert_int_equal(stack_count(5, 100, a, 3, 0, l2), 1);
+	/* The key is the chain less its leaf, wherever the leaf is. */
+	assert_int_equal(stack_count(5, 100, m, 3, 1, l2), 1);
+	/* Other callers, stream, pid or length: not the same. */
+	assert_int_equal(stack_count(5, 100, b, 3, 0, l1), 0);
+	assert_int_equal(stack_count(6, 100, a, 3, 0, l1), 0);
+	assert_int_equal(stack_count(5, 101, a, 3, 0, l1), 0);
+	assert_int_equal(stack_count(5, 100, a, 2, 0, l1), 0);
+	stack_add(5, 101, b, 3, 0, cb, 1, l1);
+	assert_int_equal(stack_entries(), 3);
 	assert_true(stack_memory() > 0);
 	memset(s, 0, sizeof(s));
 	assert_int_equal(stack_each(collect, s), 0);
+	/* Leaf first, then the callers. */
 	assert_int_equal(s[0].stream, 5);
-	assert_int_equal(s[0].count, 3);
+	assert_int_equal(s[0].count, 2);
 	assert_int_equal(s[0].depth, 3);
-	assert_memory_equal(s[0].f, fa, sizeof(fa));
-	assert_int_equal(s[1].count, 1);
-	assert_int_equal(s[1].depth, 2);
-	assert_int_equal(s[1].f[1].image, STACK_NOIMAGE);
+	assert_memory_equal(&s[0].f[0], &l1, sizeof(l1));
+	assert_memory_equal(&s[0].f[1], ca, sizeof(ca));
+	assert_int_equal(s[1].count, 2);
+	assert_memory_equal(&s[1].f[0], &l2, sizeof(l2));
+	assert_int_equal(s[2].depth, 2);
+	assert_int_equal(s[2].f[1].image, STACK_NOIMAGE);
 	assert_int_equal(stack_each(stop, NULL), 7);
 	/* Kept until cleared, then gone. */
-	assert_int_equal(stack_entries(), 2);
+	assert_int_equal(stack_entries(), 3);
 	stack_clear();
 	assert_int_equal(stack_entries(), 0);
-	assert_int_equal(stack_count(5, 100, a, 3), 0);
+	assert_int_equal(stack_count(5, 100, a, 3, 0, l1), 0);
+	stack_fini();
+}
+
+/* No callers: the leaf alone. */
+static void
+test_leaf_only(void **state)
+{
+	struct stack_frame l = { 3, 7 };
+	struct seen s[2];
+	static const uint64_t pc[] = { 0x401000 };
+
+	(void)state;
+	stack_init();
+	stack_add(1, 9, pc, 1, 0, NULL, 0, l);
+	assert_int_equal(stack_count(1, 9, pc, 1, 0, l), 1);
+	memset(s, 0, sizeof(s));
+	stack_each(collect, s);
+	assert_int_equal(s[0].depth, 1);
+	assert_int_equal(s[0].count, 2);
 	stack_fini();
 }
 
@@ -88,33 +118,44 @@ static void
 test_many(void **state)
 {
 	struct stack_frame f = { 1, 0 };
-	uint64_t ips[16];
+	uint64_t k[16];
 	uint32_t i, j;
 
 	(void)state;
 	stack_init();
 	for (i = 0; i < 20000; i++) {
 		for (j = 0; j < 16; j++)
-			ips[j] = 0x400000 + i * 16 + j;
+			k[j] = 0x400000 + i * 16 + j;
 		f.offset = i;
-		stack_add(1, i % 7, ips, 16, &f, 1);
+		stack_add(1, i % 7, k, 16, 0, &f, 1, f);
 	}
 	for (i = 0; i < 20000; i++) {
 		for (j = 0; j < 16; j++)
-			ips[j] = 0x400000 + i * 16 + j;
-		assert_int_equal(stack_count(1, i % 7, ips, 16), 1);
-		assert_int_equal(stack_count(1, i % 7 + 1, ips, 16), 0);
+			k[j] = 0x400000 + i * 16 + j;
+		f.offset = i;
+		assert_int_equal(stack_count(1, i % 7, k, 16, 0, f), 1);
+		assert_int_equal(stack_count(1, i % 7 + 1, k, 16, 0, f), 0);
 	}
 	assert_int_equal(stack_entries(), 20000);
 	stack_fini();
+}
+
+/* A failed test leaves nothing behind for the next. */
+static int
+teardown(void **state)
+{
+	(void)state;
+	stack_fini();
+	return 0;
 }
 
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_count_add),
-		cmocka_unit_test(test_many),
+		cmocka_unit_test_teardown(test_count_add, teardown),
+		cmocka_unit_test_teardown(test_leaf_only, teardown),
+		cmocka_unit_test_teardown(test_many, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
