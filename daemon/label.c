@@ -417,8 +417,10 @@ ns_path(const char *abspath)
 	return abspath[n] == '\0' ? "/" : abspath + n;
 }
 
-/* The first sample of a cgroup known by a record: named from /proc when
- * its process is there and inside the namespace, else from the record. */
+/* The first sample of a cgroup known by a record: named from the record
+ * once the namespace's root is known, else from /proc when its process is
+ * there and inside the namespace (which teaches the root), else from the
+ * record as it is. */
 static struct cgent *
 cg_name_record(struct cgent *e, uint32_t pid)
 {
@@ -427,7 +429,11 @@ cg_name_record(struct cgent *e, uint32_t pid)
 
 	e->abspath = NULL;
 	names_bytes -= strlen(abspath) + 1;
-	if (cgroup_read_pid(pid, rel, sizeof(rel)) == 1 && strncmp(rel, "/..", 3) != 0) {
+	/* The namespace's root known, the record names the cgroup: /proc
+	 * names the process's cgroup now, which it may have left (a process
+	 * that moves on from cgroup to cgroup). */
+	if (nsroot == NULL && cgroup_read_pid(pid, rel, sizeof(rel)) == 1 &&
+	    strncmp(rel, "/..", 3) != 0) {
 		learn_nsroot(abspath, rel);
 		p = rel;
 	} else {

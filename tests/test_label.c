@@ -299,7 +299,11 @@ test_namespace_arrival(void **state)
 	    "/machine.slice/x.scope/payload/system.slice/z.service");
 	label_cgroup_arrival(id, abspath);
 	label_cgroup(556, "/machine.slice/x.scope/payload/system.slice/y.service");
+	/* The record names it, not the cgroup the process is in by now. */
+	proc_path = "/system.slice/moved-on.service";
+	proc_reads = 0;
 	assert_string_equal(name_of(1, 556), "/system.slice/y.service");
+	assert_int_equal(proc_reads, 0);
 	assert_int_equal(rmdir(dir), 0);
 }
 

@@ -114,7 +114,10 @@ used=$(echo "$line" | awk '{ print $2 }')
 dropped=$(echo "$line" | sed -n 's/.* \([0-9][0-9]*\) dropped to \[other\] (\([0-9][0-9]*\) samples.*/\1 \2/p')
 set -- $dropped
 [ "$used" -le 100 ] || fail "status: $used labels used, over label-max 100"
-[ "${1:-0}" -gt 0 ] && [ "${2:-0}" -gt 0 ] || fail "status: nothing dropped to [other]: $line"
+# About one sample per storm cgroup: most of the 5,000 are past the cap
+# (each named by its own record, not by the cgroup the process is in by
+# the time its samples are read).
+[ "${1:-0}" -ge 2500 ] && [ "${2:-0}" -ge 2500 ] || fail "status: too little dropped to [other]: $line"
 n=$(ls -d "$DB/$ep"/*/perf::cpu-clock/*/ | wc -l)
 echo "label directories: $n"
 [ "$n" -le 103 ] || fail "$n label directories, over label-max 100 + [idle] and [other]"
