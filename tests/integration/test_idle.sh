@@ -10,7 +10,15 @@ require_perf
 
 build_hot idle_hot
 start_dcpid -e perf::cpu-clock
+# The idle task runs only when a CPU has nothing else to do, which other
+# tests running at the same time may deny for a while: wait (up to a
+# minute) until it has been sampled.
 sleep 3
+for _ in $(seq 1 60); do
+	ctl flush >/dev/null || fail "flush failed"
+	ls "$DB"/*/*/perf::cpu-clock/\[idle\]/kernel.kallsyms.* >/dev/null 2>&1 && break
+	sleep 1
+done
 "$T/idle_hot" 1 || fail "idle_hot failed"
 ctl status >"$T/status.txt" || fail "dcpictl status failed"
 # The final flush: the database holds still while prof reads it.
