@@ -20,9 +20,12 @@
 #include <dcpi/export.h>
 #include <dcpi/label.h>
 #include <dcpi/profile.h>
+#include <dcpi/stackfile.h>
 
 #include "analysis.h"
 #include "commands.h"
+#include "stacks.h"
+#include "xmalloc.h"
 
 struct resolver {
 	const struct dcpi_dataset *d;
@@ -62,6 +65,96 @@ resolve(void *arg, const struct dcpi_profile *p, uint32_t offset, struct dcpi_ex
 		loc->line = (unsigned)line;
 	}
 	return 0;
+}
+
+/* The call chains of the selection (dcpid -g) restated for the encoders:
+ * frames as indexes into the profiles exported (dcpi/export.h). */
+struct stacks_out {
+	const struct selection	*s;
+	const struct dcpi_profile *const *profs;
+	size_t			 n;
+	struct dcpi_export_stack *v;
+	size_t			 n_v, cap;
+};
+
+static int
+str_eq(const char *a, const char *b)
+{
+	return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
+/* The first exported profile of the file's image i (by id and text
+ * start, the identity the profiles have), else DCPI_EXPORT_NOPROF. */
+static size_t
+image_prof(const struct stacks_out *o, const struct dcpi_stack_image *im,
+    const char *event, const char *label, int exact)
+{
+	size_t i;
+
+	for (i = 0; i < o->n; i++)
+		if (o->profs[i]->image != NULL && strcmp(o->profs[i]->image, im->id) == 0 &&
+		    o->profs[i]->tstart == im->tstart && (!exact ||
+		    (str_eq(o->profs[i]->event, event) &&
+		    str_eq(dcpi_profile_label(o->profs[i]), label))))
+			return i;
+	return DCPI_EXPORT_NOPROF;
+}
+
+static void
+stacks_one(void *arg, const struct dcpi_stackfile *sf, const char *kallsyms)
+{
+	struct stacks_out *o = arg;
+	const struct dcpi_stack *st;
+	const struct dcpi_stack_frame *fr;
+	struct dcpi_export_frame *f;
+	size_t *img, i, leaf;
+	const char *label;
+	uint32_t k;
+
+	(void)kallsyms;		/* the encoders' resolver symbolizes */
+	img = xcalloc(sf->n_images + 1, sizeof(*img));
+	for (i = 0; i < sf->n_images; i++)
+		img[i] = image_prof(o, &sf->images[i], NULL, NULL, 0);
+	for (i = 0; i < sf->n_stacks; i++) {
+		st = &sf->stacks[i];
+		if (!stacks_kept(o->s, sf, st))
+			continue;
+		fr = &sf->frames[st->frames[0]];
+		if (fr->image == DCPI_STACK_NOIMAGE)
+			continue;
+		/* The samples are the leaf profile's, of the stack's event
+		 * and label: a stack whose profile is not exported (another
+		 * image, a label left out) is not either. */
+		label = st->label == DCPI_STACK_NOLABEL ? NULL : sf->labels[st->label];
+		leaf = image_prof(o, &sf->images[fr->image], sf->events[st->event], label, 1);
+		if (leaf == DCPI_EXPORT_NOPROF)
+			continue;
+		if (o->n_v == o->cap) {
+			o->cap = o->cap ? o->cap * 2 : 64;
+			o->v = xreallocarray(o->v, o->cap, sizeof(*o->v));
+		}
+		f = xreallocarray(NULL, st->depth, sizeof(*f));
+		for (k = 0; k < st->depth; k++) {
+			fr = &sf->frames[st->frames[k]];
+			f[k].prof = k == 0 ? leaf : fr->image == DCPI_STACK_NOIMAGE ?
+			    DCPI_EXPORT_NOPROF : img[fr->image];
+			f[k].offset = fr->offset;
+		}
+		o->v[o->n_v].count = st->count;
+		o->v[o->n_v].depth = st->depth;
+		o->v[o->n_v++].frames = f;
+	}
+	free(img);
+}
+
+static void
+stacks_out_free(struct stacks_out *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->n_v; i++)
+		free((void *)o->v[i].frames);
+	free(o->v);
 }
 
 static int
@@ -124,6 +217,7 @@ cmd_export(const struct ctl_globals *g, int argc, char **argv)
 	const struct dcpi_profile **profs = NULL;
 	struct dcpi_dataset *d;
 	struct resolver r = { 0 };
+	struct stacks_out so = { 0 };
 	struct dcpi_error err;
 	size_t *sel = NULL, n = 0, i, nl;
 	const char **labels;
@@ -180,6 +274,16 @@ cmd_export(const struct ctl_globals *g, int argc, char **argv)
 	r.c = symcache_new();
 	r.sel = sel;
 	r.n = n;
+	/* Call chains, where dcpid -g wrote them: calls in the formats that
+	 * have them (xprof_text has none); without, the flat export. */
+	if (strcmp(format, "xprof") != 0) {
+		size_t skipped = 0;
+
+		so.s = &s;
+		so.profs = profs;
+		so.n = n;
+		stacks_each_file(g->db, d, stacks_one, &so, &skipped);
+	}
 	if (strcmp(format, "pprof") == 0) {
 		for (i = 0; i < n; i++) {
 			struct dcpi_image_info info;
@@ -195,9 +299,10 @@ cmd_export(const struct ctl_globals *g, int argc, char **argv)
 				dcpi_image_info_clear(&info);
 			}
 		}
-		x = dcpi_pprof_encode(profs, toff, n, &buf, &len, &err);
+		x = dcpi_pprof_encode_stacks(profs, toff, n, so.v, so.n_v, &buf, &len, &err);
 	} else if (strcmp(format, "callgrind") == 0)
-		x = dcpi_callgrind_encode(profs, n, resolve, &r, &buf, &len, &err);
+		x = dcpi_callgrind_encode_stacks(profs, n, so.v, so.n_v, resolve, &r, &buf,
+		    &len, &err);
 	else if (strcmp(format, "xprof") == 0) {
 		x = dcpi_xprof_encode(profs, n, resolve, &r, &buf, &len, &err);
 		/* xprof_text has neither comments nor a field to hold them. */
@@ -223,7 +328,8 @@ cmd_export(const struct ctl_globals *g, int argc, char **argv)
 				goto out;
 			}
 
-			if (dcpi_gmon_encode(profs[i], &buf, &len, &err) == -1) {
+			if (dcpi_gmon_encode_stacks(profs, n, i, so.v, so.n_v, &buf, &len,
+			    &err) == -1) {
 				fprintf(stderr, "dcpictl: export: %s\n", err.msg);
 				goto out;
 			}
@@ -248,6 +354,7 @@ cmd_export(const struct ctl_globals *g, int argc, char **argv)
 	if (write_out(output, buf, len) == 0)
 		rc = 0;
 out:
+	stacks_out_free(&so);
 	free(buf);
 	free(sel);
 	free(profs);

@@ -211,6 +211,14 @@ event_kept(const struct selection *s, const char *event)
 	return s->n_events == 0;
 }
 
+int
+stacks_kept(const struct selection *s, const struct dcpi_stackfile *sf,
+    const struct dcpi_stack *st)
+{
+	return event_kept(s, sf->events[st->event]) && label_kept(s,
+	    st->label == DCPI_STACK_NOLABEL ? NULL : sf->labels[st->label]);
+}
+
 /* The selected stacks of one file into ch, symbolized. */
 static void
 chains_file(struct chains *ch, const struct selection *s, struct filesym *fs)
@@ -225,8 +233,7 @@ chains_file(struct chains *ch, const struct selection *s, struct filesym *fs)
 	for (i = 0; i < sf->n_stacks; i++) {
 		st = &sf->stacks[i];
 		ev = sf->events[st->event];
-		if (!event_kept(s, ev) || !label_kept(s, st->label == DCPI_STACK_NOLABEL ?
-		    NULL : sf->labels[st->label]))
+		if (!stacks_kept(s, sf, st))
 			continue;
 		for (e = 0; e < ch->n_events && strcmp(ch->events[e], ev) != 0; e++)
 			;
@@ -255,22 +262,15 @@ chains_file(struct chains *ch, const struct selection *s, struct filesym *fs)
  * skipped with a warning, as profiles are).  -1 after printing a one-line
  * error: no profiles, no stack files, stacks of several events.
  */
-static int
-chains_load(const char *db, const struct selection *s, const char *cmd, struct chains *ch)
+size_t
+stacks_each_file(const char *db, const struct dcpi_dataset *d, stacks_file_fn fn,
+    void *arg, size_t *skipped)
 {
-	struct dcpi_dataset *d;
 	struct dcpi_stackfile *sf;
 	struct dcpi_error err;
-	struct filesym fs;
-	struct symcache *c;
-	char *path;
-	size_t e, h, i;
-	int r = 0;
+	char *path, *kallsyms;
+	size_t e, h, n = 0;
 
-	memset(ch, 0, sizeof(*ch));
-	if ((d = sel_load(db, s, cmd)) == NULL)
-		return -1;
-	c = symcache_new();
 	for (e = 0; e < d->n_epochs; e++)
 		for (h = 0; h < d->n_hosts; h++) {
 			xasprintf(&path, "%s/%s/%s/%s", db, d->epochs[e], d->hosts[h],
@@ -278,29 +278,68 @@ chains_load(const char *db, const struct selection *s, const char *cmd, struct c
 			if (dcpi_stackfile_read(path, &sf, &err) == -1) {
 				if (errno != ENOENT) {
 					fprintf(stderr, "dcpictl: warning: skipped %s\n", err.msg);
-					ch->n_skipped++;
+					(*skipped)++;
 				}
 				free(path);
 				continue;
 			}
 			free(path);
-			ch->n_files++;
-			memset(&fs, 0, sizeof(fs));
-			fs.sf = sf;
-			fs.d = d;
-			fs.c = c;
-			xasprintf(&fs.kallsyms, "%s/%s/%s/kallsyms", db, d->epochs[e],
-			    d->hosts[h]);
-			fs.frame = xcalloc(sf->n_frames + 1, sizeof(*fs.frame));
-			fs.tab = xcalloc(sf->n_images + 1, sizeof(*fs.tab));
-			fs.looked = xcalloc(sf->n_images + 1, 1);
-			chains_file(ch, s, &fs);
-			free(fs.kallsyms);
-			free(fs.frame);
-			free(fs.tab);
-			free(fs.looked);
+			n++;
+			xasprintf(&kallsyms, "%s/%s/%s/kallsyms", db, d->epochs[e], d->hosts[h]);
+			fn(arg, sf, kallsyms);
+			free(kallsyms);
 			dcpi_stackfile_free(sf);
 		}
+	return n;
+}
+
+/* What chains_load hands stacks_each_file's callback. */
+struct chains_arg {
+	struct chains		*ch;
+	const struct selection	*s;
+	const struct dcpi_dataset *d;
+	struct symcache		*c;
+};
+
+static void
+chains_one(void *arg, const struct dcpi_stackfile *sf, const char *kallsyms)
+{
+	struct chains_arg *a = arg;
+	struct filesym fs;
+
+	memset(&fs, 0, sizeof(fs));
+	fs.sf = sf;
+	fs.d = a->d;
+	fs.c = a->c;
+	fs.kallsyms = xstrdup(kallsyms);	/* the dataset's field is not const */
+	fs.frame = xcalloc(sf->n_frames + 1, sizeof(*fs.frame));
+	fs.tab = xcalloc(sf->n_images + 1, sizeof(*fs.tab));
+	fs.looked = xcalloc(sf->n_images + 1, 1);
+	chains_file(a->ch, a->s, &fs);
+	free(fs.kallsyms);
+	free(fs.frame);
+	free(fs.tab);
+	free(fs.looked);
+}
+
+static int
+chains_load(const char *db, const struct selection *s, const char *cmd, struct chains *ch)
+{
+	struct dcpi_dataset *d;
+	struct chains_arg a;
+	struct symcache *c;
+	size_t i;
+	int r = 0;
+
+	memset(ch, 0, sizeof(*ch));
+	if ((d = sel_load(db, s, cmd)) == NULL)
+		return -1;
+	c = symcache_new();
+	a.ch = ch;
+	a.s = s;
+	a.d = d;
+	a.c = c;
+	ch->n_files = stacks_each_file(db, d, chains_one, &a, &ch->n_skipped);
 	if (ch->n_files == 0) {
 		if (ch->n_skipped > 0)
 			fprintf(stderr, "dcpictl: %s: no readable stack files (see the "

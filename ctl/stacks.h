@@ -8,6 +8,9 @@
 
 #include <stddef.h>
 
+#include <dcpi/dataset.h>
+#include <dcpi/stackfile.h>
+
 #include "commands.h"
 #include "selection.h"
 
@@ -22,5 +25,25 @@ enum stacks_rel { STACKS_CALLERS, STACKS_CALLEES };
  */
 int stacks_calls(const struct ctl_globals *g, const struct selection *s, const char *cmd,
     const char *proc, enum stacks_rel rel, size_t limit);
+
+/*
+ * The stack files (dcpi/stackfile.h) of the epochs and hosts of d, which
+ * sel_load read from the database db: fn is called once per file that
+ * reads, with the file (freed when fn returns) and the path of its
+ * epoch's and host's kallsyms (for the kernel's frames; it need not
+ * exist).  A missing file is no error (dcpid ran without -g); a corrupt
+ * one is skipped with a warning, as profiles are, and counted in
+ * *skipped.  Returns the number of files given to fn.
+ */
+typedef void (*stacks_file_fn)(void *arg, const struct dcpi_stackfile *sf,
+    const char *kallsyms);
+size_t stacks_each_file(const char *db, const struct dcpi_dataset *d,
+    stacks_file_fn fn, void *arg, size_t *skipped);
+
+/* Nonzero if the selection s keeps the stack st of sf: its event (-e, else
+ * all) and its label (--label, the idle task's only with --idle), as
+ * sel_load keeps profiles. */
+int stacks_kept(const struct selection *s, const struct dcpi_stackfile *sf,
+    const struct dcpi_stack *st);
 
 #endif

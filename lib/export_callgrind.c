@@ -155,8 +155,168 @@ cost_line(struct ebuf *b, uint64_t addr, uint64_t *last_addr, unsigned line,
 	*last_line = line;
 }
 
+/* A call of the stacks: the caller frame (profile, offset) calls the callee
+ * frame, count samples of event column ev under it. */
+struct cg_call {
+	size_t		 from, to, ev;
+	uint32_t	 from_off, to_off;
+	uint64_t	 count;
+};
+
+static int
+cmp_call(const void *a, const void *b)
+{
+	const struct cg_call *x = a, *y = b;
+
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	if (x->from_off != y->from_off)
+		return x->from_off < y->from_off ? -1 : 1;
+	if (x->to != y->to)
+		return x->to < y->to ? -1 : 1;
+	if (x->to_off != y->to_off)
+		return x->to_off < y->to_off ? -1 : 1;
+	return x->ev < y->ev ? -1 : x->ev > y->ev;
+}
+
+/* Where a frame is: procedure, file and line, copied (resolve's strings
+ * last until its next call, and a call needs two frames). */
+struct cg_where {
+	char		*fn, *fl;
+	unsigned	 line;
+};
+
+static int
+cg_where(dcpi_export_resolve_fn resolve, void *arg, const struct dcpi_profile *p,
+    uint32_t off, struct cg_where *w)
+{
+	struct dcpi_export_loc loc;
+	char hex[32];
+
+	/* As the cost lines name them, so that calls meet the same fn=. */
+	if (resolve == NULL || resolve(arg, p, off, &loc) == -1) {
+		snprintf(hex, sizeof(hex), "0x%" PRIx32, off);
+		loc.proc = hex;
+		loc.file = NULL;
+		loc.line = 0;
+	}
+	w->fn = strdup(loc.proc);
+	w->fl = strdup(loc.file ? loc.file : "???");
+	w->line = loc.line;
+	return w->fn != NULL && w->fl != NULL ? 0 : -1;
+}
+
+/*
+ * The calls of the stacks (see dcpi_callgrind_encode_stacks): each call,
+ * summed, as its caller's position ob=/fl=/fn=, the callee's
+ * cob=/cfi=/cfn=, calls= and the inclusive cost at the call site.
+ * Positions are absolute: the cost lines before may have left any
+ * subposition.  fl= is the caller's file, so that callgrind_annotate
+ * adds the inclusive cost to the function that its cost lines named.
+ */
+static int
+cg_calls(struct ebuf *b, struct strtab *obs, struct strtab *files, struct strtab *fns,
+    const struct dcpi_profile *const *profiles, const char **events, size_t nev,
+    const struct dcpi_export_stack *stacks, size_t n_stacks,
+    dcpi_export_resolve_fn resolve, void *arg, uint64_t *cost)
+{
+	struct cg_call *v = NULL, *nv;
+	struct cg_where from = { 0 }, to = { 0 };
+	uint32_t *ks = NULL;
+	size_t i, j, k, m, nk, n = 0, cap = 0;
+	uint64_t c, last_addr = 0;
+	unsigned last_line = 0;
+	int rc = -1;
+
+	for (i = 0; i < n_stacks; i++) {
+		const struct dcpi_export_frame *f = stacks[i].frames;
+
+		if (f[0].prof == DCPI_EXPORT_NOPROF)
+			continue;
+		free(ks);
+		if ((ks = calloc(stacks[i].depth, sizeof(*ks))) == NULL)
+			goto out;
+		nk = ex_stack_calls(&stacks[i], ks);
+		for (k = 0; strcmp(events[k], profiles[f[0].prof]->event) != 0; k++)
+			;
+		for (j = 0; j < nk; j++) {
+			if (n == cap) {
+				cap = cap ? cap * 2 : 64;
+				if ((nv = reallocarray(v, cap, sizeof(*v))) == NULL)
+					goto out;
+				v = nv;
+			}
+			v[n].from = f[ks[j] + 1].prof;
+			v[n].from_off = f[ks[j] + 1].offset;
+			v[n].to = f[ks[j]].prof;
+			v[n].to_off = f[ks[j]].offset;
+			v[n].ev = k;
+			v[n++].count = stacks[i].count;
+		}
+	}
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_call);
+	for (i = 0; i < n; i = j) {
+		const struct dcpi_profile *fp = profiles[v[i].from], *tp = profiles[v[i].to];
+
+		memset(cost, 0, nev * sizeof(*cost));
+		for (j = i; j < n && cmp_call(&v[i], &v[j]) == 0; j++)
+			cost[v[i].ev] = cost[v[i].ev] + v[j].count < cost[v[i].ev] ?
+			    UINT64_MAX : cost[v[i].ev] + v[j].count;
+		/* Same caller and callee frames, other events: one line. */
+		for (m = j; m < n && v[m].from == v[i].from && v[m].from_off == v[i].from_off &&
+		    v[m].to == v[i].to && v[m].to_off == v[i].to_off; m++)
+			cost[v[m].ev] = cost[v[m].ev] + v[m].count < cost[v[m].ev] ?
+			    UINT64_MAX : cost[v[m].ev] + v[m].count;
+		j = m;
+		for (c = 0, k = 0; k < nev; k++)
+			c = c + cost[k] < c ? UINT64_MAX : c + cost[k];
+		free(from.fn);
+		free(from.fl);
+		free(to.fn);
+		free(to.fl);
+		memset(&from, 0, sizeof(from));
+		memset(&to, 0, sizeof(to));
+		if (cg_where(resolve, arg, fp, v[i].from_off, &from) == -1 ||
+		    cg_where(resolve, arg, tp, v[i].to_off, &to) == -1)
+			goto out;
+		cg_name(b, obs, "ob", fp->path ? fp->path : "???");
+		cg_name(b, files, "fl", from.fl);
+		cg_name(b, fns, "fn", from.fn);
+		cg_name(b, obs, "cob", tp->path ? tp->path : "???");
+		cg_name(b, files, "cfi", to.fl);
+		cg_name(b, fns, "cfn", to.fn);
+		eb_printf(b, "calls=%" PRIu64 " 0x%" PRIx64 " %u\n", c, tp->tstart + v[i].to_off,
+		    to.line);
+		cost_line(b, fp->tstart + v[i].from_off, &last_addr, from.line, &last_line, 1,
+		    cost, nev);
+	}
+	if (n > 0)
+		eb_printf(b, "\n");
+	rc = 0;
+out:
+	if (rc == -1)
+		b->failed = 1;
+	free(from.fn);
+	free(from.fl);
+	free(to.fn);
+	free(to.fl);
+	free(ks);
+	free(v);
+	return rc;
+}
+
 int
 dcpi_callgrind_encode(const struct dcpi_profile *const *profiles, size_t n,
+    dcpi_export_resolve_fn resolve, void *arg, void **buf, size_t *len,
+    struct dcpi_error *err)
+{
+	return dcpi_callgrind_encode_stacks(profiles, n, NULL, 0, resolve, arg, buf, len, err);
+}
+
+int
+dcpi_callgrind_encode_stacks(const struct dcpi_profile *const *profiles,
+    size_t n, const struct dcpi_export_stack *stacks, size_t n_stacks,
     dcpi_export_resolve_fn resolve, void *arg, void **buf, size_t *len,
     struct dcpi_error *err)
 {
@@ -171,6 +331,8 @@ dcpi_callgrind_encode(const struct dcpi_profile *const *profiles, size_t n,
 
 	if (n == 0)
 		return lib_seterr(err, EINVAL, "callgrind: no profiles to export");
+	if (ex_stacks_check(stacks, n_stacks, n, "callgrind", err) == -1)
+		return -1;
 	if ((events = calloc(n, sizeof(*events))) == NULL ||
 	    (shorts = calloc(n, sizeof(*shorts))) == NULL ||
 	    (done = calloc(n, sizeof(*done))) == NULL) {
@@ -295,6 +457,11 @@ dcpi_callgrind_encode(const struct dcpi_profile *const *profiles, size_t n,
 		}
 		free(fnbuf);
 		eb_printf(&b, "\n");
+	}
+	if (cg_calls(&b, &obs, &files, &fns, profiles, events, nev, stacks, n_stacks,
+	    resolve, arg, cost) == -1) {
+		lib_seterr(err, ENOMEM, "callgrind: out of memory");
+		goto out;
 	}
 	eb_printf(&b, "totals:");
 	for (k = 0; k < nev; k++)

@@ -1,7 +1,8 @@
 /*
  * GNU gprof gmon.out (specs/gprof-gmon.txt; layout of glibc's
  * <sys/gmon_out.h>): header, then tagged records.  We write time-histogram
- * records only, for a 64-bit target in little-endian byte order.
+ * records, and call-graph arcs from call chains, for a 64-bit target in
+ * little-endian byte order.
  */
 #include "config.h"
 
@@ -9,6 +10,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <dcpi/label.h>
 
 #include "export_int.h"
 
@@ -114,6 +117,112 @@ dcpi_gmon_encode(const struct dcpi_profile *p, void **buf, size_t *len,
 		i = j;
 	}
 	free(v);
+	return eb_finish(&b, buf, len, err);
+}
+
+/* A call-graph arc being summed. */
+struct arc {
+	uint64_t	 from, self, count;
+};
+
+static int
+cmp_arc(const void *a, const void *b)
+{
+	const struct arc *x = a, *y = b;
+
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	return x->self < y->self ? -1 : x->self > y->self;
+}
+
+/* Nonzero if profiles a and b are of one image (id and text start). */
+static int
+same_image(const struct dcpi_profile *a, const struct dcpi_profile *b)
+{
+	return a->tstart == b->tstart && a->image != NULL && b->image != NULL &&
+	    strcmp(a->image, b->image) == 0;
+}
+
+/* Nonzero if profiles a and b have one label (or none). */
+static int
+same_label(const struct dcpi_profile *a, const struct dcpi_profile *b)
+{
+	const char *x = dcpi_profile_label(a), *y = dcpi_profile_label(b);
+
+	return x == y || (x != NULL && y != NULL && strcmp(x, y) == 0);
+}
+
+int
+dcpi_gmon_encode_stacks(const struct dcpi_profile *const *profiles, size_t n,
+    size_t which, const struct dcpi_export_stack *stacks, size_t n_stacks,
+    void **buf, size_t *len, struct dcpi_error *err)
+{
+	const struct dcpi_profile *p;
+	const struct dcpi_export_frame *f;
+	struct ebuf b = { 0 };
+	struct arc *arcs = NULL;
+	uint32_t *ks = NULL;
+	size_t i, j, na = 0, cap = 0, nk;
+	uint64_t c;
+	void *hist;
+	size_t hlen;
+
+	if (which >= n)
+		return lib_seterr(err, EINVAL, "gmon: profile %zu of %zu", which, n);
+	if (ex_stacks_check(stacks, n_stacks, n, "gmon", err) == -1)
+		return -1;
+	p = profiles[which];
+	if (dcpi_gmon_encode(p, &hist, &hlen, err) == -1)
+		return -1;
+	eb_append(&b, hist, hlen);
+	free(hist);
+	for (i = 0; i < n_stacks && !b.failed; i++) {
+		f = stacks[i].frames;
+		if (f[0].prof == DCPI_EXPORT_NOPROF || !same_label(profiles[f[0].prof], p))
+			continue;
+		free(ks);
+		if ((ks = calloc(stacks[i].depth, sizeof(*ks))) == NULL) {
+			b.failed = 1;
+			break;
+		}
+		nk = ex_stack_calls(&stacks[i], ks);
+		for (j = 0; j < nk; j++) {
+			/* Arcs within the image: gprof knows the symbols of
+			 * one file, and another image's addresses are not its
+			 * vaddrs. */
+			if (!same_image(profiles[f[ks[j]].prof], p) ||
+			    !same_image(profiles[f[ks[j] + 1].prof], p))
+				continue;
+			if (na == cap) {
+				struct arc *v;
+
+				cap = cap ? cap * 2 : 64;
+				if ((v = reallocarray(arcs, cap, sizeof(*v))) == NULL) {
+					b.failed = 1;
+					break;
+				}
+				arcs = v;
+			}
+			arcs[na].from = p->tstart + f[ks[j] + 1].offset;
+			arcs[na].self = p->tstart + f[ks[j]].offset;
+			arcs[na++].count = stacks[i].count;
+		}
+	}
+	free(ks);
+	if (na > 1)
+		qsort(arcs, na, sizeof(*arcs), cmp_arc);
+	for (i = 0; i < na && !b.failed; i = j) {
+		for (c = 0, j = i; j < na && cmp_arc(&arcs[i], &arcs[j]) == 0; j++)
+			c = c + arcs[j].count < c ? UINT64_MAX : c + arcs[j].count;
+		/* The count is 32 bits; gprof adds up arcs of one pair. */
+		for (; c > 0; c -= c > UINT32_MAX ? UINT32_MAX : c) {
+			eb_append(&b, "\1", 1);	/* GMON_TAG_CG_ARC */
+			eb_u64(&b, arcs[i].from);
+			eb_u64(&b, arcs[i].self);
+			eb_u32(&b, c > UINT32_MAX ? UINT32_MAX : (uint32_t)c);
+		}
+	}
+	free(arcs);
 	return eb_finish(&b, buf, len, err);
 }
 

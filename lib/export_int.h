@@ -48,4 +48,17 @@ int ex_labelled(const struct dcpi_profile *const *profiles, size_t n);
  * "several (X, Y)" sorted for more. */
 void ex_labels(struct ebuf *b, const struct dcpi_profile *const *profiles, size_t n);
 
+/* The checks every *_encode_stacks makes: each stack has depth >= 1 and a
+ * frames array, each frame a profile index below n or DCPI_EXPORT_NOPROF.
+ * 0, or -1/EINVAL "FMT: stack I: ..." in err. */
+int ex_stacks_check(const struct dcpi_export_stack *stacks, size_t n_stacks,
+    size_t n, const char *fmt, struct dcpi_error *err);
+/* The calls of one stack, each once: the k (frames[k + 1] calls frames[k])
+ * below the first frame not exported, with an earlier k of the same pair
+ * of frames left out (a recursive stack passes one call several times but
+ * its samples are under it once).  ks holds st->depth entries; returns how
+ * many it filled.  Quadratic in the depth (at most DCPI_STACK_DEPTH_MAX,
+ * and stacks are short), which needs no allocation. */
+size_t ex_stack_calls(const struct dcpi_export_stack *st, uint32_t *ks);
+
 #endif

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -318,4 +319,48 @@ dcpi_image_info_clear(struct dcpi_image_info *info)
 	free(info->path);
 	free(info->image);
 	memset(info, 0, sizeof(*info));
+}
+
+int
+ex_stacks_check(const struct dcpi_export_stack *stacks, size_t n_stacks, size_t n,
+    const char *fmt, struct dcpi_error *err)
+{
+	size_t i;
+	uint32_t k;
+
+	for (i = 0; i < n_stacks; i++) {
+		if (stacks[i].depth == 0 || stacks[i].frames == NULL)
+			return lib_seterr(err, EINVAL, "%s: stack %zu: no frames", fmt, i);
+		for (k = 0; k < stacks[i].depth; k++)
+			if (stacks[i].frames[k].prof >= n &&
+			    stacks[i].frames[k].prof != DCPI_EXPORT_NOPROF)
+				return lib_seterr(err, EINVAL, "%s: stack %zu: frame %" PRIu32
+				    ": profile %zu of %zu", fmt, i, k, stacks[i].frames[k].prof, n);
+	}
+	return 0;
+}
+
+static int
+same_frame(const struct dcpi_export_frame *a, const struct dcpi_export_frame *b)
+{
+	return a->prof == b->prof && a->offset == b->offset;
+}
+
+size_t
+ex_stack_calls(const struct dcpi_export_stack *st, uint32_t *ks)
+{
+	const struct dcpi_export_frame *f = st->frames;
+	size_t n = 0, j;
+	uint32_t k;
+
+	for (k = 0; k + 1 < st->depth; k++) {
+		if (f[k].prof == DCPI_EXPORT_NOPROF || f[k + 1].prof == DCPI_EXPORT_NOPROF)
+			break;
+		for (j = 0; j < n; j++)
+			if (same_frame(&f[ks[j]], &f[k]) && same_frame(&f[ks[j] + 1], &f[k + 1]))
+				break;
+		if (j == n)
+			ks[n++] = k;
+	}
+	return n;
 }

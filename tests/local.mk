@@ -486,3 +486,7 @@ tests_mkstacks_SOURCES = tests/mkstacks.c
 tests_mkstacks_LDADD = lib/libdcpi.la
 TESTS += tests/integration/test_stacks_ctl.sh
 EXTRA_DIST += tests/integration/test_stacks_ctl.sh
+# Exports with call chains, checked with callgrind_annotate, gprof and
+# google-pprof (README's test packages); no perf needed.
+TESTS += tests/integration/test_export_stacks.sh
+EXTRA_DIST += tests/integration/test_export_stacks.sh tests/workload/stacks.c

@@ -77,6 +77,30 @@ struct dcpi_export_loc {
 typedef int (*dcpi_export_resolve_fn)(void *arg, const struct dcpi_profile *p,
     uint32_t offset, struct dcpi_export_loc *loc);
 
+/*
+ * Call chains for the encoders (issue 15): the stack files of dcpid -g
+ * (dcpi/stackfile.h) restated in terms of the profiles being exported, so
+ * that a writer needs no stack file.  A frame names the profile of its
+ * image by its index in the encoder's profiles[] (any profile of that
+ * image id and tstart: the frame's image, its event and label are the
+ * stack's business), and an offset from that profile's tstart.  Frames
+ * whose image is not exported (DCPI_EXPORT_NOPROF) end a chain: what lies
+ * beyond them is left out.  The stack's samples belong to the profile of
+ * its leaf, frames[0] (its event and label): the caller picks, for the
+ * leaf, the profile of the stack's own event and label.  Arrays are the
+ * caller's; the encoders only read them.
+ */
+#define DCPI_EXPORT_NOPROF	((size_t)-1)
+struct dcpi_export_frame {
+	size_t		 prof;		/* index into profiles[], or DCPI_EXPORT_NOPROF */
+	uint32_t	 offset;	/* bytes from that profile's tstart */
+};
+struct dcpi_export_stack {
+	uint64_t	 count;		/* samples, >= 1 */
+	uint32_t	 depth;		/* frames, >= 1 */
+	const struct dcpi_export_frame *frames;	/* leaf (the sampled PC) first */
+};
+
 /* ---- pprof (gperftools CPU profile, 64-bit slots, little-endian) ---- */
 
 /*
@@ -96,6 +120,23 @@ typedef int (*dcpi_export_resolve_fn)(void *arg, const struct dcpi_profile *p,
 int dcpi_pprof_encode(const struct dcpi_profile *const *profiles,
     const uint64_t *toffsets, size_t n, void **buf, size_t *len,
     struct dcpi_error *err);
+/*
+ * dcpi_pprof_encode with call chains (specs/gperftools-cpuprofile.txt,
+ * "Profile records": call chain PCs, most recently called first): each
+ * stack becomes a record of its count and its frames' addresses, up to
+ * its first frame of an image not exported.  A profile's samples at an
+ * offset are written as one-PC records less those that stacks with that
+ * leaf account for, so that the total stays the profiles' (stacks
+ * summing to more than the profile holds there leave no one-PC record).
+ * Caller frames are the return addresses dcpid records: pprof takes 1
+ * from each to land on the call.  n_stacks 0 writes what
+ * dcpi_pprof_encode writes.  -1/EINVAL for a frame naming a profile
+ * index >= n other than DCPI_EXPORT_NOPROF, or a stack of depth 0;
+ * -1/ENOMEM.
+ */
+int dcpi_pprof_encode_stacks(const struct dcpi_profile *const *profiles,
+    const uint64_t *toffsets, size_t n, const struct dcpi_export_stack *stacks,
+    size_t n_stacks, void **buf, size_t *len, struct dcpi_error *err);
 
 struct dcpi_pprof_mapping {
 	uint64_t	 start, end, offset;	/* [start, end), file offset */
@@ -152,6 +193,23 @@ int dcpi_pprof_to_profiles(const struct dcpi_pprof *pp, const char *name,
  */
 int dcpi_gmon_encode(const struct dcpi_profile *p, void **buf, size_t *len,
     struct dcpi_error *err);
+/*
+ * dcpi_gmon_encode of profiles[which] with call-graph arcs
+ * (specs/gprof-gmon.txt, GMON_TAG_CG_ARC: from_pc, self_pc, count) after
+ * the histogram: for each stack whose leaf profile has the label of
+ * profiles[which], each pair of adjacent frames both in profiles[which]'s
+ * image (id and tstart) gives an arc from the caller frame's ELF vaddr to
+ * the callee frame's (gprof finds the procedures that hold them), once
+ * per stack however often a recursive stack repeats it, counting the
+ * stack's samples.  Arcs of equal addresses add up; a count above
+ * UINT32_MAX is split over several records, which gprof adds up.  gprof
+ * shows the counts as calls: here they are samples under the call.
+ * Errors as dcpi_gmon_encode's, and -1/EINVAL for which >= n or a bad
+ * frame as dcpi_pprof_encode_stacks says.
+ */
+int dcpi_gmon_encode_stacks(const struct dcpi_profile *const *profiles, size_t n,
+    size_t which, const struct dcpi_export_stack *stacks, size_t n_stacks,
+    void **buf, size_t *len, struct dcpi_error *err);
 
 /* One histogram range: the sum of the records with that exact range. */
 struct dcpi_gmon_hist {
@@ -200,6 +258,25 @@ int dcpi_gmon_to_profile(const struct dcpi_gmon *g, const char *name,
  * "desc: Label: NAME" line ("several (A, B)" for more than one label).
  */
 int dcpi_callgrind_encode(const struct dcpi_profile *const *profiles, size_t n,
+    dcpi_export_resolve_fn resolve, void *arg, void **buf, size_t *len,
+    struct dcpi_error *err);
+/*
+ * dcpi_callgrind_encode with calls (specs/callgrind-format.txt, "Cost
+ * lines" and "Associations": cob=/cfi=/cfn=, calls=COUNT TARGET, then the
+ * call site's position and the inclusive cost): after the self costs, for
+ * each pair of adjacent frames (caller, callee) of a stack, once per stack
+ * however often a recursive stack repeats it, the stack's samples in its
+ * leaf profile's event column are inclusive cost of the callee at the
+ * caller frame's position.  Calls of equal caller position, callee frame
+ * and event add up; COUNT is those samples (a profiler does not count
+ * calls), TARGET the callee frame's position.  Self costs, summary: and
+ * totals: are dcpi_callgrind_encode's, so callgrind_annotate
+ * --inclusive=yes shows each procedure's samples with those of its
+ * callees.  n_stacks 0 writes what dcpi_callgrind_encode writes.  Errors
+ * as that, and a bad frame as dcpi_pprof_encode_stacks says.
+ */
+int dcpi_callgrind_encode_stacks(const struct dcpi_profile *const *profiles,
+    size_t n, const struct dcpi_export_stack *stacks, size_t n_stacks,
     dcpi_export_resolve_fn resolve, void *arg, void **buf, size_t *len,
     struct dcpi_error *err);
 

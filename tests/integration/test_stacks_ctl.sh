@@ -13,16 +13,7 @@
 MK=$top_builddir/tests/mkstacks
 MKP=$top_builddir/tests/mklabelled
 command -v nm >/dev/null || fail "nm is not installed (README's test packages)"
-cat >"$T/stk.c" <<'END'
-#include <stdio.h>
-volatile unsigned long sink;
-void hot(void) { for (int i = 0; i < 1000; i++) sink += i; }
-void b(void) { hot(); puts("b"); }
-void c(void) { hot(); puts("c"); }
-void a(int x) { if (x) b(); else c(); puts("a"); }
-int main(int argc, char **argv) { (void)argv; a(argc > 1); return 0; }
-END
-cc_work stk "$T/stk.c" -fno-omit-frame-pointer
+cc_work stk "$top_srcdir/tests/workload/stacks.c" -fno-omit-frame-pointer
 W=$T/stk
 addr() { nm "$W" | awk -v f="$1" '$3 == f && ($2 == "T" || $2 == "t") { print $1 }'; }
 MAIN=$(addr main) A=$(addr a) B=$(addr b) C=$(addr c) HOT=$(addr hot)
