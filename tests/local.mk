@@ -486,3 +486,8 @@ tests_mkstacks_SOURCES = tests/mkstacks.c
 tests_mkstacks_LDADD = lib/libdcpi.la
 TESTS += tests/integration/test_stacks_ctl.sh
 EXTRA_DIST += tests/integration/test_stacks_ctl.sh
+# dcpictl flamegraph: the SVG file (XML, widths, escaping) and its script in
+# headless Chromium (zoom, search, a screenshot into tests/flamegraph.png).
+TESTS += tests/integration/test_flamegraph.sh
+EXTRA_DIST += tests/integration/test_flamegraph.sh
+CLEANFILES += tests/flamegraph.png
