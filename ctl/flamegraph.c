@@ -516,6 +516,13 @@ cmd_flamegraph(const struct ctl_globals *g, int argc, char **argv)
 	}
 	if (stacks_fold(g->db, &s, "flamegraph", image_names, &f) == -1)
 		return 1;
+	/* Stack files whose stacks are all of other labels: stacks prints
+	 * nothing, but a graph of no samples has no widths to draw. */
+	if (f.n == 0) {
+		fprintf(stderr, "dcpictl: flamegraph: no call chains in the selection\n");
+		stacks_folded_free(&f);
+		return 1;
+	}
 	if (title == NULL) {
 		xasprintf(&deftitle, "Flame Graph: %s", f.event);
 		title = deftitle;
