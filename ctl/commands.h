@@ -37,6 +37,8 @@ int cmd_epochs(const struct ctl_globals *, int, char **);
 int cmd_gc(const struct ctl_globals *, int, char **);
 /* Call chains (ctl/stacks.c; prof --callers and --callees go there too). */
 int cmd_stacks(const struct ctl_globals *, int, char **);
+/* Call chains drawn: an SVG flame graph (ctl/flamegraph.c). */
+int cmd_flamegraph(const struct ctl_globals *, int, char **);
 /* Other tools' formats (ctl/export.c, ctl/import.c). */
 int cmd_export(const struct ctl_globals *, int, char **);
 int cmd_import(const struct ctl_globals *, int, char **);

@@ -28,6 +28,7 @@ static const struct {
 	{ "cat",	cmd_cat,	"cat [--summary] FILE...     print profile files as text" },
 	{ "prof",	cmd_prof,	"prof [-i] [-e EVENT]...     procedures (or images) by samples" },
 	{ "stacks",	cmd_stacks,	"stacks [-e EVENT]           call chains as folded stacks (flame graphs)" },
+	{ "flamegraph",	cmd_flamegraph,	"flamegraph -o FILE.svg      call chains as an interactive SVG flame graph" },
 	{ "list",	cmd_list,	"list PROCEDURE              annotated disassembly" },
 	{ "diff",	cmd_diff,	"diff A B                    compare two epochs or databases" },
 	{ "epochs",	cmd_epochs,	"epochs                      list the database's epochs" },

@@ -19,6 +19,8 @@ ctl_libdcpictl_la_LIBADD += $(CAPSTONE_LIBS) -lm
 # Call chains: stacks (folded stacks), and the callers and callees of a
 # procedure for stacks and prof.
 ctl_libdcpictl_la_SOURCES += ctl/stacks.c ctl/stacks.h
+# flamegraph: the folded stacks as an interactive SVG file.
+ctl_libdcpictl_la_SOURCES += ctl/flamegraph.c
 # What they share: the selection options, the symbol cache, the row table
 # and the output (text, CSV, JSON).
 ctl_libdcpictl_la_SOURCES += ctl/analysis.h ctl/selection.c ctl/selection.h \

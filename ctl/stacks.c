@@ -406,27 +406,22 @@ sb_frame(struct sbuf *b, const char *s)
 	}
 }
 
-struct folded {
-	char		*text;
-	uint64_t	 count;
-};
-
 static int
 folded_cmp(const void *a, const void *b)
 {
-	const struct folded *x = a, *y = b;
+	const struct stacks_line *x = a, *y = b;
 
 	if (x->count != y->count)
 		return x->count > y->count ? -1 : 1;
 	return strcmp(x->text, y->text);
 }
 
-/* Folded stacks, root first: "main;a;hot 1234", one line per distinct
- * text (chains that fold to the same names add up), by count. */
+/* Folded stacks, root first: "main;a;hot" and its count, one line per
+ * distinct text (chains that fold to the same names add up), by count. */
 static void
-print_folded(const struct chains *ch, int image_names, size_t limit, FILE *fp)
+fold(const struct chains *ch, int image_names, struct stacks_folded *f)
 {
-	struct folded *v = NULL;
+	struct stacks_line *v = NULL;
 	struct htab byline;
 	struct htab_iter it;
 	struct sbuf b;
@@ -472,14 +467,37 @@ print_folded(const struct chains *ch, int image_names, size_t limit, FILE *fp)
 	}
 	if (n > 1)
 		qsort(v, n, sizeof(*v), folded_cmp);
-	for (i = 0; i < n; i++) {
-		if (i < limit)
-			fprintf(fp, "%s %llu\n", v[i].text, (unsigned long long)v[i].count);
-		free(v[i].text);
-	}
-	free(v);
 	free(b.s);
 	htab_fini(&byline);
+	f->v = v;
+	f->n = n;
+	f->event = xstrdup(ch->events[0]);
+}
+
+int
+stacks_fold(const char *db, const struct selection *s, const char *cmd, int image_names,
+    struct stacks_folded *f)
+{
+	struct chains ch;
+
+	memset(f, 0, sizeof(*f));
+	if (chains_load(db, s, cmd, &ch) == -1)
+		return -1;
+	fold(&ch, image_names, f);
+	chains_free(&ch);
+	return 0;
+}
+
+void
+stacks_folded_free(struct stacks_folded *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++)
+		free(f->v[i].text);
+	free(f->v);
+	free(f->event);
+	memset(f, 0, sizeof(*f));
 }
 
 static const struct chains *sort_ch;
@@ -623,10 +641,10 @@ cmd_stacks(const struct ctl_globals *g, int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct selection s;
-	struct chains ch;
+	struct stacks_folded f;
 	const char *proc = NULL;
 	enum stacks_rel rel = STACKS_CALLERS;
-	size_t limit = (size_t)-1;
+	size_t limit = (size_t)-1, i;
 	int ch_, image_names = 0;
 
 	memset(&s, 0, sizeof(s));
@@ -678,9 +696,10 @@ cmd_stacks(const struct ctl_globals *g, int argc, char **argv)
 		    "--callees\n");
 		return 2;
 	}
-	if (chains_load(g->db, &s, "stacks", &ch) == -1)
+	if (stacks_fold(g->db, &s, "stacks", image_names, &f) == -1)
 		return 1;
-	print_folded(&ch, image_names, limit, stdout);
-	chains_free(&ch);
+	for (i = 0; i < f.n && i < limit; i++)
+		fprintf(stdout, "%s %llu\n", f.v[i].text, (unsigned long long)f.v[i].count);
+	stacks_folded_free(&f);
 	return fflush(stdout) == 0 ? 0 : 1;
 }

@@ -7,6 +7,7 @@
 #define DCPICTL_STACKS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <dcpi/dataset.h>
 #include <dcpi/stackfile.h>
@@ -45,5 +46,28 @@ size_t stacks_each_file(const char *db, const struct dcpi_dataset *d,
  * sel_load keeps profiles. */
 int stacks_kept(const struct selection *s, const struct dcpi_stackfile *sf,
     const struct dcpi_stack *st);
+
+/* One folded stack: its frames' names root first, joined by ';' (a ';'
+ * in a name is written ':', a control byte \xHH), and its samples. */
+struct stacks_line {
+	char		*text;
+	uint64_t	 count;
+};
+
+struct stacks_folded {
+	struct stacks_line *v;		/* by count, most first, then by text */
+	size_t		 n;
+	char		*event;		/* the one event of the counts */
+};
+
+/*
+ * The call chains that s selects as folded stacks into f (what dcpictl
+ * stacks prints and dcpictl flamegraph draws), each frame image`name with
+ * image_names; f is freed with stacks_folded_free.  0, or -1 after
+ * printing a one-line error naming cmd (no stack files, several events).
+ */
+int stacks_fold(const char *db, const struct selection *s, const char *cmd, int image_names,
+    struct stacks_folded *f);
+void stacks_folded_free(struct stacks_folded *f);
 
 #endif

@@ -490,3 +490,8 @@ EXTRA_DIST += tests/integration/test_stacks_ctl.sh
 # google-pprof (README's test packages); no perf needed.
 TESTS += tests/integration/test_export_stacks.sh
 EXTRA_DIST += tests/integration/test_export_stacks.sh tests/workload/stacks.c
+# dcpictl flamegraph: the SVG file (XML, widths, escaping) and its script in
+# headless Chromium (zoom, search, a screenshot into tests/flamegraph.png).
+TESTS += tests/integration/test_flamegraph.sh
+EXTRA_DIST += tests/integration/test_flamegraph.sh
+CLEANFILES += tests/flamegraph.png
