@@ -454,6 +454,7 @@ write_counts(uint32_t stream, uint32_t image, const struct dcpi_count *c,
 	if (e < perf_nevents()) {
 		d.event = perf_event_name(e);
 		d.period = perf_event_period(e);
+		d.jitter = perf_jitter();
 	}
 	d.label = label_name(AGG_STREAM_LABEL(stream));
 	return flush_profile(&d, c, n);
@@ -649,8 +650,14 @@ core_status(struct status_writer *w)
 	if (nunknown_id)
 		status_add(w, "unknown-event", "%ju", (uintmax_t)nunknown_id);
 	for (i = 0; i < perf_nevents(); i++)
-		status_add(w, "event", "%s period %ju", perf_event_name(i),
-		    (uintmax_t)perf_event_period(i));
+		status_add(w, "event", "%s period %ju%s", perf_event_name(i),
+		    (uintmax_t)perf_event_period(i), perf_jitter() ? " (mean)" : "");
+	if (perf_jitter() > 0)
+		status_add(w, "period-jitter", "%u%%, %ju periods set, %zu fds at "
+		    "the fixed period", perf_jitter(), (uintmax_t)perf_jitter_changes(),
+		    perf_jitter_refused());
+	else
+		status_add(w, "period-jitter", "none");
 	status_add(w, "cpus", "%zu", perf_ncpus());
 	status_add(w, "images", "%zu", attr_nimages());
 	status_add(w, "images-read-live", "%ju", (uintmax_t)attr_prefetched());

@@ -81,7 +81,8 @@ usage(FILE *fp)
 {
 	fprintf(fp,
 	    "usage: dcpid [-f] [-e EVENT]... [-d DB] [--flush-interval S] [--socket PATH]\n"
-	    "             [--cpus LIST] [-g] [--callchain fp|none] [--label-by HOW] [-v]\n"
+	    "             [--cpus LIST] [-g] [--callchain fp|none] [--label-by HOW]\n"
+	    "             [--period-jitter PCT] [-v]\n"
 	    "             [--config FILE] [--check-config]\n"
 	    "             [--help] [--version]\n"
 	    "  -e, --event EVENT      libpfm4 event to sample (repeatable; modifiers :u :k\n"
@@ -93,6 +94,8 @@ usage(FILE *fp)
 	    "  -g, --callchains       sample call chains (frame pointers); --callchain fp\n"
 	    "  --callchain fp|none    call chains with each sample (default none)\n"
 	    "  --label-by HOW         label samples by unit, cgroup or none (default unit)\n"
+	    "  --period-jitter PCT    each period drawn uniformly within PCT%% of the\n"
+	    "                         event's period, 0 to 50 (default 0: fixed)\n"
 	    "  -f, --foreground       log to stderr without sd-daemon priority prefixes\n"
 	    "  -v, --verbose          more messages (twice: debug)\n"
 	    "  --config FILE          configuration file (default %s)\n"
@@ -221,11 +224,20 @@ same_events(const struct config *a, const struct config *b)
 	return 1;
 }
 
+static void
+log_jitter(void)
+{
+	if (perf_jitter() > 0)
+		log_notice("period jitter %u%%: the periods above are means, each "
+		    "drawn anew about once a second", perf_jitter());
+}
+
 static int
 start_sampling(const struct config *c, char *err, size_t errlen)
 {
 	core_set_callchain(perf_set_callchain(c->callchain == CONFIG_CALLCHAIN_FP ?
 	    c->callchain_depth : 0));
+	perf_set_jitter(c->period_jitter);
 	if (perf_init(c->events, c->nevents, c->cpus, core_record, err, errlen) == -1)
 		return -1;
 	perf_enable();
@@ -264,7 +276,8 @@ reload(struct config *c, const struct cmdline *cl, char *msg, size_t msglen)
 	label_configure(c->label_by, c->label_max);
 	if (!same_events(c, &n) || (n.cpus == NULL) != (c->cpus == NULL) ||
 	    (n.cpus && strcmp(n.cpus, c->cpus) != 0) || n.callchain != c->callchain ||
-	    n.callchain_depth != c->callchain_depth) {
+	    n.callchain_depth != c->callchain_depth ||
+	    n.period_jitter != c->period_jitter) {
 		perf_disable();
 		core_process(1);
 		if (core_flush_run(err, sizeof(err)) == -1) {
@@ -293,9 +306,11 @@ reload(struct config *c, const struct cmdline *cl, char *msg, size_t msglen)
 		n.cpus = NULL;
 		c->callchain = n.callchain;
 		c->callchain_depth = n.callchain_depth;
+		c->period_jitter = n.period_jitter;
 		for (i = 0; i < perf_nevents(); i++)
 			log_notice("sampling %s, period %ju", perf_event_name(i),
 			    (uintmax_t)perf_event_period(i));
+		log_jitter();
 	}
 	config_free(&n);
 	snprintf(msg, msglen, "configuration reloaded");
@@ -451,6 +466,7 @@ main(int argc, char **argv)
 	core_init(c.memory_cap);
 	core_set_callchain(perf_set_callchain(c.callchain == CONFIG_CALLCHAIN_FP ?
 	    c.callchain_depth : 0));
+	perf_set_jitter(c.period_jitter);
 	if (perf_init(c.events, c.nevents, c.cpus, core_record, err, sizeof(err)) == -1)
 		fatalx_status(errno == EACCES || errno == EPERM ? EXIT_NOPERM :
 		    errno == EINVAL || errno == ENOENT || errno == EOPNOTSUPP ||
@@ -469,6 +485,7 @@ main(int argc, char **argv)
 	for (i = 0; i < perf_nevents(); i++)
 		log_notice("sampling %s, period %ju, on %zu CPUs", perf_event_name(i),
 		    (uintmax_t)perf_event_period(i), perf_ncpus());
+	log_jitter();
 	log_notice("database %s, epoch %s, socket %s", c.db, flush_epoch(), c.socket);
 	sd_notify(0, "READY=1\nSTATUS=sampling");
 	/* Half the watchdog's interval, as sd_watchdog_enabled(3) advises;

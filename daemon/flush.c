@@ -120,6 +120,14 @@ flush_profile(const struct flush_desc *d, const struct dcpi_count *c, size_t n)
 		goto fail;
 	if (label != NULL && dcpi_profile_set(p, "label", label, &de) == -1)
 		goto fail;
+	/* dcpi(5): the period line is then the mean of the periods used. */
+	if (d->jitter > 0) {
+		char pct[16];
+
+		snprintf(pct, sizeof(pct), "%u%%", d->jitter);
+		if (dcpi_profile_set(p, "period-jitter", pct, &de) == -1)
+			goto fail;
+	}
 	/* Offsets past the text would make the file invalid; the
 	 * attribution should never produce them. */
 	for (good = n; good > 0 && im->tsize && c[good - 1].offset >= im->tsize; good--)

@@ -47,12 +47,13 @@ void flush_fini(void);
  */
 int flush_begin(char *msg, size_t msglen);
 /* What a profile file is written under (dcpi(5)): the image (the caller
- * keeps it valid during the call), the event's name and period, and the
- * label (NULL: none). */
+ * keeps it valid during the call), the event's name and period (with its
+ * jitter, a "period-jitter" header line), and the label (NULL: none). */
 struct flush_desc {
 	const struct image	*image;
 	const char		*event;
-	uint64_t		 period;
+	uint64_t		 period;	/* the mean when jitter > 0 */
+	unsigned		 jitter;	/* percent (period-jitter); 0: fixed */
 	const char		*label;
 };
 /* Merges c[0..n) (sorted by offset) into the epoch's profile of d.  0, or

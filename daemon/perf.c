@@ -2,6 +2,7 @@
 
 #include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 
 #include <linux/perf_event.h>
 #include <perfmon/pfmlib_perf_event.h>
@@ -22,6 +23,27 @@
 /* Frames of the call chains sampled (0: none); perf_set_callchain. */
 static unsigned	 callchain_depth;
 
+/*
+ * Period jitter (perf_set_jitter): perf_event has no random period, so a
+ * timer gives every sampling fd a new period, uniform in [P - d, P + d]
+ * with d = P * jitter / 100, every JITTER_MS on average (itself drawn in
+ * [JITTER_MS / 2, 3 * JITTER_MS / 2], so that the changes cannot fall in
+ * step with periodic work either).  The kernel applies PERF_EVENT_IOC_PERIOD
+ * at once to a running event (since Linux 3.14; 3.7 on ARM): it stops the
+ * event, forgets what was left of the interval in progress and starts a
+ * full new period (kernel/events/core.c, __perf_event_period), for the
+ * cpu-clock hrtimer and for a PMU counter alike.  The interval in progress
+ * is lost, half a period on average per change: the rarer the changes,
+ * the smaller that undercount (bench/README: 0.05% at 1 ms and 1 s), and
+ * one change a second is plenty to break lock-step (bench/README).
+ */
+#define JITTER_MS	1000
+#define JITTER_MAX	50	/* percent; conf.c's period-jitter allows no more */
+static unsigned		 jitter;	/* percent; 0: fixed periods */
+static struct loop_timer *jitter_timer;
+static uint64_t		 jitter_state;	/* splitmix64 */
+static uint64_t		 jitter_changes;	/* periods set */
+
 #define RB_PAGES	128	/* data pages per buffer: 512 KiB with 4 KiB pages */
 #define SB_PAGES	64	/* the sideband's: 256 KiB */
 #define SIDEBAND	((size_t)-1)	/* rb.event of the sideband buffers */
@@ -35,11 +57,13 @@ struct rb {
 	size_t		 mapsize;
 	size_t		 datasize;	/* power of two */
 	int		 inloop;
+	int		 fixed;		/* PERF_EVENT_IOC_PERIOD refused: no jitter */
 };
 
 struct event {
 	char		*name;
 	uint64_t	 period;
+	int		 refused;	/* an fd refused PERF_EVENT_IOC_PERIOD (logged) */
 };
 
 struct idmap {
@@ -402,6 +426,7 @@ open_rbs(const char *name, struct perf_event_attr *a, size_t ev, size_t pages,
 		r->event = ev;
 		r->datasize = pages * page;
 		r->inloop = 0;
+		r->fixed = 0;
 		r->mapsize = r->datasize + page;
 		r->base = perf_sys_mmap(r->fd, r->mapsize);
 		if (r->base == MAP_FAILED) {
@@ -434,6 +459,7 @@ open_event(const char *name, size_t ev, char *err, size_t errlen)
 	events = xreallocarray(events, ev + 1, sizeof(*events));
 	events[ev].name = xstrdup(name);
 	events[ev].period = a.sample_period;
+	events[ev].refused = 0;
 	nevents = ev + 1;
 	return open_rbs(name, &a, ev, RB_PAGES, err, errlen);
 }
@@ -535,6 +561,105 @@ perf_set_callchain(unsigned depth)
 	return depth;
 }
 
+void
+perf_set_jitter(unsigned percent)
+{
+	jitter = percent > JITTER_MAX ? JITTER_MAX : percent;
+}
+
+unsigned perf_jitter(void) { return jitter; }
+uint64_t perf_jitter_changes(void) { return jitter_changes; }
+
+size_t
+perf_jitter_refused(void)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < nrbs; i++)
+		n += rbs[i].fixed;
+	return n;
+}
+
+/* splitmix64: cheap, and uniform enough for choosing periods; seeded from
+ * getrandom so that two daemons (or two CPUs' fds) never draw alike. */
+static uint64_t
+jitter_random(void)
+{
+	uint64_t z;
+
+	if (jitter_state == 0 && getrandom(&jitter_state, sizeof(jitter_state),
+	    GRND_NONBLOCK) != (ssize_t)sizeof(jitter_state))
+		jitter_state = perf_now() ^ (uint64_t)getpid() << 32;
+	z = (jitter_state += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+uint64_t
+perf_jitter_period(uint64_t period, unsigned percent)
+{
+	/* period * percent / 100 without overflow. */
+	uint64_t d = period / 100 * percent + period % 100 * percent / 100;
+
+	if (percent > 100 || d == 0)
+		return period;
+	/* The 2d + 1 periods from P - d to P + d, equally likely: their mean
+	 * is P, which the profile's counts are multiplied by (the modulo's
+	 * bias is at most (2d + 1) / 2^64). */
+	return period - d + jitter_random() % (2 * d + 1);
+}
+
+/* Sets r's period to v; a refusal (a PMU's limit on small periods, a
+ * kernel without the ioctl) leaves r at the configured period for good,
+ * logged once per event. */
+static void
+set_period(struct rb *r, uint64_t v)
+{
+	struct event *e = &events[r->event];
+	uint64_t p = e->period;
+	int err;
+
+	if (perf_sys_ioctl(r->fd, PERF_EVENT_IOC_PERIOD, &v) == 0) {
+		jitter_changes++;
+		return;
+	}
+	err = errno;
+	r->fixed = 1;
+	/* An earlier change may have been taken: back to the configured
+	 * period, which the profile's counts are multiplied by. */
+	if (perf_sys_ioctl(r->fd, PERF_EVENT_IOC_PERIOD, &p) == -1)
+		log_warn("CPU %d: event %s: PERF_EVENT_IOC_PERIOD %ju refused, and "
+		    "so was the configured period %ju: this CPU's counts may be "
+		    "off by the last period set", r->cpu, e->name, (uintmax_t)v,
+		    (uintmax_t)p);
+	if (!e->refused) {
+		e->refused = 1;
+		log_warnx("CPU %d: event %s: PERF_EVENT_IOC_PERIOD %ju: %s; no period "
+		    "jitter for it, sampling at the fixed period %ju", r->cpu,
+		    e->name, (uintmax_t)v, strerror(err), (uintmax_t)p);
+	}
+}
+
+void
+perf_jitter_now(void)
+{
+	size_t i;
+
+	for (i = 0; i < nrbs; i++)
+		if (rbs[i].event != SIDEBAND && !rbs[i].fixed)
+			set_period(&rbs[i], perf_jitter_period(events[rbs[i].event].period,
+			    jitter));
+}
+
+static void
+jitter_tick(struct loop_timer *t, void *arg)
+{
+	(void)arg;
+	perf_jitter_now();
+	loop_timer_set(t, JITTER_MS / 2 + jitter_random() % (JITTER_MS + 1));
+}
+
 int
 perf_init(char *const *evnames, size_t nev, const char *cpus,
     perf_record_cb cb, char *err, size_t errlen)
@@ -571,6 +696,8 @@ perf_init(char *const *evnames, size_t nev, const char *cpus,
 		loop_add(rbs[i].fd, EPOLLIN, rb_ready, &rbs[i]);
 		rbs[i].inloop = 1;
 	}
+	if (jitter > 0)
+		jitter_timer = loop_timer_add(JITTER_MS, jitter_tick, NULL);
 	return 0;
 fail:
 	e = errno;
@@ -585,6 +712,9 @@ perf_enable(void)
 {
 	size_t i;
 
+	/* The first periods drawn before the events count: nothing lost. */
+	if (jitter > 0)
+		perf_jitter_now();
 	for (i = 0; i < nrbs; i++)
 		if (perf_sys_ioctl(rbs[i].fd, PERF_EVENT_IOC_ENABLE, NULL) == -1)
 			fatal("CPU %d: enabling event %s", rbs[i].cpu, rb_name(&rbs[i]));
@@ -603,6 +733,8 @@ void
 perf_fini(void)
 {
 	perf_disable();
+	loop_timer_del(jitter_timer);
+	jitter_timer = NULL;
 	close_rbs();
 	free_events();
 	free(cpulist);

@@ -458,6 +458,9 @@ const struct config_key config_keys[] = {
 	    "none or fp", NULL },
 	{ "callchain-depth", NULL, 0, set_positive, print_uint, OFF(callchain_depth),
 	    1024, "a number of frames, 1 to 1024", NULL },
+	{ "period-jitter", "period-jitter", 0, set_uint, print_uint,
+	    OFF(period_jitter), 50, "a percentage of the period, 0 (fixed "
+	    "periods) to 50", NULL },
 	{ NULL, NULL, 0, NULL, NULL, 0, 0, NULL, NULL }
 };
 

@@ -38,6 +38,7 @@ struct config {
 	unsigned	 label_max;		/* labels per epoch before [other] */
 	unsigned	 callchain;		/* CONFIG_CALLCHAIN_* */
 	unsigned	 callchain_depth;	/* frames per sample, at most */
+	unsigned	 period_jitter;		/* percent of each period, 0: fixed */
 	/* Set by config_defaults and after config_load: the next "event"
 	 * starts a new list, so that the command line's events replace the
 	 * file's and a file's replace the defaults rather than add to them. */
