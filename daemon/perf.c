@@ -42,7 +42,7 @@ static unsigned	 callchain_depth;
 static unsigned		 jitter;	/* percent; 0: fixed periods */
 static struct loop_timer *jitter_timer;
 static uint64_t		 jitter_state;	/* splitmix64 */
-static uint64_t		 jitter_changes;	/* periods set */
+static uint64_t		 jitter_changes;	/* periods set since perf_init */
 
 #define RB_PAGES	128	/* data pages per buffer: 512 KiB with 4 KiB pages */
 #define SB_PAGES	64	/* the sideband's: 256 KiB */
@@ -668,6 +668,7 @@ perf_init(char *const *evnames, size_t nev, const char *cpus,
 	int e;
 
 	record_cb = cb;
+	jitter_changes = 0;
 	if (pfm_init(err, errlen) == -1)
 		return -1;
 	if ((cpus ? parse_cpus(cpus, err, errlen) : online_cpus(err, errlen)) == -1)

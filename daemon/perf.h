@@ -48,7 +48,7 @@ unsigned perf_set_callchain(unsigned depth);
  * at the fixed period P. */
 void perf_set_jitter(unsigned percent);
 unsigned perf_jitter(void);
-/* Periods set since start; fds that refused and sample at a fixed period. */
+/* Periods set since perf_init; fds that refused and sample at a fixed period. */
 uint64_t perf_jitter_changes(void);
 size_t perf_jitter_refused(void);
 /* A new period for every sampling fd now (the timer's work; the tests call

@@ -72,6 +72,7 @@ test_defaults(void **state)
 	assert_true(c.memory_cap > 0);
 	assert_int_equal(c.label_by, CONFIG_LABEL_BY_UNIT);
 	assert_int_equal(c.label_max, 1000);
+	assert_int_equal(c.period_jitter, 0);
 	config_free(&c);
 }
 
@@ -96,7 +97,8 @@ test_all_keys(void **state)
 	    "keep-min = 2\n"
 	    "verbose = 2\n"
 	    "label-by = none\n"
-	    "label-max = 65536\n", err, sizeof(err)), 0);
+	    "label-max = 65536\n"
+	    "period-jitter = 50\n", err, sizeof(err)), 0);
 	assert_int_equal(c.nevents, 2);
 	assert_string_equal(c.events[0], "perf::cpu-clock:period=1000000");
 	assert_string_equal(c.events[1], "perf::page-faults");
@@ -112,6 +114,7 @@ test_all_keys(void **state)
 	assert_int_equal(c.verbose, 2);
 	assert_int_equal(c.label_by, CONFIG_LABEL_BY_NONE);
 	assert_int_equal(c.label_max, 65536);
+	assert_int_equal(c.period_jitter, 50);
 	config_free(&c);
 }
 
@@ -166,6 +169,8 @@ test_bad_lines(void **state)
 		{ "callchain-depth = 1025\n", 1, "expected a number of frames" },
 		{ "label-max = 0\n", 1, "expected a number of labels per epoch, 1 to 65536" },
 		{ "label-max = 65537\n", 1, "expected a number of labels per epoch" },
+		{ "period-jitter = 51\n", 1, "expected a percentage of the period, 0 (fixed periods) to 50" },
+		{ "period-jitter = 10%\n", 1, "expected a percentage of the period" },
 		{ "cpus = 3-1\n", 1, "expected 'all' or a CPU list" },
 		{ "cpus = 0,,1\n", 1, "expected 'all' or a CPU list" },
 		{ "event = no-such-event-xyz\n", 1, "event 'no-such-event-xyz'" },
@@ -320,6 +325,7 @@ test_round_trip(void **state)
 		{ "label-max", "50" },
 		{ "callchain", "fp" },
 		{ "callchain-depth", "16" },
+		{ "period-jitter", "10" },
 	};
 	struct config a, b;
 	char err[256], *text;

@@ -2,8 +2,9 @@
  * daemon/perf.c's set-up and ring-buffer reading, with perf_event_open,
  * mmap and ioctl replaced (-Wl,--wrap=perf_sys_*): the events opened on
  * each CPU, the dummy sideband event and its fallback, the build-id
- * fallback, the errors of perf_event_open and mmap, and a record that
- * wraps around the end of its ring buffer.
+ * fallback, the errors of perf_event_open and mmap, a record that wraps
+ * around the end of its ring buffer, and the period jitter's
+ * PERF_EVENT_IOC_PERIOD (an fd that refuses it keeps its fixed period).
  */
 #include "config.h"
 
@@ -17,6 +18,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -50,6 +52,15 @@ struct map {
 	uint64_t	 id;
 };
 static struct map		maps[MAXCALLS];
+
+/* PERF_EVENT_IOC_PERIOD calls: fd and value; period_refuse_fd's are
+ * refused (EINVAL, as a PMU's limit_period refuses a small period) unless
+ * the value is period_allowed. */
+static int			period_fd[4 * MAXCALLS];
+static uint64_t			period_value[4 * MAXCALLS];
+static size_t			nperiod;
+static int			period_refuse_fd;
+static uint64_t			period_allowed;
 
 int __wrap_perf_sys_open(struct perf_event_attr *, int);
 void *__wrap_perf_sys_mmap(int, size_t);
@@ -125,6 +136,19 @@ __wrap_perf_sys_ioctl(int fd, unsigned long request, void *arg)
 	}
 	if (request == PERF_EVENT_IOC_DISABLE)
 		return 0;
+	if (request == PERF_EVENT_IOC_PERIOD) {
+		uint64_t v;
+
+		memcpy(&v, arg, sizeof(v));
+		assert_true(nperiod < 4 * MAXCALLS);
+		period_fd[nperiod] = fd;
+		period_value[nperiod++] = v;
+		if (fd == period_refuse_fd && v != period_allowed) {
+			errno = EINVAL;
+			return -1;
+		}
+		return 0;
+	}
 	assert_int_equal(request, PERF_EVENT_IOC_ID);
 	for (i = 0; i < nmmap; i++)
 		if (maps[i].base != NULL && maps[i].fd == fd) {
@@ -145,6 +169,9 @@ setup(void **state)
 	fail_build_id = fail_hw = fail_cgroup = 0;
 	record_daemon_set_cgroup(1);
 	nopen = nmmap = nmapped = nmunmap = nenable = 0;
+	nperiod = 0;
+	period_refuse_fd = -1;
+	perf_set_jitter(0);
 	loop_init();
 	return 0;
 }
@@ -407,11 +434,149 @@ test_drain_wrap(void **state)
 	assert_int_equal(pg->data_tail, pg->data_head);
 }
 
+/* Uniform on [P - d, P + d]: within it, both ends nearly reached, and a
+ * mean of P (the profile multiplies samples by P).  100,000 draws of
+ * standard deviation d / sqrt(3): the mean's error is about 0.002 d, and
+ * 0.02 d is ten of those. */
+static void
+test_jitter_draws(void **state)
+{
+	const uint64_t p = 1000000, d = 100000;
+	uint64_t v, lo = UINT64_MAX, hi = 0;
+	double sum = 0;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 100000; i++) {
+		v = perf_jitter_period(p, 10);
+		assert_in_range(v, p - d, p + d);
+		lo = v < lo ? v : lo;
+		hi = v > hi ? v : hi;
+		sum += (double)v;
+	}
+	assert_true(lo < p - d + d / 100 && hi > p + d - d / 100);
+	assert_true(sum / 100000 > (double)p - 0.02 * d &&
+	    sum / 100000 < (double)p + 0.02 * d);
+	/* No jitter, a period too small to vary, no overflow near 2^63. */
+	assert_int_equal(perf_jitter_period(p, 0), p);
+	assert_int_equal(perf_jitter_period(5, 10), 5);
+	v = perf_jitter_period(UINT64_C(1) << 62, 50);
+	assert_in_range(v, UINT64_C(1) << 61, (UINT64_C(1) << 62) + (UINT64_C(1) << 61));
+}
+
+/* The index of the fd opened for (event, CPU): the sideband's come first. */
+static int
+event_fd(size_t cpu)
+{
+	return maps[2 + cpu].fd;
+}
+
+/* Every period set since call first: on the sampling fds only, within
+ * jitter% of period.  Returns how many. */
+static size_t
+check_periods(size_t first, uint64_t period, unsigned pct)
+{
+	uint64_t d = period * pct / 100;
+	size_t i;
+
+	for (i = first; i < nperiod; i++) {
+		assert_true(period_fd[i] == event_fd(0) || period_fd[i] == event_fd(1));
+		assert_in_range(period_value[i], period - d, period + d);
+	}
+	return nperiod - first;
+}
+
+static void
+jitter_event(const char *name, uint64_t period)
+{
+	char *ev[] = { (char *)name };
+	char err[512];
+	size_t n;
+
+	perf_set_jitter(20);
+	assert_int_equal(perf_init(ev, 1, "0-1", record, err, sizeof(err)), 0);
+	assert_int_equal(perf_event_period(0), period);
+	/* Nothing before the start; then a period per CPU, set before the
+	 * events are enabled (nothing of an interval is lost). */
+	assert_int_equal(nperiod, 0);
+	perf_enable();
+	assert_int_equal(check_periods(0, period, 20), 2);
+	assert_int_not_equal(period_fd[0], period_fd[1]);
+	/* The timer's work: new periods each time, the mean untouched. */
+	perf_jitter_now();
+	perf_jitter_now();
+	assert_int_equal(check_periods(0, period, 20), 6);
+	assert_int_equal(perf_jitter_changes(), 6);
+	assert_int_equal(perf_jitter_refused(), 0);
+	assert_int_equal(perf_event_period(0), period);
+	/* Two draws of a wide range alike in all six would be a broken
+	 * generator, not chance. */
+	for (n = 1; n < 6 && period_value[n] == period_value[0]; n++)
+		;
+	assert_true(n < 6);
+}
+
+/* cpu-clock's hrtimer and a PMU counter take the same ioctl. */
+static void test_jitter_clock(void **state) { (void)state; jitter_event("perf::cpu-clock", 1000000); }
+static void test_jitter_hw(void **state) { (void)state; jitter_event("cycles", 2000000); }
+
+/* An fd that refuses PERF_EVENT_IOC_PERIOD: logged once, set back to the
+ * configured period and left there; the other CPU's keeps its jitter. */
+static void
+test_jitter_refused(void **state)
+{
+	char err[512], line[512];
+	FILE *log;
+	int saved, n = 0;
+	size_t i, first;
+
+	(void)state;
+	perf_set_jitter(10);
+	assert_int_equal(perf_init(cpu_clock, 1, "0-1", record, err, sizeof(err)), 0);
+	period_refuse_fd = event_fd(1);
+	period_allowed = 1000000;
+	log = tmpfile();
+	assert_non_null(log);
+	fflush(stderr);
+	saved = dup(2);
+	dup2(fileno(log), 2);
+	perf_enable();
+	perf_jitter_now();
+	perf_jitter_now();
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	assert_int_equal(perf_jitter_refused(), 1);
+	/* CPU 1: the refused draw, then the configured period, then nothing. */
+	for (i = 0, first = nperiod; i < nperiod; i++)
+		if (period_fd[i] == event_fd(1) && first == nperiod)
+			first = i;
+	assert_true(first + 1 < nperiod);
+	assert_int_equal(period_fd[first + 1], event_fd(1));
+	assert_int_equal(period_value[first + 1], 1000000);
+	for (i = first + 2; i < nperiod; i++)
+		assert_int_equal(period_fd[i], event_fd(0));
+	/* CPU 0 at every round: 3 periods set, and those are the changes. */
+	assert_int_equal(perf_jitter_changes(), 3);
+	rewind(log);
+	while (fgets(line, sizeof(line), log) != NULL)
+		if (strstr(line, "PERF_EVENT_IOC_PERIOD") != NULL) {
+			assert_non_null(strstr(line, "fixed period 1000000"));
+			n++;
+		}
+	fclose(log);
+	assert_int_equal(n, 1);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_each_cpu, setup, teardown),
+		cmocka_unit_test(test_jitter_draws),
+		cmocka_unit_test_setup_teardown(test_jitter_clock, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_jitter_hw, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_jitter_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sideband_fallback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_build_id_fallback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cgroup_fallback, setup, teardown),
