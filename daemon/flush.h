@@ -53,8 +53,8 @@ struct flush_desc {
 	const struct image	*image;
 	const char		*event;
 	uint64_t		 period;	/* the mean when jitter > 0 */
-	unsigned		 jitter;	/* percent (period-jitter); 0: fixed */
 	const char		*label;
+	unsigned		 jitter;	/* percent (period-jitter); 0: fixed */
 };
 /* Merges c[0..n) (sorted by offset) into the epoch's profile of d.  0, or
  * -1 when it was not written: the caller keeps the counts for the next

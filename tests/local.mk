@@ -495,3 +495,7 @@ EXTRA_DIST += tests/integration/test_export_stacks.sh tests/workload/stacks.c
 TESTS += tests/integration/test_flamegraph.sh
 EXTRA_DIST += tests/integration/test_flamegraph.sh
 CLEANFILES += tests/flamegraph.png
+
+# period-jitter against a workload in lock-step with the sampling period.
+TESTS += tests/integration/test_period_jitter.sh
+EXTRA_DIST += tests/integration/test_period_jitter.sh tests/workload/lockstep.c

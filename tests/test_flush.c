@@ -119,7 +119,7 @@ static int
 write_counts(uint32_t stream, uint32_t image, const struct dcpi_count *c,
     size_t n, void *arg)
 {
-	struct flush_desc d = { &images[image], "perf::cpu-clock", 100000, NULL };
+	struct flush_desc d = { &images[image], "perf::cpu-clock", 100000, NULL, 0 };
 
 	assert_int_equal(stream, AGG_STREAM(0, AGG_LABEL_NONE));
 	assert_true(image < 2);

@@ -1,0 +1,80 @@
+/*
+ * A workload in lock-step with a sampling period: for the first half of
+ * every PERIOD_NS of CLOCK_MONOTONIC it runs dcpi_lockstep_f(), for the
+ * second half dcpi_lockstep_g().  cpu-clock's hrtimer fires on the same
+ * clock at a fixed grid (the expiry is moved forward by whole periods), so
+ * a fixed period of PERIOD_NS samples one phase only: nearly every sample
+ * falls in f or nearly every one in g.  Randomized periods see both halves
+ * alike: 50:50.
+ * Usage: lockstep SECONDS [PERIOD_NS]   (default 1000000)
+ * -DWORKLOAD_TAG='"name"' gives the binary its own build-id.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+
+#ifdef WORKLOAD_TAG
+const char dcpi_workload_tag[] = WORKLOAD_TAG;
+#endif
+
+static volatile unsigned long sink;
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Each spins until the end of its half.  Some work between the clock's
+ * reads keeps most samples in f or g rather than in the vdso; the bodies
+ * differ so that no compiler folds the two into one. */
+void dcpi_lockstep_f(uint64_t until) __attribute__((noinline));
+void dcpi_lockstep_g(uint64_t until) __attribute__((noinline));
+
+void
+dcpi_lockstep_f(uint64_t until)
+{
+	int i;
+
+	do {
+		for (i = 0; i < 200; i++)
+			sink += (unsigned long)i;
+	} while (now_ns() < until);
+}
+
+void
+dcpi_lockstep_g(uint64_t until)
+{
+	int i;
+
+	do {
+		for (i = 0; i < 200; i++)
+			sink ^= (unsigned long)i * 3;
+	} while (now_ns() < until);
+}
+
+int
+main(int argc, char **argv)
+{
+	uint64_t period = 1000000, start, end, t, base;
+
+	if (argc < 2)
+		return 2;
+	if (argc > 2)
+		period = strtoull(argv[2], NULL, 10);
+	if (period < 2)
+		return 2;
+	start = now_ns();
+	end = start + (uint64_t)(atof(argv[1]) * 1e9);
+	while ((t = now_ns()) < end) {
+		base = t - t % period;
+		if (t - base < period / 2)
+			dcpi_lockstep_f(base + period / 2);
+		else
+			dcpi_lockstep_g(base + period);
+	}
+	return 0;
+}
