@@ -33,3 +33,11 @@ bench-sample-path: bench/sample_path
 bench-live-cost: daemon/dcpid ctl/dcpictl
 	$(SHELL) $(srcdir)/bench/live_cost.sh .
 .PHONY: bench-sample-path bench-live-cost
+
+# period-jitter (section "Period jitter"), as root: `make bench-jitter`.
+noinst_PROGRAMS += bench/jitter
+bench_jitter_SOURCES = bench/jitter.c
+bench-jitter: bench/jitter
+	./bench/jitter -t 10
+	taskset -c 0 ./bench/jitter -c 0 -t 10
+.PHONY: bench-jitter

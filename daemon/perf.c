@@ -25,17 +25,20 @@ static unsigned	 callchain_depth;
 
 /*
  * Period jitter (perf_set_jitter): perf_event has no random period, so a
- * timer gives every sampling fd a new period, uniform in [P - d, P + d]
- * with d = P * jitter / 100, every JITTER_MS on average (itself drawn in
+ * timer gives every sampling fd a new period L whose rate 1/L is uniform
+ * in [(1 - j) / P, (1 + j) / P], j = jitter / 100 (perf_jitter_period says
+ * why the rate), every JITTER_MS on average (itself drawn in
  * [JITTER_MS / 2, 3 * JITTER_MS / 2], so that the changes cannot fall in
  * step with periodic work either).  The kernel applies PERF_EVENT_IOC_PERIOD
  * at once to a running event (since Linux 3.14; 3.7 on ARM): it stops the
  * event, forgets what was left of the interval in progress and starts a
  * full new period (kernel/events/core.c, __perf_event_period), for the
  * cpu-clock hrtimer and for a PMU counter alike.  The interval in progress
- * is lost, half a period on average per change: the rarer the changes,
- * the smaller that undercount (bench/README: 0.05% at 1 ms and 1 s), and
- * one change a second is plenty to break lock-step (bench/README).
+ * is lost, half a period on average: the rarer the changes, the smaller
+ * that undercount (P / 2 per change: 0.05% at 1 ms and one a second), and
+ * the cheaper (an ioctl is an IPI to the event's CPU, about 20 us on this
+ * VM); the more frequent, the sooner a short run's count and split settle
+ * (bench/README, "Period jitter", has the figures behind one a second).
  */
 #define JITTER_MS	1000
 #define JITTER_MAX	50	/* percent; conf.c's period-jitter allows no more */
@@ -599,15 +602,24 @@ jitter_random(void)
 uint64_t
 perf_jitter_period(uint64_t period, unsigned percent)
 {
-	/* period * percent / 100 without overflow. */
-	uint64_t d = period / 100 * percent + period % 100 * percent / 100;
+	const uint64_t scale = 1000000;	/* rates in millionths */
+	uint64_t span = scale * percent / 100, v;
+	int64_t k;
 
-	if (percent > 100 || d == 0)
+	if (percent == 0 || percent > 99)
 		return period;
-	/* The 2d + 1 periods from P - d to P + d, equally likely: their mean
-	 * is P, which the profile's counts are multiplied by (the modulo's
-	 * bias is at most (2d + 1) / 2^64). */
-	return period - d + jitter_random() % (2 * d + 1);
+	/* The rate 1/L, not L, uniform around 1/P: a period holds for a
+	 * stretch of time (until the next change), in which the samples
+	 * number time / L, so the rate's mean must be 1/P for samples * P to
+	 * estimate the events.  A uniform L of mean P would not do: E[1/L]
+	 * is above 1/P by about j^2 / 3 (0.3% at 10%, 10% at 50%,
+	 * bench/README).  k in [-span, span], all 2 span + 1 equally likely
+	 * (the modulo's bias is at most (2 span + 1) / 2^64). */
+	k = (int64_t)(jitter_random() % (2 * span + 1)) - (int64_t)span;
+	v = (uint64_t)(((unsigned __int128)period * scale + (scale + (uint64_t)k) / 2) /
+	    (scale + (uint64_t)k));
+	/* The kernel refuses periods with bit 63 set. */
+	return v == 0 ? 1 : v > INT64_MAX ? INT64_MAX : v;
 }
 
 /* Sets r's period to v; a refusal (a PMU's limit on small periods, a

@@ -39,21 +39,22 @@ typedef void (*perf_record_cb)(const union record *rec, size_t size, uint64_t ti
  * most (0: none), no more than kernel.perf_event_max_stack allows; returns
  * the depth sampled. */
 unsigned perf_set_callchain(unsigned depth);
-/* Period jitter from the next perf_init (percent of each event's period,
- * at most 50; 0: fixed periods): each sampling fd's period is set to a
- * value drawn uniformly from [P - d, P + d], d = P * percent / 100, at
- * perf_enable and then about once a second (perf.c says why), so that the
- * mean stays the configured period P that perf_event_period gives.  A fd
- * that refuses PERF_EVENT_IOC_PERIOD is logged once per event and samples
- * at the fixed period P. */
+/* Period jitter from the next perf_init (percent, at most 50; 0: fixed
+ * periods): each sampling fd's period is set to a value L whose rate 1/L
+ * is drawn uniformly from [(1 - j) / P, (1 + j) / P], j = percent / 100,
+ * at perf_enable and then about once a second (perf.c says why), so that
+ * samples times the configured period P (perf_event_period) still
+ * estimate the events: P is the periods' harmonic mean.  An fd that
+ * refuses PERF_EVENT_IOC_PERIOD is logged once per event and samples at
+ * the fixed period P. */
 void perf_set_jitter(unsigned percent);
 unsigned perf_jitter(void);
 /* Periods set since perf_init; fds that refused and sample at a fixed period. */
 uint64_t perf_jitter_changes(void);
 size_t perf_jitter_refused(void);
 /* A new period for every sampling fd now (the timer's work; the tests call
- * it).  perf_jitter_period: a period drawn as above (period itself when
- * d is 0 or percent over 100). */
+ * it).  perf_jitter_period: a period drawn as above, at least 1 (period
+ * itself for percent 0 or over 99). */
 void perf_jitter_now(void);
 uint64_t perf_jitter_period(uint64_t period, unsigned percent);
 int perf_init(char *const *events, size_t nevents, const char *cpus,

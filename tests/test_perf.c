@@ -434,34 +434,41 @@ test_drain_wrap(void **state)
 	assert_int_equal(pg->data_tail, pg->data_head);
 }
 
-/* Uniform on [P - d, P + d]: within it, both ends nearly reached, and a
- * mean of P (the profile multiplies samples by P).  100,000 draws of
- * standard deviation d / sqrt(3): the mean's error is about 0.002 d, and
- * 0.02 d is ten of those. */
+/* The rate uniform on [(1 - j) / P, (1 + j) / P]: periods within
+ * [P / (1 + j), P / (1 - j)], both ends nearly reached, and a mean rate of
+ * 1/P (the profile multiplies samples by P; samples in a stretch of time
+ * are time / L).  100,000 draws of a rate of standard deviation j / sqrt(3)
+ * relative: the mean's error is about 0.0002 at 10%, and 0.002 is ten of
+ * those. */
 static void
 test_jitter_draws(void **state)
 {
-	const uint64_t p = 1000000, d = 100000;
+	const uint64_t p = 1000000, lo_end = 909091, hi_end = 1111111;
 	uint64_t v, lo = UINT64_MAX, hi = 0;
-	double sum = 0;
+	double rate = 0, sum = 0;
 	int i;
 
 	(void)state;
 	for (i = 0; i < 100000; i++) {
 		v = perf_jitter_period(p, 10);
-		assert_in_range(v, p - d, p + d);
+		assert_in_range(v, lo_end, hi_end);
 		lo = v < lo ? v : lo;
 		hi = v > hi ? v : hi;
+		rate += (double)p / (double)v;
 		sum += (double)v;
 	}
-	assert_true(lo < p - d + d / 100 && hi > p + d - d / 100);
-	assert_true(sum / 100000 > (double)p - 0.02 * d &&
-	    sum / 100000 < (double)p + 0.02 * d);
-	/* No jitter, a period too small to vary, no overflow near 2^63. */
+	assert_true(lo < lo_end + 1000 && hi > hi_end - 1000);
+	assert_true(rate / 100000 > 0.998 && rate / 100000 < 1.002);
+	/* The periods' own mean is above P (by about j^2 / 3): were it P,
+	 * the counts would be high by as much. */
+	assert_true(sum / 100000 > (double)p * 1.002);
+	/* No jitter, a small period, no period over 2^63 - 1. */
 	assert_int_equal(perf_jitter_period(p, 0), p);
-	assert_int_equal(perf_jitter_period(5, 10), 5);
-	v = perf_jitter_period(UINT64_C(1) << 62, 50);
-	assert_in_range(v, UINT64_C(1) << 61, (UINT64_C(1) << 62) + (UINT64_C(1) << 61));
+	assert_in_range(perf_jitter_period(5, 10), 4, 6);
+	assert_in_range(perf_jitter_period(1, 50), 1, 2);
+	for (i = 0; i < 1000; i++)
+		assert_in_range(perf_jitter_period(UINT64_C(1) << 62, 50),
+		    (UINT64_C(1) << 62) / 3 * 2, INT64_MAX);
 }
 
 /* The index of the fd opened for (event, CPU): the sideband's come first. */
@@ -471,17 +478,17 @@ event_fd(size_t cpu)
 	return maps[2 + cpu].fd;
 }
 
-/* Every period set since call first: on the sampling fds only, within
- * jitter% of period.  Returns how many. */
+/* Every period set since call first: on the sampling fds only, of a rate
+ * within pct% of 1/period.  Returns how many. */
 static size_t
 check_periods(size_t first, uint64_t period, unsigned pct)
 {
-	uint64_t d = period * pct / 100;
 	size_t i;
 
 	for (i = first; i < nperiod; i++) {
 		assert_true(period_fd[i] == event_fd(0) || period_fd[i] == event_fd(1));
-		assert_in_range(period_value[i], period - d, period + d);
+		assert_in_range(period_value[i], period * 100 / (100 + pct),
+		    period * 100 / (100 - pct) + 1);
 	}
 	return nperiod - first;
 }

@@ -1,6 +1,6 @@
 #!/bin/sh
 # period-jitter against aliasing.  tests/workload/lockstep.c runs f() for
-# the first half of every 1 ms of CLOCK_MONOTONIC and g() for the second;
+# the middle half of every 1 ms of CLOCK_MONOTONIC and g() for the rest;
 # cpu-clock at a fixed 1 ms period is an hrtimer on the same clock whose
 # expiries stay on one grid, so every sample lands at one phase of the
 # workload: the split of f to g is far from 50:50.  With --period-jitter
@@ -56,10 +56,10 @@ for _ in 1 2 3; do
 done
 [ -n "$aliased" ] || fail "no aliasing at a fixed period in three runs (f $f, g $g)"
 
-# With jitter 20%: each period uniform in [0.8, 1.2] ms, drawn anew about
-# once a second, so in 4 s a few draws, each of which sweeps the samples
-# over every phase unless it lands within 1/1000 of 1 ms (about 1 in 200
-# per draw).  Within 10 points of 50:50: the binomial spread of 400 to
+# With jitter 20%: each period's rate uniform in [0.8, 1.2] kHz, drawn at
+# the start and anew about once a second, so in 4 s a few draws, each of
+# which sweeps the samples over every phase unless it lands within 1/1000
+# of 1 ms (about 1 in 200 per draw).  Within 10 points of 50:50: the binomial spread of 400 to
 # 4,000 samples is 0.8 to 2.5 points.  A second try only for the rare run
 # where a draw did land that close.
 ok=
