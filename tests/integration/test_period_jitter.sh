@@ -78,4 +78,19 @@ grep -Eq '^event +perf::cpu-clock period 1000000 \(mean\)$' "$T/status" ||
 grep -Eq '^period-jitter +20%, [1-9][0-9]* periods set, 0 fds at the fixed period$' "$T/status" ||
     fail "status has no period-jitter line with periods set"
 "$DCPICTL" cat --summary "$prof" >/dev/null || fail "$prof does not pass the reader"
+
+# From the configuration file, and a reload that turns it off: sampling
+# restarts at the fixed period.
+DB=$T/db-reload
+printf 'event = perf::cpu-clock\ncpus = %s\nperiod-jitter = 5\n' "$cpu" >"$T/dcpid.conf"
+start_dcpid --config "$T/dcpid.conf"
+ctl status >"$T/status" || fail "dcpictl status failed"
+grep -Eq '^period-jitter +5%, ' "$T/status" || fail "period-jitter = 5 in the file: not in status"
+sed -i 's/^period-jitter = 5$/period-jitter = 0/' "$T/dcpid.conf"
+ctl reload >/dev/null || fail "dcpictl reload failed"
+ctl status >"$T/status" || fail "dcpictl status failed"
+grep -Eq '^period-jitter +none$' "$T/status" || fail "period-jitter still on after the reload"
+grep -Eq '^event +perf::cpu-clock period 1000000$' "$T/status" ||
+    fail "the period is still called a mean after the reload"
+stop_dcpid
 echo "PASS"
