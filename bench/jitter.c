@@ -13,9 +13,10 @@
  *     a fixed period gives 0 or 100);
  *   - the ioctl's cost in ns (median), to a remote CPU (an IPI) and to the
  *     bench's own.
- * Usage: jitter [-c CPU] [-p PERIOD_NS] [-j PCT] [-t SECONDS] [-r R_MS] [-u]
+ * Usage: jitter [-c CPU] [-p PERIOD_NS] [-j PCT] [-t SECONDS] [-r R_MS] [-u] [-i]
  * (-r: that R only, 0 for a fixed period; else 0, 1000, 100, 10 and 1;
- * -u: periods uniform around P rather than rates uniform around 1 / P).
+ * -u: periods uniform around P rather than rates uniform around 1 / P;
+ * -i: independent draws rather than dcpid's antithetic pairs).
  */
 #include "config.h"
 
@@ -131,16 +132,25 @@ cmp_u64(const void *a, const void *b)
 /* A period around P: uniform in [P - d, P + d] (rate_mode 0), or of a
  * rate uniform in [(1 - j) / P, (1 + j) / P] (rate_mode 1, dcpid's). */
 static int rate_mode = 1;
+/* Antithetic pairs (dcpid's): every other draw is the mirror of the one
+ * before (rate 1 - k after 1 + k); -i: every draw independent. */
+static int antithetic = 1;
 
 static uint64_t
 draw(uint64_t period, unsigned pct)
 {
+	static int64_t k;
+	static int paired;
 	uint64_t d = period * pct / 100;
-	int64_t k;
 
 	if (!rate_mode)
 		return period - d + xorshift() % (2 * d + 1);
-	k = (int64_t)(xorshift() % (2000000ull * pct / 100 + 1)) - (int64_t)(1000000ull * pct / 100);
+	if (antithetic && paired)
+		k = -k;
+	else
+		k = (int64_t)(xorshift() % (2000000ull * pct / 100 + 1)) -
+		    (int64_t)(1000000ull * pct / 100);
+	paired = !paired;
 	return (uint64_t)((unsigned __int128)period * 1000000u / (uint64_t)(1000000 + k));
 }
 
@@ -216,7 +226,7 @@ main(int argc, char **argv)
 	double secs = 10;
 	int cpu = -1, ch, self, only = -1;
 
-	while ((ch = getopt(argc, argv, "c:p:j:t:r:u")) != -1) {
+	while ((ch = getopt(argc, argv, "c:p:j:t:r:ui")) != -1) {
 		switch (ch) {
 		case 'c': cpu = atoi(optarg); break;
 		case 'p': period = strtoull(optarg, NULL, 10); break;
@@ -224,8 +234,9 @@ main(int argc, char **argv)
 		case 't': secs = atof(optarg); break;
 		case 'r': only = atoi(optarg); break;
 		case 'u': rate_mode = 0; break;
+		case 'i': antithetic = 0; break;
 		default:
-			fprintf(stderr, "usage: jitter [-c CPU] [-p PERIOD_NS] [-j PCT] [-t SECONDS] [-r R_MS] [-u]\n");
+			fprintf(stderr, "usage: jitter [-c CPU] [-p PERIOD_NS] [-j PCT] [-t SECONDS] [-r R_MS] [-u] [-i]\n");
 			return 2;
 		}
 	}
@@ -234,8 +245,9 @@ main(int argc, char **argv)
 	if (cpu < 0)
 		cpu = self == 0 && sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 1 : 0;
 	printf("cpu-clock on CPU %d (the bench on CPU %d), period %ju ns, jitter %u%% "
-	    "(%s uniform), %.0f s per run\n", cpu, self, (uintmax_t)period, pct,
-	    rate_mode ? "rates" : "periods", secs);
+	    "(%s uniform%s), %.0f s per run\n", cpu, self, (uintmax_t)period, pct,
+	    rate_mode ? "rates" : "periods", rate_mode && antithetic ? ", antithetic" : "",
+	    secs);
 	if (only >= 0)
 		return run(cpu, period, pct, (unsigned)only, secs) == -1;
 	for (i = 0; i < sizeof(rates) / sizeof(rates[0]); i++)

@@ -61,6 +61,8 @@ struct rb {
 	size_t		 datasize;	/* power of two */
 	int		 inloop;
 	int		 fixed;		/* PERF_EVENT_IOC_PERIOD refused: no jitter */
+	int64_t		 k;		/* the rate's last offset (perf_jitter_now) */
+	int		 paired;	/* k was drawn, its negation is next */
 };
 
 struct event {
@@ -430,6 +432,7 @@ open_rbs(const char *name, struct perf_event_attr *a, size_t ev, size_t pages,
 		r->datasize = pages * page;
 		r->inloop = 0;
 		r->fixed = 0;
+		r->paired = 0;
 		r->mapsize = r->datasize + page;
 		r->base = perf_sys_mmap(r->fd, r->mapsize);
 		if (r->base == MAP_FAILED) {
@@ -599,27 +602,42 @@ jitter_random(void)
 	return z ^ (z >> 31);
 }
 
+/* Rates in millionths: k in [-span, span], all 2 span + 1 equally likely
+ * (the modulo's bias is at most (2 span + 1) / 2^64). */
+#define JITTER_SCALE	1000000
+
+static int64_t
+jitter_draw(unsigned percent)
+{
+	uint64_t span = JITTER_SCALE * (uint64_t)percent / 100;
+
+	return (int64_t)(jitter_random() % (2 * span + 1)) - (int64_t)span;
+}
+
+/* The period of rate (1 + k / JITTER_SCALE) / period, rounded, at least 1
+ * and without bit 63 (which the kernel refuses). */
+static uint64_t
+jitter_apply(uint64_t period, int64_t k)
+{
+	uint64_t den = (uint64_t)(JITTER_SCALE + k), v;
+
+	v = (uint64_t)(((unsigned __int128)period * JITTER_SCALE + den / 2) / den);
+	return v == 0 ? 1 : v > INT64_MAX ? INT64_MAX : v;
+}
+
+/*
+ * The rate 1/L, not L, is uniform around 1/P: a period holds for a stretch
+ * of time (until the next change), in which the samples number time / L,
+ * so the rate's mean must be 1/P for samples * P to estimate the events.
+ * A uniform L of mean P would not do: E[1/L] is above 1/P by about j^2 / 3
+ * (0.3% at 10%, 10% at 50%, bench/README).
+ */
 uint64_t
 perf_jitter_period(uint64_t period, unsigned percent)
 {
-	const uint64_t scale = 1000000;	/* rates in millionths */
-	uint64_t span = scale * percent / 100, v;
-	int64_t k;
-
 	if (percent == 0 || percent > 99)
 		return period;
-	/* The rate 1/L, not L, uniform around 1/P: a period holds for a
-	 * stretch of time (until the next change), in which the samples
-	 * number time / L, so the rate's mean must be 1/P for samples * P to
-	 * estimate the events.  A uniform L of mean P would not do: E[1/L]
-	 * is above 1/P by about j^2 / 3 (0.3% at 10%, 10% at 50%,
-	 * bench/README).  k in [-span, span], all 2 span + 1 equally likely
-	 * (the modulo's bias is at most (2 span + 1) / 2^64). */
-	k = (int64_t)(jitter_random() % (2 * span + 1)) - (int64_t)span;
-	v = (uint64_t)(((unsigned __int128)period * scale + (scale + (uint64_t)k) / 2) /
-	    (scale + (uint64_t)k));
-	/* The kernel refuses periods with bit 63 set. */
-	return v == 0 ? 1 : v > INT64_MAX ? INT64_MAX : v;
+	return jitter_apply(period, jitter_draw(percent));
 }
 
 /* Sets r's period to v; a refusal (a PMU's limit on small periods, a
@@ -658,10 +676,20 @@ perf_jitter_now(void)
 {
 	size_t i;
 
-	for (i = 0; i < nrbs; i++)
-		if (rbs[i].event != SIDEBAND && !rbs[i].fixed)
-			set_period(&rbs[i], perf_jitter_period(events[rbs[i].event].period,
-			    jitter));
+	for (i = 0; i < nrbs; i++) {
+		struct rb *r = &rbs[i];
+
+		if (r->event == SIDEBAND || r->fixed)
+			continue;
+		/* Antithetic pairs: a rate 1 + k, then 1 - k for about as
+		 * long, so that a count's error from the draws mostly cancels
+		 * every two changes (its variance over a pair falls from
+		 * 13/6 k^2 R^2 to 1/6, R's spread alone), and one draw too
+		 * fast or too slow does not weigh on a short run. */
+		r->k = r->paired ? -r->k : jitter_draw(jitter);
+		r->paired = !r->paired;
+		set_period(r, jitter_apply(events[r->event].period, r->k));
+	}
 }
 
 static void

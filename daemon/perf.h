@@ -53,8 +53,9 @@ unsigned perf_jitter(void);
 uint64_t perf_jitter_changes(void);
 size_t perf_jitter_refused(void);
 /* A new period for every sampling fd now (the timer's work; the tests call
- * it).  perf_jitter_period: a period drawn as above, at least 1 (period
- * itself for percent 0 or over 99). */
+ * it): a fresh draw, then at the next call its mirror (rate 1 - k after
+ * 1 + k), and so on.  perf_jitter_period: one period drawn as above, at
+ * least 1 (period itself for percent 0 or over 99). */
 void perf_jitter_now(void);
 uint64_t perf_jitter_period(uint64_t period, unsigned percent);
 int perf_init(char *const *events, size_t nevents, const char *cpus,

@@ -514,6 +514,14 @@ jitter_event(const char *name, uint64_t period)
 	perf_jitter_now();
 	assert_int_equal(check_periods(0, period, 20), 6);
 	assert_int_equal(perf_jitter_changes(), 6);
+	/* Rounds 1 and 2 mirror each other on each fd: rates 1 + k, 1 - k. */
+	for (n = 0; n < 2; n++) {
+		double r = (double)period / (double)period_value[n] +
+		    (double)period / (double)period_value[n + 2];
+
+		assert_int_equal(period_fd[n], period_fd[n + 2]);
+		assert_true(r > 2 - 1e-5 && r < 2 + 1e-5);
+	}
 	assert_int_equal(perf_jitter_refused(), 0);
 	assert_int_equal(perf_event_period(0), period);
 	/* Two draws of a wide range alike in all six would be a broken
