@@ -46,15 +46,11 @@ now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static uint64_t rng = 88172645463325252ull;
-
+/* 62 random bits (random() gives 31). */
 static uint64_t
-xorshift(void)
+rnd(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return (uint64_t)random() << 31 | (uint64_t)random();
 }
 
 struct ev {
@@ -144,11 +140,11 @@ draw(uint64_t period, unsigned pct)
 	uint64_t d = period * pct / 100;
 
 	if (!rate_mode)
-		return period - d + xorshift() % (2 * d + 1);
+		return period - d + rnd() % (2 * d + 1);
 	if (antithetic && paired)
 		k = -k;
 	else
-		k = (int64_t)(xorshift() % (2000000ull * pct / 100 + 1)) -
+		k = (int64_t)(rnd() % (2000000ull * pct / 100 + 1)) -
 		    (int64_t)(1000000ull * pct / 100);
 	paired = !paired;
 	return (uint64_t)((unsigned __int128)period * 1000000u / (uint64_t)(1000000 + k));
@@ -173,7 +169,7 @@ run(int cpu, uint64_t period, unsigned pct, unsigned r_ms, double secs)
 	ioctl(e.fd, PERF_EVENT_IOC_ENABLE, 0);
 	t0 = now_ns();
 	end = t0 + (uint64_t)(secs * 1e9);
-	next = r_ms ? t0 + (r_ms / 2 + xorshift() % (r_ms + 1)) * 1000000ull : UINT64_MAX;
+	next = r_ms ? t0 + (r_ms / 2 + rnd() % (r_ms + 1)) * 1000000ull : UINT64_MAX;
 	while ((t1 = now_ns()) < end) {
 		if (t1 >= next) {
 			uint64_t a, b;
@@ -191,7 +187,7 @@ run(int cpu, uint64_t period, unsigned pct, unsigned r_ms, double secs)
 			}
 			cost[ncost++] = b - a;
 			changes++;
-			next = t1 + (r_ms / 2 + xorshift() % (r_ms + 1)) * 1000000ull;
+			next = t1 + (r_ms / 2 + rnd() % (r_ms + 1)) * 1000000ull;
 		}
 		drain(&e, period, &n, &first, &lost);
 		usleep(1000);
@@ -240,7 +236,7 @@ main(int argc, char **argv)
 			return 2;
 		}
 	}
-	rng ^= now_ns();
+	srandom((unsigned)now_ns());
 	self = sched_getcpu();
 	if (cpu < 0)
 		cpu = self == 0 && sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 1 : 0;

@@ -535,6 +535,28 @@ jitter_event(const char *name, uint64_t period)
 static void test_jitter_clock(void **state) { (void)state; jitter_event("perf::cpu-clock", 1000000); }
 static void test_jitter_hw(void **state) { (void)state; jitter_event("cycles", 2000000); }
 
+/* perf_enable and n more rounds of new periods with stderr (the log) in a
+ * temporary file, returned rewound. */
+static FILE *
+jitter_logged(int n)
+{
+	FILE *log = tmpfile();
+	int saved;
+
+	assert_non_null(log);
+	fflush(stderr);
+	saved = dup(2);
+	dup2(fileno(log), 2);
+	perf_enable();
+	while (n-- > 0)
+		perf_jitter_now();
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(log);
+	return log;
+}
+
 /* An fd that refuses PERF_EVENT_IOC_PERIOD: logged once, set back to the
  * configured period and left there; the other CPU's keeps its jitter. */
 static void
@@ -542,7 +564,7 @@ test_jitter_refused(void **state)
 {
 	char err[512], line[512];
 	FILE *log;
-	int saved, n = 0;
+	int n = 0;
 	size_t i, first;
 
 	(void)state;
@@ -550,17 +572,7 @@ test_jitter_refused(void **state)
 	assert_int_equal(perf_init(cpu_clock, 1, "0-1", record, err, sizeof(err)), 0);
 	period_refuse_fd = event_fd(1);
 	period_allowed = 1000000;
-	log = tmpfile();
-	assert_non_null(log);
-	fflush(stderr);
-	saved = dup(2);
-	dup2(fileno(log), 2);
-	perf_enable();
-	perf_jitter_now();
-	perf_jitter_now();
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
+	log = jitter_logged(2);
 	assert_int_equal(perf_jitter_refused(), 1);
 	/* CPU 1: the refused draw, then the configured period, then nothing. */
 	for (i = 0, first = nperiod; i < nperiod; i++)
@@ -573,7 +585,6 @@ test_jitter_refused(void **state)
 		assert_int_equal(period_fd[i], event_fd(0));
 	/* CPU 0 at every round: 3 periods set, and those are the changes. */
 	assert_int_equal(perf_jitter_changes(), 3);
-	rewind(log);
 	while (fgets(line, sizeof(line), log) != NULL)
 		if (strstr(line, "PERF_EVENT_IOC_PERIOD") != NULL) {
 			assert_non_null(strstr(line, "fixed period 1000000"));
@@ -581,6 +592,29 @@ test_jitter_refused(void **state)
 		}
 	fclose(log);
 	assert_int_equal(n, 1);
+}
+
+/* Refused, and so is the configured period when it is put back: said,
+ * since that CPU's counts may then be off. */
+static void
+test_jitter_refused_twice(void **state)
+{
+	char err[512], line[512];
+	FILE *log;
+	int back = 0;
+
+	(void)state;
+	perf_set_jitter(10);
+	assert_int_equal(perf_init(cpu_clock, 1, "0-1", record, err, sizeof(err)), 0);
+	period_refuse_fd = event_fd(0);
+	period_allowed = 0;		/* never asked for: all refused */
+	log = jitter_logged(1);
+	assert_int_equal(perf_jitter_refused(), 1);
+	assert_int_equal(perf_jitter_changes(), 2);	/* CPU 1's */
+	while (fgets(line, sizeof(line), log) != NULL)
+		back += strstr(line, "so was the configured period 1000000") != NULL;
+	fclose(log);
+	assert_int_equal(back, 1);
 }
 
 int
@@ -592,6 +626,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_jitter_clock, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_jitter_hw, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_jitter_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_jitter_refused_twice, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sideband_fallback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_build_id_fallback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cgroup_fallback, setup, teardown),
