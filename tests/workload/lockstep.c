@@ -17,7 +17,7 @@
 const char dcpi_workload_tag[] = WORKLOAD_TAG;
 #endif
 
-static volatile unsigned long sink;
+static volatile unsigned long sink_f, sink_g;
 
 static uint64_t
 now_ns(void)
@@ -28,11 +28,17 @@ now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Each spins until the end of its half.  Some work between the clock's
- * reads keeps most samples in f or g rather than in the vdso; the bodies
- * differ so that no compiler folds the two into one. */
-void dcpi_lockstep_f(uint64_t until) __attribute__((noinline));
-void dcpi_lockstep_g(uint64_t until) __attribute__((noinline));
+/* Each spins until the end of its half.  The samples taken in now_ns and
+ * the vdso count for neither, so each half must give the clock's reads
+ * the same, small share of its time: the same code at the same alignment
+ * (g's loop across a cache line ran slower than f's, read the clock less
+ * often and kept more of its half's samples: 44:56 seen), and a read every
+ * 2,000 iterations, a few microseconds, rather than every few hundred
+ * nanoseconds.  They touch different variables so that no compiler folds
+ * the two into one. */
+#define SPIN	2000
+void dcpi_lockstep_f(uint64_t until) __attribute__((noinline, aligned(64)));
+void dcpi_lockstep_g(uint64_t until) __attribute__((noinline, aligned(64)));
 
 void
 dcpi_lockstep_f(uint64_t until)
@@ -40,8 +46,8 @@ dcpi_lockstep_f(uint64_t until)
 	int i;
 
 	do {
-		for (i = 0; i < 200; i++)
-			sink += (unsigned long)i;
+		for (i = 0; i < SPIN; i++)
+			sink_f += (unsigned long)i;
 	} while (now_ns() < until);
 }
 
@@ -51,8 +57,8 @@ dcpi_lockstep_g(uint64_t until)
 	int i;
 
 	do {
-		for (i = 0; i < 200; i++)
-			sink ^= (unsigned long)i * 3;
+		for (i = 0; i < SPIN; i++)
+			sink_g += (unsigned long)i;
 	} while (now_ns() < until);
 }
 
