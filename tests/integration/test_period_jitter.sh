@@ -34,43 +34,54 @@ run_split() {
 	[ -n "$prof" ] || fail "run $run: no profile of lockstep"
 	set -- $(samples_in "$prof" $f_range); f=$1
 	set -- $(samples_in "$prof" $g_range); g=$1
-	# 4 s at 1,000 samples/s; a loaded VM steals much of it.
-	[ $((f + g)) -ge 400 ] || fail "run $run: only $((f + g)) samples in f and g"
-	echo "run $run, jitter $jitter%: f $f, g $g: f's share $((100 * f / (f + g)))%"
+	# 4 s at 1,000 samples/s, of which the other tests' load on the CPU
+	# may leave the workload a tenth or less (107 seen): the callers
+	# judge only enough samples, and run again for more.
+	echo "run $run, jitter $jitter%: f $f, g $g"
 }
 
 # Without jitter: the grid's phase against the workload's is set when
 # dcpid enables the event, at random; one within interrupt latency of a
 # half's boundary splits the samples between f and g.  Such a phase is
 # rare (tens of microseconds of 500), so a new dcpid (a new phase) is
-# tried up to three times before the missing aliasing fails the test.
-aliased=
-for _ in 1 2 3; do
+# tried for up to three judged runs before the missing aliasing fails.
+# A run with under 100 samples in f and g is not judged.
+aliased= judged=0
+for _ in 1 2 3 4 5 6; do
 	run_split 0
 	grep -q '^period-jitter' "$prof" && fail "$prof: a period-jitter line without jitter"
 	grep -Eq '^period-jitter +none$' "$T/status" || fail "status does not say 'period-jitter none'"
+	[ $((f + g)) -ge 100 ] || continue
 	if [ $((100 * f)) -ge $((85 * (f + g))) ] || [ $((100 * g)) -ge $((85 * (f + g))) ]; then
 		aliased=1
 		break
 	fi
+	judged=$((judged + 1))
+	[ "$judged" -lt 3 ] || break
 done
-[ -n "$aliased" ] || fail "no aliasing at a fixed period in three runs (f $f, g $g)"
+[ -n "$aliased" ] || fail "no aliasing at a fixed period (last run: f $f, g $g)"
 
 # With jitter 20%: each period's rate uniform in [0.8, 1.2] kHz, drawn at
 # the start and anew about once a second, so in 4 s a few draws, each of
 # which sweeps the samples over every phase unless it lands within 1/1000
-# of 1 ms (about 1 in 200 per draw).  Within 10 points of 50:50: the binomial spread of 400 to
-# 4,000 samples is 0.8 to 2.5 points.  A second try only for the rare run
-# where a draw did land that close.
-ok=
-for _ in 1 2; do
+# of 1 ms (about 1 in 200 per draw).  Within 10 points of 50:50, over at
+# least 400 samples (binomial spread 2.5 points at most): runs add up
+# until they have that many, as a loaded CPU leaves the workload little.
+# One fresh start only for the rare run where a draw did land that close.
+F=0 G=0 ok= retried=
+for _ in 1 2 3 4 5 6 7 8; do
 	run_split 20
-	if [ $((100 * f)) -ge $((40 * (f + g))) ] && [ $((100 * f)) -le $((60 * (f + g))) ]; then
+	F=$((F + f)) G=$((G + g))
+	[ $((F + G)) -ge 400 ] || continue
+	if [ $((100 * F)) -ge $((40 * (F + G))) ] && [ $((100 * F)) -le $((60 * (F + G))) ]; then
 		ok=1
 		break
 	fi
+	[ -n "$retried" ] && break
+	retried=1 F=0 G=0
 done
-[ -n "$ok" ] || fail "jitter 20%: f $f, g $g, not within 10 points of 50:50"
+[ -n "$ok" ] || fail "jitter 20%: f $F, g $G, not within 10 points of 50:50"
+echo "jitter 20%: f $F, g $G: f's share $((100 * F / (F + G)))%"
 grep -q '^period 1000000$' "$prof" || fail "$prof: the period line is not the mean 1000000"
 grep -q '^period-jitter 20%$' "$prof" || fail "$prof: no 'period-jitter 20%' header line"
 grep -Eq '^event +perf::cpu-clock period 1000000 \(mean\)$' "$T/status" ||
