@@ -299,6 +299,12 @@ TESTS += tests/test_export
 tests_test_export_SOURCES = tests/test_export.c
 tests_test_export_CFLAGS = $(TESTS_CFLAGS)
 tests_test_export_LDADD = lib/libdcpi.la $(TESTS_LIBS)
+# pprof's profile.proto: the test inflates it (zlib) and reads it back.
+check_PROGRAMS += tests/test_export_proto
+TESTS += tests/test_export_proto
+tests_test_export_proto_SOURCES = tests/test_export_proto.c
+tests_test_export_proto_CFLAGS = $(TESTS_CFLAGS) $(ZLIB_CFLAGS)
+tests_test_export_proto_LDADD = lib/libdcpi.la $(TESTS_LIBS) $(ZLIB_LIBS)
 endif
 
 # Against the real tools: google-pprof, gprof, callgrind_annotate (README's
