@@ -296,13 +296,13 @@ EXTRA_DIST += tests/fuzz/fuzz_symbol.c
 if ENABLE_TESTS
 check_PROGRAMS += tests/test_export
 TESTS += tests/test_export
-tests_test_export_SOURCES = tests/test_export.c
+tests_test_export_SOURCES = tests/test_export.c tests/export_util.h
 tests_test_export_CFLAGS = $(TESTS_CFLAGS)
 tests_test_export_LDADD = lib/libdcpi.la $(TESTS_LIBS)
 # pprof's profile.proto: the test inflates it (zlib) and reads it back.
 check_PROGRAMS += tests/test_export_proto
 TESTS += tests/test_export_proto
-tests_test_export_proto_SOURCES = tests/test_export_proto.c
+tests_test_export_proto_SOURCES = tests/test_export_proto.c tests/export_util.h
 tests_test_export_proto_CFLAGS = $(TESTS_CFLAGS) $(ZLIB_CFLAGS)
 tests_test_export_proto_LDADD = lib/libdcpi.la $(TESTS_LIBS) $(ZLIB_LIBS)
 endif

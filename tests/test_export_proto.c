@@ -23,6 +23,8 @@
 #include <dcpi/export.h>
 #include <dcpi/profile.h>
 
+#include "export_util.h"
+
 #define OK(call) do { if ((call) != 0) fail_msg("%s: %s", #call, err.msg); } while (0)
 
 /* ---- a protobuf field reader: varint and length-delimited fields ---- */
@@ -302,29 +304,6 @@ func(const struct prof *pr, uint64_t id)
 
 /* ---- profiles and a symbolizer ---- */
 
-static struct dcpi_profile *
-mkprof(const char *image, const char *path, const char *event, uint64_t period,
-    uint64_t tstart, uint64_t tsize, const char *label, const struct dcpi_count *c,
-    size_t n)
-{
-	struct dcpi_profile *p = dcpi_profile_new();
-	size_t i;
-
-	assert_non_null(p);
-	assert_int_equal(dcpi_profile_set(p, "image", image, NULL), 0);
-	assert_int_equal(dcpi_profile_set(p, "event", event, NULL), 0);
-	assert_int_equal(dcpi_profile_set(p, "path", path, NULL), 0);
-	assert_int_equal(dcpi_profile_set(p, "epoch", "20261121223000", NULL), 0);
-	if (label != NULL)
-		assert_int_equal(dcpi_profile_set(p, "label", label, NULL), 0);
-	p->period = period;
-	p->tstart = tstart;
-	p->tsize = tsize;
-	for (i = 0; i < n; i++)
-		assert_int_equal(dcpi_profile_add(p, c[i].offset, c[i].count), 0);
-	return p;
-}
-
 /* Image "aa11": f at [0, 0x100) (a.c, line 10 at its start, a line per 16
  * bytes), g at [0x100, 0x200) without lines; nothing beyond. */
 static int
@@ -357,11 +336,11 @@ test_proto_flat(void **state)
 	void *buf;
 
 	(void)state;
-	p[0] = mkprof("aa11", "/usr/bin/a", "perf::cpu-clock", 1000000, 0x1000, 0x2000, "web",
+	p[0] = mkprof_label("aa11", "/usr/bin/a", "perf::cpu-clock", 1000000, 0x1000, 0x2000, "web",
 	    counts_web, 2);
-	p[1] = mkprof("aa11", "/usr/bin/a", "perf::cpu-clock", 1000000, 0x1000, 0x2000, "db",
+	p[1] = mkprof_label("aa11", "/usr/bin/a", "perf::cpu-clock", 1000000, 0x1000, 0x2000, "db",
 	    counts_db, 1);
-	p[2] = mkprof("bb22", "/lib/libb.so", "perf::cpu-clock", 1000000, 0x4000, 0x800, NULL,
+	p[2] = mkprof_label("bb22", "/lib/libb.so", "perf::cpu-clock", 1000000, 0x4000, 0x800, NULL,
 	    counts_b, 1);
 	OK(dcpi_pprof_proto_encode((const struct dcpi_profile *const *)p, toff, 3, NULL, 0,
 	    resolve, NULL, &meta, &buf, &len, &err));
@@ -469,7 +448,7 @@ test_proto_stacks(void **state)
 	void *buf;
 
 	(void)state;
-	p = mkprof("aa11", "/usr/bin/a", "perf::cpu-clock", 1000000, 0x1000, 0x2000, NULL,
+	p = mkprof_label("aa11", "/usr/bin/a", "perf::cpu-clock", 1000000, 0x1000, 0x2000, NULL,
 	    counts, 2);
 	OK(dcpi_pprof_proto_encode((const struct dcpi_profile *const *)&p, NULL, 1, st, 3,
 	    resolve, NULL, NULL, &buf, &len, &err));
@@ -520,7 +499,8 @@ test_proto_event(void **state)
 	void *buf;
 
 	(void)state;
-	p = mkprof("cc33", "/usr/bin/c", "perf::page-faults", 100, 0x1000, 0x100, NULL, counts, 1);
+	p = mkprof_label("cc33", "/usr/bin/c", "perf::page-faults", 100, 0x1000, 0x100, NULL,
+	    counts, 1);
 	OK(dcpi_pprof_proto_encode((const struct dcpi_profile *const *)&p, NULL, 1, NULL, 0,
 	    NULL, NULL, NULL, &buf, &len, &err));
 	decode(buf, len, &pr);
@@ -552,7 +532,8 @@ test_proto_errors(void **state)
 	void *buf = NULL;
 
 	(void)state;
-	p = mkprof("cc33", "/usr/bin/c", "perf::cpu-clock", 100, 0x1000, 0x100, NULL, counts, 1);
+	p = mkprof_label("cc33", "/usr/bin/c", "perf::cpu-clock", 100, 0x1000, 0x100, NULL,
+	    counts, 1);
 	errno = 0;
 	assert_int_equal(dcpi_pprof_proto_encode((const struct dcpi_profile *const *)&p, NULL,
 	    0, NULL, 0, NULL, NULL, NULL, &buf, &len, &err), -1);
