@@ -501,3 +501,11 @@ EXTRA_DIST += tests/integration/test_export_stacks.sh tests/workload/stacks.c
 TESTS += tests/integration/test_flamegraph.sh
 EXTRA_DIST += tests/integration/test_flamegraph.sh
 CLEANFILES += tests/flamegraph.png
+# pprof's profile.proto from a live dcpid -g, read by Go's pprof, which the
+# test builds once into tests/.cache (golang-github-google-pprof-dev).
+TESTS += tests/integration/test_export_proto.sh
+EXTRA_DIST += tests/integration/test_export_proto.sh
+clean-local: clean-go-cache
+clean-go-cache:
+	rm -rf tests/.cache
+.PHONY: clean-go-cache
