@@ -266,9 +266,8 @@ proto_meta(const char *db, const struct dcpi_dataset *d, struct dcpi_proto_meta 
 
 #define EXPORT_USAGE							\
 	"usage: dcpictl export --format=pprof|pprof-proto|gmon|callgrind|xprof\n" \
-	"                      [-e EVENT]\n"				\
-	"                      [--epoch E | --all | --since TIME] [--host H] [--image NAME]\n" \
-	"                      [--label GLOB]... -o FILE\n"			\
+	"                      [-e EVENT] [--epoch E | --all | --since TIME] [--host H]\n" \
+	"                      [--image NAME] [--label GLOB]... -o FILE\n"	\
 	"gmon writes one file per image and label: FILE itself for one, else\n" \
 	"FILE.NAME.IMAGEID, or FILE.LABEL.NAME.IMAGEID for a labelled profile\n"
 
