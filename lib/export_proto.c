@@ -268,18 +268,23 @@ loc_id(struct proto *ps, size_t prof, uint32_t offset, int caller)
 	return ps->n_loc;
 }
 
-/* The mapping of each profile: one per image (id and tstart), which the
- * profiles of its labels share. */
+/* The mapping of each profile: one per image (id, tstart and tsize),
+ * which the profiles of its labels share.  The image with the most
+ * samples first: pprof names the first mapping the profile's "File". */
 static int
 make_maps(struct proto *ps)
 {
 	const struct dcpi_profile *p, *q;
-	uint64_t base = EX_BASE;
-	size_t i, k;
+	uint64_t base = EX_BASE, *total = NULL;
+	size_t i, j, k, *rank = NULL;
 
 	if ((ps->maps = calloc(ps->n, sizeof(*ps->maps))) == NULL ||
-	    (ps->map_of = calloc(ps->n, sizeof(*ps->map_of))) == NULL)
+	    (ps->map_of = calloc(ps->n, sizeof(*ps->map_of))) == NULL ||
+	    (total = calloc(ps->n, sizeof(*total))) == NULL ||
+	    (rank = calloc(ps->n, sizeof(*rank))) == NULL) {
+		free(total);
 		return -1;
+	}
 	for (i = 0; i < ps->n; i++) {
 		p = ps->profiles[i];
 		for (k = 0; k < ps->n_maps; k++) {
@@ -288,14 +293,29 @@ make_maps(struct proto *ps)
 			    p->image != NULL && q->image != NULL && strcmp(q->image, p->image) == 0)
 				break;
 		}
-		if (k == ps->n_maps) {
-			ps->maps[k].prof = i;
-			ps->maps[k].base = base;
-			base = ex_next_base(base, p->tsize);
-			ps->n_maps++;
-		}
+		if (k == ps->n_maps)
+			ps->maps[ps->n_maps++].prof = i;
 		ps->map_of[i] = k;
+		for (j = 0; j < p->n_counts; j++)
+			total[k] += p->counts[j].count;
 	}
+	/* rank[k]: mapping k's place, by samples (most first), then first
+	 * seen; n_maps is small next to the samples, so quadratic is fine. */
+	for (k = 0; k < ps->n_maps; k++)
+		for (j = 0; j < ps->n_maps; j++)
+			if (total[j] > total[k] || (total[j] == total[k] && j < k))
+				rank[k]++;
+	for (k = 0; k < ps->n_maps; k++)
+		total[rank[k]] = ps->maps[k].prof;	/* reused: first profile by place */
+	for (k = 0; k < ps->n_maps; k++) {
+		ps->maps[k].prof = total[k];
+		ps->maps[k].base = base;
+		base = ex_next_base(base, ps->profiles[total[k]]->tsize);
+	}
+	for (i = 0; i < ps->n; i++)
+		ps->map_of[i] = rank[ps->map_of[i]];
+	free(total);
+	free(rank);
 	return 0;
 }
 

@@ -321,7 +321,7 @@ resolve(void *arg, const struct dcpi_profile *p, uint32_t offset, struct dcpi_ex
 
 static const struct dcpi_count counts_web[] = { { 0x10, 5 }, { 0x120, 7 } };
 static const struct dcpi_count counts_db[] = { { 0x10, 2 } };
-static const struct dcpi_count counts_b[] = { { 0x4, 9 } };
+static const struct dcpi_count counts_b[] = { { 0x4, 90 } };
 
 static void
 test_proto_flat(void **state)
@@ -362,18 +362,20 @@ test_proto_flat(void **state)
 	assert_string_equal(S(&pr, pr.comment[0]), "dcpi: host h1");
 	assert_string_equal(S(&pr, pr.comment[1]), "second");
 
-	/* One mapping per image, the labels' profiles sharing it. */
+	/* One mapping per image, the labels' profiles sharing it; the image
+	 * with the most samples first (pprof's "File"). */
 	assert_int_equal(pr.n_m, 2);
-	assert_string_equal(S(&pr, pr.m[0].bid), "aa11");
-	assert_string_equal(S(&pr, pr.m[0].file), "/usr/bin/a");
-	assert_int_equal(pr.m[0].off, 0x1000);
-	assert_int_equal(pr.m[0].hasfn, 1);
-	assert_int_equal(pr.m[0].hasln, 0);	/* g has no lines */
-	assert_string_equal(S(&pr, pr.m[1].bid), "bb22");
-	assert_int_equal(pr.m[1].off, 0x4000);	/* UINT64_MAX: tstart */
-	assert_int_equal(pr.m[1].hasfn, 0);
+	assert_string_equal(S(&pr, pr.m[0].bid), "bb22");
+	assert_string_equal(S(&pr, pr.m[0].file), "/lib/libb.so");
+	assert_int_equal(pr.m[0].off, 0x4000);	/* UINT64_MAX: tstart */
+	assert_int_equal(pr.m[0].hasfn, 0);
+	assert_string_equal(S(&pr, pr.m[1].bid), "aa11");
+	assert_string_equal(S(&pr, pr.m[1].file), "/usr/bin/a");
+	assert_int_equal(pr.m[1].off, 0x1000);
+	assert_int_equal(pr.m[1].hasfn, 1);
+	assert_int_equal(pr.m[1].hasln, 0);	/* g has no lines */
 	assert_true(pr.m[0].limit <= pr.m[1].start);
-	assert_true(pr.m[0].limit - pr.m[0].start >= 0x2000);
+	assert_true(pr.m[1].limit - pr.m[1].start >= 0x2000);
 
 	/* One sample per (profile, PC); one location per PC. */
 	assert_int_equal(pr.n_s, 4);
@@ -389,7 +391,7 @@ test_proto_flat(void **state)
 		l = loc(&pr, pr.s[i].loc[0]);
 		m = map(&pr, l->map);
 		assert_true(l->addr >= m->start && l->addr < m->limit);
-		if (m->id == pr.m[1].id) {
+		if (m->id == pr.m[0].id) {
 			assert_int_equal(l->addr - m->start, 0x4);
 			assert_int_equal(l->n_lines, 0);
 			assert_int_equal(pr.s[i].n_label, 0);
@@ -419,7 +421,7 @@ test_proto_flat(void **state)
 			assert_string_equal(S(&pr, func(&pr, l->fid)->name), "g");
 		}
 	}
-	assert_int_equal(total, 5 + 7 + 2 + 9);
+	assert_int_equal(total, 5 + 7 + 2 + 90);
 	assert_int_equal(web, 12);
 	assert_int_equal(db, 2);
 	prof_free(&pr);
