@@ -23,7 +23,9 @@ eb_append(struct ebuf *b, const void *data, size_t n)
 	size_t cap;
 	char *p;
 
-	if (b->failed)
+	/* n 0 may come with data NULL (an empty buffer), which memcpy
+	 * must not be given. */
+	if (b->failed || n == 0)
 		return;
 	if (n > b->cap - b->len) {
 		cap = b->cap ? b->cap : 4096;
