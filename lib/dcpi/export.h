@@ -3,6 +3,10 @@
  * profiles (lib/dcpi/profile.h).
  *
  *   pprof      gperftools CPU profile (specs/gperftools-cpuprofile.txt)
+ *   pprof-proto  pprof's profile.proto, gzipped (proto/profile.proto of
+ *              github.com/google/pprof; Debian: golang-github-google-pprof-dev,
+ *              /usr/share/gocode/src/github.com/google/pprof/proto/); written
+ *              only
  *   gmon       GNU gprof gmon.out (specs/gprof-gmon.txt, <sys/gmon_out.h>)
  *   callgrind  Callgrind format 1 (specs/callgrind-format.txt)
  *   xprof      Sun profile-feedback text (specs/xprof_text.txt)
