@@ -266,41 +266,26 @@ S(const struct prof *pr, uint64_t i)
 	return pr->str[i];
 }
 
-static const struct location *
-loc(const struct prof *pr, uint64_t id)
+/* The element of v[0..n) (of size bytes each, a uint64_t id first:
+ * locations, mappings, functions) whose id is id; fails the test if none. */
+static const void *
+by_id(const void *v, size_t n, size_t size, uint64_t id, const char *what)
 {
+	const char *e = v;
 	size_t i;
 
-	for (i = 0; i < pr->n_l; i++)
-		if (pr->l[i].id == id)
-			return &pr->l[i];
-	fail_msg("no location %llu", (unsigned long long)id);
+	for (i = 0; i < n; i++, e += size)
+		if (*(const uint64_t *)(const void *)e == id)
+			return e;
+	fail_msg("no %s %llu", what, (unsigned long long)id);
 	return NULL;
 }
-
-static const struct mapping *
-map(const struct prof *pr, uint64_t id)
-{
-	size_t i;
-
-	for (i = 0; i < pr->n_m; i++)
-		if (pr->m[i].id == id)
-			return &pr->m[i];
-	fail_msg("no mapping %llu", (unsigned long long)id);
-	return NULL;
-}
-
-static const struct function *
-func(const struct prof *pr, uint64_t id)
-{
-	size_t i;
-
-	for (i = 0; i < pr->n_f; i++)
-		if (pr->f[i].id == id)
-			return &pr->f[i];
-	fail_msg("no function %llu", (unsigned long long)id);
-	return NULL;
-}
+#define loc(pr, id)	((const struct location *)by_id((pr)->l, (pr)->n_l, \
+			    sizeof((pr)->l[0]), (id), "location"))
+#define map(pr, id)	((const struct mapping *)by_id((pr)->m, (pr)->n_m, \
+			    sizeof((pr)->m[0]), (id), "mapping"))
+#define func(pr, id)	((const struct function *)by_id((pr)->f, (pr)->n_f, \
+			    sizeof((pr)->f[0]), (id), "function"))
 
 /* ---- profiles and a symbolizer ---- */
 
