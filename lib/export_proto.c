@@ -150,6 +150,54 @@ struct proto {
 	int		 failed;
 };
 
+/* The length of the UTF-8 sequence at s (RFC 3629: shortest form, no
+ * surrogates, at most U+10FFFF), or 0 if it is not one. */
+static size_t
+utf8_len(const unsigned char *s)
+{
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 ||
+		    (s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f))
+			return 0;
+		return 3;
+	}
+	if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80 ||
+		    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] > 0x8f))
+			return 0;
+		return 4;
+	}
+	return 0;
+}
+
+/* s with each byte that starts no UTF-8 sequence made '?', malloc'd; NULL
+ * if s is valid as it is (or on ENOMEM, with *failed set).  profile.proto's
+ * strings are proto3 strings, which readers built on Go's protobuf refuse
+ * unless UTF-8, and paths, symbols and labels are bytes. */
+static char *
+utf8_fix(const char *s, int *failed)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i, k, n = strlen(s);
+	char *t = NULL;
+
+	for (i = 0; i < n; i += k ? k : 1) {
+		/* The NUL ends a short sequence: the checks stop there. */
+		if ((k = utf8_len(u + i)) != 0)
+			continue;
+		if (t == NULL && (t = strdup(s)) == NULL) {
+			*failed = 1;
+			return NULL;
+		}
+		t[i] = '?';
+	}
+	return t;
+}
+
 /* The string's index in string_table, "" being 0; 0 after a failure. */
 static uint64_t
 str_id(struct proto *ps, const char *s)
@@ -157,8 +205,16 @@ str_id(struct proto *ps, const char *s)
 	struct htab_iter it;
 	uint64_t h;
 	uintptr_t v;
+	char *fixed;
 
 	if (s == NULL || *s == '\0')
+		return 0;
+	if ((fixed = utf8_fix(s, &ps->failed)) != NULL) {
+		h = str_id(ps, fixed);
+		free(fixed);
+		return h;
+	}
+	if (ps->failed)
 		return 0;
 	h = fnv1a64_str(FNV1A64_INIT, s);
 	for (v = htab_first(&ps->str_h, h, &it); v != 0; v = htab_next(&ps->str_h, &it))

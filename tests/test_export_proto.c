@@ -474,6 +474,44 @@ test_proto_stacks(void **state)
 	dcpi_profile_free(p);
 }
 
+/* A name that is not UTF-8 (proto3 strings must be): "?" for each byte
+ * that starts no sequence; valid multibyte sequences stay. */
+static int
+resolve_bytes(void *arg, const struct dcpi_profile *p, uint32_t offset,
+    struct dcpi_export_loc *l)
+{
+	(void)arg;
+	(void)p;
+	l->proc = offset == 0x8 ? "caf\xc3\xa9\xff\xc3x\xed\xa0\x80" : "ok";
+	l->proc_offset = offset;
+	l->file = NULL;
+	l->line = 0;
+	return 0;
+}
+
+static void
+test_proto_utf8(void **state)
+{
+	static const struct dcpi_count counts[] = { { 0x8, 3 } };
+	struct dcpi_profile *p;
+	struct dcpi_error err;
+	struct prof pr;
+	size_t len;
+	void *buf;
+
+	(void)state;
+	p = mkprof_label("cc33", "/usr/bin/c", "perf::cpu-clock", 100, 0x1000, 0x100, NULL,
+	    counts, 1);
+	OK(dcpi_pprof_proto_encode((const struct dcpi_profile *const *)&p, NULL, 1, NULL, 0,
+	    resolve_bytes, NULL, NULL, &buf, &len, &err));
+	decode(buf, len, &pr);
+	assert_int_equal(pr.n_f, 1);
+	assert_string_equal(S(&pr, pr.f[0].name), "caf\xc3\xa9??x???");
+	prof_free(&pr);
+	free(buf);
+	dcpi_profile_free(p);
+}
+
 /* Another event than time: EVENT/count, values count * period. */
 static void
 test_proto_event(void **state)
@@ -543,6 +581,7 @@ main(void)
 		cmocka_unit_test(test_proto_flat),
 		cmocka_unit_test(test_proto_stacks),
 		cmocka_unit_test(test_proto_event),
+		cmocka_unit_test(test_proto_utf8),
 		cmocka_unit_test(test_proto_errors),
 	};
 

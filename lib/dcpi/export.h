@@ -182,7 +182,9 @@ struct dcpi_proto_meta {
  *                dcpi_pprof_encode_stacks), so the totals stay the
  *                profiles'; the profile's label as a string label
  *                "label" (dcpi/label.h);
- *   time_nanos, duration_nanos, comment from meta (NULL: none).
+ *   time_nanos, duration_nanos, comment from meta (NULL: none);
+ *   strings (paths, names, labels) as valid UTF-8, as proto3 wants: a
+ *   byte that starts no UTF-8 sequence becomes '?'.
  * n_stacks 0: one sample per PC.  *buf (malloc'd, caller frees) holds
  * *len bytes of gzip (RFC 1952).  -1/EINVAL for n 0 or a bad stack (as
  * dcpi_pprof_encode_stacks), -1/ENOMEM.
