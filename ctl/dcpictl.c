@@ -33,7 +33,7 @@ static const struct {
 	{ "diff",	cmd_diff,	"diff A B                    compare two epochs or databases" },
 	{ "epochs",	cmd_epochs,	"epochs                      list the database's epochs" },
 	{ "gc",		cmd_gc,		"gc [--keep-days N] [--keep-min M]  delete old epochs" },
-	{ "export",	cmd_export,	"export --format=F -o FILE   write pprof, gmon, callgrind or xprof" },
+	{ "export",	cmd_export,	"export --format=F -o FILE   write pprof, pprof-proto, gmon, callgrind or xprof" },
 	{ "import",	cmd_import,	"import FILE --image BINARY  read a gperftools or gmon.out profile" },
 };
 

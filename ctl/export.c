@@ -1,6 +1,7 @@
 /*
  * dcpictl export: the selected profiles in other tools' formats: pprof
- * (gperftools), gmon.out (gprof), Callgrind and xprof_text (lib/dcpi/export.h).
+ * (gperftools), pprof's profile.proto, gmon.out (gprof), Callgrind and
+ * xprof_text (lib/dcpi/export.h).
  */
 #include "config.h"
 
@@ -197,10 +198,76 @@ gmon_name(const struct dcpi_profile *p, char *name, size_t len)
 	return 0;
 }
 
+/* The file offset of each profile's text, from its file when that is
+ * still the same image; else UINT64_MAX, pprof's default for PIEs. */
+static void
+text_offsets(const struct dcpi_profile **profs, size_t n, uint64_t *toff)
+{
+	struct dcpi_image_info info;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		toff[i] = UINT64_MAX;
+		if (profs[i]->path != NULL && profs[i]->path[0] == '/' &&
+		    dcpi_image_info_read(profs[i]->path, &info, NULL) == 0) {
+			if (strcmp(info.image, profs[i]->image) == 0 &&
+			    info.tstart == profs[i]->tstart)
+				toff[i] = info.toffset;
+			dcpi_image_info_clear(&info);
+		}
+	}
+}
+
+/* The selection's span and what it is, for profile.proto's time_nanos,
+ * duration_nanos and comments: from the first epoch's start to the start
+ * of the epoch after the last (an epoch lasts until the next one starts),
+ * or now for the newest.  The comments are malloc'd into c[0..*nc). */
+static void
+proto_meta(const char *db, const struct dcpi_dataset *d, struct dcpi_proto_meta *m,
+    char **c, size_t *nc)
+{
+	char **ep = NULL;
+	size_t n = 0, i;
+	time_t start, end;
+
+	memset(m, 0, sizeof(*m));
+	*nc = 0;
+	if (d->n_epochs == 0 || dcpi_epoch_parse(d->epochs[0], &start) == -1)
+		return;
+	end = time(NULL);
+	if (dcpi_db_epochs(db, &ep, &n, NULL) == 0) {
+		for (i = 0; i + 1 < n; i++)
+			if (strcmp(ep[i], d->epochs[d->n_epochs - 1]) == 0) {
+				dcpi_epoch_parse(ep[i + 1], &end);
+				break;
+			}
+		dcpi_strv_free(ep, n);
+	}
+	m->time_nanos = (int64_t)start * 1000000000;
+	m->duration_nanos = end > start ? (int64_t)(end - start) * 1000000000 : 0;
+	xasprintf(&c[(*nc)++], "dcpi: epochs %s to %s", d->epochs[0],
+	    d->epochs[d->n_epochs - 1]);
+	xasprintf(&c[*nc], "dcpi: host%s", d->n_hosts > 1 ? "s" : "");
+	for (i = 0; i < d->n_hosts; i++) {
+		char *t = c[*nc];
+
+		xasprintf(&c[*nc], "%s %s", t, d->hosts[i]);
+		free(t);
+	}
+	(*nc)++;
+	xasprintf(&c[(*nc)++], "dcpi: event %s, period %" PRIu64, d->events[0].name,
+	    d->events[0].period);
+	if (d->events[0].unattributed > 0)
+		xasprintf(&c[(*nc)++], "dcpi: %" PRIu64 " samples attributed to no image "
+		    "are not in the profile", d->events[0].unattributed);
+	m->comments = (const char *const *)c;
+	m->n_comments = *nc;
+}
+
 #define EXPORT_USAGE							\
-	"usage: dcpictl export --format=pprof|gmon|callgrind|xprof [-e EVENT]\n" \
-	"                      [--epoch E | --all | --since TIME] [--host H] [--image NAME]\n" \
-	"                      [--label GLOB]... -o FILE\n"			\
+	"usage: dcpictl export --format=pprof|pprof-proto|gmon|callgrind|xprof\n" \
+	"                      [-e EVENT] [--epoch E | --all | --since TIME] [--host H]\n" \
+	"                      [--image NAME] [--label GLOB]... -o FILE\n"	\
 	"gmon writes one file per image and label: FILE itself for one, else\n" \
 	"FILE.NAME.IMAGEID, or FILE.LABEL.NAME.IMAGEID for a labelled profile\n"
 
@@ -238,10 +305,11 @@ cmd_export(const struct ctl_globals *g, int argc, char **argv)
 	}
 	if (optind != argc || format == NULL || output == NULL)
 		return cmd_usage(0, EXPORT_USAGE);
-	if (strcmp(format, "pprof") != 0 && strcmp(format, "gmon") != 0 &&
-	    strcmp(format, "callgrind") != 0 && strcmp(format, "xprof") != 0) {
-		fprintf(stderr, "dcpictl: export: unknown format '%s' (expected pprof, gmon, "
-		    "callgrind or xprof)\n", format);
+	if (strcmp(format, "pprof") != 0 && strcmp(format, "pprof-proto") != 0 &&
+	    strcmp(format, "gmon") != 0 && strcmp(format, "callgrind") != 0 &&
+	    strcmp(format, "xprof") != 0) {
+		fprintf(stderr, "dcpictl: export: unknown format '%s' (expected pprof, "
+		    "pprof-proto, gmon, callgrind or xprof)\n", format);
 		return 2;
 	}
 	if ((d = sel_load(g->db, &s, "export")) == NULL)
@@ -285,21 +353,19 @@ cmd_export(const struct ctl_globals *g, int argc, char **argv)
 		stacks_each_file(g->db, d, stacks_one, &so, &skipped);
 	}
 	if (strcmp(format, "pprof") == 0) {
-		for (i = 0; i < n; i++) {
-			struct dcpi_image_info info;
-
-			/* The text's file offset, from the file when it is still
-			 * the same image; else pprof's default for PIEs. */
-			toff[i] = UINT64_MAX;
-			if (profs[i]->path != NULL && profs[i]->path[0] == '/' &&
-			    dcpi_image_info_read(profs[i]->path, &info, NULL) == 0) {
-				if (strcmp(info.image, profs[i]->image) == 0 &&
-				    info.tstart == profs[i]->tstart)
-					toff[i] = info.toffset;
-				dcpi_image_info_clear(&info);
-			}
-		}
+		text_offsets(profs, n, toff);
 		x = dcpi_pprof_encode_stacks(profs, toff, n, so.v, so.n_v, &buf, &len, &err);
+	} else if (strcmp(format, "pprof-proto") == 0) {
+		struct dcpi_proto_meta meta;
+		char *comments[4];
+		size_t nc;
+
+		text_offsets(profs, n, toff);
+		proto_meta(g->db, d, &meta, comments, &nc);
+		x = dcpi_pprof_proto_encode(profs, toff, n, so.v, so.n_v, resolve, &r, &meta,
+		    &buf, &len, &err);
+		while (nc > 0)
+			free(comments[--nc]);
 	} else if (strcmp(format, "callgrind") == 0)
 		x = dcpi_callgrind_encode_stacks(profs, n, so.v, so.n_v, resolve, &r, &buf,
 		    &len, &err);

@@ -31,22 +31,6 @@ struct strset {
 };
 
 
-static int
-grow(void **v, size_t *cap, size_t n, size_t size)
-{
-	void *p;
-	size_t nc;
-
-	if (n < *cap)
-		return 0;
-	nc = *cap ? *cap * 2 : 16;
-	if ((p = reallocarray(*v, nc, size)) == NULL)
-		return -1;
-	*v = p;
-	*cap = nc;
-	return 0;
-}
-
 /* Index of s in the set, added if absent; -1/ENOMEM. */
 static ssize_t
 strset_add(struct strset *set, const char *s)
@@ -56,7 +40,7 @@ strset_add(struct strset *set, const char *s)
 	for (i = 0; i < set->n; i++)
 		if (strcmp(set->v[i], s) == 0)
 			return (ssize_t)i;
-	if (grow((void **)&set->v, &set->cap, set->n, sizeof(char *)) == -1 ||
+	if (lib_grow((void **)&set->v, &set->cap, set->n, sizeof(char *)) == -1 ||
 	    (set->v[set->n] = strdup(s)) == NULL)
 		return -1;
 	return (ssize_t)set->n++;
@@ -260,7 +244,7 @@ struct loadctx {
 static int
 skip(struct loadctx *c, const char *msg)
 {
-	if (grow((void **)&c->skipped.v, &c->skipped.cap, c->skipped.n,
+	if (lib_grow((void **)&c->skipped.v, &c->skipped.cap, c->skipped.n,
 	    sizeof(char *)) == -1 || (c->skipped.v[c->skipped.n] = strdup(msg)) == NULL)
 		return -1;
 	c->skipped.n++;
@@ -383,7 +367,7 @@ load_dir(struct loadctx *c, const char *epoch, const char *host, size_t ev,
 			*used = 1;
 			continue;
 		}
-		if (grow((void **)&c->l, &c->cap, c->n, sizeof(*c->l)) == -1 ||
+		if (lib_grow((void **)&c->l, &c->cap, c->n, sizeof(*c->l)) == -1 ||
 		    asprintf(&c->l[c->n].kallsyms, "%s/%s/%s/kallsyms", c->db, epoch, host) == -1) {
 			dcpi_profile_free(p);
 			goto fail;
@@ -414,7 +398,7 @@ load_event(void *arg, const char *epoch, const char *host, const char *event,
 	if (c->f && !selected(c->f->events, c->f->n_events, event))
 		return 0;
 	if ((ev = strset_add(&c->events, event)) == -1 ||
-	    grow((void **)&c->idle, &c->cap_idle, (size_t)ev, sizeof(*c->idle)) == -1)
+	    lib_grow((void **)&c->idle, &c->cap_idle, (size_t)ev, sizeof(*c->idle)) == -1)
 		goto fail;
 	if (c->events.n > had)
 		c->idle[ev] = 0;
@@ -488,7 +472,7 @@ collect_paths(struct dcpi_dataset_image *im, const struct loaded *l, size_t n)
 				break;
 		if (k < im->n_paths)
 			continue;
-		if (grow((void **)&im->paths, &cap, im->n_paths, sizeof(char *)) == -1 ||
+		if (lib_grow((void **)&im->paths, &cap, im->n_paths, sizeof(char *)) == -1 ||
 		    (im->paths[im->n_paths] = strdup(l[i].prof->path)) == NULL)
 			return -1;
 		im->n_paths++;
@@ -566,7 +550,7 @@ dcpi_dataset_load(const char *db, const struct dcpi_dataset_filter *f,
 				/* E.g. an event line that is not its directory's:
 				 * that file is skipped like a corrupt one. */
 				if (errno == ENOMEM ||
-				    grow((void **)&c.skipped.v, &c.skipped.cap, c.skipped.n,
+				    lib_grow((void **)&c.skipped.v, &c.skipped.cap, c.skipped.n,
 				    sizeof(char *)) == -1 ||
 				    (c.skipped.v[c.skipped.n] = strdup(e.msg)) == NULL)
 					goto nomem;

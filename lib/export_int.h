@@ -61,4 +61,30 @@ int ex_stacks_check(const struct dcpi_export_stack *stacks, size_t n_stacks,
  * and stacks are short), which needs no allocation. */
 size_t ex_stack_calls(const struct dcpi_export_stack *st, uint32_t *ks);
 
+/* Samples that stacks put at a leaf: (profile index, offset, count). */
+struct ex_leaf {
+	size_t		 prof;
+	uint32_t	 offset;
+	uint64_t	 count;
+};
+/* The leaves of the stacks (frames[0] of an exported profile), sorted by
+ * (prof, offset) and merged, counts saturating: *nl of them, malloc'd
+ * (never NULL on success, even for none); NULL/ENOMEM. */
+struct ex_leaf *ex_stack_leaves(const struct dcpi_export_stack *stacks,
+    size_t n_stacks, size_t *nl);
+/* The samples of profile prof's count c that no stack accounts for: c's
+ * count less the leaves' count at its offset, 0 where stacks hold more.
+ * Called for profiles in increasing index and counts in increasing
+ * offset, *l (0 at first) the cursor into leaves[0..nl). */
+uint64_t ex_flat_rest(const struct ex_leaf *leaves, size_t nl, size_t *l, size_t prof,
+    const struct dcpi_count *c);
+
+/* The synthetic address space of the pprof exports, where images have no
+ * addresses of their own (offsets from tstart, and PIEs all at 0): image
+ * after image from EX_BASE, each over its text rounded up to pages
+ * (ex_map_end), an unmapped page between two. */
+#define EX_BASE		0x10000000000ULL
+uint64_t ex_map_end(uint64_t base, uint64_t tsize);
+uint64_t ex_next_base(uint64_t base, uint64_t tsize);
+
 #endif

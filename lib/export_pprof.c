@@ -16,60 +16,6 @@
 
 #include "export_int.h"
 
-#define PPROF_BASE	0x10000000000ULL	/* first synthetic image address */
-#define PAGE		0x1000ULL
-
-static uint64_t
-page_up(uint64_t v)
-{
-	return (v + PAGE - 1) & ~(PAGE - 1);
-}
-
-/* Samples that stacks put at a leaf: (profile, offset, count). */
-struct leaf {
-	size_t		 prof;
-	uint32_t	 offset;
-	uint64_t	 count;
-};
-
-static int
-cmp_leaf(const void *a, const void *b)
-{
-	const struct leaf *x = a, *y = b;
-
-	if (x->prof != y->prof)
-		return x->prof < y->prof ? -1 : 1;
-	return x->offset < y->offset ? -1 : x->offset > y->offset;
-}
-
-/* Sorted and merged leaves of the stacks: *nl of them, malloc'd. */
-static struct leaf *
-stack_leaves(const struct dcpi_export_stack *stacks, size_t n_stacks, size_t *nl)
-{
-	struct leaf *v;
-	size_t i, m = 0;
-
-	*nl = 0;
-	if ((v = calloc(n_stacks + 1, sizeof(*v))) == NULL)
-		return NULL;
-	for (i = 0; i < n_stacks; i++)
-		if (stacks[i].frames[0].prof != DCPI_EXPORT_NOPROF) {
-			v[m].prof = stacks[i].frames[0].prof;
-			v[m].offset = stacks[i].frames[0].offset;
-			v[m++].count = stacks[i].count;
-		}
-	if (m > 1)
-		qsort(v, m, sizeof(*v), cmp_leaf);
-	for (i = 0; i < m; i++) {
-		if (*nl > 0 && cmp_leaf(&v[*nl - 1], &v[i]) == 0)
-			v[*nl - 1].count = v[*nl - 1].count + v[i].count < v[i].count ?
-			    UINT64_MAX : v[*nl - 1].count + v[i].count;
-		else
-			v[(*nl)++] = v[i];
-	}
-	return v;
-}
-
 int
 dcpi_pprof_encode(const struct dcpi_profile *const *profiles,
     const uint64_t *toffsets, size_t n, void **buf, size_t *len,
@@ -85,7 +31,7 @@ dcpi_pprof_encode_stacks(const struct dcpi_profile *const *profiles,
 {
 	struct ebuf b = { 0 };
 	uint64_t base, period, off, c, *bases;
-	struct leaf *leaves = NULL;
+	struct ex_leaf *leaves = NULL;
 	size_t i, j, nl = 0, l = 0;
 	uint32_t k, depth;
 
@@ -94,7 +40,7 @@ dcpi_pprof_encode_stacks(const struct dcpi_profile *const *profiles,
 	if (ex_stacks_check(stacks, n_stacks, n, "pprof", err) == -1)
 		return -1;
 	if ((bases = calloc(n, sizeof(*bases))) == NULL ||
-	    (n_stacks > 0 && (leaves = stack_leaves(stacks, n_stacks, &nl)) == NULL)) {
+	    (n_stacks > 0 && (leaves = ex_stack_leaves(stacks, n_stacks, &nl)) == NULL)) {
 		free(bases);
 		return lib_seterr(err, ENOMEM, "pprof: out of memory");
 	}
@@ -114,26 +60,19 @@ dcpi_pprof_encode_stacks(const struct dcpi_profile *const *profiles,
 	eb_u64(&b, 0);
 	eb_u64(&b, period);
 	eb_u64(&b, 0);
-	for (i = 0, base = PPROF_BASE; i < n; i++) {
+	for (i = 0, base = EX_BASE; i < n; i++) {
 		const struct dcpi_profile *p = profiles[i];
 
 		bases[i] = base;
 		for (j = 0; j < p->n_counts; j++) {
-			/* Leaves and counts are both sorted by offset. */
-			c = p->counts[j].count;
-			while (l < nl && (leaves[l].prof < i || (leaves[l].prof == i &&
-			    leaves[l].offset < p->counts[j].offset)))
-				l++;
-			if (l < nl && leaves[l].prof == i && leaves[l].offset == p->counts[j].offset)
-				c = c > leaves[l].count ? c - leaves[l].count : 0;
+			c = ex_flat_rest(leaves, nl, &l, i, &p->counts[j]);
 			if (c == 0)
 				continue;
 			eb_u64(&b, c);
 			eb_u64(&b, 1);
 			eb_u64(&b, base + p->counts[j].offset);
 		}
-		/* Leave an unmapped page between images. */
-		base += page_up(p->tsize ? p->tsize : 1) + PAGE;
+		base = ex_next_base(base, p->tsize);
 	}
 	/* The chains, up to the first frame of an image not exported. */
 	for (i = 0; i < n_stacks; i++) {
@@ -152,9 +91,9 @@ dcpi_pprof_encode_stacks(const struct dcpi_profile *const *profiles,
 	eb_u64(&b, 0);
 	eb_u64(&b, 1);
 	eb_u64(&b, 0);
-	for (i = 0, base = PPROF_BASE; i < n; i++) {
+	for (i = 0, base = EX_BASE; i < n; i++) {
 		const struct dcpi_profile *p = profiles[i];
-		uint64_t end = base + page_up(p->tsize ? p->tsize : 1);
+		uint64_t end = ex_map_end(base, p->tsize);
 		const char *path = p->path ? p->path : "[unknown]";
 
 		off = toffsets != NULL && toffsets[i] != UINT64_MAX ? toffsets[i] : p->tstart;
@@ -168,7 +107,7 @@ dcpi_pprof_encode_stacks(const struct dcpi_profile *const *profiles,
 		 * matches no mapping, which readers skip. */
 		if (dcpi_profile_label(p) != NULL)
 			eb_printf(&b, "dcpi-label: %" PRIx64 " %s\n", base, dcpi_profile_label(p));
-		base = end + PAGE;
+		base = ex_next_base(base, p->tsize);
 	}
 	return eb_finish(&b, buf, len, err);
 }

@@ -23,7 +23,9 @@ eb_append(struct ebuf *b, const void *data, size_t n)
 	size_t cap;
 	char *p;
 
-	if (b->failed)
+	/* n 0 may come with data NULL (an empty buffer), which memcpy
+	 * must not be given. */
+	if (b->failed || n == 0)
 		return;
 	if (n > b->cap - b->len) {
 		cap = b->cap ? b->cap : 4096;
@@ -363,4 +365,68 @@ ex_stack_calls(const struct dcpi_export_stack *st, uint32_t *ks)
 			ks[n++] = k;
 	}
 	return n;
+}
+
+static int
+cmp_leaf(const void *a, const void *b)
+{
+	const struct ex_leaf *x = a, *y = b;
+
+	if (x->prof != y->prof)
+		return x->prof < y->prof ? -1 : 1;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+struct ex_leaf *
+ex_stack_leaves(const struct dcpi_export_stack *stacks, size_t n_stacks, size_t *nl)
+{
+	struct ex_leaf *v;
+	size_t i, m = 0;
+
+	*nl = 0;
+	if ((v = calloc(n_stacks + 1, sizeof(*v))) == NULL)
+		return NULL;
+	for (i = 0; i < n_stacks; i++)
+		if (stacks[i].frames[0].prof != DCPI_EXPORT_NOPROF) {
+			v[m].prof = stacks[i].frames[0].prof;
+			v[m].offset = stacks[i].frames[0].offset;
+			v[m++].count = stacks[i].count;
+		}
+	if (m > 1)
+		qsort(v, m, sizeof(*v), cmp_leaf);
+	for (i = 0; i < m; i++) {
+		if (*nl > 0 && cmp_leaf(&v[*nl - 1], &v[i]) == 0)
+			v[*nl - 1].count = v[*nl - 1].count + v[i].count < v[i].count ?
+			    UINT64_MAX : v[*nl - 1].count + v[i].count;
+		else
+			v[(*nl)++] = v[i];
+	}
+	return v;
+}
+
+uint64_t
+ex_flat_rest(const struct ex_leaf *leaves, size_t nl, size_t *l, size_t prof,
+    const struct dcpi_count *c)
+{
+	/* Leaves and counts are both sorted by offset. */
+	while (*l < nl && (leaves[*l].prof < prof || (leaves[*l].prof == prof &&
+	    leaves[*l].offset < c->offset)))
+		(*l)++;
+	if (*l < nl && leaves[*l].prof == prof && leaves[*l].offset == c->offset)
+		return c->count > leaves[*l].count ? c->count - leaves[*l].count : 0;
+	return c->count;
+}
+
+#define EX_PAGE		0x1000ULL
+
+uint64_t
+ex_map_end(uint64_t base, uint64_t tsize)
+{
+	return base + ((tsize ? tsize : 1) + EX_PAGE - 1) / EX_PAGE * EX_PAGE;
+}
+
+uint64_t
+ex_next_base(uint64_t base, uint64_t tsize)
+{
+	return ex_map_end(base, tsize) + EX_PAGE;
 }

@@ -28,3 +28,19 @@ lib_seterr(struct dcpi_error *err, int e, const char *fmt, ...)
 	return -1;
 }
 
+
+int
+lib_grow(void **v, size_t *cap, size_t n, size_t size)
+{
+	void *p;
+	size_t nc;
+
+	if (n < *cap)
+		return 0;
+	nc = *cap ? *cap * 2 : 16;
+	if ((p = reallocarray(*v, nc, size)) == NULL)
+		return -1;
+	*v = p;
+	*cap = nc;
+	return 0;
+}

@@ -14,6 +14,10 @@
  * errno to e unless e is 0 (callers that decide errno later), returns -1. */
 int lib_seterr(struct dcpi_error *err, int e, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Room for element n of *v (elements of size bytes, *cap allocated):
+ * doubles *cap (16 at first) when n reaches it.  0, or -1/ENOMEM with *v
+ * unchanged. */
+int lib_grow(void **v, size_t *cap, size_t n, size_t size);
 
 /* The GNU build-id of elf as lowercase hex into out (DCPI_IMAGE_ID_LEN
  * bytes, lib/dcpi/image.h): at most DCPI_BUILD_ID_MAX bytes of it, as

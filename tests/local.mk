@@ -296,9 +296,15 @@ EXTRA_DIST += tests/fuzz/fuzz_symbol.c
 if ENABLE_TESTS
 check_PROGRAMS += tests/test_export
 TESTS += tests/test_export
-tests_test_export_SOURCES = tests/test_export.c
+tests_test_export_SOURCES = tests/test_export.c tests/export_util.h
 tests_test_export_CFLAGS = $(TESTS_CFLAGS)
 tests_test_export_LDADD = lib/libdcpi.la $(TESTS_LIBS)
+# pprof's profile.proto: the test inflates it (zlib) and reads it back.
+check_PROGRAMS += tests/test_export_proto
+TESTS += tests/test_export_proto
+tests_test_export_proto_SOURCES = tests/test_export_proto.c tests/export_util.h
+tests_test_export_proto_CFLAGS = $(TESTS_CFLAGS) $(ZLIB_CFLAGS)
+tests_test_export_proto_LDADD = lib/libdcpi.la $(TESTS_LIBS) $(ZLIB_LIBS)
 endif
 
 # Against the real tools: google-pprof, gprof, callgrind_annotate (README's
@@ -499,3 +505,12 @@ CLEANFILES += tests/flamegraph.png
 # period-jitter against a workload in lock-step with the sampling period.
 TESTS += tests/integration/test_period_jitter.sh
 EXTRA_DIST += tests/integration/test_period_jitter.sh tests/workload/lockstep.c
+
+# pprof's profile.proto from a live dcpid -g, read by Go's pprof, which the
+# test builds once into tests/.cache (golang-github-google-pprof-dev).
+TESTS += tests/integration/test_export_proto.sh
+EXTRA_DIST += tests/integration/test_export_proto.sh
+clean-local: clean-go-cache
+clean-go-cache:
+	rm -rf tests/.cache
+.PHONY: clean-go-cache

@@ -18,6 +18,8 @@
 #include <dcpi/export.h>
 #include <dcpi/profile.h>
 
+#include "export_util.h"
+
 /* Calls that must succeed, failing the test with the library's message. */
 #define OK(call) do { if ((call) != 0) fail_msg("%s: %s", #call, err.msg); } while (0)
 
@@ -25,20 +27,7 @@ static struct dcpi_profile *
 mkprof(const char *image, const char *path, const char *event, uint64_t period,
     uint64_t tstart, uint64_t tsize, const struct dcpi_count *c, size_t n)
 {
-	struct dcpi_profile *p = dcpi_profile_new();
-	size_t i;
-
-	assert_non_null(p);
-	assert_int_equal(dcpi_profile_set(p, "image", image, NULL), 0);
-	assert_int_equal(dcpi_profile_set(p, "event", event, NULL), 0);
-	assert_int_equal(dcpi_profile_set(p, "path", path, NULL), 0);
-	assert_int_equal(dcpi_profile_set(p, "epoch", "20261121223000", NULL), 0);
-	p->period = period;
-	p->tstart = tstart;
-	p->tsize = tsize;
-	for (i = 0; i < n; i++)
-		assert_int_equal(dcpi_profile_add(p, c[i].offset, c[i].count), 0);
-	return p;
+	return mkprof_label(image, path, event, period, tstart, tsize, NULL, c, n);
 }
 
 static void

@@ -3,6 +3,10 @@
  * profiles (lib/dcpi/profile.h).
  *
  *   pprof      gperftools CPU profile (specs/gperftools-cpuprofile.txt)
+ *   pprof-proto  pprof's profile.proto, gzipped (proto/profile.proto of
+ *              github.com/google/pprof; Debian: golang-github-google-pprof-dev,
+ *              /usr/share/gocode/src/github.com/google/pprof/proto/); written
+ *              only
  *   gmon       GNU gprof gmon.out (specs/gprof-gmon.txt, <sys/gmon_out.h>)
  *   callgrind  Callgrind format 1 (specs/callgrind-format.txt)
  *   xprof      Sun profile-feedback text (specs/xprof_text.txt)
@@ -137,6 +141,59 @@ int dcpi_pprof_encode(const struct dcpi_profile *const *profiles,
 int dcpi_pprof_encode_stacks(const struct dcpi_profile *const *profiles,
     const uint64_t *toffsets, size_t n, const struct dcpi_export_stack *stacks,
     size_t n_stacks, void **buf, size_t *len, struct dcpi_error *err);
+
+/* ---- pprof profile.proto (gzipped; github.com/google/pprof, proto/) ---- */
+
+/* What the profiles do not say about the collection, all optional. */
+struct dcpi_proto_meta {
+	int64_t		 time_nanos;	/* start, ns since 1970 UTC (0: unknown) */
+	int64_t		 duration_nanos; /* span of the collection, ns (0: unknown) */
+	const char *const *comments;	/* n_comments lines for Profile.comment */
+	size_t		 n_comments;
+};
+
+/*
+ * Encodes the profiles (same event) and their call chains as a gzipped
+ * perftools.profiles.Profile, the format of Go's pprof, Parca, Pyroscope
+ * and Cloud Profiler (proto/profile.proto of github.com/google/pprof):
+ *   sample_type  [samples/count, cpu/nanoseconds] for a time event
+ *                (dcpi_event_is_time), else [samples/count, EVENT/count];
+ *                period_type the second, period profiles[0]'s period;
+ *                a sample's values are its count and count * period;
+ *   mapping      one per image (id, tstart), placed in a synthetic
+ *                address space as dcpi_pprof_encode places images, with
+ *                file_offset toffsets[i] (as there) so that an address
+ *                maps to the ELF vaddr tstart + offset; filename the
+ *                profile's path, build_id its image id (the GNU build-id,
+ *                or the content hash of dcpi/image.h); has_functions,
+ *                has_filenames and has_line_numbers when every location
+ *                of the mapping got a procedure (a line) from resolve;
+ *   location     one per address: a leaf PC, or a caller frame's return
+ *                address less one (the call instruction's byte, which
+ *                profile.proto allows), with a line naming its function
+ *                and source line where resolve (may be NULL) finds them;
+ *   function     one per procedure (image and proc_offset): name and
+ *                system_name the symbol's, filename and start_line those
+ *                of its first byte (else the location's file);
+ *   sample       one per stack (locations leaf first, up to the first
+ *                frame of an image not exported), belonging to the leaf's
+ *                profile; then one per offset of each profile for the
+ *                samples the stacks there do not account for (as
+ *                dcpi_pprof_encode_stacks), so the totals stay the
+ *                profiles'; the profile's label as a string label
+ *                "label" (dcpi/label.h);
+ *   time_nanos, duration_nanos, comment from meta (NULL: none);
+ *   strings (paths, names, labels) as valid UTF-8, as proto3 wants: a
+ *   byte that starts no UTF-8 sequence becomes '?'.
+ * n_stacks 0: one sample per PC.  *buf (malloc'd, caller frees) holds
+ * *len bytes of gzip (RFC 1952).  -1/EINVAL for n 0 or a bad stack (as
+ * dcpi_pprof_encode_stacks), -1/ENOMEM.
+ */
+int dcpi_pprof_proto_encode(const struct dcpi_profile *const *profiles,
+    const uint64_t *toffsets, size_t n, const struct dcpi_export_stack *stacks,
+    size_t n_stacks, dcpi_export_resolve_fn resolve, void *arg,
+    const struct dcpi_proto_meta *meta, void **buf, size_t *len,
+    struct dcpi_error *err);
 
 struct dcpi_pprof_mapping {
 	uint64_t	 start, end, offset;	/* [start, end), file offset */

@@ -4,6 +4,9 @@
  * (kernel frames under user ones).  Built with -fno-omit-frame-pointer.
  *
  *	chain SECONDS [sys]
+ *
+ * -DWORKLOAD_TAG='"name"' makes a binary with its own build-id (hot.c's
+ * way), for tests that run beside test_callchain.sh.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +16,10 @@
 #define NOINLINE	__attribute__((noinline))
 
 volatile unsigned long sink;
+
+#ifdef WORKLOAD_TAG
+const char dcpi_workload_tag[] = WORKLOAD_TAG;
+#endif
 
 NOINLINE void
 done(unsigned long x)
