@@ -12,9 +12,9 @@ build_hot idle_hot
 start_dcpid -e perf::cpu-clock
 # The idle task runs only when a CPU has nothing else to do, which other
 # tests running at the same time may deny for a while: wait (up to a
-# minute) until it has been sampled.
+# few minutes) until it has been sampled.
 sleep 3
-for _ in $(seq 1 60); do
+for _ in $(seq 1 180); do
 	ctl flush >/dev/null || fail "flush failed"
 	ls "$DB"/*/*/perf::cpu-clock/\[idle\]/kernel.kallsyms.* >/dev/null 2>&1 && break
 	sleep 1

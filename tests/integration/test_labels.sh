@@ -47,7 +47,13 @@ else
 fi
 # Moved while it runs: started in C, moved into D.
 sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" 1' sh "$CG/$C" "$T/label_hot" & pm=$!
-sleep 0.5
+# Moved after about half its 1 s of CPU (CPU, not wall time: under load
+# half a second of wall time may give it almost none).
+for _ in $(seq 1 600); do
+	t=$(awk '{ print $14 + $15 }' "/proc/$pm/stat" 2>/dev/null) || break
+	[ "${t:-0}" -ge $(($(getconf CLK_TCK) / 2)) ] && break
+	sleep 0.1
+done
 echo $pm >"$CG/$D/cgroup.procs" || fail "cannot move $pm into $D"
 wait $pm || fail "the moved label_hot failed"
 ctl flush >/dev/null || fail "flush failed"
