@@ -64,6 +64,12 @@ lib_libdcpi_la_SOURCES += lib/jitdump.c
 dcpiinclude_HEADERS += lib/dcpi/label.h
 lib_libdcpi_la_SOURCES += lib/label.c
 
+# Kernel symbol snapshots kept once per kernel (gzip through zlib).
+dcpiinclude_HEADERS += lib/dcpi/kallsyms.h
+lib_libdcpi_la_SOURCES += lib/kallsyms.c
+lib_libdcpi_la_CFLAGS += $(ZLIB_CFLAGS)
+lib_libdcpi_la_LIBADD += $(ZLIB_LIBS)
+
 # Call chains: the per-epoch stack file beside the profiles.
 dcpiinclude_HEADERS += lib/dcpi/stackfile.h
 lib_libdcpi_la_SOURCES += lib/stackfile.c
