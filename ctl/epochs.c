@@ -1,5 +1,7 @@
 /*
- * dcpictl epochs (the database's epochs with their size) and gc (retention).
+ * dcpictl epochs (the database's epochs with their size) and gc (retention:
+ * epochs, then the build-id cache entries and kernel symbol snapshots no
+ * remaining epoch refers to).
  */
 #include "config.h"
 
@@ -17,6 +19,7 @@
 
 #include <dcpi/dataset.h>
 #include <dcpi/db.h>
+#include <dcpi/kallsyms.h>
 #include <dcpi/profile.h>
 
 #include "analysis.h"
@@ -244,6 +247,27 @@ rm_hidden(const char *dir)
 #define CACHE_GRACE	600
 
 /*
+ * Removes path (a file or a directory tree), renamed to tmp (".gc.NAME"
+ * beside it) first, so that a half-removed entry is never taken for a
+ * whole one; a symbolic link is removed, never what it points to.  With
+ * dry, only counts.  *bytes gets its size; 0, or -1 said on stderr.
+ */
+static int
+gc_remove(const char *path, const char *tmp, int dry, uint64_t *bytes)
+{
+	size_t files;
+
+	du(path, bytes, &files);
+	if (dry)
+		return 0;
+	if (rename(path, tmp) == -1) {
+		fprintf(stderr, "dcpictl: gc: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS) != 0 ? -1 : 0;
+}
+
+/*
  * Removes the build-id cache entries that no profile of the epochs ep[i]
  * with gone[i] == 0 refers to, and says how many and how many bytes.
  */
@@ -252,7 +276,7 @@ gc_cache(const char *db, char **ep, size_t n, const int *gone, int dry)
 {
 	char dir[4096], path[4096], tmp[4096], **names;
 	struct refs r = { NULL, 0, 0 };
-	size_t nn, i, files, removed = 0, kept = 0;
+	size_t nn, i, removed = 0, kept = 0;
 	uint64_t bytes, freed = 0;
 	struct stat st;
 	int rc = 0;
@@ -283,20 +307,9 @@ gc_cache(const char *db, char **ep, size_t n, const int *gone, int dry)
 			kept++;
 			continue;
 		}
-		du(path, &bytes, &files);
-		if (!dry) {
-			/* Hidden first: a half-removed entry is never taken for
-			 * a whole one.  A symbolic link is removed, never what it
-			 * points to. */
-			if (rename(path, tmp) == -1) {
-				fprintf(stderr, "dcpictl: gc: %s: %s\n", path, strerror(errno));
-				rc = 1;
-				continue;
-			}
-			if (nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS) != 0) {
-				rc = 1;
-				continue;
-			}
+		if (gc_remove(path, tmp, dry, &bytes) == -1) {
+			rc = 1;
+			continue;
 		}
 		removed++;
 		freed += bytes;
@@ -461,6 +474,92 @@ cmd_epochs(const struct ctl_globals *g, int argc, char **argv)
 	return fflush(stdout) == 0 ? 0 : 1;
 }
 
+/*
+ * Removes the kernel symbol snapshots (DB/kernels/NAME.gz, kallsyms.h)
+ * that no kallsyms.ref of the epochs ep[i] with gone[i] == 0 names, and
+ * says how many and how many bytes.  dcpid refreshes a snapshot's time
+ * when it refers a new epoch to it, so the grace period keeps one about
+ * to be referred to; a reference gc raced anyway is repaired by dcpid's
+ * next flush, which writes the snapshot again.
+ */
+static int
+gc_kernels(const char *db, char **ep, size_t n, const int *gone, int dry)
+{
+	char dir[4096], path[4096], tmp[4096], stem[DCPI_KALLSYMS_NAME_MAX];
+	char **names, **hosts, name[DCPI_KALLSYMS_NAME_MAX];
+	struct refs r = { NULL, 0, 0 };
+	struct dcpi_error err;
+	size_t nn, nh, i, j, len, removed = 0, kept = 0;
+	uint64_t bytes, freed = 0;
+	struct stat st;
+	int rc = 0, unsure = 0;
+
+	snprintf(dir, sizeof(dir), "%s/%s", db, DCPI_DB_KERNELS_DIR);
+	if (lstat(dir, &st) == -1 || !S_ISDIR(st.st_mode))
+		return 0;
+	if (!dry && rm_hidden(dir) != 0)
+		rc = 1;
+	for (i = 0; i < n; i++) {
+		if (gone[i])
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", db, ep[i]);
+		if (dcpi_db_list(path, &hosts, &nh, NULL) == -1)
+			continue;
+		for (j = 0; j < nh; j++) {
+			snprintf(path, sizeof(path), "%s/%s/%s/%s", db, ep[i], hosts[j],
+			    DCPI_KALLSYMS_REF);
+			if (dcpi_kallsyms_ref_readat(AT_FDCWD, path, path, name, &err) == 0)
+				refs_add(&r, name, path);
+			else if (errno != ENOENT) {
+				/* What it names is unknown: nothing goes. */
+				fprintf(stderr, "dcpictl: gc: warning: %s; keeping every "
+				    "kernel symbols snapshot\n", err.msg);
+				unsure = 1;
+			}
+		}
+		dcpi_strv_free(hosts, nh);
+	}
+	if (r.n > 1)
+		qsort(r.v, r.n, sizeof(*r.v), ref_cmp);
+	if (dcpi_db_list(dir, &names, &nn, NULL) == -1) {
+		fprintf(stderr, "dcpictl: gc: %s: %s\n", dir, strerror(errno));
+		refs_free(&r);
+		return 1;
+	}
+	for (i = 0; i < nn; i++) {
+		len = strlen(names[i]);
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, names[i]) >=
+		    sizeof(path) || (size_t)snprintf(tmp, sizeof(tmp), "%s/.gc.%s", dir,
+		    names[i]) >= sizeof(tmp))
+			continue;
+		if (len <= 3 || len - 3 >= sizeof(stem) ||
+		    strcmp(names[i] + len - 3, ".gz") != 0) {
+			fprintf(stderr, "dcpictl: gc: warning: %s: not a kernel symbols "
+			    "snapshot (expected KERNELID-HASH.gz); left alone\n", path);
+			kept++;
+			continue;
+		}
+		memcpy(stem, names[i], len - 3);
+		stem[len - 3] = '\0';
+		if (unsure || refs_find(&r, stem) != NULL || lstat(path, &st) == -1 ||
+		    st.st_mtime > time(NULL) - CACHE_GRACE) {
+			kept++;
+			continue;
+		}
+		if (gc_remove(path, tmp, dry, &bytes) == -1) {
+			rc = 1;
+			continue;
+		}
+		removed++;
+		freed += bytes;
+	}
+	printf("kernel symbols: %s %zu snapshots, %llu bytes; %zu kept\n",
+	    dry ? "would remove" : "removed", removed, (unsigned long long)freed, kept);
+	dcpi_strv_free(names, nn);
+	refs_free(&r);
+	return rc;
+}
+
 static int
 parse_count(const char *s, long *out)
 {
@@ -564,6 +663,9 @@ cmd_gc(const struct ctl_globals *g, int argc, char **argv)
 	}
 	/* An epoch not deleted still refers to its images' entries. */
 	if (gc_cache(g->db, ep, n, gone, dry) != 0)
+		rc = 1;
+	/* And to its kernel's symbols. */
+	if (gc_kernels(g->db, ep, n, gone, dry) != 0)
 		rc = 1;
 	free(gone);
 	dcpi_strv_free(ep, n);

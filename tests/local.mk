@@ -280,9 +280,9 @@ tests_test_analysis_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ctl
 tests_test_analysis_LDADD = ctl/libdcpictl.la lib/libdcpi.la lib/libdcpiutil.la $(TESTS_LIBS) $(ELF_LIBS) $(DW_LIBS)
 endif
 TESTS += tests/integration/test_prof.sh tests/integration/test_gc_config.sh \
-	tests/integration/test_buildid_cache.sh
+	tests/integration/test_buildid_cache.sh tests/integration/test_kallsyms_once.sh
 EXTRA_DIST += tests/integration/test_prof.sh tests/integration/test_gc_config.sh tests/workload/other.c \
-	tests/integration/test_buildid_cache.sh
+	tests/integration/test_buildid_cache.sh tests/integration/test_kallsyms_once.sh
 # The symbol table readers (ELF, kallsyms) on the fuzz corpus.
 check_PROGRAMS += tests/fuzz/fuzz_symbol_corpus
 TESTS += tests/fuzz/fuzz_symbol_corpus
