@@ -190,6 +190,10 @@ dcpi_kallsyms_store(int dbfd, const char *show, const char *name,
 		show = ".";
 	if (name == NULL || !name_valid(name, strlen(name)))
 		return lib_seterr(err, EINVAL, "%s: bad kernel snapshot name", show);
+	/* What no reader would take back (and zlib counts in 32 bits). */
+	if (len > DCPI_KALLSYMS_MAX)
+		return lib_seterr(err, EFBIG, "%s: %zu bytes of kernel symbols: more "
+		    "than %u", show, len, (unsigned)DCPI_KALLSYMS_MAX);
 	if ((kfd = dcpi_db_openat(dbfd, DCPI_DB_KERNELS_DIR, show,
 	    DCPI_DB_CREATE | DCPI_DB_CHECK, dirmode, gid, err)) == -1)
 		return -1;

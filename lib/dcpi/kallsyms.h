@@ -55,7 +55,8 @@ int dcpi_kallsyms_name(const char *kernel_id, const void *buf, size_t len,
  * again: its modification time is set to now, so that dcpictl gc's grace
  * period covers the reference about to be written to it.
  * Returns 1 when it was there, 0 when written, -1 with errno: EINVAL for a
- * bad name, ENOMEM, or those of dcpi_db_openat and dcpi_atomic_writeat.
+ * bad name, EFBIG for more than DCPI_KALLSYMS_MAX bytes, ENOMEM, or those
+ * of dcpi_db_openat and dcpi_atomic_writeat.
  * dbfd stays the caller's.
  */
 int dcpi_kallsyms_store(int dbfd, const char *show, const char *name,
