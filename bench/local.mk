@@ -33,3 +33,10 @@ bench-sample-path: bench/sample_path
 bench-live-cost: daemon/dcpid ctl/dcpictl
 	$(SHELL) $(srcdir)/bench/live_cost.sh .
 .PHONY: bench-sample-path bench-live-cost
+
+# The database's bytes per epoch, kernel symbols included (section
+# "Disk: kallsyms once per kernel"), as root: `make bench-disk`.
+EXTRA_DIST += bench/kallsyms_disk.sh
+bench-disk: daemon/dcpid ctl/dcpictl
+	$(SHELL) $(srcdir)/bench/kallsyms_disk.sh . $(BENCH_EPOCHS) $(BENCH_SECONDS)
+.PHONY: bench-disk

@@ -2,8 +2,9 @@
  * The profile database as dcpid holds it (DESIGN.md "The profile
  * database", lib/dcpi/db.h): the directory checked and locked, temporary
  * files of an interrupted flush removed, the epoch directories with their
- * reference to the kernel's symbols (kept once per kernel), the `current` link, and the facts every profile's
- * header records (host, platform, CPU speed).  Writing the profiles is
+ * reference to the kernel's symbols (kept once per kernel), the `current`
+ * link, and the facts every profile's header records (host, platform, CPU
+ * speed).  Writing the profiles is
  * daemon/flush.c's.
  */
 #include "config.h"
