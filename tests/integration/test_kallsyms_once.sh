@@ -2,10 +2,11 @@
 # kallsyms once per kernel (issue 17): epochs rotated by dcpictl epoch
 # share one snapshot, DB/kernels/KERNELID-HASH.gz, that each epoch's
 # kallsyms.ref names; the kernel samples of a getppid(2) loop are named
-# in `dcpictl prof` of every epoch; an epoch copied without DB/kernels/
-# says why its kernel samples are not named; gc of all epochs but the
-# newest keeps the snapshot, gc of every epoch naming it removes it; a
-# database of the older layout (a kallsyms copy in each epoch) still reads.
+# in `dcpictl prof` of every epoch and in an export; an epoch copied
+# without DB/kernels/ says why its kernel samples are not named; gc of all
+# epochs but the newest keeps the snapshot, gc of every epoch naming it
+# removes it; a database of the older layout (a kallsyms copy in each
+# epoch) still reads.
 . "$top_srcdir/tests/integration/lib.sh"
 require_perf
 
@@ -72,6 +73,13 @@ echo "archived epoch: $(head -1 "$T/arch.csv.err")"
 mkdir -p "$T/arch/kernels" && cp "$DB/kernels/$snap" "$T/arch/kernels/" || fail "cannot copy the snapshot"
 kprof "$T/arch" "$first" "$T/arch2.csv"
 named "$T/arch2.csv" || fail "the archived epoch with its snapshot: kernel samples not named"
+
+# Exported, the kernel's procedures keep their names (the exporters
+# symbolize through the same reference).
+ctl export --format=callgrind --epoch "$first" --image kernel.kallsyms -o "$T/k.cg" ||
+    fail "export of $first failed"
+named "$T/k.cg" || fail "export: kernel samples not named: $(grep '^fn=' "$T/k.cg" | head -3)"
+echo "export names them: $(grep -m1 -E '^fn=.*(getppid|syscall|SYSCALL)' "$T/k.cg")"
 
 # The older layout: each epoch its own plain copy, no reference.
 mkdir -p "$T/old" && cp -r "$DB/$first" "$T/old/" || fail "cannot copy $first"
