@@ -405,7 +405,7 @@ gc_kernels(const char *db, char **ep, size_t n, const int *gone, int dry)
 			    DCPI_KALLSYMS_REF);
 			if (dcpi_kallsyms_ref_readat(AT_FDCWD, path, path, name, &err) == 0)
 				refs_add(&r, name, path);
-			else if (errno != ENOENT) {
+			else if (errno != ENOENT && errno != ENOTDIR) {
 				/* What it names is unknown: nothing goes. */
 				fprintf(stderr, "dcpictl: gc: warning: %s; keeping every "
 				    "kernel symbols snapshot\n", err.msg);
