@@ -257,6 +257,9 @@ prepare_epoch(const char *ep, char *err, size_t errlen)
 		close(hfd);
 		return -1;
 	}
+	/* BPF programs come and go: without them, one snapshot serves
+	 * every epoch until a module is loaded or removed. */
+	len = dcpi_kallsyms_trim(buf, len);
 	/* The kernel's id names the snapshot (kernel.c knows it once
 	 * attr_init has run); "0" before that, the content hash still
 	 * telling kernels apart. */

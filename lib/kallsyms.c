@@ -51,6 +51,40 @@ name_valid(const char *s, size_t n)
 	return is_lower_hex(s, n - 17) && is_lower_hex(s + n - 16, 16);
 }
 
+/* Whether the line p[0..n) (no newline) belongs to code that comes and
+ * goes without a module: its module field is "[bpf]" or "[__builtin__*]". */
+static int
+transient(const char *p, size_t n)
+{
+	const char *m;
+
+	if (n == 0 || p[n - 1] != ']' ||
+	    (m = memrchr(p, '[', n)) == NULL)
+		return 0;
+	return (size_t)(p + n - m) == 5 ? memcmp(m, "[bpf]", 5) == 0 :
+	    (size_t)(p + n - m) > 12 && memcmp(m, "[__builtin__", 12) == 0;
+}
+
+size_t
+dcpi_kallsyms_trim(char *buf, size_t len)
+{
+	char *p = buf, *end = buf + len, *nl, *out = buf;
+	size_t n;
+
+	for (; p < end; p = nl + 1) {
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			nl = end;
+		n = (size_t)(nl - p);
+		if (transient(p, n))
+			continue;
+		if (nl < end)
+			n++;
+		memmove(out, p, n);
+		out += n;
+	}
+	return (size_t)(out - buf);
+}
+
 int
 dcpi_kallsyms_name(const char *kernel_id, const void *buf, size_t len,
     char out[DCPI_KALLSYMS_NAME_MAX])

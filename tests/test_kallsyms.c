@@ -103,6 +103,31 @@ test_name(void **state)
 	assert_int_equal(strlen(b), DCPI_KALLSYMS_NAME_MAX - 1);
 }
 
+/* BPF programs and trampolines are left out; modules stay. */
+static void
+test_trim(void **state)
+{
+	char buf[] = "ffffffff81001000 T _stext\n"
+	    "ffffffffc0025e5c t bpf_prog_849d70a4331b0e57_vma_cb\t[bpf]\n"
+	    "ffffffffc0000000 t nft_do\t[nf_tables]\n"
+	    "ffffffffc0030000 t ftrace_trampoline\t[__builtin__ftrace]\n"
+	    "ffffffffc0040000 t bpf_prog_1\t[bpf]";
+	const char want[] = "ffffffff81001000 T _stext\n"
+	    "ffffffffc0000000 t nft_do\t[nf_tables]\n";
+	char name1[DCPI_KALLSYMS_NAME_MAX], name2[DCPI_KALLSYMS_NAME_MAX];
+	size_t len;
+
+	(void)state;
+	len = dcpi_kallsyms_trim(buf, strlen(buf));
+	assert_int_equal(len, strlen(want));
+	assert_memory_equal(buf, want, len);
+	/* So a BPF program loaded between two epochs changes no name. */
+	assert_int_equal(dcpi_kallsyms_name("e4f1", buf, len, name1), 0);
+	assert_int_equal(dcpi_kallsyms_name("e4f1", want, strlen(want), name2), 0);
+	assert_string_equal(name1, name2);
+	assert_int_equal(dcpi_kallsyms_trim(buf, 0), 0);
+}
+
 /* Stored once, compressed, read back through the reference; stored again
  * it is not rewritten but made young (gc's grace). */
 static void
@@ -331,6 +356,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_name),
+		cmocka_unit_test(test_trim),
 		cmocka_unit_test_setup_teardown(test_store_and_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_old_layout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),

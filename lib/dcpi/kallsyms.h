@@ -2,7 +2,8 @@
  * libdcpi: kernel symbol snapshots, kept once per kernel (dcpi(5)
  * "Kernel symbols").
  *
- *   DB/kernels/KERNELID-HASH.gz    /proc/kallsyms as dcpid read it, gzip
+ *   DB/kernels/KERNELID-HASH.gz    /proc/kallsyms as dcpid read it, less
+ *                                  BPF programs (dcpi_kallsyms_trim), gzip
  *   DB/EPOCH/HOST/kallsyms.ref     "kernels/KERNELID-HASH.gz\n": the
  *                                  snapshot that epoch's kernel samples use
  *   DB/EPOCH/HOST/kallsyms         the older layout: a plain copy per epoch,
@@ -37,6 +38,15 @@ extern "C" {
  * kernel's kallsyms (5 MB for a distribution kernel with its modules), a
  * bound for what a corrupt or hostile file makes a reader allocate. */
 #define DCPI_KALLSYMS_MAX	(256u << 20)
+
+/* Drops from the kallsyms text buf[0..len), in place, the lines of code
+ * that comes and goes without a module being loaded: BPF programs
+ * ("[bpf]") and the kernel's trampolines ("[__builtin__ftrace]",
+ * "[__builtin__kprobes]"...).  dcpid attributes no sample to them, so no
+ * profile names them; kept, they would give every epoch a snapshot of its
+ * own on a machine where BPF programs load (systemd's, a tracer's).
+ * Returns the new length. */
+size_t dcpi_kallsyms_trim(char *buf, size_t len);
 
 /* The snapshot name "KERNELID-HASH" of the kallsyms text buf[0..len) into
  * out[DCPI_KALLSYMS_NAME_MAX].  kernel_id: hex digits (1 to 128), or NULL

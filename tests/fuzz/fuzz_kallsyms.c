@@ -5,8 +5,9 @@
  * from databases that may have been copied, archived or tampered with:
  * both on arbitrary bytes.  The input is tried as the reference and as
  * the snapshot: what is refused says why in one line naming the file;
- * what is accepted is NUL-terminated and within DCPI_KALLSYMS_MAX.  And
- * any bytes stored with dcpi_kallsyms_store read back the same.
+ * what is accepted is NUL-terminated and within DCPI_KALLSYMS_MAX.  Any
+ * bytes stored with dcpi_kallsyms_store read back the same, and
+ * dcpi_kallsyms_trim only shortens, once.
  */
 #include "config.h"
 
@@ -105,6 +106,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	put(snap, data, size);
 	if (read_checked(snap, &buf, &len) == 0)
 		free(buf);
+	/* Trimmed: no longer, and trimming again changes nothing. */
+	if ((buf = malloc(size + 1)) != NULL) {
+		memcpy(buf, data, size);
+		len = dcpi_kallsyms_trim(buf, size);
+		CHECK(len <= size);
+		CHECK(dcpi_kallsyms_trim(buf, len) == len);
+		free(buf);
+	}
 	/* Stored, then read back: the same bytes. */
 	CHECK(dcpi_kallsyms_name(NULL, data, size, name) == 0);
 	CHECK((dbfd = open(db, O_RDONLY | O_DIRECTORY)) != -1);
