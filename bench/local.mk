@@ -13,6 +13,13 @@ bench-prof: bench/mkprofdb ctl/dcpictl
 	$(SHELL) $(srcdir)/bench/prof.sh .
 .PHONY: bench-prof
 
+# The database's bytes per epoch, kernel symbols included (section
+# "Disk: kallsyms once per kernel"), as root: `make bench-disk`.
+EXTRA_DIST += bench/kallsyms_disk.sh
+bench-disk: daemon/dcpid ctl/dcpictl
+	$(SHELL) $(srcdir)/bench/kallsyms_disk.sh . $(BENCH_EPOCHS) $(BENCH_SECONDS)
+.PHONY: bench-disk
+
 # dcpid (section "dcpid: sample path and live cost"), as root.
 noinst_PROGRAMS += bench/sample_path
 bench_sample_path_SOURCES = bench/sample_path.c

@@ -1,5 +1,7 @@
 /*
- * dcpictl epochs (the database's epochs with their size) and gc (retention).
+ * dcpictl epochs (the database's epochs with their size) and gc (retention:
+ * epochs, then the build-id cache entries and kernel symbol snapshots no
+ * remaining epoch refers to).
  */
 #include "config.h"
 
@@ -17,6 +19,7 @@
 
 #include <dcpi/dataset.h>
 #include <dcpi/db.h>
+#include <dcpi/kallsyms.h>
 #include <dcpi/profile.h>
 
 #include "analysis.h"
@@ -244,20 +247,58 @@ rm_hidden(const char *dir)
 #define CACHE_GRACE	600
 
 /*
- * Removes the build-id cache entries that no profile of the epochs ep[i]
- * with gone[i] == 0 refers to, and says how many and how many bytes.
+ * Removes path (a file or a directory tree), renamed to tmp (".gc.NAME"
+ * beside it) first, so that a half-removed entry is never taken for a
+ * whole one; a symbolic link is removed, never what it points to.  With
+ * dry, only counts.  *bytes gets its size; 0, or -1 said on stderr.
  */
 static int
-gc_cache(const char *db, char **ep, size_t n, const int *gone, int dry)
+gc_remove(const char *path, const char *tmp, int dry, uint64_t *bytes)
 {
-	char dir[4096], path[4096], tmp[4096], **names;
-	struct refs r = { NULL, 0, 0 };
-	size_t nn, i, files, removed = 0, kept = 0;
+	size_t files;
+
+	du(path, bytes, &files);
+	if (dry)
+		return 0;
+	if (rename(path, tmp) == -1) {
+		fprintf(stderr, "dcpictl: gc: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS) != 0 ? -1 : 0;
+}
+
+/*
+ * A directory of the database whose entries gc removes when no remaining
+ * epoch refers to them: the build-id cache, the kernel symbol snapshots.
+ * key puts the name refs hold for an entry's file name into out[outlen],
+ * or returns -1 for a name that is none of its entries (left alone, with
+ * a warning).
+ */
+struct sweep {
+	const char	*sub;		/* DB/sub */
+	const char	*label;		/* "build-id cache: removed ..." */
+	const char	*what;		/* "not a WHAT (expected EXPECT)" */
+	const char	*expect;
+	const char	*unit;		/* "N entries" */
+	int		(*key)(const char *name, char *out, size_t outlen);
+};
+
+/*
+ * Removes the entries of s's directory that refs does not hold (none when
+ * keep_all) and says how many and how many bytes.  An entry changed in
+ * the last CACHE_GRACE seconds is kept: it may be about to be referred to.
+ */
+static int
+gc_sweep(const char *db, const struct sweep *s, const struct refs *r,
+    int keep_all, int dry)
+{
+	char dir[4096], path[4096], tmp[4096], key[4096], **names;
+	size_t nn, i, removed = 0, kept = 0;
 	uint64_t bytes, freed = 0;
 	struct stat st;
 	int rc = 0;
 
-	snprintf(dir, sizeof(dir), "%s/%s", db, DCPI_DB_BUILDID_DIR);
+	snprintf(dir, sizeof(dir), "%s/%s", db, s->sub);
 	if (lstat(dir, &st) == -1 || !S_ISDIR(st.st_mode))
 		return 0;
 	if (!dry && rm_hidden(dir) != 0)
@@ -266,44 +307,116 @@ gc_cache(const char *db, char **ep, size_t n, const int *gone, int dry)
 		fprintf(stderr, "dcpictl: gc: %s: %s\n", dir, strerror(errno));
 		return 1;
 	}
-	refs_scan(db, ep, n, gone, &r);
 	for (i = 0; i < nn; i++) {
 		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, names[i]) >=
 		    sizeof(path) || (size_t)snprintf(tmp, sizeof(tmp), "%s/.gc.%s", dir,
 		    names[i]) >= sizeof(tmp))
 			continue;
-		if (!is_hex(names[i])) {
-			fprintf(stderr, "dcpictl: gc: warning: %s: not a build-id cache entry "
-			    "(expected a hexadecimal image id); left alone\n", path);
+		if (s->key(names[i], key, sizeof(key)) == -1) {
+			fprintf(stderr, "dcpictl: gc: warning: %s: not a %s (expected %s); "
+			    "left alone\n", path, s->what, s->expect);
 			kept++;
 			continue;
 		}
-		if (refs_find(&r, names[i]) != NULL || lstat(path, &st) == -1 ||
+		if (keep_all || refs_find(r, key) != NULL || lstat(path, &st) == -1 ||
 		    st.st_mtime > time(NULL) - CACHE_GRACE) {
 			kept++;
 			continue;
 		}
-		du(path, &bytes, &files);
-		if (!dry) {
-			/* Hidden first: a half-removed entry is never taken for
-			 * a whole one.  A symbolic link is removed, never what it
-			 * points to. */
-			if (rename(path, tmp) == -1) {
-				fprintf(stderr, "dcpictl: gc: %s: %s\n", path, strerror(errno));
-				rc = 1;
-				continue;
-			}
-			if (nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS) != 0) {
-				rc = 1;
-				continue;
-			}
+		if (gc_remove(path, tmp, dry, &bytes) == -1) {
+			rc = 1;
+			continue;
 		}
 		removed++;
 		freed += bytes;
 	}
-	printf("build-id cache: %s %zu entries, %llu bytes; %zu kept\n",
-	    dry ? "would remove" : "removed", removed, (unsigned long long)freed, kept);
+	printf("%s: %s %zu %s, %llu bytes; %zu kept\n", s->label,
+	    dry ? "would remove" : "removed", removed, s->unit,
+	    (unsigned long long)freed, kept);
 	dcpi_strv_free(names, nn);
+	return rc;
+}
+
+static int
+cache_key(const char *name, char *out, size_t outlen)
+{
+	if (!is_hex(name) || strlen(name) >= outlen)
+		return -1;
+	strcpy(out, name);
+	return 0;
+}
+
+/* Removes the build-id cache entries that no profile of the epochs ep[i]
+ * with gone[i] == 0 refers to. */
+static int
+gc_cache(const char *db, char **ep, size_t n, const int *gone, int dry)
+{
+	static const struct sweep s = { DCPI_DB_BUILDID_DIR, "build-id cache",
+	    "build-id cache entry", "a hexadecimal image id", "entries", cache_key };
+	struct refs r = { NULL, 0, 0 };
+	int rc;
+
+	refs_scan(db, ep, n, gone, &r);
+	rc = gc_sweep(db, &s, &r, 0, dry);
+	refs_free(&r);
+	return rc;
+}
+
+/* "KERNELID-HASH.gz" -> "KERNELID-HASH". */
+static int
+kernel_key(const char *name, char *out, size_t outlen)
+{
+	size_t len = strlen(name);
+
+	if (len <= 3 || len - 3 >= outlen || strcmp(name + len - 3, ".gz") != 0)
+		return -1;
+	memcpy(out, name, len - 3);
+	out[len - 3] = '\0';
+	return 0;
+}
+
+/*
+ * Removes the kernel symbol snapshots (DB/kernels/NAME.gz, kallsyms.h)
+ * that no kallsyms.ref of the epochs ep[i] with gone[i] == 0 names.
+ * dcpid refreshes a snapshot's time when it refers a new epoch to it, so
+ * the grace period keeps one about to be referred to; a reference that gc
+ * raced anyway is repaired by dcpid's next flush, which writes the
+ * snapshot again.
+ */
+static int
+gc_kernels(const char *db, char **ep, size_t n, const int *gone, int dry)
+{
+	static const struct sweep s = { DCPI_DB_KERNELS_DIR, "kernel symbols",
+	    "kernel symbols snapshot", "KERNELID-HASH.gz", "snapshots", kernel_key };
+	char path[4096], **hosts, name[DCPI_KALLSYMS_NAME_MAX];
+	struct refs r = { NULL, 0, 0 };
+	struct dcpi_error err;
+	size_t nh, i, j;
+	int rc, unsure = 0;
+
+	for (i = 0; i < n; i++) {
+		if (gone[i])
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", db, ep[i]);
+		if (dcpi_db_list(path, &hosts, &nh, NULL) == -1)
+			continue;
+		for (j = 0; j < nh; j++) {
+			snprintf(path, sizeof(path), "%s/%s/%s/%s", db, ep[i], hosts[j],
+			    DCPI_KALLSYMS_REF);
+			if (dcpi_kallsyms_ref_readat(AT_FDCWD, path, path, name, &err) == 0)
+				refs_add(&r, name, path);
+			else if (errno != ENOENT && errno != ENOTDIR) {
+				/* What it names is unknown: nothing goes. */
+				fprintf(stderr, "dcpictl: gc: warning: %s; keeping every "
+				    "kernel symbols snapshot\n", err.msg);
+				unsure = 1;
+			}
+		}
+		dcpi_strv_free(hosts, nh);
+	}
+	if (r.n > 1)
+		qsort(r.v, r.n, sizeof(*r.v), ref_cmp);
+	rc = gc_sweep(db, &s, &r, unsure, dry);
 	refs_free(&r);
 	return rc;
 }
@@ -564,6 +677,9 @@ cmd_gc(const struct ctl_globals *g, int argc, char **argv)
 	}
 	/* An epoch not deleted still refers to its images' entries. */
 	if (gc_cache(g->db, ep, n, gone, dry) != 0)
+		rc = 1;
+	/* And to its kernel's symbols. */
+	if (gc_kernels(g->db, ep, n, gone, dry) != 0)
 		rc = 1;
 	free(gone);
 	dcpi_strv_free(ep, n);

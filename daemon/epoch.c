@@ -2,8 +2,9 @@
  * The profile database as dcpid holds it (DESIGN.md "The profile
  * database", lib/dcpi/db.h): the directory checked and locked, temporary
  * files of an interrupted flush removed, the epoch directories with their
- * kallsyms snapshot, the `current` link, and the facts every profile's
- * header records (host, platform, CPU speed).  Writing the profiles is
+ * reference to the kernel's symbols (kept once per kernel), the `current`
+ * link, and the facts every profile's header records (host, platform, CPU
+ * speed).  Writing the profiles is
  * daemon/flush.c's.
  */
 #include "config.h"
@@ -24,9 +25,11 @@
 #include <unistd.h>
 
 #include <dcpi/db.h>
+#include <dcpi/kallsyms.h>
 #include <dcpi/profile.h>
 
 #include "epoch.h"
+#include "kernel.h"
 #include "log.h"
 #include "util.h"
 #include "xmalloc.h"
@@ -171,25 +174,45 @@ kallsyms_usable(const char *buf, size_t len)
 	return 0;
 }
 
-/* The epoch's host directory and its kernel symbols, which offline
- * symbolization of the kernel's profile needs; readable by root and the
- * database's group only, as /proc/kallsyms gives real addresses to root
- * only.  An epoch's copy is kept once usable; a useless one (written by a
- * dcpid that could not see the addresses) is replaced when this one can. */
+/* Whether DB/kernels/NAME.gz is there (a reference may outlive it: gc of
+ * an old epoch racing the reference to its snapshot). */
+static int
+snapshot_there(const char *name)
+{
+	char rel[DCPI_KALLSYMS_NAME_MAX + 32];
+	struct stat st;
+
+	snprintf(rel, sizeof(rel), "%s/%s.gz", DCPI_DB_KERNELS_DIR, name);
+	return fstatat(dbfd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+}
+
+/*
+ * The epoch's host directory and its kernel symbols, which offline
+ * symbolization of the kernel's profile needs.  They are kept once per
+ * kernel (lib/dcpi/kallsyms.h): DB/kernels/KERNELID-HASH.gz, shared by
+ * every epoch and host whose kallsyms reads the same, named by the
+ * epoch's kallsyms.ref; both readable by root and the database's group
+ * only, as /proc/kallsyms gives real addresses to root only.  An epoch
+ * begun by an older dcpid keeps its own usable copy; a useless one
+ * (written by a dcpid that could not see the addresses) gives way to a
+ * reference when this one can.  Called at every flush: with the reference
+ * and its snapshot in place that reads one small file.
+ */
 static int
 prepare_epoch(const char *ep, char *err, size_t errlen)
 {
-	char path[PATH_MAX + 64];
+	char path[PATH_MAX + 96], hdir[PATH_MAX + 64], name[DCPI_KALLSYMS_NAME_MAX];
 	struct dcpi_error de;
 	char *buf = NULL;
 	void *old = NULL;
 	size_t len = 0, cap = 0, oldlen = 0;
 	ssize_t n;
-	int fd, hfd, had;
+	int fd, hfd, had, stored;
 
 	if ((hfd = open_epoch_dir(ep, NULL, 1, err, errlen)) == -1)
 		return -1;
-	snprintf(path, sizeof(path), "%s/%s/%s/kallsyms", db, ep, host);
+	snprintf(hdir, sizeof(hdir), "%s/%s/%s", db, ep, host);
+	snprintf(path, sizeof(path), "%s/kallsyms", hdir);
 	had = dcpi_read_fileat(hfd, "kallsyms", path, SIZE_MAX, &old, &oldlen,
 	    &de) == 0;
 	if (had && kallsyms_usable(old, oldlen)) {
@@ -198,6 +221,11 @@ prepare_epoch(const char *ep, char *err, size_t errlen)
 		return 0;
 	}
 	free(old);
+	if (!had && dcpi_kallsyms_ref_readat(hfd, DCPI_KALLSYMS_REF, NULL, name,
+	    NULL) == 0 && snapshot_there(name)) {
+		close(hfd);
+		return 0;
+	}
 	if ((fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC)) == -1) {
 		log_warn("/proc/kallsyms");
 		close(hfd);
@@ -223,15 +251,37 @@ prepare_epoch(const char *ep, char *err, size_t errlen)
 		close(hfd);
 		return 0;
 	}
-	if (n < 0 || dcpi_atomic_writeat(hfd, "kallsyms", path, buf, len,
-	    DB_FILE_MODE, &de) == -1) {
-		snprintf(err, errlen, "%s", n < 0 ? "/proc/kallsyms: read error" : de.msg);
+	if (n < 0) {
+		snprintf(err, errlen, "/proc/kallsyms: read error");
 		free(buf);
 		close(hfd);
 		return -1;
 	}
-	if (had)
-		log_notice("%s: replaced a copy without kernel addresses", path);
+	/* BPF programs come and go: without them, one snapshot serves
+	 * every epoch until a module is loaded or removed. */
+	len = dcpi_kallsyms_trim(buf, len);
+	/* The kernel's id names the snapshot (kernel.c knows it once
+	 * attr_init has run); "0" before that, the content hash still
+	 * telling kernels apart. */
+	if (dcpi_kallsyms_name(kernel_id(), buf, len, name) == -1)
+		(void)dcpi_kallsyms_name(NULL, buf, len, name);
+	if ((stored = dcpi_kallsyms_store(dbfd, db, name, buf, len, trustgid,
+	    DB_DIR_MODE, DB_FILE_MODE, &de)) == -1 ||
+	    dcpi_kallsyms_ref_writeat(hfd, hdir, name, DB_FILE_MODE, &de) == -1) {
+		snprintf(err, errlen, "%s", de.msg);
+		free(buf);
+		close(hfd);
+		return -1;
+	}
+	if (stored == 0)
+		log_info("kernel symbols kept in %s/%s/%s.gz (%zu bytes of /proc/kallsyms)",
+		    db, DCPI_DB_KERNELS_DIR, name, len);
+	if (had) {
+		if (unlinkat(hfd, "kallsyms", 0) == -1)
+			log_warn("%s", path);
+		log_notice("%s: replaced a copy without kernel addresses by %s/%s",
+		    path, hdir, DCPI_KALLSYMS_REF);
+	}
 	free(buf);
 	close(hfd);
 	return 0;
@@ -308,6 +358,13 @@ clean_db(void)
 	if ((fd = openat(dbfd, DCPI_DB_BUILDID_DIR, O_RDONLY | O_DIRECTORY |
 	    O_NOFOLLOW | O_CLOEXEC)) != -1) {
 		removed += remove_temps(fd, dir, 1);
+		close(fd);
+	}
+	/* So are the kernel symbol snapshots. */
+	snprintf(dir, sizeof(dir), "%s/%s", db, DCPI_DB_KERNELS_DIR);
+	if ((fd = openat(dbfd, DCPI_DB_KERNELS_DIR, O_RDONLY | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC)) != -1) {
+		removed += remove_temps(fd, dir, 0);
 		close(fd);
 	}
 	if (removed)

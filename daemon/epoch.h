@@ -1,8 +1,9 @@
 /*
  * The profile database as dcpid holds it (daemon/epoch.c; DESIGN.md "The
  * profile database", lib/dcpi/db.h): the lock that keeps a second dcpid off
- * the same database, the epoch directories with their kallsyms snapshot and
- * the `current` symlink.  daemon/flush.c writes the profiles into them.
+ * the same database, the epoch directories with their reference to the
+ * kernel's symbols (DB/kernels/, one snapshot per kernel, lib/dcpi/kallsyms.h)
+ * and the `current` symlink.  daemon/flush.c writes the profiles into them.
  */
 #ifndef DCPID_EPOCH_H
 #define DCPID_EPOCH_H
@@ -32,7 +33,7 @@ void epoch_fini(void);
 
 /* Before writing into the epoch: the database as its path names it now,
  * checked, locked again if its lock file was replaced, `current` naming
- * this epoch, whose directory and kallsyms are there.  Holds the
+ * this epoch, whose directory and kernel symbols are there.  Holds the
  * database's directory open until epoch_release().  -1 with a message in
  * err[errlen]: then nothing may be written. */
 int epoch_check(char *err, size_t errlen);

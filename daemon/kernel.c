@@ -265,6 +265,12 @@ kernel_stext(void)
 	return kimg ? stext : 0;
 }
 
+const char *
+kernel_id(void)
+{
+	return kimg ? kimg->pub.id : NULL;
+}
+
 size_t
 kernel_memory(void)
 {

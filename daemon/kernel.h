@@ -27,6 +27,10 @@ enum attr_reason kernel_sample(uint64_t pc, struct image **img, uint32_t *offset
 struct img *kernel_vdso(void);
 /* The kernel text range, for tests: 0 when kallsyms hides addresses. */
 uint64_t kernel_stext(void);
+/* The kernel's image id (hex build-id, or the hash of its release when it
+ * has none), which names its kallsyms snapshots in the database (epoch.c);
+ * NULL before kernel_init or when kallsyms hides addresses. */
+const char *kernel_id(void);
 size_t kernel_memory(void);
 /* For tests: read modules from these instead of /proc/modules and
  * /sys/module (strings kept, not copied); takes effect at kernel_init. */

@@ -48,7 +48,8 @@ lib_libdcpi_la_LIBADD += $(ELF_LIBS) $(DW_LIBS) $(DEBUGINFOD_LIBS) -lstdc++
 dcpiinclude_HEADERS += lib/dcpi/export.h
 lib_libdcpi_la_SOURCES += lib/export_int.h lib/export_util.c lib/export_pprof.c \
 	lib/export_gmon.c lib/export_callgrind.c lib/export_xprof.c lib/export_proto.c
-# zlib gzips the profile.proto export, as pprof and the servers take it.
+# zlib gzips the profile.proto export, as pprof and the servers take it,
+# and the kernel symbol snapshots.
 lib_libdcpi_la_CFLAGS += $(ZLIB_CFLAGS)
 lib_libdcpi_la_LIBADD += $(ZLIB_LIBS)
 lib_libdcpi_la_CFLAGS += $(ELF_CFLAGS)
@@ -66,6 +67,10 @@ lib_libdcpi_la_SOURCES += lib/jitdump.c
 # Labels (the idle task's samples apart) and the unattributed samples file.
 dcpiinclude_HEADERS += lib/dcpi/label.h
 lib_libdcpi_la_SOURCES += lib/label.c
+
+# Kernel symbol snapshots kept once per kernel (gzip through zlib, above).
+dcpiinclude_HEADERS += lib/dcpi/kallsyms.h
+lib_libdcpi_la_SOURCES += lib/kallsyms.c
 
 # Call chains: the per-epoch stack file beside the profiles.
 dcpiinclude_HEADERS += lib/dcpi/stackfile.h

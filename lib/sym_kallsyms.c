@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <dcpi/db.h>
+#include <dcpi/kallsyms.h>
 #include <dcpi/perfmap.h>
 
 #include "sym_int.h"
@@ -27,42 +28,34 @@ sym_load_kallsyms(struct dcpi_symtab *t, const char *kallsyms, const char *modul
 	size_t n = 0, cap = 0, lineno = 0, ml;
 	char line[1024], name[512], mod[256];
 	unsigned long long addr;
-	struct stat kst;
-	char type;
-	FILE *fp;
-	int f, e = 0;
+	char *text, *from, *p, *end, *nl, type;
+	size_t textlen, ll;
+	int f;
 
 	if (kallsyms == NULL) {
 		lib_seterr(err, ENOENT, "%s: no kallsyms snapshot given", module ? module : "kernel");
 		return -1;
 	}
-	/* The epoch's copy may have been replaced by anything. */
-	fp = NULL;
-	if ((f = open(kallsyms, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)) == -1)
-		e = errno;
-	else if (fstat(f, &kst) == -1)
-		e = errno;
-	else if (!S_ISREG(kst.st_mode))
-		e = EINVAL;
-	else if ((fp = fdopen(f, "r")) == NULL)
-		e = errno;
-	if (fp == NULL) {
-		if (f != -1)
-			close(f);
-		lib_seterr(err, e, "%s: %s", kallsyms, e == EINVAL ?
-		    "not a regular file" : strerror(e));
+	/* The epoch's copy, or the snapshot kept once per kernel that its
+	 * reference names (lib/dcpi/kallsyms.h). */
+	if (dcpi_kallsyms_read(kallsyms, (void **)&text, &textlen, &from, err) == -1)
 		return -1;
-	}
 	ml = module ? strlen(module) : 0;
-	while (fgets(line, sizeof(line), fp) != NULL) {
+	for (p = text, end = text + textlen; p < end; p = nl + 1) {
 		lineno++;
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			nl = end;
+		ll = (size_t)(nl - p) < sizeof(line) - 1 ? (size_t)(nl - p) : sizeof(line) - 1;
+		memcpy(line, p, ll);
+		line[ll] = '\0';
 		mod[0] = '\0';
 		f = sscanf(line, "%llx %c %511s [%255[^]]]", &addr, &type, name, mod);
 		if (f < 3) {
-			fclose(fp);
 			sym_rawfree(raw, n);
 			lib_seterr(err, EINVAL, "%s: line %zu: expected \"ADDRESS TYPE NAME [MODULE]\"",
-			    kallsyms, lineno);
+			    from, lineno);
+			free(text);
+			free(from);
 			return -1;
 		}
 		if (strchr("tTwW", type) == NULL || addr < t->tstart || addr == 0)
@@ -80,13 +73,15 @@ sym_load_kallsyms(struct dcpi_symtab *t, const char *kallsyms, const char *modul
 		 */
 		if (sym_push(&raw, &n, &cap, name, addr - t->tstart, 0, addr - t->tstart + 4096,
 		    lineno) == -1) {
-			fclose(fp);
 			sym_rawfree(raw, n);
 			lib_seterr(err, ENOMEM, "%s: out of memory", kallsyms);
+			free(text);
+			free(from);
 			return -1;
 		}
 	}
-	fclose(fp);
+	free(text);
+	free(from);
 	f = sym_finish(t, raw, n, kallsyms, err);
 	free(raw);
 	return f;

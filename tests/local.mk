@@ -280,9 +280,26 @@ tests_test_analysis_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ctl
 tests_test_analysis_LDADD = ctl/libdcpictl.la lib/libdcpi.la lib/libdcpiutil.la $(TESTS_LIBS) $(ELF_LIBS) $(DW_LIBS)
 endif
 TESTS += tests/integration/test_prof.sh tests/integration/test_gc_config.sh \
-	tests/integration/test_buildid_cache.sh
+	tests/integration/test_buildid_cache.sh tests/integration/test_kallsyms_once.sh
 EXTRA_DIST += tests/integration/test_prof.sh tests/integration/test_gc_config.sh tests/workload/other.c \
-	tests/integration/test_buildid_cache.sh
+	tests/integration/test_buildid_cache.sh tests/integration/test_kallsyms_once.sh
+# Kernel symbol snapshots kept once per kernel: the store, the reference,
+# the reader (lib/dcpi/kallsyms.h), and its fuzz target.
+if ENABLE_TESTS
+check_PROGRAMS += tests/test_kallsyms
+TESTS += tests/test_kallsyms
+tests_test_kallsyms_SOURCES = tests/test_kallsyms.c
+tests_test_kallsyms_CFLAGS = $(TESTS_CFLAGS)
+tests_test_kallsyms_LDADD = lib/libdcpi.la $(TESTS_LIBS)
+endif
+check_PROGRAMS += tests/fuzz/fuzz_kallsyms_corpus
+TESTS += tests/fuzz/fuzz_kallsyms_corpus
+tests_fuzz_fuzz_kallsyms_corpus_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz_kallsyms.c
+tests_fuzz_fuzz_kallsyms_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFUZZ_CORPUS='"$(abs_top_srcdir)/tests/fuzz/corpus/kallsyms"'
+tests_fuzz_fuzz_kallsyms_corpus_LDADD = lib/libdcpi.la
+EXTRA_DIST += tests/fuzz/fuzz_kallsyms.c
+
 # The symbol table readers (ELF, kallsyms) on the fuzz corpus.
 check_PROGRAMS += tests/fuzz/fuzz_symbol_corpus
 TESTS += tests/fuzz/fuzz_symbol_corpus

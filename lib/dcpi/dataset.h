@@ -62,7 +62,9 @@ struct dcpi_dataset_image {
 	struct dcpi_profile *prof;	/* merged; image, tstart from the first
 					 * (oldest epoch); path is paths[0] */
 	char		*kallsyms;	/* DB/EPOCH/HOST/kallsyms of the first profile
-					 * (for the kernel and modules); may not exist */
+					 * (for the kernel and modules); may not
+					 * exist: dcpi_kallsyms_read (kallsyms.h)
+					 * follows DB/EPOCH/HOST/kallsyms.ref */
 	char		**paths;	/* n_paths distinct paths of the merged
 					 * profiles (malloc'd, owned by the
 					 * dataset): in load order, except that

@@ -2,7 +2,10 @@
  * libdcpi: the profile database layout (DESIGN.md "The profile database").
  *
  *   DB/EPOCH/HOST/EVENT/NAME.IMAGEID   one profile per image and event
- *   DB/EPOCH/HOST/kallsyms              kernel symbols snapshot
+ *   DB/EPOCH/HOST/kallsyms.ref          which kernel symbols snapshot
+ *                                       (older databases: DB/EPOCH/HOST/kallsyms)
+ *   DB/kernels/KERNELID-HASH.gz         kernel symbols, once per kernel
+ *                                       (lib/dcpi/kallsyms.h)
  *   DB/current -> EPOCH                 the epoch being written
  *   DB/buildid/IMAGEID/FILE             the build-id cache, shared by epochs
  *

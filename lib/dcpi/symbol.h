@@ -7,7 +7,8 @@
  * image id (GNU build-id in hex, or the content hash of a file without one,
  * image.h) and its tstart.  Sources:
  *   - the kernel ("[kernel.kallsyms]") and modules ("[NAME]"): the epoch's
- *     kallsyms snapshot (DB/EPOCH/HOST/kallsyms), text symbols only, module
+ *     kallsyms snapshot (DB/EPOCH/HOST/kallsyms, or the snapshot of
+ *     DB/kernels/ its kallsyms.ref names: kallsyms.h), text symbols only, module
  *     symbols by their "[NAME]" suffix; sizes run to the next symbol; of
  *     names at one address the last line's is kept, as perf report keeps
  *     it (__x64_sys_getppid, not __ia32_sys_getppid);
@@ -59,7 +60,9 @@ struct dcpi_symtab;	/* opaque */
 
 /* Where to look; a NULL struct or NULL/0 members mean the defaults. */
 struct dcpi_symtab_opts {
-	const char	*kallsyms;	/* the epoch's kallsyms snapshot (kernel, modules) */
+	const char	*kallsyms;	/* the epoch's kallsyms, DB/EPOCH/HOST/kallsyms
+					 * (kernel, modules), read with
+					 * dcpi_kallsyms_read (kallsyms.h) */
 	const char	*debugdir;	/* separate debuginfo root, default "/usr/lib/debug" */
 	int		 no_debuginfod;	/* nonzero: never ask debuginfod */
 	const char	*db;		/* database whose build-id cache (db.h) to

@@ -134,6 +134,16 @@ assert_db_valid() {
 	echo "$n profile files valid"
 }
 
+# The kernel symbols of an epoch's host directory: kallsyms_of EPOCH
+# prints the text of the snapshot its kallsyms.ref names (DB/kernels/,
+# gzip) or, in the older layout, of its own copy.
+kallsyms_of() {
+	_d="$DB/$1/$(hostname)"
+	if [ -f "$_d/kallsyms" ]; then cat "$_d/kallsyms"; return 0; fi
+	[ -f "$_d/kallsyms.ref" ] || fail "no kernel symbols in $_d"
+	zcat "$DB/$(cat "$_d/kallsyms.ref")" || fail "$_d/kallsyms.ref names $(cat "$_d/kallsyms.ref"): unreadable"
+}
+
 # The epoch DB/current points at.
 current_epoch() { readlink "$DB/current"; }
 

@@ -27,6 +27,6 @@ assert_hot "$e" libdcpihot.so "$T/libdcpihot.so" dcpi_workload_hot 200
 k=$(profile_file "$e" kernel.kallsyms)
 [ -n "$k" ] || fail "no kernel profile in epoch $e"
 grep -q '^path \[kernel.kallsyms\]' "$k" || fail "$k: path is not [kernel.kallsyms]"
-[ -s "$DB/$e/$(hostname)/kallsyms" ] || fail "no kallsyms snapshot in epoch $e"
+kallsyms_of "$e" | grep -q ' _stext$' || fail "no kallsyms snapshot for epoch $e"
 assert_db_valid
 stop_dcpid

@@ -2,7 +2,8 @@
 # Who may write into the database (issue 18): dcpid refuses a database
 # directory others may write into, at start-up and at a flush; it creates
 # a new database with the configured group, directories 0750 and files
-# 0640 (the epoch's kallsyms copy too), whatever umask it was started with.
+# 0640 (the kernel symbols' snapshot and reference too), whatever umask it
+# was started with.
 . "$top_srcdir/tests/integration/lib.sh"
 require_perf
 
@@ -36,17 +37,17 @@ sleep 1
 ctl flush || fail "flush failed"
 e=$(current_epoch)
 n=0
-for d in "$DB" "$DB/$e" "$DB/$e"/* "$DB/$e"/*/perf::cpu-clock; do
+for d in "$DB" "$DB/$e" "$DB/$e"/* "$DB/$e"/*/perf::cpu-clock "$DB/kernels"; do
 	[ "$(stat -c '%a %G' "$d")" = "750 $G" ] || fail "$d: $(stat -c '%a %G' "$d"), expected 750 $G"
 	n=$((n + 1))
 done
-for f in "$DB/$e"/*/kallsyms "$DB/$e"/*/perf::cpu-clock/* "$DB/dcpid.lock"; do
+for f in "$DB/$e"/*/kallsyms.ref "$DB"/kernels/*.gz "$DB/$e"/*/perf::cpu-clock/* "$DB/dcpid.lock"; do
 	[ -f "$f" ] || continue
 	[ "$(stat -c '%a %G' "$f")" = "640 $G" ] || fail "$f: $(stat -c '%a %G' "$f"), expected 640 $G"
 	n=$((n + 1))
 done
 echo "$n directories and files: modes 0750/0640, group $G"
-[ -f "$DB/$e"/*/kallsyms ] || fail "no kallsyms copy"
+[ -f "$DB/$e"/*/kallsyms.ref ] && ls "$DB"/kernels/*.gz >/dev/null || fail "no kernel symbols snapshot"
 
 # Made group-writable for another group and others while running: the
 # flush refuses, names the reason, and keeps the counts.

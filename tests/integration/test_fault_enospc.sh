@@ -6,7 +6,7 @@
 require_perf
 
 mkdir -p "$DB"
-# Room for the epoch's copy of kallsyms, then filled.
+# Room for the kernel's symbols snapshot, then filled.
 # A tmpfs is 1777 by default, which dcpid rightly refuses.
 mount -t tmpfs -o size=16m,mode=0750 dcpi-test "$DB" || skip "cannot mount a tmpfs"
 unmount() {

@@ -165,8 +165,8 @@ ct sh -c 'i=0; while [ $i -lt 200000 ]; do i=$((i + 1)); done; dd if=/dev/zero o
 wait_samples 3000
 n=$(st samples) ku=$(ct dcpictl status | awk '$1 == "unattributed" && $2 == "kernel-unknown" { print $3 }')
 [ -n "$ku" ] && [ $((ku * 100)) -le "$n" ] || fail "kernel-unknown $ku of $n samples: kernel samples not attributed"
-ct sh -c 'grep -q "^[0-9a-f]*[1-9a-f][0-9a-f]* [Tt] _stext$" /var/lib/dcpi/current/*/kallsyms' ||
-    fail "the epoch's kallsyms copy has no addresses"
+ct sh -c 'zcat "/var/lib/dcpi/$(cat /var/lib/dcpi/current/*/kallsyms.ref)" | grep -q "^[0-9a-f]*[1-9a-f][0-9a-f]* [Tt] _stext$"' ||
+    fail "the epoch's kernel symbols snapshot has no addresses"
 ct dcpictl flush >/dev/null || fail "dcpictl flush"
 ct dcpictl prof -i >"$T/prof" || fail "dcpictl prof -i"
 kpct=$(awk '$NF == "[kernel.kallsyms]" { print $2; exit }' "$T/prof")
