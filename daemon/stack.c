@@ -14,7 +14,8 @@
  * their own raw entries, but few distinct stacks): the memory held grows
  * with the distinct attributed stacks, not with the samples.  Everything
  * lives in arrays that grow until the flush empties them, or a fold
- * rebuilds them.
+ * rebuilds them.  An entry's header and raw words lie together in one
+ * array (the arena), so that the compare reads one run of memory.
  */
 #include "config.h"
 
@@ -25,75 +26,110 @@
 #include "stack.h"
 #include "xmalloc.h"
 
-#define FOLDED		UINT16_MAX	/* centry.nk: keyed by frames */
+#define FOLDED		UINT16_MAX	/* an entry's nk: keyed by frames */
 #define FOLD_MIN	4096		/* dead entries before a fold */
 #define K		0x9e3779b97f4a7c15ULL
 
-struct centry {				/* callers: raw words, or folded */
-	uint32_t	 stream, pid;
-	uint16_t	 nk;		/* raw words; FOLDED: none, no pid */
-	uint16_t	 li;		/* where the leaf was among them */
-	uint32_t	 depth;
-	size_t		 key;		/* raw words at keys[key] */
-	size_t		 frames;	/* callers at frames[frames] */
-};
+/*
+ * An entry at arena[o]: a header of E_HDR words, then its raw words.
+ *   [0] stream << 32 | pid
+ *   [1] depth << 32 | li << 16 | nk	(nk: raw words, the chain less its
+ *	leaf; li: where the leaf was; nk FOLDED: no raw words, pid 0)
+ *   [2] where its callers are in frames[] (nk FOLDED: their node)
+ * An entry is named by its o, which fits 32 bits (the memory cap flushes
+ * long before 32 GiB).
+ */
+#define E_HDR		3
 
-struct leaf {				/* samples of a leaf under a chain */
+struct leaf {				/* samples of a leaf under an entry */
 	uint64_t	 hash;		/* hash_leaf of the callers and f */
 	uint64_t	 count;		/* 0: an empty slot */
-	uint32_t	 entry;
+	uint32_t	 entry;		/* its o */
 	struct stack_frame f;
 };
+
+/* Folded entries' callers: a tree of frames from the outermost caller
+ * down, a node per distinct path, so that the many stacks of a build
+ * share their common callers (depth words each if kept apart). */
+struct node {
+	uint32_t	 parent;	/* NOPARENT: an outermost caller */
+	struct stack_frame f;
+};
+#define NOPARENT	UINT32_MAX
 
 struct pidc {				/* raw entries of a process */
 	uint32_t	 pid, dead;
 	size_t		 nraw;
 };
 
-static struct htab		 table;		/* callers hash -> centry index + 1 */
+static struct htab		 table;		/* callers hash -> o + 1 */
 static struct htab		 pidtab;	/* pid -> pidc index + 1 */
-static struct centry		*ents;
-static size_t			 nents, capents;
+static uint64_t			*arena;
+static size_t			 narena, caparena, nents;
 /* The leaves are the slots of their own table (open addressing, linear
  * probing, at most 3/4 full), not values of a lib/htab.h one: a sample
  * seen before then costs one cache miss in this large table, not two. */
 static struct leaf		*leaves;
 static size_t			 nleaves, capleaves;	/* capleaves: 0 or 2^k */
 static unsigned			 leafshift;		/* 64 - k */
-static uint64_t			*keys;
-static size_t			 nkeys, capkeys;
 static struct stack_frame	*frames;
 static size_t			 nframes, capframes;
+static struct node		*nodes;
+static size_t			 nnodes, capnodes;
+static struct htab		 nodetab;	/* (parent, frame) -> node + 1 */
 static struct pidc		*pids;
 static size_t			 npids, cappids;
 static size_t			 ndead;		/* raw entries of exited processes */
+
+static inline uint32_t	e_nk(const uint64_t *e) { return (uint32_t)(e[1] & 0xffff); }
+static inline uint32_t	e_depth(const uint64_t *e) { return (uint32_t)(e[1] >> 32); }
+static inline uint32_t	e_stream(const uint64_t *e) { return (uint32_t)(e[0] >> 32); }
+static inline uint32_t	e_pid(const uint64_t *e) { return (uint32_t)e[0]; }
+static inline size_t
+e_words(const uint64_t *e)
+{
+	return E_HDR + (e_nk(e) == FOLDED ? 0 : e_nk(e));
+}
 
 void
 stack_init(void)
 {
 	htab_init(&table);
 	htab_init(&pidtab);
+	htab_init(&nodetab);
+}
+
+/* Everything but the nodes forgotten: the arrays' owners are the
+ * caller's now. */
+static void
+reset(void)
+{
+	htab_fini(&table);
+	htab_fini(&pidtab);
+	htab_init(&table);
+	htab_init(&pidtab);
+	arena = NULL;
+	leaves = NULL;
+	frames = NULL;
+	pids = NULL;
+	narena = caparena = nents = nleaves = capleaves = 0;
+	nframes = capframes = npids = cappids = ndead = 0;
+	leafshift = 0;
 }
 
 void
 stack_clear(void)
 {
-	htab_fini(&table);
-	htab_fini(&pidtab);
-	stack_init();
-	free(ents);
+	htab_fini(&nodetab);
+	htab_init(&nodetab);
+	free(nodes);
+	nodes = NULL;
+	nnodes = capnodes = 0;
+	free(arena);
 	free(leaves);
-	free(keys);
 	free(frames);
 	free(pids);
-	ents = NULL;
-	leaves = NULL;
-	keys = NULL;
-	frames = NULL;
-	pids = NULL;
-	nents = capents = nleaves = capleaves = nkeys = capkeys = 0;
-	nframes = capframes = npids = cappids = ndead = 0;
-	leafshift = 0;
+	reset();
 }
 
 void
@@ -140,16 +176,13 @@ hash_split(uint32_t stream, uint32_t pid, const uint64_t *ips, uint32_t n, uint3
 	return hash_key(stream, pid, ips, li, ips + li + 1, n - li - 1);
 }
 
-/* A folded entry's key: its attributed frames. */
-static uint64_t
-hash_frames(uint32_t stream, const struct stack_frame *f, uint32_t depth)
+/* A folded entry's key: its node. */
+static inline uint64_t
+hash_folded(uint32_t stream, uint32_t node)
 {
-	uint64_t h = ((uint64_t)stream << 32 | FOLDED) ^ depth;
-	uint32_t i;
+	uint64_t h = ((uint64_t)stream << 32 | node) * K;
 
-	for (i = 0; i < depth; i++)
-		h = (h ^ ((uint64_t)f[i].image << 32 | f[i].offset)) * K;
-	return (h ^ h >> 29) * K;
+	return (h ^ h >> 29 ^ FOLDED) * K;
 }
 
 static inline uint64_t
@@ -202,9 +235,9 @@ leaves_room(void)
 	free(old);
 }
 
-/* count more samples of leaf f under entry, whose callers hash to h. */
+/* count more samples of leaf f under entry o, whose callers hash to h. */
 static void
-count_leaf(uint32_t entry, uint64_t h, struct stack_frame f, uint64_t count)
+count_leaf(uint32_t o, uint64_t h, struct stack_frame f, uint64_t count)
 {
 	struct leaf *l;
 	size_t i;
@@ -212,25 +245,26 @@ count_leaf(uint32_t entry, uint64_t h, struct stack_frame f, uint64_t count)
 	leaves_room();
 	h = hash_leaf(h, f);
 	for (i = leaf_home(h); (l = &leaves[i])->count != 0; i = (i + 1) & (capleaves - 1))
-		if (l->hash == h && l->entry == entry && l->f.image == f.image &&
+		if (l->hash == h && l->entry == o && l->f.image == f.image &&
 		    l->f.offset == f.offset) {
 			l->count = l->count > UINT64_MAX - count ? UINT64_MAX :
 			    l->count + count;
 			return;
 		}
-	*l = (struct leaf){ h, count, entry, f };
+	*l = (struct leaf){ h, count, o, f };
 	nleaves++;
 }
 
-/* Do entry e's raw words equal ips[0..n) less ips[li]? */
+/* Does entry e hold ips[0..n) less ips[li]? */
 static inline int
-same_key(const struct centry *e, uint32_t stream, uint32_t pid,
+same_key(const uint64_t *e, uint32_t stream, uint32_t pid,
     const uint64_t *ips, uint32_t n, uint32_t li)
 {
-	const uint64_t *k = keys + e->key;
+	const uint64_t *k = e + E_HDR;
 	uint32_t i;
 
-	if (e->stream != stream || e->pid != pid || e->nk != n - 1 || e->li != li)
+	if (e[0] != ((uint64_t)stream << 32 | pid) ||
+	    (uint32_t)e[1] != (li << 16 | (n - 1)))
 		return 0;
 	/* Before the leaf: context markers, one or two words. */
 	for (i = 0; i < li; i++)
@@ -256,18 +290,43 @@ stack_count(uint32_t stream, uint32_t pid, const uint64_t *ips, uint32_t n,
 		    i = (i + 1) & (capleaves - 1))
 			if (l->hash == hl && l->f.image == leaf.image &&
 			    l->f.offset == leaf.offset &&
-			    same_key(&ents[l->entry], stream, pid, ips, n, li)) {
+			    same_key(arena + l->entry, stream, pid, ips, n, li)) {
 				if (leaves[i].count < UINT64_MAX)
 					leaves[i].count++;
 				return 1;
 			}
 	/* A new leaf under known callers. */
 	for (v = htab_first(&table, h, &it); v != 0; v = htab_next(&table, &it))
-		if (same_key(&ents[v - 1], stream, pid, ips, n, li)) {
+		if (same_key(arena + v - 1, stream, pid, ips, n, li)) {
 			count_leaf((uint32_t)(v - 1), h, leaf, 1);
 			return 1;
 		}
 	return 0;
+}
+
+/* A new entry's header, its nk raw words left for the caller to write; its
+ * o, or -1 past the 32 bits of a leaf's entry. */
+static int64_t
+new_entry(uint32_t stream, uint32_t pid, uint32_t nk, uint32_t li,
+    const struct stack_frame *f, uint32_t depth, uint64_t h)
+{
+	size_t o = narena, w = E_HDR + (nk == FOLDED ? 0 : nk);
+
+	if (o + w > UINT32_MAX)
+		return -1;
+	arena = grow(arena, &caparena, narena + w, sizeof(*arena));
+	frames = grow(frames, &capframes, nframes + depth, sizeof(*frames));
+	arena[o] = (uint64_t)stream << 32 | pid;
+	arena[o + 1] = (uint64_t)depth << 32 | li << 16 | nk;
+	arena[o + 2] = nframes;
+	/* (memcpy is not given the NULL of an empty array.) */
+	if (depth > 0)
+		memcpy(frames + nframes, f, depth * sizeof(*f));
+	nframes += depth;
+	narena += w;
+	nents++;
+	xhtab_add(&table, h, o + 1);
+	return (int64_t)o;
 }
 
 static struct pidc *
@@ -282,31 +341,49 @@ pid_find(uint32_t pid)
 	return NULL;
 }
 
-/* An entry of attributed frames f[0..depth) in stream, found or added. */
+/* The node of the path from the outermost caller to f under parent. */
 static uint32_t
-folded_entry(uint32_t stream, const struct stack_frame *f, uint32_t depth,
-    uint64_t *hp)
+node_of(uint32_t parent, struct stack_frame f)
 {
 	struct htab_iter it;
-	const struct centry *e;
-	uint64_t h = hash_frames(stream, f, depth);
+	const struct node *n;
+	uint64_t h = (((uint64_t)parent << 32 ^ (uint64_t)f.image << 40 ^ f.offset) ^
+	    (uint64_t)f.image) * K;
 	uintptr_t v;
+
+	for (v = htab_first(&nodetab, h, &it); v != 0; v = htab_next(&nodetab, &it)) {
+		n = &nodes[v - 1];
+		if (n->parent == parent && n->f.image == f.image && n->f.offset == f.offset)
+			return (uint32_t)(v - 1);
+	}
+	nodes = grow(nodes, &capnodes, nnodes + 1, sizeof(*nodes));
+	nodes[nnodes] = (struct node){ parent, f };
+	xhtab_add(&nodetab, h, ++nnodes);
+	return (uint32_t)(nnodes - 1);
+}
+
+/* The folded entry of stream whose callers are node's path (depth of
+ * them), found or added; its hash at *hp. */
+static int64_t
+folded_entry(uint32_t stream, uint32_t node, uint32_t depth, uint64_t *hp)
+{
+	struct htab_iter it;
+	const uint64_t *e;
+	uint64_t h = hash_folded(stream, node);
+	uintptr_t v;
+	int64_t o;
 
 	*hp = h;
 	for (v = htab_first(&table, h, &it); v != 0; v = htab_next(&table, &it)) {
-		e = &ents[v - 1];
-		if (e->nk == FOLDED && e->stream == stream && e->depth == depth &&
-		    (depth == 0 || memcmp(frames + e->frames, f, depth * sizeof(*f)) == 0))
-			return (uint32_t)(v - 1);
+		e = arena + v - 1;
+		if (e_nk(e) == FOLDED && e_stream(e) == stream && e[2] == node)
+			return (int64_t)(v - 1);
 	}
-	ents = grow(ents, &capents, nents + 1, sizeof(*ents));
-	frames = grow(frames, &capframes, nframes + depth, sizeof(*frames));
-	ents[nents] = (struct centry){ stream, 0, FOLDED, 0, depth, 0, nframes };
-	if (depth > 0)
-		memcpy(frames + nframes, f, depth * sizeof(*f));
-	nframes += depth;
-	xhtab_add(&table, h, nents + 1);
-	return (uint32_t)nents++;
+	if ((o = new_entry(stream, 0, FOLDED, 0, NULL, 0, h)) != -1) {
+		arena[o + 1] = (uint64_t)depth << 32 | FOLDED;
+		arena[o + 2] = node;
+	}
+	return o;
 }
 
 /*
@@ -319,63 +396,54 @@ folded_entry(uint32_t stream, const struct stack_frame *f, uint32_t depth,
 static void
 fold(void)
 {
-	struct centry *oents = ents;
+	uint64_t *oarena = arena, *e;
 	struct leaf *oleaves = leaves;
-	uint64_t *okeys = keys;
 	struct stack_frame *oframes = frames;
 	struct pidc *opids = pids;
-	size_t onents = nents, ocapleaves = capleaves, onpids = npids, i;
-	uint32_t *to = xreallocarray(NULL, onents, sizeof(*to));
-	uint64_t *th = xreallocarray(NULL, onents, sizeof(*th));
-	const struct centry *e;
-	const struct pidc *p;
+	size_t onarena = narena, ocapleaves = capleaves, onpids = npids, i, o;
+	const struct stack_frame *f;
+	uint32_t nk, li, node, d;
+	uint64_t h;
+	int64_t to;
 
-	ents = NULL, leaves = NULL, keys = NULL, frames = NULL, pids = NULL;
-	nents = capents = nleaves = capleaves = nkeys = capkeys = 0;
-	nframes = capframes = npids = cappids = ndead = 0;
-	leafshift = 0;
-	htab_fini(&table);
-	htab_fini(&pidtab);
-	stack_init();
+	reset();
 	for (i = 0; i < onpids; i++)
 		if (!opids[i].dead) {
 			pids = grow(pids, &cappids, npids + 1, sizeof(*pids));
 			pids[npids] = opids[i];
 			xhtab_add(&pidtab, opids[i].pid, ++npids);
 		}
-	for (i = 0; i < onents; i++) {
-		e = &oents[i];
-		if (e->nk == FOLDED || (p = pid_find(e->pid)) == NULL) {
-			to[i] = folded_entry(e->stream, oframes + e->frames,
-			    e->depth, &th[i]);
-			continue;
+	/* Each old entry's header is then overwritten by where it went
+	 * ([2]) and its hash there ([0]), for its leaves.  The new arena
+	 * is no larger than the old, so every o still fits. */
+	for (o = 0; o < onarena; o += e_words(e)) {
+		e = oarena + o;
+		nk = e_nk(e);
+		if (nk == FOLDED)
+			to = folded_entry(e_stream(e), (uint32_t)e[2], e_depth(e), &h);
+		else if (pid_find(e_pid(e)) == NULL) {
+			f = oframes + e[2];
+			for (node = NOPARENT, d = e_depth(e); d > 0; d--)
+				node = node_of(node, f[d - 1]);
+			to = folded_entry(e_stream(e), node, e_depth(e), &h);
+		} else {
+			li = (uint32_t)(e[1] >> 16 & 0xffff);
+			h = hash_key(e_stream(e), e_pid(e), e + E_HDR, li,
+			    e + E_HDR + li, nk - li);
+			to = new_entry(e_stream(e), e_pid(e), nk, li,
+			    oframes + e[2], e_depth(e), h);
+			memcpy(arena + to + E_HDR, e + E_HDR, nk * sizeof(*e));
 		}
-		ents = grow(ents, &capents, nents + 1, sizeof(*ents));
-		keys = grow(keys, &capkeys, nkeys + e->nk, sizeof(*keys));
-		frames = grow(frames, &capframes, nframes + e->depth, sizeof(*frames));
-		ents[nents] = (struct centry){ e->stream, e->pid, e->nk, e->li,
-		    e->depth, nkeys, nframes };
-		if (e->nk > 0)
-			memcpy(keys + nkeys, okeys + e->key, e->nk * sizeof(*keys));
-		if (e->depth > 0)
-			memcpy(frames + nframes, oframes + e->frames,
-			    e->depth * sizeof(*frames));
-		nkeys += e->nk;
-		nframes += e->depth;
-		th[i] = hash_key(e->stream, e->pid, okeys + e->key, e->li,
-		    okeys + e->key + e->li, e->nk - e->li);
-		xhtab_add(&table, th[i], nents + 1);
-		to[i] = (uint32_t)nents++;
+		e[0] = h;
+		e[2] = (uint64_t)to;
 	}
 	for (i = 0; i < ocapleaves; i++)
-		if (oleaves[i].count != 0)
-			count_leaf(to[oleaves[i].entry], th[oleaves[i].entry],
-			    oleaves[i].f, oleaves[i].count);
-	free(to);
-	free(th);
-	free(oents);
+		if (oleaves[i].count != 0) {
+			e = oarena + oleaves[i].entry;
+			count_leaf((uint32_t)e[2], e[0], oleaves[i].f, oleaves[i].count);
+		}
+	free(oarena);
 	free(oleaves);
-	free(okeys);
 	free(oframes);
 	free(opids);
 }
@@ -387,23 +455,16 @@ stack_add(uint32_t stream, uint32_t pid, const uint64_t *ips, uint32_t n,
 {
 	struct pidc *p;
 	uint64_t h = hash_split(stream, pid, ips, n, li);
+	int64_t o;
 
-	ents = grow(ents, &capents, nents + 1, sizeof(*ents));
-	keys = grow(keys, &capkeys, nkeys + n - 1, sizeof(*keys));
-	frames = grow(frames, &capframes, nframes + depth, sizeof(*frames));
-	ents[nents] = (struct centry){ stream, pid, (uint16_t)(n - 1),
-	    (uint16_t)li, depth, nkeys, nframes };
-	/* (memcpy is not given the NULL of an empty array.) */
+	if ((o = new_entry(stream, pid, n - 1, li, callers, depth, h)) == -1)
+		return;
 	if (li > 0)
-		memcpy(keys + nkeys, ips, li * sizeof(*ips));
+		memcpy(arena + o + E_HDR, ips, li * sizeof(*ips));
 	if (li + 1 < n)
-		memcpy(keys + nkeys + li, ips + li + 1, (n - li - 1) * sizeof(*ips));
-	if (depth > 0)
-		memcpy(frames + nframes, callers, depth * sizeof(*callers));
-	nkeys += n - 1;
-	nframes += depth;
-	xhtab_add(&table, h, nents + 1);
-	count_leaf((uint32_t)nents++, h, leaf, 1);
+		memcpy(arena + o + E_HDR + li, ips + li + 1,
+		    (n - li - 1) * sizeof(*ips));
+	count_leaf((uint32_t)o, h, leaf, 1);
 	if ((p = pid_find(pid)) == NULL) {
 		pids = grow(pids, &cappids, npids + 1, sizeof(*pids));
 		pids[npids] = (struct pidc){ pid, 0, 0 };
@@ -435,18 +496,25 @@ int
 stack_each(stack_cb cb, void *arg)
 {
 	struct stack_frame f[1 + STACK_CALLERS_MAX];
-	const struct centry *e;
+	const uint64_t *e;
+	uint32_t depth, j, node;
 	size_t i;
 	int r;
 
 	for (i = 0; i < capleaves; i++) {
 		if (leaves[i].count == 0)
 			continue;
-		e = &ents[leaves[i].entry];
+		e = arena + leaves[i].entry;
+		depth = e_depth(e);
 		f[0] = leaves[i].f;
-		if (e->depth > 0)
-			memcpy(f + 1, frames + e->frames, e->depth * sizeof(*f));
-		if ((r = cb(e->stream, f, 1 + e->depth, leaves[i].count, arg)) != 0)
+		if (e_nk(e) == FOLDED)
+			for (j = 1, node = (uint32_t)e[2]; j <= depth; j++) {
+				f[j] = nodes[node].f;
+				node = nodes[node].parent;
+			}
+		else if (depth > 0)
+			memcpy(f + 1, frames + e[2], depth * sizeof(*f));
+		if ((r = cb(e_stream(e), f, 1 + depth, leaves[i].count, arg)) != 0)
 			return r;
 	}
 	return 0;
@@ -455,10 +523,10 @@ stack_each(stack_cb cb, void *arg)
 size_t
 stack_memory(void)
 {
-	return capents * sizeof(*ents) + capleaves * sizeof(*leaves) +
-	    capkeys * sizeof(*keys) + capframes * sizeof(*frames) +
-	    cappids * sizeof(*pids) + htab_memory(&table) +
-	    htab_memory(&pidtab);
+	return caparena * sizeof(*arena) + capleaves * sizeof(*leaves) +
+	    capframes * sizeof(*frames) + cappids * sizeof(*pids) +
+	    capnodes * sizeof(*nodes) + htab_memory(&table) +
+	    htab_memory(&pidtab) + htab_memory(&nodetab);
 }
 
 size_t

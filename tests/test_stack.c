@@ -159,6 +159,87 @@ test_many(void **state)
 	stack_fini();
 }
 
+/* The chains of 4,096 exited processes, each its own raw words (as
+ * address-space randomisation makes them) and the same frames, fold into
+ * one chain; a live process's chain stays raw, found without attribution. */
+static void
+test_fold(void **state)
+{
+	static const struct stack_frame c[] = { { 1, 0x20 }, { 2, 0x30 } };
+	static const struct stack_frame c2[] = { { 1, 0x24 }, { 2, 0x30 } };
+	static const uint64_t live[] = { 0x7000, 0x8000, 0x9000 };
+	struct stack_frame l = { 1, 0x10 };
+	const struct seen *p;
+	struct seen s[4];
+	uint64_t k[3];
+	size_t before, i;
+	uint32_t pid;
+
+	(void)state;
+	stack_init();
+	stack_add(1, 1, live, 3, 0, c, 2, l);
+	for (pid = 100; pid < 100 + 4096; pid++) {
+		k[0] = 0x400000 + (uint64_t)pid * 4096;
+		k[1] = k[0] + 0x20;
+		k[2] = k[0] + 0x30;
+		stack_add(1, pid, k, 3, 0, c, 2, l);
+		assert_int_equal(stack_count(1, pid, k, 3, 0, l), 1);
+	}
+	assert_int_equal(stack_entries(), 4097);
+	before = stack_memory();
+	stack_exit(12345);		/* never sampled: nothing to do */
+	for (pid = 100; pid < 100 + 4096; pid++) {
+		stack_exit(pid);
+		stack_exit(pid);	/* (an exit seen twice counts once) */
+	}
+	assert_int_equal(stack_entries(), 2);
+	assert_true(stack_memory() < before / 4);
+	/* The live process's chain: still known. */
+	assert_int_equal(stack_count(1, 1, live, 3, 0, l), 1);
+	/* An exited process's raw words: no longer (a new process with
+	 * that pid would have its chains attributed afresh). */
+	k[0] = 0x400000 + 100 * 4096;
+	k[1] = k[0] + 0x20;
+	k[2] = k[0] + 0x30;
+	assert_int_equal(stack_count(1, 100, k, 3, 0, l), 0);
+	memset(s, 0, sizeof(s));
+	assert_int_equal(stack_each(collect, s), 0);
+	/* Both chains have the same frames: the stack file adds them up. */
+	p = find(s, 2, l, 3);
+	assert_memory_equal(&p->f[1], c, sizeof(c));
+	assert_true((p->count == 2 && s[p == s ? 1 : 0].count == 8192) ||
+	    (p->count == 8192 && s[p == s ? 1 : 0].count == 2));
+	assert_memory_equal(&s[p == s ? 1 : 0].f[1], c, sizeof(c));
+	/* The pid reused by a new process: its chain raw again. */
+	stack_add(1, 100, k, 3, 0, c, 2, l);
+	assert_int_equal(stack_count(1, 100, k, 3, 0, l), 1);
+	assert_int_equal(stack_entries(), 3);
+	/* A second fold: the same frames join the folded chain; other
+	 * callers under the same outermost one make a chain of their own. */
+	for (pid = 10000; pid < 10000 + 4096; pid++) {
+		k[0] = 0x400000 + (uint64_t)pid * 4096;
+		k[1] = k[0] + 0x20;
+		k[2] = k[0] + 0x30;
+		stack_add(1, pid, k, 3, 0, pid % 2 ? c : c2, 2, l);
+	}
+	for (pid = 10000; pid < 10000 + 4096; pid++)
+		stack_exit(pid);
+	assert_int_equal(stack_entries(), 4);
+	memset(s, 0, sizeof(s));
+	assert_int_equal(stack_each(collect, s), 0);
+	for (pid = 0, i = 0; i < 4; i++)
+		if (s[i].f[1].offset == c2[0].offset) {
+			assert_int_equal(s[i].count, 2048);
+			assert_memory_equal(&s[i].f[1], c2, sizeof(c2));
+		} else if (s[i].count > 1000) {
+			assert_int_equal(s[i].count, 8192 + 2048);
+			assert_memory_equal(&s[i].f[1], c, sizeof(c));
+		} else
+			pid++;
+	assert_int_equal(pid, 2);	/* the two live processes' */
+	stack_fini();
+}
+
 /* A failed test leaves nothing behind for the next. */
 static int
 teardown(void **state)
@@ -175,6 +256,7 @@ main(void)
 		cmocka_unit_test_teardown(test_count_add, teardown),
 		cmocka_unit_test_teardown(test_leaf_only, teardown),
 		cmocka_unit_test_teardown(test_many, teardown),
+		cmocka_unit_test_teardown(test_fold, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
