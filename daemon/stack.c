@@ -470,12 +470,12 @@ stack_add(uint32_t stream, uint32_t pid, const uint64_t *ips, uint32_t n,
 		pids[npids] = (struct pidc){ pid, 0, 0 };
 		xhtab_add(&pidtab, pid, ++npids);
 		p = &pids[npids - 1];
-	} else if (p->dead) {
-		/* The pid is a new process's: the old one's entries stay
-		 * raw until it exits too. */
-		p->dead = 0;
-		ndead -= p->nraw;
-	}
+	} else if (p->dead)
+		/* A process is sampled a while after its exit record (in
+		 * the kernel, as it exits): its late chains are dead too.
+		 * (So are a new process's under the pid reused before the
+		 * next fold: folded, they are only attributed again.) */
+		ndead++;
 	p->nraw++;
 }
 
