@@ -35,7 +35,8 @@
  *   [0] stream << 32 | pid
  *   [1] depth << 32 | li << 16 | nk	(nk: raw words, the chain less its
  *	leaf; li: where the leaf was; nk FOLDED: no raw words, pid 0)
- *   [2] where its callers are in frames[] (nk FOLDED: their node)
+ *   [2] where its callers are in frames[]
+ *   [3] nk FOLDED: the hash of its frames (for the next fold)
  * An entry is named by its o, which fits 32 bits (the memory cap flushes
  * long before 32 GiB).
  */
@@ -47,15 +48,6 @@ struct leaf {				/* samples of a leaf under an entry */
 	uint32_t	 entry;		/* its o */
 	struct stack_frame f;
 };
-
-/* Folded entries' callers: a tree of frames from the outermost caller
- * down, a node per distinct path, so that the many stacks of a build
- * share their common callers (depth words each if kept apart). */
-struct node {
-	uint32_t	 parent;	/* NOPARENT: an outermost caller */
-	struct stack_frame f;
-};
-#define NOPARENT	UINT32_MAX
 
 struct pidc {				/* raw entries of a process */
 	uint32_t	 pid, dead;
@@ -74,9 +66,6 @@ static size_t			 nleaves, capleaves;	/* capleaves: 0 or 2^k */
 static unsigned			 leafshift;		/* 64 - k */
 static struct stack_frame	*frames;
 static size_t			 nframes, capframes;
-static struct node		*nodes;
-static size_t			 nnodes, capnodes;
-static struct htab		 nodetab;	/* (parent, frame) -> node + 1 */
 static struct pidc		*pids;
 static size_t			 npids, cappids;
 static size_t			 ndead;		/* raw entries of exited processes */
@@ -88,7 +77,7 @@ static inline uint32_t	e_pid(const uint64_t *e) { return (uint32_t)e[0]; }
 static inline size_t
 e_words(const uint64_t *e)
 {
-	return E_HDR + (e_nk(e) == FOLDED ? 0 : e_nk(e));
+	return E_HDR + (e_nk(e) == FOLDED ? 1 : e_nk(e));
 }
 
 void
@@ -96,11 +85,9 @@ stack_init(void)
 {
 	htab_init(&table);
 	htab_init(&pidtab);
-	htab_init(&nodetab);
 }
 
-/* Everything but the nodes forgotten: the arrays' owners are the
- * caller's now. */
+/* Everything forgotten: the arrays' owners are the caller's now. */
 static void
 reset(void)
 {
@@ -120,11 +107,6 @@ reset(void)
 void
 stack_clear(void)
 {
-	htab_fini(&nodetab);
-	htab_init(&nodetab);
-	free(nodes);
-	nodes = NULL;
-	nnodes = capnodes = 0;
 	free(arena);
 	free(leaves);
 	free(frames);
@@ -176,13 +158,16 @@ hash_split(uint32_t stream, uint32_t pid, const uint64_t *ips, uint32_t n, uint3
 	return hash_key(stream, pid, ips, li, ips + li + 1, n - li - 1);
 }
 
-/* A folded entry's key: its node. */
-static inline uint64_t
-hash_folded(uint32_t stream, uint32_t node)
+/* A folded entry's key: its attributed frames. */
+static uint64_t
+hash_frames(uint32_t stream, const struct stack_frame *f, uint32_t depth)
 {
-	uint64_t h = ((uint64_t)stream << 32 | node) * K;
+	uint64_t h = ((uint64_t)stream << 32 | FOLDED) ^ depth;
+	uint32_t i;
 
-	return (h ^ h >> 29 ^ FOLDED) * K;
+	for (i = 0; i < depth; i++)
+		h = (h ^ ((uint64_t)f[i].image << 32 | f[i].offset)) * K;
+	return (h ^ h >> 29) * K;
 }
 
 static inline uint64_t
@@ -212,16 +197,19 @@ leaf_home(uint64_t h)
 	return (size_t)(h >> leafshift);
 }
 
-/* Room for one more leaf: the slots doubled and refilled past 3/4. */
+/* The leaves in a table of the least power of two slots (1,024 or
+ * more) that holds n at most 3/4 full.  They come in the order of their
+ * old slots, which is that of their hashes: into a table growing as they
+ * came they would pile up at its start (linear probing's worst case:
+ * 0.65 s instead of 0.13 to fold 120,000), hence the size first. */
 static void
-leaves_room(void)
+leaves_resize(size_t n)
 {
 	struct leaf *old = leaves;
 	size_t ocap = capleaves, i, j;
 
-	if ((nleaves + 1) * 4 <= capleaves * 3)
-		return;
-	capleaves = ocap ? ocap * 2 : 1024;
+	for (capleaves = 1024; n * 4 > capleaves * 3; capleaves *= 2)
+		;
 	leafshift = 64 - (unsigned)__builtin_ctzll(capleaves);
 	leaves = xcalloc(capleaves, sizeof(*leaves));
 	for (i = 0; i < ocap; i++) {
@@ -233,6 +221,14 @@ leaves_room(void)
 		leaves[j] = old[i];
 	}
 	free(old);
+}
+
+/* Room for one more leaf: the slots doubled and refilled past 3/4. */
+static void
+leaves_room(void)
+{
+	if ((nleaves + 1) * 4 > capleaves * 3)
+		leaves_resize(nleaves + 1);
 }
 
 /* count more samples of leaf f under entry o, whose callers hash to h. */
@@ -310,7 +306,7 @@ static int64_t
 new_entry(uint32_t stream, uint32_t pid, uint32_t nk, uint32_t li,
     const struct stack_frame *f, uint32_t depth, uint64_t h)
 {
-	size_t o = narena, w = E_HDR + (nk == FOLDED ? 0 : nk);
+	size_t o = narena, w = E_HDR + (nk == FOLDED ? 1 : nk);
 
 	if (o + w > UINT32_MAX)
 		return -1;
@@ -341,48 +337,25 @@ pid_find(uint32_t pid)
 	return NULL;
 }
 
-/* The node of the path from the outermost caller to f under parent. */
-static uint32_t
-node_of(uint32_t parent, struct stack_frame f)
-{
-	struct htab_iter it;
-	const struct node *n;
-	uint64_t h = (((uint64_t)parent << 32 ^ (uint64_t)f.image << 40 ^ f.offset) ^
-	    (uint64_t)f.image) * K;
-	uintptr_t v;
-
-	for (v = htab_first(&nodetab, h, &it); v != 0; v = htab_next(&nodetab, &it)) {
-		n = &nodes[v - 1];
-		if (n->parent == parent && n->f.image == f.image && n->f.offset == f.offset)
-			return (uint32_t)(v - 1);
-	}
-	nodes = grow(nodes, &capnodes, nnodes + 1, sizeof(*nodes));
-	nodes[nnodes] = (struct node){ parent, f };
-	xhtab_add(&nodetab, h, ++nnodes);
-	return (uint32_t)(nnodes - 1);
-}
-
-/* The folded entry of stream whose callers are node's path (depth of
- * them), found or added; its hash at *hp. */
+/* The folded entry of stream whose callers are f[0..depth) (hash h),
+ * found or added. */
 static int64_t
-folded_entry(uint32_t stream, uint32_t node, uint32_t depth, uint64_t *hp)
+folded_entry(uint32_t stream, const struct stack_frame *f, uint32_t depth,
+    uint64_t h)
 {
 	struct htab_iter it;
 	const uint64_t *e;
-	uint64_t h = hash_folded(stream, node);
 	uintptr_t v;
 	int64_t o;
 
-	*hp = h;
 	for (v = htab_first(&table, h, &it); v != 0; v = htab_next(&table, &it)) {
 		e = arena + v - 1;
-		if (e_nk(e) == FOLDED && e_stream(e) == stream && e[2] == node)
+		if (e_nk(e) == FOLDED && e_stream(e) == stream && e_depth(e) == depth &&
+		    (depth == 0 || memcmp(frames + e[2], f, depth * sizeof(*f)) == 0))
 			return (int64_t)(v - 1);
 	}
-	if ((o = new_entry(stream, 0, FOLDED, 0, NULL, 0, h)) != -1) {
-		arena[o + 1] = (uint64_t)depth << 32 | FOLDED;
-		arena[o + 2] = node;
-	}
+	if ((o = new_entry(stream, 0, FOLDED, 0, f, depth, h)) != -1)
+		arena[o + 3] = h;
 	return o;
 }
 
@@ -400,13 +373,14 @@ fold(void)
 	struct leaf *oleaves = leaves;
 	struct stack_frame *oframes = frames;
 	struct pidc *opids = pids;
-	size_t onarena = narena, ocapleaves = capleaves, onpids = npids, i, o;
-	const struct stack_frame *f;
-	uint32_t nk, li, node, d;
+	size_t onarena = narena, ocapleaves = capleaves, onleaves = nleaves;
+	size_t onpids = npids, i, o;
+	uint32_t nk, li;
 	uint64_t h;
 	int64_t to;
 
 	reset();
+	leaves_resize(onleaves);	/* (see there) */
 	for (i = 0; i < onpids; i++)
 		if (!opids[i].dead) {
 			pids = grow(pids, &cappids, npids + 1, sizeof(*pids));
@@ -419,13 +393,10 @@ fold(void)
 	for (o = 0; o < onarena; o += e_words(e)) {
 		e = oarena + o;
 		nk = e_nk(e);
-		if (nk == FOLDED)
-			to = folded_entry(e_stream(e), (uint32_t)e[2], e_depth(e), &h);
-		else if (pid_find(e_pid(e)) == NULL) {
-			f = oframes + e[2];
-			for (node = NOPARENT, d = e_depth(e); d > 0; d--)
-				node = node_of(node, f[d - 1]);
-			to = folded_entry(e_stream(e), node, e_depth(e), &h);
+		if (nk == FOLDED || pid_find(e_pid(e)) == NULL) {
+			h = nk == FOLDED ? e[3] :
+			    hash_frames(e_stream(e), oframes + e[2], e_depth(e));
+			to = folded_entry(e_stream(e), oframes + e[2], e_depth(e), h);
 		} else {
 			li = (uint32_t)(e[1] >> 16 & 0xffff);
 			h = hash_key(e_stream(e), e_pid(e), e + E_HDR, li,
@@ -442,6 +413,8 @@ fold(void)
 			e = oarena + oleaves[i].entry;
 			count_leaf((uint32_t)e[2], e[0], oleaves[i].f, oleaves[i].count);
 		}
+	if (nleaves < capleaves / 4)
+		leaves_resize(nleaves);
 	free(oarena);
 	free(oleaves);
 	free(oframes);
@@ -497,7 +470,7 @@ stack_each(stack_cb cb, void *arg)
 {
 	struct stack_frame f[1 + STACK_CALLERS_MAX];
 	const uint64_t *e;
-	uint32_t depth, j, node;
+	uint32_t depth;
 	size_t i;
 	int r;
 
@@ -507,12 +480,7 @@ stack_each(stack_cb cb, void *arg)
 		e = arena + leaves[i].entry;
 		depth = e_depth(e);
 		f[0] = leaves[i].f;
-		if (e_nk(e) == FOLDED)
-			for (j = 1, node = (uint32_t)e[2]; j <= depth; j++) {
-				f[j] = nodes[node].f;
-				node = nodes[node].parent;
-			}
-		else if (depth > 0)
+		if (depth > 0)
 			memcpy(f + 1, frames + e[2], depth * sizeof(*f));
 		if ((r = cb(e_stream(e), f, 1 + depth, leaves[i].count, arg)) != 0)
 			return r;
@@ -525,8 +493,7 @@ stack_memory(void)
 {
 	return caparena * sizeof(*arena) + capleaves * sizeof(*leaves) +
 	    capframes * sizeof(*frames) + cappids * sizeof(*pids) +
-	    capnodes * sizeof(*nodes) + htab_memory(&table) +
-	    htab_memory(&pidtab) + htab_memory(&nodetab);
+	    htab_memory(&table) + htab_memory(&pidtab);
 }
 
 size_t
