@@ -81,7 +81,7 @@ run() {	# ROUND BUILDDIR
 	"$b/ctl/dcpictl" --socket "$sock" flush >/dev/null
 	cpu=$(cpu_secs $PROF) rss=$(hwm_mb $PROF)
 	kill -TERM $PROF; wait $PROF; PROF=
-	sb=$(find "$db" -type f -name '*stack*' -printf '%s\n' | awk '{ n += $1 } END { print n + 0 }')
+	sb=$(find "$db" -type f -name stacks -printf '%s\n' | awk '{ n += $1 } END { print n + 0 }')
 	early=$(grep -c "over the cap" "$T/dcpid.log")
 	printf "%-4s %-24s %10s %6s %8s %12s %9s %12s %9s %5s %11s %6s\n" "$ROUND_N" "$(basename "$(dirname "$b")")/$(basename "$b")" \
 	    "$n" "$cpu" "$rss" "$peakm" "$peakc" "$fm" "$fc" "$early" "$sb" "$(cat "$T/build_s" 2>/dev/null)" >>"$T/table"

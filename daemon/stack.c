@@ -11,8 +11,8 @@
  * Entries of processes that have exited are folded, once they are half
  * the table, into entries keyed by their attributed frames and shared
  * across processes (a build's compilers each have their own pid, and so
- * their own raw entries, but few distinct stacks): the memory held grows
- * with the distinct attributed stacks, not with the samples.  Everything
+ * their own raw entries of the same stacks): the memory held grows with
+ * the distinct attributed stacks, not with the processes.  Everything
  * lives in arrays that grow until the flush empties them, or a fold
  * rebuilds them.  An entry's header and raw words lie together in one
  * array (the arena), so that the compare reads one run of memory.
