@@ -388,8 +388,8 @@ fold(void)
 			xhtab_add(&pidtab, opids[i].pid, ++npids);
 		}
 	/* Each old entry's header is then overwritten by where it went
-	 * ([2]) and its hash there ([0]), for its leaves.  The new arena
-	 * is no larger than the old, so every o still fits. */
+	 * ([2]; UINT64_MAX: nowhere, past the 32 bits of an o) and its hash
+	 * there ([0]), for its leaves. */
 	for (o = 0; o < onarena; o += e_words(e)) {
 		e = oarena + o;
 		nk = e_nk(e);
@@ -403,14 +403,15 @@ fold(void)
 			    e + E_HDR + li, nk - li);
 			to = new_entry(e_stream(e), e_pid(e), nk, li,
 			    oframes + e[2], e_depth(e), h);
-			memcpy(arena + to + E_HDR, e + E_HDR, nk * sizeof(*e));
+			if (to != -1 && nk > 0)
+				memcpy(arena + to + E_HDR, e + E_HDR, nk * sizeof(*e));
 		}
 		e[0] = h;
 		e[2] = (uint64_t)to;
 	}
 	for (i = 0; i < ocapleaves; i++)
-		if (oleaves[i].count != 0) {
-			e = oarena + oleaves[i].entry;
+		if (oleaves[i].count != 0 &&
+		    (e = oarena + oleaves[i].entry)[2] != UINT64_MAX) {
 			count_leaf((uint32_t)e[2], e[0], oleaves[i].f, oleaves[i].count);
 		}
 	if (nleaves < capleaves / 4)
