@@ -32,14 +32,15 @@ void stack_fini(void);
  * profile) and its callers, keyed by the raw chain ips[0..n) (the
  * kernel's words, context markers included) less its leaf, the word at
  * ips[li], and the leaf's place li (the words before it are context
- * markers, those after it callers).  Counts one more sample of leaf under that key of stream in
- * pid if the key was met since the last flush: 1; else 0 and nothing
- * counted (the caller attributes the callers and calls stack_add). */
+ * markers, those after it callers).  Counts one more sample of leaf
+ * under that key of stream in pid if the key was met since the last
+ * flush (and not folded since): 1; else 0 and nothing counted (the
+ * caller attributes the callers and calls stack_add).  n <= 4096. */
 int stack_count(uint32_t stream, uint32_t pid, const uint64_t *ips, uint32_t n,
     uint32_t li, struct stack_frame leaf);
 /* A new key's attributed callers c[0..depth) (nearest first; depth <=
  * STACK_CALLERS_MAX, 0 for a sample with no caller) and its first
- * sample's leaf. */
+ * sample's leaf.  (An entry past 32 GiB of them is not kept.) */
 void stack_add(uint32_t stream, uint32_t pid, const uint64_t *ips, uint32_t n,
     uint32_t li, const struct stack_frame *c, uint32_t depth,
     struct stack_frame leaf);
