@@ -25,7 +25,7 @@ noinst_PROGRAMS += bench/sample_path
 bench_sample_path_SOURCES = bench/sample_path.c
 bench_sample_path_CFLAGS = $(AM_CFLAGS) -I$(srcdir)/daemon $(ELF_CFLAGS)
 bench_sample_path_LDADD = daemon/libdcpid.la $(ELF_LIBS)
-EXTRA_DIST += bench/live_cost.sh
+EXTRA_DIST += bench/live_cost.sh bench/chain_build.sh
 
 # `make bench-sample-path`: ns per sample on one core, then the instructions
 # per sample under callgrind (a figure free of timing noise).

@@ -673,8 +673,8 @@ main(int argc, char **argv)
 	printf("programs %zu, images %zu, processes %zu, kernel samples %d%%\n",
 	    nprogs, nimgs, nproc, kstart ? kpct : 0);
 	if (gdepth)
-		printf("call chains: %u frames, %zu distinct at the end\n", gdepth,
-		    stack_entries());
+		printf("call chains: %u frames, %zu distinct at the end, %zu bytes "
+		    "held\n", gdepth, stack_entries(), stack_memory());
 	printf("labels: %s\n", labels ? "by unit, " "8 services' cgroups (PERF_SAMPLE_CGROUP)" :
 	    "none (-L)");
 	printf("records per cycle %zu (%zu samples, %zu process replacements: "

@@ -377,8 +377,10 @@ handle(const void *p, size_t size, uint64_t time, void *arg)
 		break;
 	case PERF_RECORD_EXIT:
 		jit_exit(rec->exit.pid, rec->exit.tid);
-		if (rec->exit.pid == rec->exit.tid)
+		if (rec->exit.pid == rec->exit.tid) {
 			label_exit(rec->exit.pid);
+			stack_exit(rec->exit.pid);
+		}
 		attr_exit(rec->exit.pid, rec->exit.ppid, rec->exit.tid, rec->exit.ptid);
 		break;
 	case PERF_RECORD_LOST:

@@ -3,9 +3,19 @@
  * leaf, the sampled PC, which the flat path has attributed already, and
  * its callers, which are few per process however many PCs a hot function
  * has: the callers are the entries (one per stream, pid and raw caller
- * words, found through lib/htab.h, attributed once), and the leaves are
- * counted per entry in a second table.  Both live in arrays that only
- * grow until the flush empties them.
+ * words, attributed once), and the leaves are rows under an entry.  A
+ * sample seen before is one probe of the leaf table, whose hash covers
+ * the callers' words and the leaf, and one compare of the words: the
+ * entry table is walked only for a leaf new under its callers.
+ *
+ * Entries of processes that have exited are folded, once they are half
+ * the table, into entries keyed by their attributed frames and shared
+ * across processes (a build's compilers each have their own pid, and so
+ * their own raw entries of the same stacks): the memory held grows with
+ * the distinct attributed stacks, not with the processes.  Everything
+ * lives in arrays that grow until the flush empties them, or a fold
+ * rebuilds them.  An entry's header and raw words lie together in one
+ * array (the arena), so that the compare reads one run of memory.
  */
 #include "config.h"
 
@@ -16,53 +26,92 @@
 #include "stack.h"
 #include "xmalloc.h"
 
-struct centry {				/* a caller chain */
-	uint32_t	 stream, pid;
-	uint32_t	 nk, depth;
-	size_t		 key;		/* raw words at keys[key] */
-	size_t		 frames;	/* callers at frames[frames] */
-};
+#define FOLDED		UINT16_MAX	/* an entry's nk: keyed by frames */
+#define FOLD_MIN	4096		/* dead entries before a fold */
+#define K		0x9e3779b97f4a7c15ULL
 
-struct leaf {				/* samples of a leaf under a chain */
-	uint32_t	 entry;
+/*
+ * An entry at arena[o]: a header of E_HDR words, then its raw words.
+ *   [0] stream << 32 | pid
+ *   [1] depth << 32 | li << 16 | nk	(nk: raw words, the chain less its
+ *	leaf; li: where the leaf was; nk FOLDED: no raw words, pid 0)
+ *   [2] where its callers are in frames[]
+ *   [3] nk FOLDED: the hash of its frames (for the next fold)
+ * An entry is named by its o, which fits 32 bits (the memory cap flushes
+ * long before 32 GiB).
+ */
+#define E_HDR		3
+
+struct leaf {				/* samples of a leaf under an entry */
+	uint64_t	 hash;		/* hash_leaf of the callers and f */
+	uint64_t	 count;		/* 0: an empty slot */
+	uint32_t	 entry;		/* its o */
 	struct stack_frame f;
-	uint64_t	 count;
 };
 
-static struct htab		 table;		/* hash -> centry index + 1 */
-static struct htab		 leaftab;	/* hash -> leaf index + 1 */
-static struct centry		*ents;
-static size_t			 nents, capents;
+struct pidc {				/* raw entries of a process */
+	uint32_t	 pid, dead;
+	size_t		 nraw;
+};
+
+static struct htab		 table;		/* callers hash -> o + 1 */
+static struct htab		 pidtab;	/* pid -> pidc index + 1 */
+static uint64_t			*arena;
+static size_t			 narena, caparena, nents;
+/* The leaves are the slots of their own table (open addressing, linear
+ * probing, at most 3/4 full), not values of a lib/htab.h one: a sample
+ * seen before then costs one cache miss in this large table, not two. */
 static struct leaf		*leaves;
-static size_t			 nleaves, capleaves;
-static uint64_t			*keys;
-static size_t			 nkeys, capkeys;
+static size_t			 nleaves, capleaves;	/* capleaves: 0 or 2^k */
+static unsigned			 leafshift;		/* 64 - k */
 static struct stack_frame	*frames;
 static size_t			 nframes, capframes;
+static struct pidc		*pids;
+static size_t			 npids, cappids;
+static size_t			 ndead;		/* raw entries of exited processes */
+
+static inline uint32_t	e_nk(const uint64_t *e) { return (uint32_t)(e[1] & 0xffff); }
+static inline uint32_t	e_depth(const uint64_t *e) { return (uint32_t)(e[1] >> 32); }
+static inline uint32_t	e_stream(const uint64_t *e) { return (uint32_t)(e[0] >> 32); }
+static inline uint32_t	e_pid(const uint64_t *e) { return (uint32_t)e[0]; }
+static inline size_t
+e_words(const uint64_t *e)
+{
+	return E_HDR + (e_nk(e) == FOLDED ? 1 : e_nk(e));
+}
 
 void
 stack_init(void)
 {
 	htab_init(&table);
-	htab_init(&leaftab);
+	htab_init(&pidtab);
+}
+
+/* Everything forgotten: the arrays' owners are the caller's now. */
+static void
+reset(void)
+{
+	htab_fini(&table);
+	htab_fini(&pidtab);
+	htab_init(&table);
+	htab_init(&pidtab);
+	arena = NULL;
+	leaves = NULL;
+	frames = NULL;
+	pids = NULL;
+	narena = caparena = nents = nleaves = capleaves = 0;
+	nframes = capframes = npids = cappids = ndead = 0;
+	leafshift = 0;
 }
 
 void
 stack_clear(void)
 {
-	htab_fini(&table);
-	htab_fini(&leaftab);
-	stack_init();
-	free(ents);
+	free(arena);
 	free(leaves);
-	free(keys);
 	free(frames);
-	ents = NULL;
-	leaves = NULL;
-	keys = NULL;
-	frames = NULL;
-	nents = capents = nleaves = capleaves = nkeys = capkeys = 0;
-	nframes = capframes = 0;
+	free(pids);
+	reset();
 }
 
 void
@@ -71,27 +120,62 @@ stack_fini(void)
 	stack_clear();
 }
 
-/* The key of a raw chain ips[0..n) less its leaf at ips[li], unmade: a
- * multiplicative hash of the words on either side of the leaf, one
- * multiply a word (per sample, over up to a thousand words). */
-static uint64_t
-hash_split(uint32_t stream, uint32_t pid, const uint64_t *ips, uint32_t n, uint32_t li)
+/* A key's hash: the words before the leaf (one or two context markers)
+ * and their count into the seed, then four multiplicative lanes over the
+ * callers' words, whose multiplies wait on each other only within a lane. */
+static inline uint64_t
+hash_key(uint32_t stream, uint32_t pid, const uint64_t *pre, uint32_t li,
+    const uint64_t *w, uint32_t n)
 {
-	uint64_t h = ((uint64_t)stream << 32 | pid) ^ n;
+	uint64_t a = ((uint64_t)stream << 32 | pid) ^ ((uint64_t)li << 16 | n);
+	uint64_t b = a ^ 0x6a09e667f3bcc908ULL, c = a ^ 0xbb67ae8584caa73bULL;
+	uint64_t d = a ^ 0x3c6ef372fe94f82bULL;
+	const uint64_t *end = w + n, *end4 = w + (n & ~3U);
 	uint32_t i;
 
 	for (i = 0; i < li; i++)
-		h = (h ^ ips[i]) * 0x9e3779b97f4a7c15ULL;
-	for (i = li + 1; i < n; i++)
-		h = (h ^ ips[i]) * 0x9e3779b97f4a7c15ULL;
-	return h ^ h >> 29;
+		a = (a ^ pre[i]) * K;
+	for (; w < end4; w += 4) {
+		a = (a ^ w[0]) * K;
+		b = (b ^ w[1]) * K;
+		c = (c ^ w[2]) * K;
+		d = (d ^ w[3]) * K;
+	}
+	if (w < end)
+		b = (b ^ *w++) * K;
+	if (w < end)
+		c = (c ^ *w++) * K;
+	if (w < end)
+		d = (d ^ *w) * K;
+	a ^= (b << 16 | b >> 48) ^ (c << 32 | c >> 32) ^ (d << 48 | d >> 16);
+	return (a ^ a >> 29) * K;
 }
 
-static uint64_t
-hash_leaf(uint32_t entry, struct stack_frame f)
+/* The key of a raw chain ips[0..n) less its leaf at ips[li]. */
+static inline uint64_t
+hash_split(uint32_t stream, uint32_t pid, const uint64_t *ips, uint32_t n, uint32_t li)
 {
-	return ((uint64_t)entry << 32 ^ (uint64_t)f.image << 40 ^ f.offset) *
-	    0x9e3779b97f4a7c15ULL;
+	return hash_key(stream, pid, ips, li, ips + li + 1, n - li - 1);
+}
+
+/* A folded entry's key: its attributed frames. */
+static uint64_t
+hash_frames(uint32_t stream, const struct stack_frame *f, uint32_t depth)
+{
+	uint64_t h = ((uint64_t)stream << 32 | FOLDED) ^ depth;
+	uint32_t i;
+
+	for (i = 0; i < depth; i++)
+		h = (h ^ ((uint64_t)f[i].image << 32 | f[i].offset)) * K;
+	return (h ^ h >> 29) * K;
+}
+
+static inline uint64_t
+hash_leaf(uint64_t callers, struct stack_frame f)
+{
+	uint64_t h = (callers ^ ((uint64_t)f.image << 32 | f.offset)) * K;
+
+	return h ^ h >> 32;
 }
 
 static void *
@@ -107,25 +191,83 @@ grow(void *p, size_t *cap, size_t need, size_t size)
 	return xreallocarray(p, c, size);
 }
 
-static void
-count_leaf(uint32_t entry, struct stack_frame f)
+static inline size_t
+leaf_home(uint64_t h)
 {
-	uint64_t h = hash_leaf(entry, f);
-	struct htab_iter it;
-	struct leaf *l;
-	uintptr_t v;
+	return (size_t)(h >> leafshift);
+}
 
-	for (v = htab_first(&leaftab, h, &it); v != 0; v = htab_next(&leaftab, &it)) {
-		l = &leaves[v - 1];
-		if (l->entry == entry && l->f.image == f.image && l->f.offset == f.offset) {
-			if (l->count < UINT64_MAX)
-				l->count++;
+/* The leaves in a table of the least power of two slots (1,024 or
+ * more) that holds n at most 3/4 full.  They come in the order of their
+ * old slots, which is that of their hashes: into a table growing as they
+ * came they would pile up at its start (linear probing's worst case:
+ * 0.65 s instead of 0.13 to fold 120,000), hence the size first. */
+static void
+leaves_resize(size_t n)
+{
+	struct leaf *old = leaves;
+	size_t ocap = capleaves, i, j;
+
+	for (capleaves = 1024; n * 4 > capleaves * 3; capleaves *= 2)
+		;
+	leafshift = 64 - (unsigned)__builtin_ctzll(capleaves);
+	leaves = xcalloc(capleaves, sizeof(*leaves));
+	for (i = 0; i < ocap; i++) {
+		if (old[i].count == 0)
+			continue;
+		for (j = leaf_home(old[i].hash); leaves[j].count != 0;
+		    j = (j + 1) & (capleaves - 1))
+			;
+		leaves[j] = old[i];
+	}
+	free(old);
+}
+
+/* Room for one more leaf: the slots doubled and refilled past 3/4. */
+static void
+leaves_room(void)
+{
+	if ((nleaves + 1) * 4 > capleaves * 3)
+		leaves_resize(nleaves + 1);
+}
+
+/* count more samples of leaf f under entry o, whose callers hash to h. */
+static void
+count_leaf(uint32_t o, uint64_t h, struct stack_frame f, uint64_t count)
+{
+	struct leaf *l;
+	size_t i;
+
+	leaves_room();
+	h = hash_leaf(h, f);
+	for (i = leaf_home(h); (l = &leaves[i])->count != 0; i = (i + 1) & (capleaves - 1))
+		if (l->hash == h && l->entry == o && l->f.image == f.image &&
+		    l->f.offset == f.offset) {
+			l->count = l->count > UINT64_MAX - count ? UINT64_MAX :
+			    l->count + count;
 			return;
 		}
-	}
-	leaves = grow(leaves, &capleaves, nleaves + 1, sizeof(*leaves));
-	leaves[nleaves] = (struct leaf){ entry, f, 1 };
-	xhtab_add(&leaftab, h, ++nleaves);
+	*l = (struct leaf){ h, count, o, f };
+	nleaves++;
+}
+
+/* Does entry e hold ips[0..n) less ips[li]? */
+static inline int
+same_key(const uint64_t *e, uint32_t stream, uint32_t pid,
+    const uint64_t *ips, uint32_t n, uint32_t li)
+{
+	const uint64_t *k = e + E_HDR;
+	uint32_t i;
+
+	if (e[0] != ((uint64_t)stream << 32 | pid) ||
+	    (uint32_t)e[1] != (li << 16 | (n - 1)))
+		return 0;
+	/* Before the leaf: context markers, one or two words. */
+	for (i = 0; i < li; i++)
+		if (k[i] != ips[i])
+			return 0;
+	return li + 1 == n ||
+	    memcmp(k + li, ips + li + 1, (n - li - 1) * sizeof(*ips)) == 0;
 }
 
 int
@@ -133,21 +275,151 @@ stack_count(uint32_t stream, uint32_t pid, const uint64_t *ips, uint32_t n,
     uint32_t li, struct stack_frame leaf)
 {
 	struct htab_iter it;
-	const struct centry *e;
+	const struct leaf *l;
+	uint64_t h = hash_split(stream, pid, ips, n, li), hl = hash_leaf(h, leaf);
 	uintptr_t v;
+	size_t i;
 
-	for (v = htab_first(&table, hash_split(stream, pid, ips, n, li), &it); v != 0;
-	    v = htab_next(&table, &it)) {
-		e = &ents[v - 1];
-		if (e->stream == stream && e->pid == pid && e->nk == n - 1 &&
-		    (li == 0 || memcmp(keys + e->key, ips, li * sizeof(*ips)) == 0) &&
-		    (li + 1 == n || memcmp(keys + e->key + li, ips + li + 1,
-		    (n - li - 1) * sizeof(*ips)) == 0)) {
-			count_leaf((uint32_t)(v - 1), leaf);
+	/* The leaf seen before under these callers: the usual case. */
+	if (capleaves > 0)
+		for (i = leaf_home(hl); (l = &leaves[i])->count != 0;
+		    i = (i + 1) & (capleaves - 1))
+			if (l->hash == hl && l->f.image == leaf.image &&
+			    l->f.offset == leaf.offset &&
+			    same_key(arena + l->entry, stream, pid, ips, n, li)) {
+				if (leaves[i].count < UINT64_MAX)
+					leaves[i].count++;
+				return 1;
+			}
+	/* A new leaf under known callers. */
+	for (v = htab_first(&table, h, &it); v != 0; v = htab_next(&table, &it))
+		if (same_key(arena + v - 1, stream, pid, ips, n, li)) {
+			count_leaf((uint32_t)(v - 1), h, leaf, 1);
 			return 1;
 		}
-	}
 	return 0;
+}
+
+/* A new entry's header, its nk raw words left for the caller to write; its
+ * o, or -1 past the 32 bits of a leaf's entry. */
+static int64_t
+new_entry(uint32_t stream, uint32_t pid, uint32_t nk, uint32_t li,
+    const struct stack_frame *f, uint32_t depth, uint64_t h)
+{
+	size_t o = narena, w = E_HDR + (nk == FOLDED ? 1 : nk);
+
+	if (o + w > UINT32_MAX)
+		return -1;
+	arena = grow(arena, &caparena, narena + w, sizeof(*arena));
+	frames = grow(frames, &capframes, nframes + depth, sizeof(*frames));
+	arena[o] = (uint64_t)stream << 32 | pid;
+	arena[o + 1] = (uint64_t)depth << 32 | li << 16 | nk;
+	arena[o + 2] = nframes;
+	/* (memcpy is not given the NULL of an empty array.) */
+	if (depth > 0)
+		memcpy(frames + nframes, f, depth * sizeof(*f));
+	nframes += depth;
+	narena += w;
+	nents++;
+	xhtab_add(&table, h, o + 1);
+	return (int64_t)o;
+}
+
+static struct pidc *
+pid_find(uint32_t pid)
+{
+	struct htab_iter it;
+	uintptr_t v;
+
+	for (v = htab_first(&pidtab, pid, &it); v != 0; v = htab_next(&pidtab, &it))
+		if (pids[v - 1].pid == pid)
+			return &pids[v - 1];
+	return NULL;
+}
+
+/* The folded entry of stream whose callers are f[0..depth) (hash h),
+ * found or added. */
+static int64_t
+folded_entry(uint32_t stream, const struct stack_frame *f, uint32_t depth,
+    uint64_t h)
+{
+	struct htab_iter it;
+	const uint64_t *e;
+	uintptr_t v;
+	int64_t o;
+
+	for (v = htab_first(&table, h, &it); v != 0; v = htab_next(&table, &it)) {
+		e = arena + v - 1;
+		if (e_nk(e) == FOLDED && e_stream(e) == stream && e_depth(e) == depth &&
+		    (depth == 0 || memcmp(frames + e[2], f, depth * sizeof(*f)) == 0))
+			return (int64_t)(v - 1);
+	}
+	if ((o = new_entry(stream, 0, FOLDED, 0, f, depth, h)) != -1)
+		arena[o + 3] = h;
+	return o;
+}
+
+/*
+ * The entries of exited processes become folded entries (those already
+ * folded stay so, merged with the new), their leaves added up; live
+ * processes' entries are kept as they are.  Rebuilds every array, so it
+ * runs only once the dead are half the entries: each entry is moved a
+ * bounded number of times in all.
+ */
+static void
+fold(void)
+{
+	uint64_t *oarena = arena, *e;
+	struct leaf *oleaves = leaves;
+	struct stack_frame *oframes = frames;
+	struct pidc *opids = pids;
+	size_t onarena = narena, ocapleaves = capleaves, onleaves = nleaves;
+	size_t onpids = npids, i, o;
+	uint32_t nk, li;
+	uint64_t h;
+	int64_t to;
+
+	reset();
+	leaves_resize(onleaves);	/* (see there) */
+	for (i = 0; i < onpids; i++)
+		if (!opids[i].dead) {
+			pids = grow(pids, &cappids, npids + 1, sizeof(*pids));
+			pids[npids] = opids[i];
+			xhtab_add(&pidtab, opids[i].pid, ++npids);
+		}
+	/* Each old entry's header is then overwritten by where it went
+	 * ([2]; UINT64_MAX: nowhere, past the 32 bits of an o) and its hash
+	 * there ([0]), for its leaves. */
+	for (o = 0; o < onarena; o += e_words(e)) {
+		e = oarena + o;
+		nk = e_nk(e);
+		if (nk == FOLDED || pid_find(e_pid(e)) == NULL) {
+			h = nk == FOLDED ? e[3] :
+			    hash_frames(e_stream(e), oframes + e[2], e_depth(e));
+			to = folded_entry(e_stream(e), oframes + e[2], e_depth(e), h);
+		} else {
+			li = (uint32_t)(e[1] >> 16 & 0xffff);
+			h = hash_key(e_stream(e), e_pid(e), e + E_HDR, li,
+			    e + E_HDR + li, nk - li);
+			to = new_entry(e_stream(e), e_pid(e), nk, li,
+			    oframes + e[2], e_depth(e), h);
+			if (to != -1 && nk > 0)
+				memcpy(arena + to + E_HDR, e + E_HDR, nk * sizeof(*e));
+		}
+		e[0] = h;
+		e[2] = (uint64_t)to;
+	}
+	for (i = 0; i < ocapleaves; i++)
+		if (oleaves[i].count != 0 &&
+		    (e = oarena + oleaves[i].entry)[2] != UINT64_MAX) {
+			count_leaf((uint32_t)e[2], e[0], oleaves[i].f, oleaves[i].count);
+		}
+	if (nleaves < capleaves / 4)
+		leaves_resize(nleaves);
+	free(oarena);
+	free(oleaves);
+	free(oframes);
+	free(opids);
 }
 
 void
@@ -155,37 +427,63 @@ stack_add(uint32_t stream, uint32_t pid, const uint64_t *ips, uint32_t n,
     uint32_t li, const struct stack_frame *callers, uint32_t depth,
     struct stack_frame leaf)
 {
-	ents = grow(ents, &capents, nents + 1, sizeof(*ents));
-	keys = grow(keys, &capkeys, nkeys + n - 1, sizeof(*keys));
-	frames = grow(frames, &capframes, nframes + depth, sizeof(*frames));
-	ents[nents] = (struct centry){ stream, pid, n - 1, depth, nkeys, nframes };
-	/* (memcpy is not given the NULL of an empty array.) */
+	struct pidc *p;
+	uint64_t h = hash_split(stream, pid, ips, n, li);
+	int64_t o;
+
+	if ((o = new_entry(stream, pid, n - 1, li, callers, depth, h)) == -1)
+		return;
 	if (li > 0)
-		memcpy(keys + nkeys, ips, li * sizeof(*ips));
+		memcpy(arena + o + E_HDR, ips, li * sizeof(*ips));
 	if (li + 1 < n)
-		memcpy(keys + nkeys + li, ips + li + 1, (n - li - 1) * sizeof(*ips));
-	if (depth > 0)
-		memcpy(frames + nframes, callers, depth * sizeof(*callers));
-	nkeys += n - 1;
-	nframes += depth;
-	xhtab_add(&table, hash_split(stream, pid, ips, n, li), nents + 1);
-	count_leaf((uint32_t)nents++, leaf);
+		memcpy(arena + o + E_HDR + li, ips + li + 1,
+		    (n - li - 1) * sizeof(*ips));
+	count_leaf((uint32_t)o, h, leaf, 1);
+	if ((p = pid_find(pid)) == NULL) {
+		pids = grow(pids, &cappids, npids + 1, sizeof(*pids));
+		pids[npids] = (struct pidc){ pid, 0, 0 };
+		xhtab_add(&pidtab, pid, ++npids);
+		p = &pids[npids - 1];
+	} else if (p->dead)
+		/* A process is sampled a while after its exit record (in
+		 * the kernel, as it exits): its late chains are dead too.
+		 * (So are a new process's under the pid reused before the
+		 * next fold: folded, they are only attributed again.) */
+		ndead++;
+	p->nraw++;
+}
+
+void
+stack_exit(uint32_t pid)
+{
+	struct pidc *p;
+
+	if ((p = pid_find(pid)) == NULL || p->dead)
+		return;
+	p->dead = 1;
+	ndead += p->nraw;
+	if (ndead >= FOLD_MIN && ndead >= nents / 2)
+		fold();
 }
 
 int
 stack_each(stack_cb cb, void *arg)
 {
 	struct stack_frame f[1 + STACK_CALLERS_MAX];
-	const struct centry *e;
+	const uint64_t *e;
+	uint32_t depth;
 	size_t i;
 	int r;
 
-	for (i = 0; i < nleaves; i++) {
-		e = &ents[leaves[i].entry];
+	for (i = 0; i < capleaves; i++) {
+		if (leaves[i].count == 0)
+			continue;
+		e = arena + leaves[i].entry;
+		depth = e_depth(e);
 		f[0] = leaves[i].f;
-		if (e->depth > 0)
-			memcpy(f + 1, frames + e->frames, e->depth * sizeof(*f));
-		if ((r = cb(e->stream, f, 1 + e->depth, leaves[i].count, arg)) != 0)
+		if (depth > 0)
+			memcpy(f + 1, frames + e[2], depth * sizeof(*f));
+		if ((r = cb(e_stream(e), f, 1 + depth, leaves[i].count, arg)) != 0)
 			return r;
 	}
 	return 0;
@@ -194,9 +492,9 @@ stack_each(stack_cb cb, void *arg)
 size_t
 stack_memory(void)
 {
-	return capents * sizeof(*ents) + capleaves * sizeof(*leaves) +
-	    capkeys * sizeof(*keys) + capframes * sizeof(*frames) +
-	    htab_memory(&table) + htab_memory(&leaftab);
+	return caparena * sizeof(*arena) + capleaves * sizeof(*leaves) +
+	    capframes * sizeof(*frames) + cappids * sizeof(*pids) +
+	    htab_memory(&table) + htab_memory(&pidtab);
 }
 
 size_t

@@ -4,8 +4,10 @@
  * Callers seen again in the same process are counted without being
  * attributed again, which is what keeps a sample with a deep chain cheap;
  * new ones are attributed by the caller, frame by frame, in time order
- * (the maps of that moment), and stored with their frames.  The flush names the frames
- * (images, offsets) and writes them to the epoch's stack file.
+ * (the maps of that moment), and stored with their frames.  The callers
+ * of a process that has exited are folded by their frames, pid left out.
+ * The flush names the frames (images, offsets) and writes them to the
+ * epoch's stack file.
  */
 #ifndef DCPID_STACK_H
 #define DCPID_STACK_H
@@ -29,17 +31,25 @@ void stack_fini(void);
 /* A chain is the sample's leaf frame (the PC, as attributed for the flat
  * profile) and its callers, keyed by the raw chain ips[0..n) (the
  * kernel's words, context markers included) less its leaf, the word at
- * ips[li].  Counts one more sample of leaf under that key of stream in
- * pid if the key was met since the last flush: 1; else 0 and nothing
- * counted (the caller attributes the callers and calls stack_add). */
+ * ips[li], and the leaf's place li (the words before it are context
+ * markers, those after it callers).  Counts one more sample of leaf
+ * under that key of stream in pid if the key was met since the last
+ * flush (and not folded since): 1; else 0 and nothing counted (the
+ * caller attributes the callers and calls stack_add).  n <= 4096. */
 int stack_count(uint32_t stream, uint32_t pid, const uint64_t *ips, uint32_t n,
     uint32_t li, struct stack_frame leaf);
 /* A new key's attributed callers c[0..depth) (nearest first; depth <=
  * STACK_CALLERS_MAX, 0 for a sample with no caller) and its first
- * sample's leaf. */
+ * sample's leaf.  (An entry past 32 GiB of them is not kept.) */
 void stack_add(uint32_t stream, uint32_t pid, const uint64_t *ips, uint32_t n,
     uint32_t li, const struct stack_frame *c, uint32_t depth,
     struct stack_frame leaf);
+
+/* Process pid has exited: its entries may be folded into entries keyed
+ * by their attributed frames (no raw words, shared by all processes),
+ * which keeps memory with the distinct stacks where processes are many
+ * and short.  The chains counted and their counts stay the same. */
+void stack_exit(uint32_t pid);
 
 /* Calls cb for every chain counted (frames f[0..depth), owned by stack.c,
  * valid during the call); a nonzero return stops the walk and is

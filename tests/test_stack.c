@@ -34,6 +34,21 @@ collect(uint32_t stream, const struct stack_frame *f, uint32_t depth,
 	return 0;
 }
 
+/* The chain of s[0..n) with this leaf and depth (the walk's order is the
+ * table's), or fails. */
+static const struct seen *
+find(const struct seen *s, size_t n, struct stack_frame leaf, uint32_t depth)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (s[i].depth == depth && s[i].f[0].image == leaf.image &&
+		    s[i].f[0].offset == leaf.offset)
+			return &s[i];
+	fail_msg("no chain of depth %u with leaf %u+%#x", depth, leaf.image, leaf.offset);
+	return NULL;
+}
+
 static int
 stop(uint32_t stream, const struct stack_frame *f, uint32_t depth,
     uint64_t count, void *arg)
@@ -49,11 +64,14 @@ test_count_add(void **state)
 	static const uint64_t a[] = { 0x401000, 0x402000, 0x403000 };
 	static const uint64_t a2[] = { 0x401004, 0x402000, 0x403000 };
 	static const uint64_t b[] = { 0x401000, 0x402000, 0x404000 };
-	/* The leaf at another place, the same words around it: a's key. */
+	/* The leaf at another place, the same words around it: another key
+	 * (the words before a leaf are context markers, those after it
+	 * callers). */
 	static const uint64_t m[] = { 0x402000, 0x401008, 0x403000 };
 	static const struct stack_frame ca[] = { { 1, 0x20 }, { 2, 0x30 } };
 	static const struct stack_frame cb[] = { { STACK_NOIMAGE, 0 } };
 	struct stack_frame l1 = { 1, 0x10 }, l2 = { 1, 0x14 };
+	const struct seen *p;
 	struct seen s[4];
 
 	(void)state;
@@ -63,8 +81,8 @@ test_count_add(void **state)
 	/* Known callers: counted, whatever the leaf. */
 	assert_int_equal(stack_count(5, 100, a2, 3, 0, l1), 1);
 	assert_int_equal(stack_count(5, 100, a, 3, 0, l2), 1);
-	/* The key is the chain less its leaf, wherever the leaf is. */
-	assert_int_equal(stack_count(5, 100, m, 3, 1, l2), 1);
+	/* The key is the chain less its leaf, and where the leaf is. */
+	assert_int_equal(stack_count(5, 100, m, 3, 1, l2), 0);
 	/* Other callers, stream, pid or length: not the same. */
 	assert_int_equal(stack_count(5, 100, b, 3, 0, l1), 0);
 	assert_int_equal(stack_count(6, 100, a, 3, 0, l1), 0);
@@ -76,15 +94,16 @@ test_count_add(void **state)
 	memset(s, 0, sizeof(s));
 	assert_int_equal(stack_each(collect, s), 0);
 	/* Leaf first, then the callers. */
-	assert_int_equal(s[0].stream, 5);
-	assert_int_equal(s[0].count, 2);
-	assert_int_equal(s[0].depth, 3);
-	assert_memory_equal(&s[0].f[0], &l1, sizeof(l1));
-	assert_memory_equal(&s[0].f[1], ca, sizeof(ca));
-	assert_int_equal(s[1].count, 2);
-	assert_memory_equal(&s[1].f[0], &l2, sizeof(l2));
-	assert_int_equal(s[2].depth, 2);
-	assert_int_equal(s[2].f[1].image, STACK_NOIMAGE);
+	p = find(s, 3, l1, 3);
+	assert_int_equal(p->stream, 5);
+	assert_int_equal(p->count, 2);
+	assert_memory_equal(&p->f[1], ca, sizeof(ca));
+	p = find(s, 3, l2, 3);
+	assert_int_equal(p->count, 1);
+	assert_memory_equal(&p->f[1], ca, sizeof(ca));
+	p = find(s, 3, l1, 2);
+	assert_int_equal(p->count, 1);
+	assert_int_equal(p->f[1].image, STACK_NOIMAGE);
 	assert_int_equal(stack_each(stop, NULL), 7);
 	/* Kept until cleared, then gone. */
 	assert_int_equal(stack_entries(), 3);
@@ -140,6 +159,87 @@ test_many(void **state)
 	stack_fini();
 }
 
+/* The chains of 4,096 exited processes, each its own raw words (as
+ * address-space randomisation makes them) and the same frames, fold into
+ * one chain; a live process's chain stays raw, found without attribution. */
+static void
+test_fold(void **state)
+{
+	static const struct stack_frame c[] = { { 1, 0x20 }, { 2, 0x30 } };
+	static const struct stack_frame c2[] = { { 1, 0x24 }, { 2, 0x30 } };
+	static const uint64_t live[] = { 0x7000, 0x8000, 0x9000 };
+	struct stack_frame l = { 1, 0x10 };
+	const struct seen *p;
+	struct seen s[4];
+	uint64_t k[3];
+	size_t before, i;
+	uint32_t pid;
+
+	(void)state;
+	stack_init();
+	stack_add(1, 1, live, 3, 0, c, 2, l);
+	for (pid = 100; pid < 100 + 4096; pid++) {
+		k[0] = 0x400000 + (uint64_t)pid * 4096;
+		k[1] = k[0] + 0x20;
+		k[2] = k[0] + 0x30;
+		stack_add(1, pid, k, 3, 0, c, 2, l);
+		assert_int_equal(stack_count(1, pid, k, 3, 0, l), 1);
+	}
+	assert_int_equal(stack_entries(), 4097);
+	before = stack_memory();
+	stack_exit(12345);		/* never sampled: nothing to do */
+	for (pid = 100; pid < 100 + 4096; pid++) {
+		stack_exit(pid);
+		stack_exit(pid);	/* (an exit seen twice counts once) */
+	}
+	assert_int_equal(stack_entries(), 2);
+	assert_true(stack_memory() < before / 4);
+	/* The live process's chain: still known. */
+	assert_int_equal(stack_count(1, 1, live, 3, 0, l), 1);
+	/* An exited process's raw words: no longer (a new process with
+	 * that pid would have its chains attributed afresh). */
+	k[0] = 0x400000 + 100 * 4096;
+	k[1] = k[0] + 0x20;
+	k[2] = k[0] + 0x30;
+	assert_int_equal(stack_count(1, 100, k, 3, 0, l), 0);
+	memset(s, 0, sizeof(s));
+	assert_int_equal(stack_each(collect, s), 0);
+	/* Both chains have the same frames: the stack file adds them up. */
+	p = find(s, 2, l, 3);
+	assert_memory_equal(&p->f[1], c, sizeof(c));
+	assert_true((p->count == 2 && s[p == s ? 1 : 0].count == 8192) ||
+	    (p->count == 8192 && s[p == s ? 1 : 0].count == 2));
+	assert_memory_equal(&s[p == s ? 1 : 0].f[1], c, sizeof(c));
+	/* The pid reused by a new process: its chain raw again. */
+	stack_add(1, 100, k, 3, 0, c, 2, l);
+	assert_int_equal(stack_count(1, 100, k, 3, 0, l), 1);
+	assert_int_equal(stack_entries(), 3);
+	/* A second fold: the same frames join the folded chain; other
+	 * callers under the same outermost one make a chain of their own. */
+	for (pid = 10000; pid < 10000 + 4096; pid++) {
+		k[0] = 0x400000 + (uint64_t)pid * 4096;
+		k[1] = k[0] + 0x20;
+		k[2] = k[0] + 0x30;
+		stack_add(1, pid, k, 3, 0, pid % 2 ? c : c2, 2, l);
+	}
+	for (pid = 10000; pid < 10000 + 4096; pid++)
+		stack_exit(pid);
+	assert_int_equal(stack_entries(), 4);
+	memset(s, 0, sizeof(s));
+	assert_int_equal(stack_each(collect, s), 0);
+	for (pid = 0, i = 0; i < 4; i++)
+		if (s[i].f[1].offset == c2[0].offset) {
+			assert_int_equal(s[i].count, 2048);
+			assert_memory_equal(&s[i].f[1], c2, sizeof(c2));
+		} else if (s[i].count > 1000) {
+			assert_int_equal(s[i].count, 8192 + 2048);
+			assert_memory_equal(&s[i].f[1], c, sizeof(c));
+		} else
+			pid++;
+	assert_int_equal(pid, 2);	/* the two live processes' */
+	stack_fini();
+}
+
 /* A failed test leaves nothing behind for the next. */
 static int
 teardown(void **state)
@@ -156,6 +256,7 @@ main(void)
 		cmocka_unit_test_teardown(test_count_add, teardown),
 		cmocka_unit_test_teardown(test_leaf_only, teardown),
 		cmocka_unit_test_teardown(test_many, teardown),
+		cmocka_unit_test_teardown(test_fold, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
