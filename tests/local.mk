@@ -495,3 +495,8 @@ EXTRA_DIST += tests/integration/test_export_stacks.sh tests/workload/stacks.c
 TESTS += tests/integration/test_flamegraph.sh
 EXTRA_DIST += tests/integration/test_flamegraph.sh
 CLEANFILES += tests/flamegraph.png
+
+# The fleet (issue 16): push to ClickHouse servers the tests start on
+# loopback, exactly once, prof --from, a two-shard cluster.
+TESTS += tests/integration/test_clickhouse_push.sh
+EXTRA_DIST += tests/integration/test_clickhouse_push.sh tests/integration/clickhouse.sh
