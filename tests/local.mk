@@ -498,5 +498,6 @@ CLEANFILES += tests/flamegraph.png
 
 # The fleet (issue 16): push to ClickHouse servers the tests start on
 # loopback, exactly once, prof --from, a two-shard cluster.
-TESTS += tests/integration/test_clickhouse_push.sh
-EXTRA_DIST += tests/integration/test_clickhouse_push.sh tests/integration/clickhouse.sh
+TESTS += tests/integration/test_clickhouse_push.sh tests/integration/test_clickhouse_resume.sh
+EXTRA_DIST += tests/integration/test_clickhouse_push.sh tests/integration/test_clickhouse_resume.sh \
+	tests/integration/clickhouse.sh
