@@ -595,3 +595,112 @@ out:
 		*fp = f;
 	return r;
 }
+
+/* A side of diff --from: FROM..TO (either end may be left out) or an
+ * epoch name, into [lo, hi).  -1 after an error. */
+static int
+parse_range(const char *arg, time_t r[2])
+{
+	const char *dots = strstr(arg, "..");
+	char *from;
+	int ok = 0;
+
+	r[0] = 0;
+	r[1] = (time_t)UINT32_MAX;	/* DateTime's last second */
+	if (dots == NULL) {
+		if (dcpi_epoch_parse(arg, &r[0]) == 0) {
+			r[1] = r[0] + 1;
+			return 0;
+		}
+	} else {
+		from = xstrdup(arg);
+		from[dots - arg] = '\0';
+		ok = (from[0] == '\0' || parse_time(from, &r[0]) == 0) &&
+		    (dots[2] == '\0' || parse_time(dots + 2, &r[1]) == 0);
+		free(from);
+		if (ok)
+			return 0;
+	}
+	fprintf(stderr, "dcpictl: diff: %s: expected an epoch name or FROM..TO (times as "
+	    "--since takes them, either may be left out)\n", arg);
+	return -1;
+}
+
+int
+fleet_diff(const char *url, const struct selection *s, const char *range[2],
+    struct agg *a, uint64_t tot[2], const char **event, struct fleet **fp)
+{
+	struct fleet *f;
+	struct ch_buf sql = { 0 }, side[2] = { { 0 }, { 0 } }, cols[2] = { { 0 }, { 0 } }, *ans;
+	char *p, *end, *fl[3], *c[2];
+	const size_t ord[2] = { 0, 1 };
+	time_t r[2][2];
+	int idle_counted, rc = -1, i;
+
+	*fp = NULL;
+	*event = NULL;
+	agg_init(a, 2);
+	if (s->image != NULL || s->n_epochs > 0 || s->all || s->since != NULL) {
+		fprintf(stderr, "dcpictl: diff: with --from, A and B are the time ranges "
+		    "compared: no --image, --epoch, --all or --since\n");
+		return -1;
+	}
+	for (i = 0; i < 2; i++)
+		if (parse_range(range[i], r[i]) == -1)
+			return -1;
+	if ((f = fleet_open(url, "diff")) == NULL)
+		return -1;
+	if (select_pushes(f, s, NULL, (const time_t (*)[2])r, 2, "diff") == -1 ||
+	    select_labels(f, s, &idle_counted, "diff") == -1)
+		goto out;
+	for (i = 0; i < 2; i++)
+		ch_printf(&side[i], "epoch_time >= toDateTime(%lld) AND epoch_time < "
+		    "toDateTime(%lld) AND %s", (long long)r[i][0], (long long)r[i][1],
+		    (char *)f->loaded.p);
+	/* The event: -e's, else the first (by name) both sides have. */
+	ch_printf(&sql, "SELECT event, sumIf(count, %s), sumIf(count, %s) FROM %s.samples "
+	    "WHERE %s GROUP BY event ORDER BY event", (char *)side[0].p, (char *)side[1].p,
+	    f->c.url.db, (char *)f->where.p);
+	if ((ans = query(f, &sql, "diff")) == NULL)
+		goto out;
+	p = (char *)ans->p;
+	end = p + ans->len;
+	while (f->event == NULL && ch_tsv_line(&p, end, fl, 3) == 3) {
+		tot[0] = strtoull(fl[1], NULL, 10);
+		tot[1] = strtoull(fl[2], NULL, 10);
+		if (s->n_events > 0 ? strcmp(fl[0], s->events[0]) == 0 : tot[0] && tot[1])
+			f->event = xstrdup(fl[0]);
+	}
+	if (f->event == NULL) {
+		if (s->n_events > 0)
+			fprintf(stderr, "dcpictl: diff: %s: unknown event '%s' in the epochs "
+			    "selected\n", f->c.show, s->events[0]);
+		else
+			fprintf(stderr, "dcpictl: diff: %s and %s have no event in common\n",
+			    range[0], range[1]);
+		goto out;
+	}
+	for (i = 0; i < 2; i++) {
+		ch_printf(&cols[i], "event = ");
+		ch_quote(&cols[i], f->event);
+		ch_printf(&cols[i], " AND %s", (char *)side[i].p);
+		c[i] = (char *)cols[i].p;
+	}
+	if (rows_query(f, 0, c, 2, ord, (size_t)-1, a, "diff") == -1)
+		goto out;
+	*event = f->event;
+	rc = 0;
+out:
+	chb_free(&sql);
+	for (i = 0; i < 2; i++) {
+		chb_free(&side[i]);
+		chb_free(&cols[i]);
+	}
+	if (rc == -1) {
+		agg_free(a);
+		agg_init(a, 2);
+		fleet_free(f);
+	} else
+		*fp = f;
+	return rc;
+}

@@ -77,6 +77,21 @@ cmp -s "$T/want20" "$T/top20" || fail "-n 20 is not the top 20: $(diff "$T/want2
 "$DCPICTL" prof --from "$URL" --host 'nosuch*' 2>"$T/err" && fail "--host nosuch* succeeded"
 grep -q 'no pushed epoch' "$T/err" || fail "--host nosuch*: $(cat "$T/err")"
 
+# diff --from of two epochs: per procedure, A and B are the sums of the
+# local epochs.
+"$DCPICTL" diff --from "$URL" $E1 $E2 --csv >"$T/diff.csv" 2>"$T/err" || fail "diff --from: $(cat "$T/err")"
+col=5
+for e in $E1 $E2; do
+	"$DCPICTL" -d "$T/f1/db" prof --epoch $e --csv >"$T/l1.csv" || fail "local prof $e"
+	"$DCPICTL" -d "$T/f2/db" prof --epoch $e --csv >"$T/l2.csv" || fail "local prof $e"
+	awk -F, -v c=$col 'NR > 1 && $c > 0 { print $c "," $7 "," $8 }' "$T/diff.csv" | sort >"$T/got"
+	sum_rows "$T/l1.csv" "$T/l2.csv" >"$T/want"
+	cmp -s "$T/want" "$T/got" || fail "diff --from: side $e differs: $(diff "$T/want" "$T/got" | head)"
+	col=6
+done
+"$DCPICTL" diff --from "$URL" ..2026-11-21T00:30 2026-11-21T00:30.. --csv >"$T/diff2.csv" || fail "diff --from ranges"
+cmp -s "$T/diff.csv" "$T/diff2.csv" || fail "diff --from: the ranges around the epochs differ from their names"
+
 # Pushing again changes nothing; the current epoch only when named.
 "$DCPICTL" -d "$T/f1/db" push --to "$URL" --all >"$T/again.out" || fail "second push failed"
 grep -q '^pushed 0, already there 4, failed 0' "$T/again.out" || fail "second push: $(cat "$T/again.out")"
