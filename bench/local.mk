@@ -33,3 +33,10 @@ bench-sample-path: bench/sample_path
 bench-live-cost: daemon/dcpid ctl/dcpictl
 	$(SHELL) $(srcdir)/bench/live_cost.sh .
 .PHONY: bench-sample-path bench-live-cost
+
+# `make bench-fleet`: push to a clickhouse-server of its own and fleet prof
+# over 100 million rows (bench/README, "The fleet").
+EXTRA_DIST += bench/fleet.sh
+bench-fleet: bench/mkprofdb ctl/dcpictl
+	$(SHELL) $(srcdir)/bench/fleet.sh .
+.PHONY: bench-fleet

@@ -276,7 +276,9 @@ select_labels(struct fleet *f, const struct selection *s, int *idle_counted, con
 		ch_printf(&f->loaded, "%s", s->idle ? "1" : "label != '" DCPI_LABEL_IDLE "'");
 		return 0;
 	}
-	ch_printf(&sql, "SELECT DISTINCT label FROM %s.samples WHERE %s ORDER BY label",
+	/* GROUP BY, not DISTINCT: 18.16's DISTINCT repeats LowCardinality
+	 * values found in several parts. */
+	ch_printf(&sql, "SELECT label FROM %s.samples WHERE %s GROUP BY label ORDER BY label",
 	    f->c.url.db, (char *)f->where.p);
 	if ((a = query(f, &sql, cmd)) == NULL)
 		goto out;
@@ -558,21 +560,27 @@ fleet_prof(const char *url, const struct selection *s, const char *until,
 	agg_init(a, d->n_events);
 	if (rows_query(f, mode, cols, d->n_events, ord, limit, a, "prof") == -1)
 		goto out;
-	/* The header's labels: one image entry per label shown. */
-	if (mode & AGG_LABEL || s->n_labels > 0) {
-		char **labs = NULL;
-		size_t n_labs = 0;
-		for (i = 0; i < a->n_rows; i++)
-			if (*a->rows[i].label != '\0') {
-				labs = xreallocarray(labs, n_labs + 1, sizeof(char *));
-				labs[n_labs++] = (char *)a->rows[i].label;
-			}
-		uniq(labs, &n_labs, 0);
-		d->images = xcalloc(n_labs + 1, sizeof(*d->images));
-		for (i = 0; i < n_labs; i++)
-			d->images[i].label = strcmp(labs[i], DCPI_LABEL_NONE) ? labs[i] : NULL;
-		d->n_images = n_labs;
-		free(labs);
+	/* The header's labels, as sel_labels finds them in a dataset: those
+	 * of the loaded profiles of the events shown, one image entry each. */
+	sql.len = 0;
+	ch_printf(&sql, "SELECT label FROM %s.samples WHERE %s AND %s AND event IN ",
+	    f->c.url.db, (char *)f->where.p, (char *)f->loaded.p);
+	{
+		char **names = xcalloc(d->n_events + 1, sizeof(char *));
+		for (i = 0; i < d->n_events; i++)
+			names[i] = d->events[i].name;
+		quoted_list(&sql, names, d->n_events);
+		free(names);
+	}
+	ch_printf(&sql, " GROUP BY label ORDER BY label");
+	if ((ans = query(f, &sql, "prof")) == NULL)
+		goto out;
+	p = (char *)ans->p;
+	end = p + ans->len;
+	while (ch_tsv_line(&p, end, fl, 1) == 1) {
+		d->images = xreallocarray(d->images, d->n_images + 1, sizeof(*d->images));
+		memset(&d->images[d->n_images], 0, sizeof(*d->images));
+		d->images[d->n_images++].label = strcmp(fl[0], DCPI_LABEL_NONE) ? fl[0] : NULL;
 	}
 	r = 0;
 out:

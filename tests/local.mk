@@ -499,9 +499,10 @@ CLEANFILES += tests/flamegraph.png
 # The fleet (issue 16): push to ClickHouse servers the tests start on
 # loopback, exactly once, prof --from, a two-shard cluster.
 TESTS += tests/integration/test_clickhouse_push.sh tests/integration/test_clickhouse_resume.sh \
-	tests/integration/test_clickhouse_cluster.sh
+	tests/integration/test_clickhouse_cluster.sh tests/integration/test_clickhouse_live.sh
 EXTRA_DIST += tests/integration/test_clickhouse_push.sh tests/integration/test_clickhouse_resume.sh \
-	tests/integration/test_clickhouse_cluster.sh tests/integration/clickhouse.sh
+	tests/integration/test_clickhouse_cluster.sh tests/integration/test_clickhouse_live.sh \
+	tests/integration/clickhouse.sh
 # The ClickHouse client's parsers and encoder: URL, RowBinary, TSV answers.
 if ENABLE_TESTS
 check_PROGRAMS += tests/test_clickhouse
