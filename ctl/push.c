@@ -84,7 +84,8 @@ cstr_cmp(const void *a, const void *b)
 static int
 have_procs(const struct pusher *p, const char *image)
 {
-	return bsearch(&image, p->have_procs, p->n_have, sizeof(char *), cstr_cmp) != NULL;
+	return p->n_have > 0 &&
+	    bsearch(&image, p->have_procs, p->n_have, sizeof(char *), cstr_cmp) != NULL;
 }
 
 static void
@@ -153,7 +154,8 @@ push_procs(struct pusher *p, const char *imageid, const struct dcpi_symtab *t,
 
 	sym = t != NULL ? dcpi_symtab_symbols(t, &n_sym) : NULL;
 	v = xcalloc(n_sym + n_used + 1, sizeof(*v));
-	memcpy(v, used, n_used * sizeof(*v));
+	if (n_used > 0)
+		memcpy(v, used, n_used * sizeof(*v));
 	for (i = 0, n = n_used; i < n_sym; i++)
 		if (sym[i].start < CH_PROC_UNKNOWN) {
 			v[n].start = sym[i].start;
@@ -381,7 +383,8 @@ load_done(struct pusher *p, char ***done, size_t *n)
 			}
 			xasprintf(&(*done)[(*n)++], "%s\t%s", f[0], f[1]);
 		}
-		qsort(*done, *n, sizeof(char *), cstr_cmp);
+		if (*n > 1)
+			qsort(*done, *n, sizeof(char *), cstr_cmp);
 	}
 	chb_free(&q);
 	chb_free(&ans);
@@ -522,7 +525,8 @@ cmd_push(const struct ctl_globals *g, int argc, char **argv)
 			if (host != NULL && strcmp(host, hosts[j]) != 0)
 				continue;
 			xasprintf(&key, "%s\t%s", e, hosts[j]);
-			if (bsearch(&key, done, n_done, sizeof(char *), cstr_cmp) != NULL) {
+			if (n_done > 0 &&
+			    bsearch(&key, done, n_done, sizeof(char *), cstr_cmp) != NULL) {
 				printf("%s %s: already pushed, nothing to do\n", e, hosts[j]);
 				n_skip++;
 			} else if (push_one(&p, e, hosts[j]) == 0)
