@@ -34,12 +34,20 @@
 #define BATCH_ROWS	65536
 #define BATCH_BYTES	(8u << 20)
 
+/* The pending rows of one table: RowBinary, sent as one INSERT. */
+struct batch {
+	const char	*table;
+	struct ch_buf	 rows;
+	size_t		 n;
+};
+
 struct pusher {
 	struct ch	 c;
 	const char	*db;
 	size_t		 batch_rows;
-	struct ch_buf	 rows;		/* RowBinary of the pending batch */
-	size_t		 n_pending;
+	/* One batch per table, so that the images of a push share INSERTs:
+	 * each INSERT is a part on the server, the unit of its merges. */
+	struct batch	 samples, procs, other;
 	uint64_t	 n_rows;	/* of this push, stored */
 	uint64_t	 n_batches;
 	char		**have_procs;	/* images the store has procedures of */
@@ -47,31 +55,31 @@ struct pusher {
 };
 
 static int
-flush_rows(struct pusher *p, const char *table)
+flush_rows(struct pusher *p, struct batch *b)
 {
 	char sql[256];
 
-	if (p->n_pending == 0)
+	if (b->n == 0)
 		return 0;
-	snprintf(sql, sizeof(sql), "INSERT INTO %s.%s FORMAT RowBinary", p->c.url.db, table);
+	snprintf(sql, sizeof(sql), "INSERT INTO %s.%s FORMAT RowBinary", p->c.url.db, b->table);
 	/* On a cluster the completion row must follow rows already stored
 	 * on their shards, not queued on the entry server. */
-	if (ch_query(&p->c, sql, p->rows.p, p->rows.len, p->c.url.cluster ?
+	if (ch_query(&p->c, sql, b->rows.p, b->rows.len, p->c.url.cluster ?
 	    "insert_distributed_sync=1" : NULL, NULL) == -1)
 		return -1;
-	p->n_rows += p->n_pending;
+	p->n_rows += b->n;
 	p->n_batches++;
-	p->rows.len = 0;
-	p->n_pending = 0;
+	b->rows.len = 0;
+	b->n = 0;
 	return 0;
 }
 
 static int
-row_done(struct pusher *p, const char *table)
+row_done(struct pusher *p, struct batch *b)
 {
-	p->n_pending++;
-	if (p->n_pending >= p->batch_rows || p->rows.len >= BATCH_BYTES)
-		return flush_rows(p, table);
+	b->n++;
+	if (b->n >= p->batch_rows || b->rows.len >= BATCH_BYTES)
+		return flush_rows(p, b);
 	return 0;
 }
 
@@ -166,14 +174,12 @@ push_procs(struct pusher *p, const char *imageid, const struct dcpi_symtab *t,
 	for (i = 0; i < n && r == 0; i++) {
 		if (i > 0 && v[i].start == v[i - 1].start)
 			continue;
-		chb_str(&p->rows, imageid);
-		chb_u32(&p->rows, (uint32_t)v[i].start);
-		chb_u64(&p->rows, v[i].size);
-		chb_str(&p->rows, v[i].name);
-		r = row_done(p, "procedures");
+		chb_str(&p->procs.rows, imageid);
+		chb_u32(&p->procs.rows, (uint32_t)v[i].start);
+		chb_u64(&p->procs.rows, v[i].size);
+		chb_str(&p->procs.rows, v[i].name);
+		r = row_done(p, &p->procs);
 	}
-	if (r == 0)
-		r = flush_rows(p, "procedures");
 	free(v);
 	return r;
 }
@@ -195,18 +201,18 @@ sample_row(struct pusher *p, const char *event, const char *imageid, const char 
     uint32_t proc, const char *host, uint32_t etime, const char *epoch, const char *label,
     uint32_t offset, uint64_t count, uint64_t period, uint64_t push_id)
 {
-	chb_str(&p->rows, event);
-	chb_str(&p->rows, imageid);
-	chb_str(&p->rows, name);
-	chb_u32(&p->rows, proc);
-	chb_str(&p->rows, host);
-	chb_u32(&p->rows, etime);
-	chb_str(&p->rows, epoch);
-	chb_str(&p->rows, label);
-	chb_u32(&p->rows, offset);
-	chb_u64(&p->rows, count);
-	chb_u64(&p->rows, period);
-	chb_u64(&p->rows, push_id);
+	chb_str(&p->samples.rows, event);
+	chb_str(&p->samples.rows, imageid);
+	chb_str(&p->samples.rows, name);
+	chb_u32(&p->samples.rows, proc);
+	chb_str(&p->samples.rows, host);
+	chb_u32(&p->samples.rows, etime);
+	chb_str(&p->samples.rows, epoch);
+	chb_str(&p->samples.rows, label);
+	chb_u32(&p->samples.rows, offset);
+	chb_u64(&p->samples.rows, count);
+	chb_u64(&p->samples.rows, period);
+	chb_u64(&p->samples.rows, push_id);
 }
 
 /* One (host, epoch): its samples, unattributed samples, the procedures
@@ -300,11 +306,9 @@ push_one(struct pusher *p, const char *epoch, const char *host)
 			sample_row(p, event, id, name, proc, host, etime, epoch, label, cn->offset,
 			    cn->count, im->prof->period, push_id);
 			samples += cn->count;
-			if (row_done(p, "samples") == -1)
+			if (row_done(p, &p->samples) == -1)
 				goto fail;
 		}
-		if (flush_rows(p, "samples") == -1)
-			goto fail;
 		if (need) {
 			if (push_procs(p, id, t, used, n_used) == -1)
 				goto fail;
@@ -314,29 +318,33 @@ push_one(struct pusher *p, const char *epoch, const char *host)
 			if (used[k].looked_up == 2)
 				free((char *)used[k].name);
 	}
+	if (flush_rows(p, &p->samples) == -1 || flush_rows(p, &p->procs) == -1)
+		goto fail;
+	p->other.table = "unattributed";
 	for (i = 0; i < d->unattr.n; i++) {
-		chb_str(&p->rows, host);
-		chb_u32(&p->rows, etime);
-		chb_str(&p->rows, epoch);
-		chb_str(&p->rows, d->unattr.v[i].event);
-		chb_str(&p->rows, d->unattr.v[i].reason);
-		chb_u64(&p->rows, d->unattr.v[i].samples);
-		chb_u64(&p->rows, push_id);
-		if (row_done(p, "unattributed") == -1)
+		chb_str(&p->other.rows, host);
+		chb_u32(&p->other.rows, etime);
+		chb_str(&p->other.rows, epoch);
+		chb_str(&p->other.rows, d->unattr.v[i].event);
+		chb_str(&p->other.rows, d->unattr.v[i].reason);
+		chb_u64(&p->other.rows, d->unattr.v[i].samples);
+		chb_u64(&p->other.rows, push_id);
+		if (row_done(p, &p->other) == -1)
 			goto fail;
 	}
-	if (flush_rows(p, "unattributed") == -1)
+	if (flush_rows(p, &p->other) == -1)
 		goto fail;
 	/* Complete: only now does any query count the rows above. */
-	chb_str(&p->rows, host);
-	chb_str(&p->rows, epoch);
-	chb_u32(&p->rows, etime);
-	chb_u64(&p->rows, push_id);
-	chb_u32(&p->rows, (uint32_t)time(NULL));
-	chb_u64(&p->rows, p->n_rows);
-	chb_u32(&p->rows, CH_SCHEMA_VERSION);
-	p->n_pending = 1;
-	if (flush_rows(p, "pushes") == -1)
+	p->other.table = "pushes";
+	chb_str(&p->other.rows, host);
+	chb_str(&p->other.rows, epoch);
+	chb_u32(&p->other.rows, etime);
+	chb_u64(&p->other.rows, push_id);
+	chb_u32(&p->other.rows, (uint32_t)time(NULL));
+	chb_u64(&p->other.rows, p->n_rows);
+	chb_u32(&p->other.rows, CH_SCHEMA_VERSION);
+	p->other.n = 1;
+	if (flush_rows(p, &p->other) == -1)
 		goto fail;
 	printf("%s %s: pushed %llu rows, %llu samples in %llu batches (push %016llx)\n",
 	    epoch, host, (unsigned long long)p->n_rows - 1, (unsigned long long)samples,
@@ -352,8 +360,8 @@ fail:
 			if (used[k].looked_up == 2)
 				free((char *)used[k].name);
 out:
-	p->rows.len = 0;
-	p->n_pending = 0;
+	p->samples.rows.len = p->procs.rows.len = p->other.rows.len = 0;
+	p->samples.n = p->procs.n = p->other.n = 0;
 	free(used);
 	symcache_free(sc);
 	dcpi_dataset_free(d);
@@ -445,6 +453,8 @@ cmd_push(const struct ctl_globals *g, int argc, char **argv)
 
 	memset(&p, 0, sizeof(p));
 	p.db = g->db;
+	p.samples.table = "samples";
+	p.procs.table = "procedures";
 	p.batch_rows = BATCH_ROWS;
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (ch) {
@@ -545,7 +555,9 @@ cmd_push(const struct ctl_globals *g, int argc, char **argv)
 	rc = n_failed > 0 || n_pushed + n_skip == 0;
 out:
 	ch_close(&p.c);
-	chb_free(&p.rows);
+	chb_free(&p.samples.rows);
+	chb_free(&p.procs.rows);
+	chb_free(&p.other.rows);
 	for (i = 0; i < p.n_have; i++)
 		free(p.have_procs[i]);
 	free(p.have_procs);

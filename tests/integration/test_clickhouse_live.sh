@@ -26,10 +26,31 @@ E=$(ls "$DB" | grep -v current | head -1)
 "$DCPICTL" -d "$DB" push --to "$URL" >"$T/push.out" 2>"$T/err" || fail "push: $(cat "$T/err")"
 grep -q "^$E .*: pushed " "$T/push.out" || fail "push did not push $E: $(cat "$T/push.out")"
 
+# Our image's rows without cum% (which the rows above make).
+ours() {
+	grep -F ch_live_hot "$1" | sed -e 's/"cum%": [0-9.]*, //' -e 's/^\([^,]*,[^,]*\),[^,]*,/\1,/' |
+	    awk '!/^ *\{/ && NF >= 4 { $3 = "" } { print }'
+}
+# Local prof symbolizes from the files now: another test's workload,
+# deleted or rebuilt meanwhile, changes a row of local prof between two
+# runs (the store keeps the names it was pushed with).  Compared when two
+# local runs around the fleet's agree; else, after three tries, only the
+# header and our own image's rows are.
 same() {	# same OPTIONS...: local prof and prof --from print the same
-	"$DCPICTL" -d "$DB" prof --epoch "$E" "$@" >"$T/local.out" 2>"$T/err" || fail "local prof $*: $(cat "$T/err")"
-	"$DCPICTL" prof --from "$URL" "$@" >"$T/fleet.out" 2>"$T/err" || fail "prof --from $*: $(cat "$T/err")"
-	cmp -s "$T/local.out" "$T/fleet.out" || fail "prof $* differs: $(diff "$T/local.out" "$T/fleet.out" | head -20)"
+	try=0
+	while [ $try -lt 3 ]; do
+		try=$((try + 1))
+		"$DCPICTL" -d "$DB" prof --epoch "$E" "$@" >"$T/local.out" 2>"$T/err" || fail "local prof $*: $(cat "$T/err")"
+		"$DCPICTL" prof --from "$URL" "$@" >"$T/fleet.out" 2>"$T/err" || fail "prof --from $*: $(cat "$T/err")"
+		"$DCPICTL" -d "$DB" prof --epoch "$E" "$@" >"$T/local2.out" 2>"$T/err" || fail "local prof $*: $(cat "$T/err")"
+		cmp -s "$T/local.out" "$T/local2.out" || continue
+		cmp -s "$T/local.out" "$T/fleet.out" || fail "prof $* differs: $(diff "$T/local.out" "$T/fleet.out" | head -20)"
+		return 0
+	done
+	echo "prof $*: local prof changed under other tests: the header and ch_live_hot's rows compared"
+	[ "$(head -2 "$T/local.out")" = "$(head -2 "$T/fleet.out")" ] || fail "prof $*: the headers differ"
+	[ "$(ours "$T/local.out")" = "$(ours "$T/fleet.out")" ] ||
+	    fail "prof $*: ch_live_hot's rows differ"
 }
 same
 grep -q ' dcpi_workload_hot  *ch_live_hot$' "$T/fleet.out" || fail "the workload's function is not listed: $(head -20 "$T/fleet.out")"
