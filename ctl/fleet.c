@@ -561,7 +561,11 @@ fleet_prof(const char *url, const struct selection *s, const char *until,
 	if (rows_query(f, mode, cols, d->n_events, ord, limit, a, "prof") == -1)
 		goto out;
 	/* The header's labels, as sel_labels finds them in a dataset: those
-	 * of the loaded profiles of the events shown, one image entry each. */
+	 * of the loaded profiles of the events shown, one image entry each;
+	 * a pass over the rows, so only when shown (per label, --label, the
+	 * JSON header). */
+	if (!(mode & AGG_LABEL) && s->n_labels == 0 && s->fmt != FMT_JSON)
+		goto done;
 	sql.len = 0;
 	ch_printf(&sql, "SELECT label FROM %s.samples WHERE %s AND %s AND event IN ",
 	    f->c.url.db, (char *)f->where.p, (char *)f->loaded.p);
@@ -582,6 +586,7 @@ fleet_prof(const char *url, const struct selection *s, const char *until,
 		memset(&d->images[d->n_images], 0, sizeof(*d->images));
 		d->images[d->n_images++].label = strcmp(fl[0], DCPI_LABEL_NONE) ? fl[0] : NULL;
 	}
+done:
 	r = 0;
 out:
 	if (cols != NULL)
