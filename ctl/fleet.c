@@ -22,12 +22,10 @@
 #include "fleet.h"
 #include "xmalloc.h"
 
-#define FLEET_ANSWERS	8
-
 struct fleet {
 	struct ch	 c;
 	int		 open;
-	struct ch_buf	 ans[FLEET_ANSWERS];	/* rows point into these */
+	struct ch_buf	*ans;		/* the rows point into these: kept */
 	size_t		 n_ans;
 	char		*event;
 	/* The selection as SQL: on host and epoch, then exactly once. */
@@ -47,6 +45,7 @@ fleet_free(struct fleet *f)
 		ch_close(&f->c);
 	for (i = 0; i < f->n_ans; i++)
 		chb_free(&f->ans[i]);
+	free(f->ans);
 	chb_free(&f->where);
 	chb_free(&f->loaded);
 	free(f->event);
@@ -60,10 +59,7 @@ query(struct fleet *f, struct ch_buf *sql, const char *cmd)
 {
 	struct ch_buf *a;
 
-	if (f->n_ans == FLEET_ANSWERS) {
-		chb_free(&f->ans[FLEET_ANSWERS - 1]);
-		f->n_ans--;
-	}
+	f->ans = xreallocarray(f->ans, f->n_ans + 1, sizeof(*f->ans));
 	a = &f->ans[f->n_ans];
 	memset(a, 0, sizeof(*a));
 	/* The IN lists of a large fleet outgrow the default 256 KiB. */
