@@ -48,3 +48,10 @@ bench-jitter: bench/jitter
 	./bench/jitter -t 10
 	taskset -c 0 ./bench/jitter -c 0 -t 10
 .PHONY: bench-jitter
+
+# `make bench-fleet`: push to a clickhouse-server of its own and fleet prof
+# over 100 million rows (bench/README, "The fleet").
+EXTRA_DIST += bench/fleet.sh
+bench-fleet: bench/mkprofdb ctl/dcpictl
+	$(SHELL) $(srcdir)/bench/fleet.sh .
+.PHONY: bench-fleet

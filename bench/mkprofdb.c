@@ -4,7 +4,11 @@
  * image is a copy of TEMPLATE (an ELF file with a GNU build-id and a
  * symbol table) whose build-id bytes are rewritten so that every copy is a
  * distinct image that symbolizes for real.
- * Usage: mkprofdb TEMPLATE DIR N M   (writes DIR/images/ and DIR/db/)
+ * Usage: mkprofdb TEMPLATE DIR N M [HOSTS EPOCHS [PREFIX]]
+ * (writes DIR/images/ and DIR/db/).  With HOSTS and EPOCHS, a synthetic
+ * fleet for the push benchmark and the ClickHouse tests: hosts PREFIX000..
+ * (default "host"), hourly epochs from EPOCH, counts varying per host and
+ * epoch; the last epoch is the current one.
  */
 #include "config.h"
 
@@ -13,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <gelf.h>
@@ -41,17 +46,28 @@ main(int argc, char **argv)
 	struct dcpi_error err;
 	char path[4096], hex[41], val[64], name[1024], *evdir;
 	uint64_t tstart = 0, tsize = 0;
-	size_t len, nph, i, j, n, m;
+	size_t len, nph, i, j, n, m, hosts = 1, epochs = 1, h, ep;
+	char epoch[DCPI_EPOCH_LEN + 1], host[64];
+	const char *prefix = "host";
+	time_t t0;
 	ssize_t idlen;
 	GElf_Phdr ph;
 	FILE *fp;
 	Elf *e;
 	int fd;
 
-	if (argc != 5)
-		die("usage: mkprofdb TEMPLATE DIR N M");
+	if (argc != 5 && argc != 7 && argc != 8)
+		die("usage: mkprofdb TEMPLATE DIR N M [HOSTS EPOCHS [PREFIX]]");
 	n = strtoul(argv[3], NULL, 10);
 	m = strtoul(argv[4], NULL, 10);
+	if (argc >= 7) {
+		hosts = strtoul(argv[5], NULL, 10);
+		epochs = strtoul(argv[6], NULL, 10);
+		if (argc == 8)
+			prefix = argv[7];
+	}
+	if (dcpi_epoch_parse(EPOCH, &t0) == -1)
+		die("bad epoch");
 	elf_version(EV_CURRENT);
 	if ((fd = open(argv[1], O_RDONLY)) == -1 || (e = elf_begin(fd, ELF_C_READ, NULL)) == NULL)
 		die("cannot read the template");
@@ -80,25 +96,39 @@ main(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/images", argv[2]);
 	mkdir(argv[2], 0755);
 	mkdir(path, 0755);
-	snprintf(path, sizeof(path), "%s/db", argv[2]);
-	if (dcpi_db_mkdirs(path, EPOCH, "bench", EVENT, &err) == -1 ||
-	    dcpi_db_set_current(path, EPOCH, &err) == -1)
-		die(err.msg);
-	evdir = dcpi_db_event_path(path, EPOCH, "bench", EVENT);
 	for (i = 0; i < n; i++) {
 		/* A distinct build-id: the image's number in the first bytes. */
+		memset(at, 0xb0, 4);
+		memcpy(at + 4, &i, sizeof(uint32_t));
+		snprintf(path, sizeof(path), "%s/images/libbench%04zu.so", argv[2], i);
+		if ((fp = fopen(path, "wb")) == NULL || fwrite(buf, 1, len, fp) != len ||
+		    fclose(fp) != 0)
+			die("cannot write an image");
+	}
+	for (ep = 0; ep < epochs; ep++)
+	for (h = 0; h < hosts; h++) {
+	if (argc >= 7) {
+		dcpi_epoch_name(t0 + (time_t)ep * 3600, epoch);
+		snprintf(host, sizeof(host), "%s%03zu", prefix, h);
+	} else {
+		snprintf(epoch, sizeof(epoch), "%s", EPOCH);
+		snprintf(host, sizeof(host), "bench");
+	}
+	snprintf(path, sizeof(path), "%s/db", argv[2]);
+	if (dcpi_db_mkdirs(path, epoch, host, EVENT, &err) == -1 ||
+	    dcpi_db_set_current(path, epoch, &err) == -1)
+		die(err.msg);
+	evdir = dcpi_db_event_path(path, epoch, host, EVENT);
+	for (i = 0; i < n; i++) {
 		memset(at, 0xb0, 4);
 		memcpy(at + 4, &i, sizeof(uint32_t));
 		for (j = 0; j < 20 && j < (size_t)idlen; j++)
 			snprintf(hex + 2 * j, 3, "%02x", at[j]);
 		snprintf(path, sizeof(path), "%s/images/libbench%04zu.so", argv[2], i);
-		if ((fp = fopen(path, "wb")) == NULL || fwrite(buf, 1, len, fp) != len ||
-		    fclose(fp) != 0)
-			die("cannot write an image");
 		if ((p = dcpi_profile_new()) == NULL)
 			die("out of memory");
 		dcpi_profile_set(p, "image", hex, &err);
-		dcpi_profile_set(p, "epoch", EPOCH, &err);
+		dcpi_profile_set(p, "epoch", epoch, &err);
 		dcpi_profile_set(p, "platform", "Linux 6.1.0 x86_64", &err);
 		dcpi_profile_set(p, "event", EVENT, &err);
 		dcpi_profile_set(p, "period", "1000000", &err);
@@ -110,7 +140,8 @@ main(int argc, char **argv)
 		dcpi_profile_set(p, "path", path, &err);
 		/* M distinct addresses spread over the text. */
 		for (j = 0; j < m; j++)
-			if (dcpi_profile_add(p, (uint32_t)(j * (tsize / m)), 1 + (i + j) % 7) == -1)
+			if (dcpi_profile_add(p, (uint32_t)(j * (tsize / m)),
+			    (uint32_t)(1 + (i + j + h * 3 + ep * 5) % 7)) == -1)
 				die("dcpi_profile_add failed");
 		if (dcpi_db_profile_name(path, hex, name, sizeof(name)) == -1)
 			die("profile name too long");
@@ -120,6 +151,7 @@ main(int argc, char **argv)
 		dcpi_profile_free(p);
 	}
 	free(evdir);
+	}
 	free(buf);
 	elf_end(e);
 	close(fd);

@@ -8,15 +8,20 @@ EXTRA_DIST += contrib/dcpid.service.in contrib/dcpi-epoch.service.in \
 	contrib/dcpi-epoch.timer contrib/dcpi.cron.in contrib/dcpi.sysusers \
 	contrib/dcpid.conf
 noinst_DATA = contrib/dcpi.cron
+# The push to a ClickHouse store: examples, off by default, not installed.
+noinst_DATA += contrib/dcpi-push.service
+CLEANFILES += contrib/dcpi-push.service
+EXTRA_DIST += contrib/dcpi-push.service.in contrib/dcpi-push.timer
 
 contrib_edit = $(SED) -e 's|@sbindir[@]|$(sbindir)|g' -e 's|@bindir[@]|$(bindir)|g' \
 	-e 's|@sysconfdir[@]|$(sysconfdir)|g'
-contrib/dcpid.service contrib/dcpi-epoch.service contrib/dcpi.cron: Makefile
+contrib/dcpid.service contrib/dcpi-epoch.service contrib/dcpi.cron contrib/dcpi-push.service: Makefile
 	$(AM_V_GEN)$(MKDIR_P) contrib && rm -f $@ $@.tmp && \
 	$(contrib_edit) $(srcdir)/$@.in >$@.tmp && mv $@.tmp $@
 contrib/dcpid.service: $(srcdir)/contrib/dcpid.service.in
 contrib/dcpi-epoch.service: $(srcdir)/contrib/dcpi-epoch.service.in
 contrib/dcpi.cron: $(srcdir)/contrib/dcpi.cron.in
+contrib/dcpi-push.service: $(srcdir)/contrib/dcpi-push.service.in
 
 # cron ignores files with a dot in their names, sysusers.d wants .conf, and
 # an administrator's dcpid.conf is never overwritten.

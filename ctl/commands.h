@@ -42,5 +42,7 @@ int cmd_flamegraph(const struct ctl_globals *, int, char **);
 /* Other tools' formats (ctl/export.c, ctl/import.c). */
 int cmd_export(const struct ctl_globals *, int, char **);
 int cmd_import(const struct ctl_globals *, int, char **);
+/* The fleet: epochs pushed to ClickHouse (ctl/push.c). */
+int cmd_push(const struct ctl_globals *, int, char **);
 
 #endif

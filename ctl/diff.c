@@ -17,6 +17,7 @@
 
 #include "analysis.h"
 #include "commands.h"
+#include "fleet.h"
 #include "xmalloc.h"
 
 struct side {
@@ -94,13 +95,15 @@ static void
 print_side(const struct side *sd, char name)
 {
 	printf("%c", name);
-	if (sd->arg != NULL)
+	if (sd->d == NULL)	/* --from: the range as given */
+		printf(" %s", sd->arg);
+	else if (sd->arg != NULL)
 		printf(" %s", sd->arg);
 	else if (sd->d->n_epochs == 1)
 		printf(" epoch %s", sd->d->epochs[0]);
 	else if (sd->d->n_epochs > 1)
 		printf(" epochs %s .. %s", sd->d->epochs[0], sd->d->epochs[sd->d->n_epochs - 1]);
-	if (sd->s.n_labels > 0)
+	if (sd->s.n_labels > 0 && sd->d != NULL)
 		sel_print_labels(sd->d, stdout);
 	printf(": %llu samples\n", (unsigned long long)sd->total);
 }
@@ -111,8 +114,11 @@ print_side(const struct side *sd, char name)
 	"                    [--csv | --json]\n"					\
 	"       dcpictl diff --label-a GLOB... --label-b GLOB... [--epoch E | --all |\n" \
 	"                    --since TIME] [options]\n"				\
+	"       dcpictl diff --from clickhouse://HOST[:PORT]/DB A B [-e EVENT] [--host GLOB]\n" \
+	"                    [--label GLOB]... [-n N] [--idle] [--csv | --json]\n"	\
 	"A and B are epochs of the database or databases (all their epochs); without\n" \
-	"them, two labels of the selected epochs (default: the current) are compared.\n"
+	"them, two labels of the selected epochs (default: the current) are compared.\n" \
+	"With --from, A and B are epoch names or time ranges FROM..TO of the store.\n"
 
 int
 cmd_diff(const struct ctl_globals *g, int argc, char **argv)
@@ -122,6 +128,7 @@ cmd_diff(const struct ctl_globals *g, int argc, char **argv)
 		{ "event",	required_argument,	NULL, 'e' },
 		{ "label-a",	required_argument,	NULL, 'a' },
 		{ "label-b",	required_argument,	NULL, 'b' },
+		{ "from",	required_argument,	NULL, 'F' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -134,7 +141,8 @@ cmd_diff(const struct ctl_globals *g, int argc, char **argv)
 	struct agg a;
 	struct table t;
 	size_t *order, i, j, limit = (size_t)-1;
-	const char *event = NULL;
+	const char *event = NULL, *from = NULL;
+	struct fleet *fleet = NULL;
 	char *ev = NULL;
 	const char *lab[2][SEL_MAX];
 	size_t n_lab[2] = { 0, 0 };
@@ -149,6 +157,7 @@ cmd_diff(const struct ctl_globals *g, int argc, char **argv)
 		case SEL_BAD:
 			return 2;
 		case 'e': event = optarg; break;
+		case 'F': from = optarg; break;
 		case 'a':
 		case 'b':
 			i = ch == 'b';
@@ -176,8 +185,28 @@ cmd_diff(const struct ctl_globals *g, int argc, char **argv)
 		}
 		sd[0].arg = argv[optind];
 		sd[1].arg = argv[optind + 1];
-	} else if (optind != argc || n_lab[0] == 0 || n_lab[1] == 0)
+	} else if (optind != argc || n_lab[0] == 0 || n_lab[1] == 0 || from != NULL)
 		return cmd_usage(0, DIFF_USAGE);
+	if (from != NULL) {
+		/* The fleet: the server sums both sides (ctl/fleet.c). */
+		const char *range[2] = { sd[0].arg, sd[1].arg };
+		uint64_t tot[2];
+		if (n_lab[0] > 0 || n_lab[1] > 0) {
+			fprintf(stderr, "dcpictl: diff: --label-a and --label-b do not go "
+			    "with --from\n");
+			return 2;
+		}
+		if (event != NULL) {
+			common.events[0] = event;
+			common.n_events = 1;
+		}
+		if (fleet_diff(from, &common, range, &a, tot, &event, &fleet) == -1)
+			return 1;
+		sd[0].total = tot[0];
+		sd[1].total = tot[1];
+		c = NULL;
+		goto rows;
+	}
 	for (i = 0; i < 2; i++)
 		if (resolve(g, &sd[i], &common, lab[i], n_lab[i]) == -1)
 			return 1;
@@ -235,6 +264,7 @@ cmd_diff(const struct ctl_globals *g, int argc, char **argv)
 		agg_dataset(&a, sd[i].d, c, 0);
 		sd[i].total = sd[i].d->n_events ? sd[i].d->events[0].samples : 0;
 	}
+rows:
 	tot_a = sd[0].total;
 	tot_b = sd[1].total;
 	order = xcalloc(a.n_rows + 1, sizeof(size_t));
@@ -273,6 +303,7 @@ cmd_diff(const struct ctl_globals *g, int argc, char **argv)
 	agg_free(&a);
 	symcache_free(c);
 	free(ev);
+	fleet_free(fleet);
 	rc = fflush(stdout) == 0 ? 0 : 1;
 	dcpi_dataset_free(sd[0].d);
 	dcpi_dataset_free(sd[1].d);

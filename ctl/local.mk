@@ -28,3 +28,7 @@ ctl_libdcpictl_la_SOURCES += ctl/analysis.h ctl/selection.c ctl/selection.h \
 	ctl/output.c ctl/output_csv.c ctl/output_json.c ctl/output.h
 # Other tools' formats: export and import.
 ctl_libdcpictl_la_SOURCES += ctl/export.c ctl/import.c
+# The fleet: push to ClickHouse, and prof/diff --from it (libcurl).
+ctl_libdcpictl_la_SOURCES += ctl/clickhouse.c ctl/clickhouse.h ctl/push.c ctl/fleet.c ctl/fleet.h
+ctl_libdcpictl_la_CFLAGS += $(CURL_CFLAGS)
+ctl_libdcpictl_la_LIBADD += $(CURL_LIBS)

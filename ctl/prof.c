@@ -14,6 +14,7 @@
 
 #include "analysis.h"
 #include "commands.h"
+#include "fleet.h"
 #include "stacks.h"
 #include "xmalloc.h"
 
@@ -283,6 +284,8 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 		{ "by",		required_argument,	NULL, 'b' },
 		{ "callers",	required_argument,	NULL, 'C' },
 		{ "callees",	required_argument,	NULL, 'L' },
+		{ "from",	required_argument,	NULL, 'F' },
+		{ "until",	required_argument,	NULL, 'U' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -303,7 +306,8 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 	uint64_t min;
 	char num[32];
 	uint64_t cum = 0;
-	const char *proc = NULL;
+	const char *proc = NULL, *from = NULL, *until = NULL;
+	struct fleet *fl = NULL;
 	enum stacks_rel rel = STACKS_CALLERS;
 
 	memset(&s, 0, sizeof(s));
@@ -321,6 +325,8 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 			if (sel_rows(optarg, "prof", &limit) == -1)
 				return 2;
 			break;
+		case 'F': from = optarg; break;
+		case 'U': until = optarg; break;
 		case 'C':
 		case 'L':
 			if (proc != NULL) {
@@ -336,6 +342,9 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 			    "usage: dcpictl prof [-i | --by KEYS] [-e EVENT]... [--epoch E | --all | --since TIME]\n"
 			    "                    [--host H] [--image NAME] [--label GLOB]... [--idle] [-n N]\n"
 			    "                    [--csv | --json]\n"
+			    "       dcpictl prof --from clickhouse://HOST[:PORT]/DB [-i | --by KEYS] [-e EVENT]...\n"
+			    "                    [--epoch E | --since TIME] [--until TIME] [--host GLOB]\n"
+			    "                    [--label GLOB]... [--idle] [-n N] [--csv | --json]\n"
 			    "       dcpictl prof --callers PROC | --callees PROC [-e EVENT] [selection] [-n N]\n"
 			    "                    [--csv | --json]\n"
 			    "KEYS: procedure (the default), image (-i), label, label,procedure, label,image\n");
@@ -348,6 +357,11 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 	/* A procedure's callers and callees come from the call chains, not
 	 * the profiles: ctl/stacks.c reads them, as for dcpictl stacks. */
 	if (proc != NULL) {
+		if (from != NULL) {
+			fprintf(stderr, "dcpictl: prof: --callers and --callees do not go "
+			    "with --from\n");
+			return 2;
+		}
 		if (mode != 0 || s.image != NULL) {
 			fprintf(stderr, "dcpictl: prof: --callers and --callees take "
 			    "neither -i, --by nor --image\n");
@@ -355,11 +369,22 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 		}
 		return stacks_calls(g, &s, "prof", proc, rel, limit);
 	}
-	if ((d = sel_load(g->db, &s, "prof")) == NULL)
-		return 1;
-	c = symcache_new();
-	agg_init(&a, d->n_events);
-	agg_dataset(&a, d, c, mode);
+	if (until != NULL && from == NULL) {
+		fprintf(stderr, "dcpictl: prof: --until goes with --from\n");
+		return 2;
+	}
+	if (from != NULL) {
+		/* The fleet: the server sums the rows (ctl/fleet.c). */
+		if (fleet_prof(from, &s, until, mode, limit, &d, &a, &fl) == -1)
+			return 1;
+		c = NULL;
+	} else {
+		if ((d = sel_load(g->db, &s, "prof")) == NULL)
+			return 1;
+		c = symcache_new();
+		agg_init(&a, d->n_events);
+		agg_dataset(&a, d, c, mode);
+	}
 
 	/* Columns in the order of -e, else by name. */
 	ev = xcalloc(d->n_events + 1, sizeof(size_t));
@@ -502,5 +527,6 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 	agg_free(&a);
 	symcache_free(c);
 	dcpi_dataset_free(d);
+	fleet_free(fl);
 	return fflush(stdout) == 0 ? 0 : 1;
 }

@@ -531,3 +531,27 @@ clean-local: clean-go-cache
 clean-go-cache:
 	rm -rf tests/.cache
 .PHONY: clean-go-cache
+
+# The fleet (issue 16): push to ClickHouse servers the tests start on
+# loopback, exactly once, prof --from, a two-shard cluster.
+TESTS += tests/integration/test_clickhouse_push.sh tests/integration/test_clickhouse_resume.sh \
+	tests/integration/test_clickhouse_cluster.sh tests/integration/test_clickhouse_live.sh
+EXTRA_DIST += tests/integration/test_clickhouse_push.sh tests/integration/test_clickhouse_resume.sh \
+	tests/integration/test_clickhouse_cluster.sh tests/integration/test_clickhouse_live.sh \
+	tests/integration/clickhouse.sh
+# The ClickHouse client's parsers and encoder: URL, RowBinary, TSV answers.
+if ENABLE_TESTS
+check_PROGRAMS += tests/test_clickhouse
+TESTS += tests/test_clickhouse
+tests_test_clickhouse_SOURCES = tests/test_clickhouse.c
+tests_test_clickhouse_CFLAGS = $(TESTS_CFLAGS) -g -O1
+tests_test_clickhouse_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ctl
+tests_test_clickhouse_LDADD = ctl/libdcpictl.la lib/libdcpi.la lib/libdcpiutil.la $(TESTS_LIBS)
+endif
+check_PROGRAMS += tests/fuzz/fuzz_clickhouse_corpus
+TESTS += tests/fuzz/fuzz_clickhouse_corpus
+tests_fuzz_fuzz_clickhouse_corpus_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz_clickhouse.c
+tests_fuzz_fuzz_clickhouse_corpus_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ctl \
+	-DFUZZ_CORPUS='"$(abs_top_srcdir)/tests/fuzz/corpus/clickhouse"'
+tests_fuzz_fuzz_clickhouse_corpus_LDADD = ctl/libdcpictl.la lib/libdcpi.la lib/libdcpiutil.la
+EXTRA_DIST += tests/fuzz/fuzz_clickhouse.c

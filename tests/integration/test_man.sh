@@ -7,7 +7,7 @@
 command -v mandoc >/dev/null || fail "mandoc is not installed (Debian package mandoc)"
 
 n=0
-for page in dcpictl.1 dcpi.5 dcpid.conf.5 dcpid.8; do
+for page in dcpictl.1 dcpi.5 dcpid.conf.5 dcpid.8 dcpi-clickhouse.5; do
 	f=$top_srcdir/man/$page
 	[ -f "$f" ] || fail "$f is missing"
 	# Cross-references are checked against mandoc.db, which a build
