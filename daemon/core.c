@@ -14,7 +14,9 @@
 
 #include "agg.h"
 #include "attr.h"
+#include "bpfagg.h"
 #include "cache.h"
+#include "conf.h"
 #include "core.h"
 #include "flush.h"
 #include "jit.h"
@@ -64,6 +66,9 @@ struct pending_label {
 };
 static struct pending_label	 plabel[CORE_LABELS_PENDING];
 static size_t			 nplabel;
+
+/* Which path counts the samples (status), and why. */
+static char	 agg_path[640] = "ring";
 
 void
 core_init(size_t memory_cap)
@@ -402,6 +407,60 @@ handle(const void *p, size_t size, uint64_t time, void *arg)
 	}
 }
 
+/*
+ * One count the kernel aggregated (daemon/bpfagg.h), attributed like a
+ * sample: the same streams, images and offsets as the ring's samples, so
+ * that the profiles cannot tell the paths apart.  A file not known yet is
+ * learnt from where the program first met it.
+ */
+static void
+bpf_count(const struct bpfagg_key *k, uint64_t n, void *arg)
+{
+	struct image *img;
+	uint32_t off, stream, pid;
+	uint64_t pc, i;
+	enum attr_reason r;
+
+	(void)arg;
+	if (k->event >= perf_nevents()) {
+		nunknown_id += n;
+		return;
+	}
+	nsamples += n;
+	stream = AGG_STREAM(k->event, k->flags & BPFAGG_IDLE ? LABEL_IDLE :
+	    label_of(0, k->cgroup));
+	if (k->flags & BPFAGG_KERNEL) {
+		r = attr_sample(0, k->addr, PERF_RECORD_MISC_KERNEL, &img, &off);
+	} else {
+		r = attr_file_sample(k->dev, k->ino, k->addr, &img, &off);
+		if (r == ATTR_NO_MAP && bpfagg_file_where(k->dev, k->ino, &pid, &pc) == 0) {
+			if (attr_file_learn_at(k->dev, k->ino, pid, pc) == ATTR_ANON)
+				bpfagg_file_pass(k->dev, k->ino);
+			r = attr_file_sample(k->dev, k->ino, k->addr, &img, &off);
+		}
+	}
+	if (r != ATTR_OK) {
+		if (r < ATTR_NREASONS)
+			for (i = 0; i < n; i++)
+				count_unattr(k->event, r);
+		return;
+	}
+	agg_add_n(stream, img->index, off, n > UINT32_MAX ? UINT32_MAX : (uint32_t)n);
+}
+
+/* While a `dcpictl label` run is pending or in force, every sample takes
+ * the ring-buffer path, ordered with the FORK records that label them. */
+static void
+bpf_update_pass(void)
+{
+	struct label_stats ls;
+
+	if (!bpfagg_active())
+		return;
+	label_stats(&ls);
+	bpfagg_pass_all(nplabel > 0 || ls.running > 0);
+}
+
 static void
 apply_label(struct pending_label *pl)
 {
@@ -428,6 +487,47 @@ process_until(uint64_t safe)
 		nplabel -= i;
 	}
 	order_process(safe, handle, NULL);
+	/* After the records: the cgroups they created are known. */
+	bpfagg_drain(bpf_count, NULL);
+	bpf_update_pass();
+}
+
+int
+core_start_aggregate(unsigned mode, int callchains, char *err, size_t errlen)
+{
+	char why[512];
+
+	if (mode == CONFIG_AGGREGATE_RING) {
+		snprintf(agg_path, sizeof(agg_path), "ring (aggregate = ring)");
+	} else if (callchains) {
+		/* The chains are the ring's: the program keeps only PCs. */
+		snprintf(agg_path, sizeof(agg_path), "ring (call chains are sampled)");
+		if (mode == CONFIG_AGGREGATE_BPF) {
+			snprintf(err, errlen, "aggregate = bpf: call chains need the "
+			    "ring buffers; use aggregate = auto or ring");
+			return -1;
+		}
+	} else if (bpfagg_init(why, sizeof(why)) == 0) {
+		snprintf(agg_path, sizeof(agg_path), "bpf (in the kernel; "
+		    "anonymous code and labelled runs through the ring)");
+		bpf_update_pass();
+	} else if (mode == CONFIG_AGGREGATE_BPF) {
+		snprintf(err, errlen, "aggregate = bpf: %s", why);
+		return -1;
+	} else {
+		snprintf(agg_path, sizeof(agg_path), "ring (BPF: %s)", why);
+	}
+	log_notice("samples counted by %s", agg_path);
+	return 0;
+}
+
+void
+core_stop_aggregate(void)
+{
+	/* Whatever the kernel counted goes into the aggregation first. */
+	if (bpfagg_active())
+		bpfagg_drain(bpf_count, NULL);
+	bpfagg_fini();
 }
 
 void
@@ -658,6 +758,10 @@ core_status(struct status_writer *w)
 		    perf_jitter_refused());
 	else
 		status_add(w, "period-jitter", "none");
+	status_add(w, "aggregate", "%s", agg_path);
+	if (bpfagg_active())
+		status_add(w, "aggregate-bpf", "%ju samples in %ju drains",
+		    (uintmax_t)bpfagg_samples(), (uintmax_t)bpfagg_drains());
 	status_add(w, "cpus", "%zu", perf_ncpus());
 	status_add(w, "images", "%zu", attr_nimages());
 	status_add(w, "images-read-live", "%ju", (uintmax_t)attr_prefetched());
@@ -737,6 +841,8 @@ core_label(uint32_t pid, const char *name, char *msg, size_t msglen)
 	plabel[nplabel].pid = pid;
 	plabel[nplabel].name = xstrdup(name);
 	nplabel++;
+	/* From now on the kernel leaves every sample to the ring. */
+	bpf_update_pass();
 	return 0;
 }
 
