@@ -1,0 +1,140 @@
+#!/bin/sh
+# In-kernel aggregation against the ring-buffer path and perf record
+# (issue 17, route 1), the same run for all three:
+#  1. CPU: dcpid with aggregate=bpf, dcpid with aggregate=ring and
+#     `perf record -a -e cpu-clock -c 100000 --no-buildid`, at 10 kHz per
+#     CPU, SECS seconds each (default 30) with every CPU busy (one hot
+#     workload per CPU); utime + stime from /proc/PID/stat.  For bpf, the
+#     program's own cost: kernel.bpf_stats_enabled=1 and bpftool prog show
+#     (run_time_ns / run_cnt), and the samples that still took the ring.
+#  2. Slowdown at 5 kHz per CPU: NCPU copies of a fixed job, wall time,
+#     REPS rounds (default 5) each interleaved: none, bpf, ring, perf.
+# Run by hand, as root: sh bench/bpf_cost.sh BUILDDIR [SECS] [REPS].
+set -u
+B=$(cd "${1:-.}" && pwd)
+SECS=${2:-30}
+REPS=${3:-5}
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+DCPID=$B/daemon/dcpid
+DCPICTL=$B/ctl/dcpictl
+PERF=${PERF:-perf}
+NCPU=$(nproc)
+HZ=$(getconf CLK_TCK)
+T=$(mktemp -d "${TMPDIR:-/tmp}/dcpi-bpf.XXXXXX")
+HOTS=
+PROF=
+
+cleanup() {
+	for p in $HOTS $PROF; do kill -KILL "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+[ "$(id -u)" = 0 ] || { echo "bpf_cost: needs root" >&2; exit 1; }
+command -v bpftool >/dev/null || { echo "bpf_cost: no bpftool" >&2; exit 1; }
+cc -O2 -o "$T/hot" "$SRC/tests/workload/hot.c" || exit 1
+cat >"$T/fixed.c" <<'EOF'
+#include <stdlib.h>
+int main(int argc, char **argv)
+{
+	volatile unsigned long x = 0;
+	unsigned long i, n = strtoul(argv[1], NULL, 10);
+	(void)argc;
+	for (i = 0; i < n; i++)
+		x += i * i ^ (x >> 3);
+	return x == 42;
+}
+EOF
+cc -O2 -o "$T/fixed" "$T/fixed.c" || exit 1
+
+busy_start() {
+	HOTS=
+	for _ in $(seq 1 "$NCPU"); do "$T/hot" 100000 & HOTS="$HOTS $!"; done
+}
+busy_stop() { for p in $HOTS; do kill "$p"; done; wait $HOTS 2>/dev/null; HOTS=; }
+cpu_secs() { awk -v hz="$HZ" '{ sub(/.*\) /, ""); printf "%.2f", ($12 + $13) / hz }' "/proc/$1/stat"; }
+wait_sock() { for _ in $(seq 1 100); do "$DCPICTL" --socket "$1" status >/dev/null 2>&1 && return; sleep 0.1; done; }
+
+# The program's statistics (id, run_time_ns, run_cnt) of dcpi_sample.
+prog_stats() {
+	bpftool prog show | awk '/ name dcpi_sample / { id = $1; sub(":", "", id);
+	    for (i = 1; i <= NF; i++) { if ($i == "run_time_ns") t = $(i+1);
+	    if ($i == "run_cnt") c = $(i+1) } print id, t + 0, c + 0; exit }'
+}
+
+printf "%-10s %8s %10s %10s %s\n" tool cpu_s samples ring extra >"$T/table"
+run_dcpid() {	# MODE
+	db=$T/db.$1 sock=$T/sock.$1
+	busy_start
+	"$DCPID" -f -d "$db" --socket "$sock" --flush-interval 30 --aggregate "$1" \
+	    -e perf::cpu-clock:period=100000 >"$T/dcpid.$1.log" 2>&1 &
+	PROF=$!
+	wait_sock "$sock"
+	sleep "$SECS"
+	"$DCPICTL" --socket "$sock" flush >/dev/null
+	cpu=$(cpu_secs $PROF)
+	st=$(prog_stats)
+	"$DCPICTL" --socket "$sock" status >"$T/status.$1"
+	kill -TERM $PROF; wait $PROF; PROF=
+	busy_stop
+	n=$(awk '$1 == "samples" { print $2 }' "$T/status.$1")
+	k=$(awk '$1 == "aggregate-bpf" { print $2 }' "$T/status.$1")
+	extra=
+	if [ -n "$st" ]; then
+		set -- $st
+		extra="bpf: $3 runs, $(echo "scale=1; $2 / ($3 + ($3 == 0))" | bc) ns/run"
+	fi
+	printf "%-10s %8s %10s %10s %s\n" "dcpid-$1" "$cpu" "$n" "$((n - ${k:-0}))" "$extra" >>"$T/table"
+}
+run_perf() {
+	busy_start
+	"$PERF" record --no-buildid -a -e cpu-clock -c 100000 -o "$T/perf.data" >"$T/perf.log" 2>&1 &
+	PROF=$!
+	sleep "$SECS"
+	cpu=$(cpu_secs $PROF)
+	kill -INT $PROF; wait $PROF; PROF=
+	busy_stop
+	n=$("$PERF" report -i "$T/perf.data" --stats 2>/dev/null | awk '/^ *SAMPLE events:/ { print $3; exit }')
+	rm -f "$T/perf.data"
+	printf "%-10s %8s %10s %10s\n" perf "$cpu" "${n:-?}" "${n:-?}" >>"$T/table"
+}
+
+old=$(sysctl -n kernel.bpf_stats_enabled)
+sysctl -qw kernel.bpf_stats_enabled=1
+run_dcpid bpf
+run_dcpid ring
+run_perf
+sysctl -qw kernel.bpf_stats_enabled="$old"
+echo "== $(date -u +%Y-%m-%dT%H:%MZ), $NCPU CPUs, 10 kHz per CPU, ${SECS} s each, all CPUs busy"
+cat "$T/table"
+
+# Slowdown at 5 kHz per CPU (period 200,000 ns), interleaved rounds.
+ITER=${ITER:-1000000000}
+round() {
+	t0=$(date +%s%N); pids=
+	for _ in $(seq 1 "$NCPU"); do "$T/fixed" "$ITER" & pids="$pids $!"; done
+	wait $pids
+	echo "scale=3; ($(date +%s%N) - $t0) / 1000000000" | bc
+}
+with() {	# none|bpf|ring|perf
+	case $1 in
+	none) round ;;
+	perf)
+		"$PERF" record --no-buildid -a -e cpu-clock -c 200000 -o "$T/perf.slow" >/dev/null 2>&1 &
+		PROF=$!; sleep 1; round; kill -INT $PROF; wait $PROF; PROF=; rm -f "$T/perf.slow" ;;
+	*)
+		"$DCPID" -f -d "$T/db.slow" --socket "$T/sock.slow" --aggregate "$1" \
+		    -e perf::cpu-clock:period=200000 >"$T/dcpid.slow.log" 2>&1 &
+		PROF=$!; wait_sock "$T/sock.slow"; round
+		kill -TERM $PROF; wait $PROF; PROF= ;;
+	esac
+}
+for m in none bpf ring perf; do eval "r_$m="; done
+for _ in $(seq 1 "$REPS"); do
+	for m in none bpf ring perf; do eval "r_$m=\"\$r_$m \$(with $m)\""; done
+done
+med() { echo $* | tr ' ' '\n' | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)], "(" a[1] "-" a[NR] ")" }'; }
+echo "== slowdown at 5 kHz per CPU, $NCPU copies of a fixed job, wall s, $REPS interleaved rounds"
+for m in none bpf ring perf; do eval "echo \"$m: \$r_$m   median (range) \$(med \$r_$m)\""; done
