@@ -57,48 +57,61 @@ busy_stop() { for p in $HOTS; do kill "$p"; done; wait $HOTS 2>/dev/null; HOTS=;
 cpu_secs() { awk -v hz="$HZ" '{ sub(/.*\) /, ""); printf "%.2f", ($12 + $13) / hz }' "/proc/$1/stat"; }
 wait_sock() { for _ in $(seq 1 100); do "$DCPICTL" --socket "$1" status >/dev/null 2>&1 && return; sleep 0.1; done; }
 
-# The program's statistics (id, run_time_ns, run_cnt) of dcpi_sample.
+# The statistics (run_time_ns, run_cnt) of the dcpi_sample program that
+# dcpid PID loaded (other daemons, a test's, may have theirs).
 prog_stats() {
-	bpftool prog show | awk '/ name dcpi_sample / { id = $1; sub(":", "", id);
+	bpftool prog show | awk -v pid="$1" '/ name dcpi_sample / { t = 0; c = 0;
 	    for (i = 1; i <= NF; i++) { if ($i == "run_time_ns") t = $(i+1);
-	    if ($i == "run_cnt") c = $(i+1) } print id, t + 0, c + 0; exit }'
+	    if ($i == "run_cnt") c = $(i+1) } }
+	    /pids / && index($0, "(" pid ")") && c > 0 { print t, c; exit }'
 }
 
-printf "%-10s %8s %10s %10s %s\n" tool cpu_s samples ring extra >"$T/table"
+# cpu_s: the profiler's CPU over the whole run; steady_s: from 2 s after
+# it answered (start-up, the /proc scan and first images, left out) to
+# the end; ring: samples that came through the ring buffers.
+printf "%-10s %7s %8s %9s %9s %s\n" tool cpu_s steady_s samples ring extra >"$T/table"
 run_dcpid() {	# MODE
-	db=$T/db.$1 sock=$T/sock.$1
+	mode=$1 db=$T/db.$1 sock=$T/sock.$1
 	busy_start
-	"$DCPID" -f -d "$db" --socket "$sock" --flush-interval 30 --aggregate "$1" \
-	    -e perf::cpu-clock:period=100000 >"$T/dcpid.$1.log" 2>&1 &
+	"$DCPID" -f -d "$db" --socket "$sock" --flush-interval 30 --aggregate "$mode" \
+	    -e perf::cpu-clock:period=100000 >"$T/dcpid.$mode.log" 2>&1 &
 	PROF=$!
 	wait_sock "$sock"
+	sleep 2
+	cpu0=$(cpu_secs $PROF)
+	st0=$(prog_stats $PROF)
 	sleep "$SECS"
 	"$DCPICTL" --socket "$sock" flush >/dev/null
 	cpu=$(cpu_secs $PROF)
-	st=$(prog_stats)
-	"$DCPICTL" --socket "$sock" status >"$T/status.$1"
+	st=$(prog_stats $PROF)
+	"$DCPICTL" --socket "$sock" status >"$T/status.$mode"
 	kill -TERM $PROF; wait $PROF; PROF=
 	busy_stop
-	n=$(awk '$1 == "samples" { print $2 }' "$T/status.$1")
-	k=$(awk '$1 == "aggregate-bpf" { print $2 }' "$T/status.$1")
+	n=$(awk '$1 == "samples" { print $2 }' "$T/status.$mode")
+	k=$(awk '$1 == "aggregate-bpf" { print $2 }' "$T/status.$mode")
 	extra=
-	if [ -n "$st" ]; then
-		set -- $st
-		extra="bpf: $3 runs, $(echo "scale=1; $2 / ($3 + ($3 == 0))" | bc) ns/run"
+	if [ -n "$st" ] && [ -n "$st0" ]; then
+		# Over the steady stretch only, as cpu_s.
+		set -- $st $st0
+		extra="bpf: $(($2 - $4)) runs, $(echo "scale=1; ($1 - $3) / ($2 - $4 + ($2 == $4))" | bc) ns/run"
 	fi
-	printf "%-10s %8s %10s %10s %s\n" "dcpid-$1" "$cpu" "$n" "$((n - ${k:-0}))" "$extra" >>"$T/table"
+	printf "%-10s %7s %8s %9s %9s %s\n" "dcpid-$mode" "$cpu" \
+	    "$(echo "$cpu - $cpu0" | bc)" "$n" "$((n - ${k:-0}))" "$extra" >>"$T/table"
 }
 run_perf() {
 	busy_start
 	"$PERF" record --no-buildid -a -e cpu-clock -c 100000 -o "$T/perf.data" >"$T/perf.log" 2>&1 &
 	PROF=$!
+	sleep 2
+	cpu0=$(cpu_secs $PROF)
 	sleep "$SECS"
 	cpu=$(cpu_secs $PROF)
 	kill -INT $PROF; wait $PROF; PROF=
 	busy_stop
 	n=$("$PERF" report -i "$T/perf.data" --stats 2>/dev/null | awk '/^ *SAMPLE events:/ { print $3; exit }')
 	rm -f "$T/perf.data"
-	printf "%-10s %8s %10s %10s\n" perf "$cpu" "${n:-?}" "${n:-?}" >>"$T/table"
+	printf "%-10s %7s %8s %9s %9s\n" perf "$cpu" "$(echo "$cpu - $cpu0" | bc)" \
+	    "${n:-?}" "${n:-?}" >>"$T/table"
 }
 
 old=$(sysctl -n kernel.bpf_stats_enabled)

@@ -132,12 +132,22 @@ kdev(dev_t d)
 	return (uint64_t)major(d) << 20 | minor(d);
 }
 
+/* Files learnt since the core last asked (attr_file_learnt); past
+ * LEARNT_MAX of them the rest are found as the program reports them. */
+#define LEARNT_MAX	64
+static struct { uint64_t dev, ino; } learnt[LEARNT_MAX];
+static size_t		  nlearnt;
+
 static void
 file_learn(uint64_t dev, uint64_t ino, struct img *im)
 {
 	struct htab_iter it;
 	struct fent *e;
 
+	if (im != NULL && nlearnt < LEARNT_MAX) {
+		learnt[nlearnt].dev = dev;
+		learnt[nlearnt++].ino = ino;
+	}
 	if ((e = fent_find(dev, ino, &it)) != NULL) {
 		e->img = im;
 		return;
@@ -587,6 +597,28 @@ read_live(uint32_t pid, uint64_t start, uint64_t end, const char *path,
 	return im;
 }
 
+/* The process gone already (it ran for a millisecond): the file at the
+ * mapping's path, if it carries the MMAP2's build-id (or, without one, has
+ * its inode), is the mapped one, for the kernel's counts keyed by file;
+ * what the lazy resolution does for the ring's samples (mf_resolve). */
+static void
+learn_by_path(const struct attr_mmap *m, size_t bidlen)
+{
+	struct mfile tmp;
+
+	if (m->filename[0] != '/' || deleted(m->filename))
+		return;
+	memset(&tmp, 0, sizeof(tmp));
+	if (bidlen > BUILD_ID_MAX)
+		bidlen = BUILD_ID_MAX;
+	memcpy(tmp.bid, m->build_id, bidlen);
+	tmp.bidlen = bidlen;
+	tmp.ino = m->has_build_id ? 0 : m->ino;
+	if (bidlen == 0 && tmp.ino == 0)
+		return;		/* nothing to check the file against */
+	mf_try_path(&tmp, m->filename, m->filename, 1);
+}
+
 void
 attr_prefetch(const struct attr_mmap *m)
 {
@@ -607,11 +639,15 @@ attr_prefetch(const struct attr_mmap *m)
 		    m->pid, m->start, m->start + m->len);
 		if (stat(mf, &st) == 0)
 			file_learn(kdev(st.st_dev), st.st_ino, im);
+		else
+			learn_by_path(m, bidlen);
 		return;
 	}
 	if ((im = read_live(m->pid, m->start, m->start + m->len, m->filename,
-	    m->build_id, bidlen)) == NULL)
+	    m->build_id, bidlen)) == NULL) {
+		learn_by_path(m, bidlen);
 		return;
+	}
 	nprefetched++;
 	if (bidlen == 0) {
 		s = pf_slot(m->pid, m->start, m->len, m->pgoff);
@@ -845,6 +881,17 @@ attr_file_sample(uint64_t dev, uint64_t ino, uint64_t foff, struct image **img,
 	if (e->img == NULL)
 		return ATTR_ANON;
 	return file_offset(e->img, foff, &seg, img, offset);
+}
+
+int
+attr_file_learnt(uint64_t *dev, uint64_t *ino)
+{
+	if (nlearnt == 0)
+		return -1;
+	nlearnt--;
+	*dev = learnt[nlearnt].dev;
+	*ino = learnt[nlearnt].ino;
+	return 0;
 }
 
 enum attr_reason

@@ -78,6 +78,10 @@ enum attr_reason attr_file_sample(uint64_t dev, uint64_t ino, uint64_t foff,
 enum attr_reason attr_file_learn_at(uint64_t dev, uint64_t ino, uint32_t pid,
     uint64_t pc);
 
+/* A file (dev, ino) whose image was learnt since the last call (at most
+ * the last 64): 0, or -1 when there is none. */
+int attr_file_learnt(uint64_t *dev, uint64_t *ino);
+
 size_t attr_nimages(void);
 struct image *attr_image(uint32_t index);
 /* Processes modelled and bytes of memory held, for status. */

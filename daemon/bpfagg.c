@@ -181,29 +181,34 @@ bpfagg_drain(bpfagg_cb cb, void *arg)
 }
 
 int
-bpfagg_file_where(uint64_t dev, uint64_t ino, uint32_t *pid, uint64_t *pc)
+bpfagg_news(uint64_t *dev, uint64_t *ino, uint32_t *pid, uint64_t *pc)
 {
-	struct bpfagg_file k = { dev, ino };
-	struct bpfagg_where w;
+	struct bpfagg_news n;
 
-	/* Taken once: the program notes the file again at its next sample,
-	 * and the map holds only files met since dcpid last looked. */
-	if (skel == NULL || bpf_map_lookup_and_delete_elem(
-	    bpf_map__fd(skel->maps.files), &k, &w) == -1)
+	if (skel == NULL ||
+	    bpf_map_lookup_and_delete_elem(bpf_map__fd(skel->maps.news), NULL, &n) == -1)
 		return -1;
-	*pid = w.pid;
-	*pc = w.pc;
+	*dev = n.dev;
+	*ino = n.ino;
+	*pid = n.pid;
+	*pc = n.pc;
 	return 0;
 }
 
 void
-bpfagg_file_pass(uint64_t dev, uint64_t ino)
+bpfagg_file_state(uint64_t dev, uint64_t ino, int state)
 {
 	struct bpfagg_file k = { dev, ino };
-	struct bpfagg_where w = { 0, 0, 1 };
+	uint32_t v = (uint32_t)state;
+	int fd;
 
-	if (skel != NULL)
-		bpf_map_update_elem(bpf_map__fd(skel->maps.files), &k, &w, BPF_ANY);
+	if (skel == NULL)
+		return;
+	fd = bpf_map__fd(skel->maps.files);
+	if (state < 0)
+		bpf_map_delete_elem(fd, &k);
+	else
+		bpf_map_update_elem(fd, &k, &v, BPF_ANY);
 }
 
 uint64_t bpfagg_drains(void) { return ndrains; }

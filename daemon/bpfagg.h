@@ -44,12 +44,13 @@ uint64_t bpfagg_drain(bpfagg_cb cb, void *arg);
  * part the unit tests drive with a mocked map). */
 uint64_t bpfagg_drain_fd(int fd, unsigned ncpus, bpfagg_cb cb, void *arg);
 
-/* Where the program first met file (dev, ino): a process and a PC in it.
- * 0, or -1 when it has no note of it.  The note is taken (deleted). */
-int bpfagg_file_where(uint64_t dev, uint64_t ino, uint32_t *pid, uint64_t *pc);
-/* From now on the file's samples take the ring-buffer path (its mapping
- * is anonymous to the attribution: a memfd, JIT code). */
-void bpfagg_file_pass(uint64_t dev, uint64_t ino);
+/* The next file the program met anew (bpfagg_key.h), with a process
+ * that maps it and a PC in it: 0, or -1 when there is none. */
+int bpfagg_news(uint64_t *dev, uint64_t *ino, uint32_t *pid, uint64_t *pc);
+/* What dcpid made of a file: BPFAGG_FILE_KNOWN (count it in the kernel),
+ * BPFAGG_FILE_PASS (its samples to the ring), or -1: not yet (forgotten,
+ * to be queued again at its next sample). */
+void bpfagg_file_state(uint64_t dev, uint64_t ino, int state);
 /* Drains, samples drained since bpfagg_init, for status. */
 uint64_t bpfagg_drains(void);
 uint64_t bpfagg_samples(void);

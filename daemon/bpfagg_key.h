@@ -30,17 +30,28 @@ struct bpfagg_key {
 	__u32	pad;		/* 0 */
 };
 
-/* Where a file was first seen since dcpid last looked: a process that
- * maps it and a PC in it, so that dcpid can find the file of a (dev, ino)
- * it has not met in MMAP2 records (processes that predate it). */
+/*
+ * The files the program has met, by (dev, ino): a file is counted in the
+ * kernel only once dcpid has learnt which image it is (state KNOWN); until
+ * then, and for good when dcpid takes it as anonymous (a memfd: PASS), its
+ * samples take the ring buffer.  A file met anew is entered NEW and queued
+ * (the news queue) with a process that maps it and a PC in it, for dcpid
+ * to look at; dcpid then sets KNOWN or PASS, or deletes the entry (it
+ * could not tell yet: the next sample queues it again).
+ */
 struct bpfagg_file {
 	__u64	dev;
 	__u64	ino;
 };
-struct bpfagg_where {
+#define BPFAGG_FILE_NEW		0
+#define BPFAGG_FILE_KNOWN	1
+#define BPFAGG_FILE_PASS	2
+struct bpfagg_news {
+	__u64	dev;
+	__u64	ino;
 	__u64	pc;
 	__u32	pid;
-	__u32	pass;		/* set by dcpid: the file's samples to the ring */
+	__u32	pad;
 };
 
 /* The control array's one element. */
@@ -52,6 +63,7 @@ struct bpfagg_ctl {
 /* Entries of each counts map (per CPU); a sample that finds its map full
  * goes to the ring buffer. */
 #define BPFAGG_MAX_KEYS		16384
-#define BPFAGG_MAX_FILES	4096
+#define BPFAGG_MAX_FILES	16384
+#define BPFAGG_MAX_NEWS		1024
 
 #endif

@@ -206,6 +206,19 @@ parse_mmap2(const union record *rec, size_t size, struct attr_mmap *m, char *str
 	return 0;
 }
 
+/* The files the attribution has just learnt are counted in the kernel
+ * from their first sample on (daemon/bpfagg_key.h): a new process's
+ * mapping is learnt as its MMAP2 arrives, before it runs much. */
+static void
+bpf_known(void)
+{
+	uint64_t dev, ino;
+
+	while (attr_file_learnt(&dev, &ino) == 0)
+		if (bpfagg_active())
+			bpfagg_file_state(dev, ino, BPFAGG_FILE_KNOWN);
+}
+
 /* Out of line: its buffer would cost every record a stack probe. */
 static void __attribute__((noinline, cold))
 prefetch(const union record *rec, size_t size)
@@ -217,6 +230,7 @@ prefetch(const union record *rec, size_t size)
 	if (parse_mmap2(rec, size, &m, str, sizeof(str)) == 0 &&
 	    !jit_is_dump(m.filename))
 		attr_prefetch(&m);
+	bpf_known();
 }
 
 static void __attribute__((noinline, cold))
@@ -417,8 +431,8 @@ static void
 bpf_count(const struct bpfagg_key *k, uint64_t n, void *arg)
 {
 	struct image *img;
-	uint32_t off, stream, pid;
-	uint64_t pc, i;
+	uint32_t off, stream;
+	uint64_t i;
 	enum attr_reason r;
 
 	(void)arg;
@@ -433,11 +447,6 @@ bpf_count(const struct bpfagg_key *k, uint64_t n, void *arg)
 		r = attr_sample(0, k->addr, PERF_RECORD_MISC_KERNEL, &img, &off);
 	} else {
 		r = attr_file_sample(k->dev, k->ino, k->addr, &img, &off);
-		if (r == ATTR_NO_MAP && bpfagg_file_where(k->dev, k->ino, &pid, &pc) == 0) {
-			if (attr_file_learn_at(k->dev, k->ino, pid, pc) == ATTR_ANON)
-				bpfagg_file_pass(k->dev, k->ino);
-			r = attr_file_sample(k->dev, k->ino, k->addr, &img, &off);
-		}
 	}
 	if (r != ATTR_OK) {
 		if (r < ATTR_NREASONS)
@@ -446,6 +455,69 @@ bpf_count(const struct bpfagg_key *k, uint64_t n, void *arg)
 		return;
 	}
 	agg_add_n(stream, img->index, off, n > UINT32_MAX ? UINT32_MAX : (uint32_t)n);
+}
+
+/*
+ * The files the program met since the last drain: counted in the kernel
+ * from now on if the attribution knows them (learnt at their MMAP2's
+ * arrival, or now from the mapping the program saw), else left to the
+ * ring.  Before the counts: a file's counts exist only once it is known.
+ * A file not known yet stays NEW in the program's map (its samples take
+ * the ring, whose lazy resolution may learn it) and is looked at again at
+ * the next drains, BPF_NEWS_PENDING of them at most.
+ */
+#define BPF_NEWS_PENDING	1024
+struct bpf_pending {
+	uint64_t	dev, ino;
+};
+static struct bpf_pending	bpf_pend[BPF_NEWS_PENDING];
+static size_t			nbpf_pend;
+
+/* 1 if (dev, ino) is settled (known, or anonymous: to the ring). */
+static int
+bpf_settle(uint64_t dev, uint64_t ino, enum attr_reason learnt)
+{
+	struct image *img;
+	uint32_t off;
+	enum attr_reason r;
+
+	/* Offset 0 only asks whether the file is known. */
+	r = attr_file_sample(dev, ino, 0, &img, &off);
+	if (r == ATTR_ANON || (r == ATTR_NO_MAP && learnt == ATTR_UNREADABLE))
+		bpfagg_file_state(dev, ino, BPFAGG_FILE_PASS);
+	else if (r != ATTR_NO_MAP)
+		bpfagg_file_state(dev, ino, BPFAGG_FILE_KNOWN);
+	else
+		return 0;
+	return 1;
+}
+
+static void
+bpf_news(void)
+{
+	uint64_t dev, ino, pc;
+	uint32_t pid;
+	size_t i, j, n;
+
+	for (i = j = 0; i < nbpf_pend; i++)
+		if (!bpf_settle(bpf_pend[i].dev, bpf_pend[i].ino, ATTR_OK))
+			bpf_pend[j++] = bpf_pend[i];
+	nbpf_pend = j;
+	/* Bounded: the queue holds BPFAGG_MAX_NEWS, and a file is queued
+	 * once until dcpid settles or forgets it. */
+	for (n = 0; n < BPFAGG_MAX_NEWS && bpfagg_news(&dev, &ino, &pid, &pc) == 0; n++) {
+		enum attr_reason lr = ATTR_OK;
+		struct image *img;
+		uint32_t off;
+
+		if (attr_file_sample(dev, ino, 0, &img, &off) == ATTR_NO_MAP)
+			lr = attr_file_learn_at(dev, ino, pid, pc);
+		if (bpf_settle(dev, ino, lr))
+			continue;
+		if (nbpf_pend < BPF_NEWS_PENDING)
+			bpf_pend[nbpf_pend++] = (struct bpf_pending){ dev, ino };
+		/* else it stays NEW: its samples take the ring for good. */
+	}
 }
 
 /* While a `dcpictl label` run is pending or in force, every sample takes
@@ -488,6 +560,8 @@ process_until(uint64_t safe)
 	}
 	order_process(safe, handle, NULL);
 	/* After the records: the cgroups they created are known. */
+	bpf_known();
+	bpf_news();
 	bpfagg_drain(bpf_count, NULL);
 	bpf_update_pass();
 }

@@ -163,13 +163,13 @@ static void
 test_inactive(void **state)
 {
 	uint32_t pid;
-	uint64_t pc;
+	uint64_t pc, dev, ino;
 
 	(void)state;
 	assert_int_equal(bpfagg_active(), 0);
 	assert_int_equal(bpfagg_drain(cb, NULL), 0);
-	assert_int_equal(bpfagg_file_where(1, 2, &pid, &pc), -1);
-	bpfagg_file_pass(1, 2);
+	assert_int_equal(bpfagg_news(&dev, &ino, &pid, &pc), -1);
+	bpfagg_file_state(1, 2, BPFAGG_FILE_PASS);
 	bpfagg_pass_all(1);
 	bpfagg_fini();
 }

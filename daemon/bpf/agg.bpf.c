@@ -28,7 +28,26 @@ typedef __u32 __wsum;
 
 #include "../bpfagg_key.h"
 
-struct task_struct;
+struct mm_struct;
+
+struct task_struct {
+	struct mm_struct	*mm;
+} __attribute__((preserve_access_index));
+
+/* mm->mm_lock_seq (Linux 6.4, CONFIG_PER_VMA_LOCK): changes with every
+ * write-locked change of the address space; an int until 6.11, a
+ * seqcount_t (odd while a change is under way) since 6.12. */
+struct seqcount {
+	unsigned int	sequence;
+} __attribute__((preserve_access_index));
+
+struct mm_struct___seqcount {
+	struct seqcount	mm_lock_seq;
+} __attribute__((preserve_access_index));
+
+struct mm_struct___int {
+	int		mm_lock_seq;
+} __attribute__((preserve_access_index));
 
 struct super_block {
 	__u32	s_dev;
@@ -69,8 +88,62 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, BPFAGG_MAX_FILES);
 	__type(key, struct bpfagg_file);
-	__type(value, struct bpfagg_where);
+	__type(value, __u32);		/* BPFAGG_FILE_* */
 } files SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_QUEUE);
+	__uint(max_entries, BPFAGG_MAX_NEWS);
+	__type(value, struct bpfagg_news);
+} news SEC(".maps");
+
+/*
+ * What bpf_find_vma found for a page of code, while its address space
+ * stays unchanged.  bpf_find_vma from the sampling interrupt (interrupts
+ * off) takes mmap_lock by trylock and releases it through an irq_work, a
+ * self-interrupt per call: about 5 us on this VM, more than the rest of
+ * the sample.  The cache keeps the answer per (process, mm, page) with the
+ * mm's mm_lock_seq at the lookup: the same seq later means no mapping of
+ * that mm has changed since, so the answer is still exact.
+ */
+struct vma_key {
+	__u64	mm;		/* the mm_struct's address: a new one at exec */
+	__u64	page;		/* pc >> 12 */
+};
+
+struct vma_val {
+	__u64	ino;
+	__u64	off;		/* file offset of the page's first byte */
+	__u32	dev;
+	__u32	seq;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, struct vma_key);
+	__type(value, struct vma_val);
+} vmacache SEC(".maps");
+
+/* The mm's mm_lock_seq in *seq: 0, or -1 where the kernel has none or a
+ * change is under way (odd seqcount). */
+static __always_inline int
+mm_seq(struct mm_struct *mm, __u32 *seq)
+{
+	if (bpf_core_field_exists(((struct mm_struct___seqcount *)0)->mm_lock_seq)) {
+		struct mm_struct___seqcount *m = (void *)mm;
+
+		*seq = BPF_CORE_READ(m, mm_lock_seq.sequence);
+		return (*seq & 1) ? -1 : 0;
+	}
+	if (bpf_core_field_exists(((struct mm_struct___int *)0)->mm_lock_seq)) {
+		struct mm_struct___int *m = (void *)mm;
+
+		*seq = (__u32)BPF_CORE_READ(m, mm_lock_seq);
+		return 0;
+	}
+	return -1;
+}
 
 struct vma_ctx {
 	__u64	pc;
@@ -124,26 +197,58 @@ dcpi_sample(struct bpf_perf_event_data *ctx)
 		k.flags |= BPFAGG_KERNEL;
 	} else {
 		struct bpfagg_file fk;
-		struct bpfagg_where w, *wp;
+		struct bpfagg_news nw;
+		__u32 *st;
+		struct task_struct *task = bpf_get_current_task_btf();
+		struct vma_key vk;
+		struct vma_val vv, *vp;
+		__u32 seq = 0;
+		int seq_ok;
 
-		v.pc = k.addr;
-		if (bpf_find_vma(bpf_get_current_task_btf(), k.addr, vma_cb,
-		    &v, 0) != 0 || !v.found)
-			return 1;
+		vk.mm = (__u64)BPF_CORE_READ(task, mm);
+		vk.page = k.addr >> 12;
+		seq_ok = vk.mm != 0 && mm_seq((struct mm_struct *)vk.mm, &seq) == 0;
+		if (seq_ok && (vp = bpf_map_lookup_elem(&vmacache, &vk)) != 0 &&
+		    vp->seq == seq) {
+			v.ino = vp->ino;
+			v.dev = vp->dev;
+			v.off = vp->off + (k.addr & 0xfff);
+			v.pc = k.addr;
+		} else {
+			v.pc = k.addr;
+			if (bpf_find_vma(task, k.addr, vma_cb, &v, 0) != 0 || !v.found)
+				return 1;
+			/* Counted here only once dcpid knows the file (see
+			 * bpfagg_key.h); a file met anew is queued for it. */
+			fk.dev = v.dev;
+			fk.ino = v.ino;
+			if ((st = bpf_map_lookup_elem(&files, &fk)) == 0) {
+				__u32 fresh = BPFAGG_FILE_NEW;
+
+				if (bpf_map_update_elem(&files, &fk, &fresh, BPF_NOEXIST) == 0) {
+					nw.dev = v.dev;
+					nw.ino = v.ino;
+					nw.pc = v.pc;
+					nw.pid = pid_tgid >> 32;
+					nw.pad = 0;
+					if (bpf_map_push_elem(&news, &nw, 0) != 0)
+						bpf_map_delete_elem(&files, &fk);
+				}
+				return 1;
+			}
+			if (*st != BPFAGG_FILE_KNOWN)
+				return 1;
+			if (seq_ok) {
+				vv.ino = v.ino;
+				vv.dev = v.dev;
+				vv.off = v.off - (k.addr & 0xfff);
+				vv.seq = seq;
+				bpf_map_update_elem(&vmacache, &vk, &vv, BPF_ANY);
+			}
+		}
 		k.addr = v.off;
 		k.ino = v.ino;
 		k.dev = v.dev;
-		fk.dev = v.dev;
-		fk.ino = v.ino;
-		if ((wp = bpf_map_lookup_elem(&files, &fk)) == 0) {
-			w.pc = v.pc;
-			w.pid = pid_tgid >> 32;
-			w.pass = 0;
-			if (bpf_map_update_elem(&files, &fk, &w, BPF_NOEXIST) != 0)
-				return 1;
-		} else if (wp->pass) {
-			return 1;
-		}
 	}
 	if ((n = bpf_map_lookup_elem(map, &k)) != 0) {
 		*n += 1;	/* this CPU's own value: no atomic needed */
