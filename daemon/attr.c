@@ -144,11 +144,15 @@ file_learn(uint64_t dev, uint64_t ino, struct img *im)
 	struct htab_iter it;
 	struct fent *e;
 
+	if ((e = fent_find(dev, ino, &it)) != NULL && e->img == im)
+		return;
+	if (im != NULL)
+		im->file_known = 1;
 	if (im != NULL && nlearnt < LEARNT_MAX) {
 		learnt[nlearnt].dev = dev;
 		learnt[nlearnt++].ino = ino;
 	}
-	if ((e = fent_find(dev, ino, &it)) != NULL) {
+	if (e != NULL) {
 		e->img = im;
 		return;
 	}
@@ -635,6 +639,11 @@ attr_prefetch(const struct attr_mmap *m)
 		char mf[64];
 		struct stat st;
 
+		/* Once per image: a process that maps another copy of it (a
+		 * file of the same build-id) is learnt when the kernel
+		 * reports the file (attr_file_learn_at). */
+		if (im->file_known)
+			return;
 		snprintf(mf, sizeof(mf), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64,
 		    m->pid, m->start, m->start + m->len);
 		if (stat(mf, &st) == 0)

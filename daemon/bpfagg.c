@@ -6,9 +6,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -23,8 +26,11 @@
 static struct agg_bpf	 *skel;
 static struct bpf_link	**links;
 static size_t		  nlinks;
-static unsigned		  ncpus;	/* possible CPUs: a per-CPU value's u64s */
-static struct bpfagg_ctl  ctlv;
+static struct bpfagg_ctl *ctlp;		/* the maps, mapped (bpfagg_key.h) */
+static uint64_t		 *counts;
+static struct bpfagg_key *keys;
+static size_t		  ctl_len, counts_len, keys_len;
+static int		  resetting = -1;	/* a set to empty at the next drain */
 static uint64_t		  ndrains, nsamples;
 
 /* libbpf's messages at debug level: a refusal is summed up by its caller. */
@@ -54,6 +60,16 @@ bpfagg_fini(void)
 
 	for (i = 0; i < nlinks; i++)
 		bpf_link__destroy(links[i]);
+	if (ctlp != NULL)
+		munmap(ctlp, ctl_len);
+	if (counts != NULL)
+		munmap(counts, counts_len);
+	if (keys != NULL)
+		munmap(keys, keys_len);
+	ctlp = NULL;
+	counts = NULL;
+	keys = NULL;
+	resetting = -1;
 	free(links);
 	links = NULL;
 	nlinks = 0;
@@ -69,17 +85,33 @@ fail(char *why, size_t len, const char *what, int err)
 	return -1;
 }
 
+static size_t
+map_len(size_t bytes)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	return (bytes + page - 1) / page * page;
+}
+
+/* An array map's values in dcpid's memory, shared with the program;
+ * NULL on error.  Pointers into ctlp are NULL until mapped, so that
+ * fail() (bpfagg_fini) unmaps only what was. */
+static void *
+map_of(struct bpf_map *m, size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
+	    bpf_map__fd(m), 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
 int
 bpfagg_init(char *why, size_t len)
 {
-	uint32_t zero = 0;
 	size_t i;
-	int err, ev, fd, n;
+	int err, ev, fd;
 
 	libbpf_set_print(print_fn);
-	if ((n = libbpf_num_possible_cpus()) <= 0)
-		return fail(why, len, "possible CPUs", n);
-	ncpus = (unsigned)n;
 	if ((skel = agg_bpf__open()) == NULL)
 		return fail(why, len, "opening the BPF object", errno);
 	/* A load refused: no BTF (CONFIG_DEBUG_INFO_BTF), no bpf_find_vma
@@ -87,10 +119,15 @@ bpfagg_init(char *why, size_t len)
 	if ((err = agg_bpf__load(skel)) != 0)
 		return fail(why, len, "loading the BPF program (needs Linux 5.17 "
 		    "with BTF, and CAP_BPF with CAP_PERFMON or root)", err);
-	ctlv.gen = 0;
-	ctlv.pass_all = 0;
-	if (bpf_map_update_elem(bpf_map__fd(skel->maps.ctl), &zero, &ctlv, BPF_ANY) == -1)
-		return fail(why, len, "the BPF control map", errno);
+	ctl_len = map_len(sizeof(*ctlp));
+	counts_len = map_len(2 * BPFAGG_SLOTS * sizeof(*counts));
+	keys_len = map_len(2 * BPFAGG_SLOTS * sizeof(*keys));
+	if ((ctlp = map_of(skel->maps.ctl, ctl_len)) == NULL ||
+	    (counts = map_of(skel->maps.slot_count, counts_len)) == NULL ||
+	    (keys = map_of(skel->maps.slot_key, keys_len)) == NULL)
+		return fail(why, len, "mapping the BPF count maps", errno);
+	ctlp->gen = 0;
+	ctlp->pass_all = 0;
 	links = xreallocarray(NULL, perf_nfds() + 1, sizeof(*links));
 	for (i = 0; i < perf_nfds(); i++) {
 		LIBBPF_OPTS(bpf_perf_event_opts, o);
@@ -98,11 +135,18 @@ bpfagg_init(char *why, size_t len)
 		if ((fd = perf_fd(i, &ev)) == -1 || ev < 0)
 			continue;
 		o.bpf_cookie = (uint64_t)ev;
+		/* The link closes the fd it is given when it is destroyed:
+		 * a duplicate, perf.c keeps its own. */
+		if ((fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) == -1)
+			return fail(why, len, "duplicating a perf fd", errno);
 		links[nlinks] = bpf_program__attach_perf_event_opts(
 		    skel->progs.dcpi_sample, fd, &o);
-		if (links[nlinks] == NULL)
+		if (links[nlinks] == NULL) {
+			err = errno;
+			close(fd);
 			return fail(why, len, "attaching the BPF program to a perf "
-			    "event (cookies need Linux 5.15)", errno);
+			    "event (cookies need Linux 5.15)", err);
+		}
 		nlinks++;
 	}
 	ndrains = nsamples = 0;
@@ -112,69 +156,90 @@ bpfagg_init(char *why, size_t len)
 void
 bpfagg_pass_all(int on)
 {
-	uint32_t zero = 0;
-
-	if (skel == NULL || (on != 0) == (ctlv.pass_all != 0))
-		return;
-	ctlv.pass_all = on != 0;
-	if (bpf_map_update_elem(bpf_map__fd(skel->maps.ctl), &zero, &ctlv, BPF_ANY) == -1)
-		log_warn("BPF control map");
+	if (skel != NULL)
+		__atomic_store_n(&ctlp->pass_all, on != 0, __ATOMIC_SEQ_CST);
 }
 
-#define DRAIN_BATCH	1024
-
 uint64_t
-bpfagg_drain_fd(int fd, unsigned nc, bpfagg_cb cb, void *arg)
+bpfagg_drain_slots(const struct bpfagg_key *k, uint64_t *c, uint32_t used,
+    bpfagg_cb cb, void *arg)
 {
-	struct bpfagg_key *keys = xreallocarray(NULL, DRAIN_BATCH, sizeof(*keys));
-	uint64_t *vals = xreallocarray(NULL, (size_t)DRAIN_BATCH * nc, sizeof(*vals));
-	uint64_t total = 0, sum, in = 0, out = 0;
-	uint32_t count, i, c;
-	int r, first = 1;
+	uint64_t total = 0, n;
+	uint32_t i;
 
-	do {
-		LIBBPF_OPTS(bpf_map_batch_opts, o);
-
-		count = DRAIN_BATCH;
-		r = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &in, &out,
-		    keys, vals, &count, &o);
-		if (r != 0 && errno != ENOENT) {
-			log_warn("draining the BPF counts");
-			break;
-		}
-		for (i = 0; i < count; i++) {
-			for (sum = 0, c = 0; c < nc; c++)
-				sum += vals[(size_t)i * nc + c];
-			if (sum == 0)
-				continue;
-			total += sum;
-			cb(&keys[i], sum, arg);
-		}
-		in = out;
-		first = 0;
-	} while (r == 0);
-	free(keys);
-	free(vals);
+	if (used > BPFAGG_SLOTS)
+		used = BPFAGG_SLOTS;
+	for (i = 0; i < used; i++) {
+		if (c[i] == 0)
+			continue;
+		/* The count first: a slot's key is written before its first
+		 * count, and the exchange orders the read of it after. */
+		if ((n = __atomic_exchange_n(&c[i], 0, __ATOMIC_SEQ_CST)) == 0)
+			continue;
+		total += n;
+		cb(&k[i], n, arg);
+	}
 	return total;
+}
+
+static uint64_t
+drain_set(int s, bpfagg_cb cb, void *arg)
+{
+	size_t base = (size_t)s * BPFAGG_SLOTS;
+
+	return bpfagg_drain_slots(keys + base, counts + base,
+	    __atomic_load_n(&ctlp->used[s], __ATOMIC_SEQ_CST), cb, arg);
+}
+
+/* Empties set s, switched away from at the drain before (a program that
+ * read the old generation has long finished): its keys leave the hash. */
+static void
+reset_set(int s)
+{
+	size_t base = (size_t)s * BPFAGG_SLOTS;
+	uint32_t i, used = __atomic_load_n(&ctlp->used[s], __ATOMIC_SEQ_CST);
+	int fd = bpf_map__fd(skel->maps.slot_of);
+
+	if (used > BPFAGG_SLOTS)
+		used = BPFAGG_SLOTS;
+	/* In one call where the kernel can (5.6); a slot left empty by a
+	 * race has a key that is not in the hash: one at a time from it. */
+	for (i = 0; i < used; ) {
+		LIBBPF_OPTS(bpf_map_batch_opts, o);
+		uint32_t n = used - i;
+
+		if (bpf_map_delete_batch(fd, &keys[base + i], &n, &o) == 0)
+			break;
+		i += n;
+		bpf_map_delete_elem(fd, &keys[base + i]);
+		i++;
+	}
+	memset(keys + base, 0, used * sizeof(*keys));
+	memset(counts + base, 0, used * sizeof(*counts));
+	__atomic_store_n(&ctlp->used[s], 0, __ATOMIC_SEQ_CST);
 }
 
 uint64_t
 bpfagg_drain(bpfagg_cb cb, void *arg)
 {
-	uint32_t zero = 0, old;
-	uint64_t n;
-	int fd;
+	uint64_t n = 0;
+	int g;
 
 	if (skel == NULL)
 		return 0;
-	old = ctlv.gen;
-	ctlv.gen = !old;
-	if (bpf_map_update_elem(bpf_map__fd(skel->maps.ctl), &zero, &ctlv, BPF_ANY) == -1) {
-		log_warn("BPF control map");
-		ctlv.gen = old;
+	if (resetting >= 0) {
+		n += drain_set(resetting, cb, arg);
+		reset_set(resetting);
+		resetting = -1;
 	}
-	fd = bpf_map__fd(old ? skel->maps.counts1 : skel->maps.counts0);
-	n = bpfagg_drain_fd(fd, ncpus, cb, arg);
+	g = (int)(__atomic_load_n(&ctlp->gen, __ATOMIC_SEQ_CST) & 1);
+	n += drain_set(g, cb, arg);
+	/* Three quarters used: new keys go to the other set from now on,
+	 * this one is emptied at the next drain. */
+	if (__atomic_load_n(&ctlp->used[g], __ATOMIC_SEQ_CST) >= BPFAGG_SLOTS / 4 * 3) {
+		__atomic_store_n(&ctlp->gen, (uint32_t)!g, __ATOMIC_SEQ_CST);
+		resetting = g;
+	}
 	ndrains++;
 	nsamples += n;
 	return n;

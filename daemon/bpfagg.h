@@ -8,9 +8,8 @@
  * attributes each key (a file and offset, or a kernel PC) and adds its
  * count to the same aggregation as the ring's samples.
  *
- * Two counts maps, switched by a generation in the control array: the
- * drain flips it, then reads and deletes the old map, which only
- * programs already running at the flip still touch.
+ * The counts live in arrays mapped into dcpid (bpfagg_key.h), read and
+ * zeroed without a system call.
  */
 #ifndef DCPID_BPFAGG_H
 #define DCPID_BPFAGG_H
@@ -35,14 +34,17 @@ int bpfagg_active(void);
  * force, whose processes the program cannot tell apart). */
 void bpfagg_pass_all(int on);
 
-/* A key's count summed over the CPUs. */
+/* A key's count. */
 typedef void (*bpfagg_cb)(const struct bpfagg_key *k, uint64_t count, void *arg);
-/* Flips the generation and hands every count of the old map to cb,
- * deleting it.  Returns the samples drained. */
+/* Hands every count of the current set to cb, taking it (zeroing it); a
+ * set three quarters used is switched away from and emptied at the next
+ * drain.  Returns the samples drained. */
 uint64_t bpfagg_drain(bpfagg_cb cb, void *arg);
-/* The same for the map open on fd, with values of ncpus u64s each (the
- * part the unit tests drive with a mocked map). */
-uint64_t bpfagg_drain_fd(int fd, unsigned ncpus, bpfagg_cb cb, void *arg);
+/* The same for slots k[0..used) with counts c[0..used) (the part the unit
+ * tests drive with memory of their own): each count not 0 is exchanged
+ * with 0 and handed to cb with its key. */
+uint64_t bpfagg_drain_slots(const struct bpfagg_key *k, uint64_t *c,
+    uint32_t used, bpfagg_cb cb, void *arg);
 
 /* The next file the program met anew (bpfagg_key.h), with a process
  * that maps it and a PC in it: 0, or -1 when there is none. */

@@ -54,16 +54,27 @@ struct bpfagg_news {
 	__u32	pad;
 };
 
-/* The control array's one element. */
-struct bpfagg_ctl {
-	__u32	gen;		/* counts map the program adds to: 0 or 1 */
-	__u32	pass_all;	/* nonzero: every sample to the ring buffer */
-};
-
-/* Entries of each counts map (per CPU); a sample that finds its map full
- * goes to the ring buffer. */
-#define BPFAGG_MAX_KEYS		16384
+/*
+ * The counts: two sets (generations) of BPFAGG_SLOTS slots, in arrays
+ * that dcpid maps into its memory (BPF_F_MMAPABLE), so that a drain reads
+ * and zeroes them without a system call or any work in the kernel: slot
+ * gen * BPFAGG_SLOTS + i holds a key (written once, before its first
+ * count) and its count (added atomically by the program, taken with an
+ * atomic exchange by dcpid).  A hash map finds a key's slot (the key's
+ * pad holds the generation).  Slots are handed out in order by
+ * used[gen]; a set that fills up sends its new keys to the ring buffer
+ * until dcpid, having switched gen, empties it.
+ */
+#define BPFAGG_SLOTS		16384
+/* Files the program keeps a state for; news queued at once. */
 #define BPFAGG_MAX_FILES	16384
 #define BPFAGG_MAX_NEWS		1024
+
+/* The control array's one element (mapped by dcpid too). */
+struct bpfagg_ctl {
+	__u32	gen;		/* set the program adds to: 0 or 1 */
+	__u32	pass_all;	/* nonzero: every sample to the ring buffer */
+	__u32	used[2];	/* slots handed out per set (may pass BPFAGG_SLOTS) */
+};
 
 #endif

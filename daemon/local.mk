@@ -28,7 +28,7 @@ BUILT_SOURCES += daemon/agg.skel.h
 CLEANFILES += daemon/agg.bpf.o daemon/agg.skel.h
 daemon/agg.bpf.o: $(srcdir)/daemon/bpf/agg.bpf.c $(srcdir)/daemon/bpfagg_key.h
 	@$(MKDIR_P) daemon
-	$(AM_V_GEN)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) \
+	$(AM_V_GEN)$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) \
 	    -I/usr/include/$(BPF_MULTIARCH) $(BPF_CFLAGS) -Wall -Werror \
 	    -c $(srcdir)/daemon/bpf/agg.bpf.c -o $@
 daemon/agg.skel.h: daemon/agg.bpf.o

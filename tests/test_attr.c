@@ -675,9 +675,18 @@ test_file_keys(void **state)
 	attr_scan_proc();
 	assert_int_equal(attr_file_learn_at(dev, ino + 1, getpid(),
 	    (uintptr_t)attr_test_target), ATTR_NO_MAP);
+	while (attr_file_learnt(&ldev, &lino) == 0)
+		;
 	assert_int_equal(attr_file_learn_at(dev, ino, getpid(),
 	    (uintptr_t)attr_test_target), ATTR_OK);
 	assert_int_equal(attr_file_sample(dev, ino, foff, &img, &off), ATTR_OK);
+	/* Learnt once: the core hands it on to the kernel's file map. */
+	assert_int_equal(attr_file_learnt(&ldev, &lino), 0);
+	assert_int_equal(ldev, dev);
+	assert_int_equal(lino, ino);
+	assert_int_equal(attr_file_learnt(&ldev, &lino), -1);
+	ldev = kdev_of(lib.st.st_dev);
+	lino = lib.st.st_ino;
 	assert_string_equal(img->path, self.path);
 	assert_int_equal(off, self_sym - self.xvaddr);
 	/* Outside the text: as attr_sample says. */

@@ -73,16 +73,33 @@ char LICENSE[] SEC("license") = "GPL";
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__type(key, __u32);
 	__type(value, struct bpfagg_ctl);
 } ctl SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	__uint(max_entries, BPFAGG_MAX_KEYS);
-	__type(key, struct bpfagg_key);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2 * BPFAGG_SLOTS);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
 	__type(value, __u64);
-} counts0 SEC(".maps"), counts1 SEC(".maps");
+} slot_count SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2 * BPFAGG_SLOTS);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct bpfagg_key);
+} slot_key SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 2 * BPFAGG_SLOTS);
+	__type(key, struct bpfagg_key);
+	__type(value, __u32);
+} slot_of SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -170,8 +187,6 @@ vma_cb(struct task_struct *task, struct vm_area_struct *vma, struct vma_ctx *v)
 	return 0;
 }
 
-static __u64 one = 1;
-
 SEC("perf_event")
 int
 dcpi_sample(struct bpf_perf_event_data *ctx)
@@ -181,11 +196,12 @@ dcpi_sample(struct bpf_perf_event_data *ctx)
 	struct bpfagg_ctl *c;
 	__u32 zero = 0;
 	__u64 pid_tgid, *n;
-	void *map;
+	__u32 gen, slot, *sp;
+	struct bpfagg_key *kp;
 
 	if ((c = bpf_map_lookup_elem(&ctl, &zero)) == 0 || c->pass_all)
 		return 1;
-	map = c->gen ? (void *)&counts1 : (void *)&counts0;
+	gen = c->gen & 1;
 	k.addr = PT_REGS_IP(&ctx->regs);
 	k.event = (__u32)bpf_get_attach_cookie(ctx);
 	k.cgroup = bpf_get_current_cgroup_id();
@@ -250,17 +266,30 @@ dcpi_sample(struct bpf_perf_event_data *ctx)
 		k.ino = v.ino;
 		k.dev = v.dev;
 	}
-	if ((n = bpf_map_lookup_elem(map, &k)) != 0) {
-		*n += 1;	/* this CPU's own value: no atomic needed */
-		return 0;
+	k.pad = gen;
+	if ((sp = bpf_map_lookup_elem(&slot_of, &k)) != 0) {
+		slot = *sp;
+	} else {
+		/* A new key: the next slot of the set, its key written before
+		 * the slot is published (dcpid reads a slot's key only once
+		 * its count is not 0). */
+		slot = __sync_fetch_and_add(&c->used[gen & 1], 1);
+		if (slot >= BPFAGG_SLOTS)
+			return 1;
+		slot += gen * BPFAGG_SLOTS;
+		if ((kp = bpf_map_lookup_elem(&slot_key, &slot)) == 0)
+			return 1;
+		*kp = k;
+		if (bpf_map_update_elem(&slot_of, &k, &slot, BPF_NOEXIST) != 0) {
+			/* Another CPU published it first (this slot stays
+			 * empty), or the map is full. */
+			if ((sp = bpf_map_lookup_elem(&slot_of, &k)) == 0)
+				return 1;
+			slot = *sp;
+		}
 	}
-	if (bpf_map_update_elem(map, &k, &one, BPF_NOEXIST) == 0)
-		return 0;
-	/* Full, or another program on this CPU added it in between (an NMI
-	 * inside a timer sample): a lookup settles which. */
-	if ((n = bpf_map_lookup_elem(map, &k)) != 0) {
-		*n += 1;
-		return 0;
-	}
-	return 1;
+	if ((n = bpf_map_lookup_elem(&slot_count, &slot)) == 0)
+		return 1;
+	__sync_fetch_and_add(n, 1);
+	return 0;
 }
