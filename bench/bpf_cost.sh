@@ -10,60 +10,20 @@
 #  2. Slowdown at 5 kHz per CPU: NCPU copies of a fixed job, wall time,
 #     REPS rounds (default 5) each interleaved: none, bpf, ring, perf.
 # Run by hand, as root: sh bench/bpf_cost.sh BUILDDIR [SECS] [REPS].
-set -u
-B=$(cd "${1:-.}" && pwd)
 SECS=${2:-30}
 REPS=${3:-5}
-SRC=$(cd "$(dirname "$0")/.." && pwd)
-DCPID=$B/daemon/dcpid
-DCPICTL=$B/ctl/dcpictl
-PERF=${PERF:-perf}
-NCPU=$(nproc)
-HZ=$(getconf CLK_TCK)
-T=$(mktemp -d "${TMPDIR:-/tmp}/dcpi-bpf.XXXXXX")
-HOTS=
-PROF=
-
-cleanup() {
-	for p in $HOTS $PROF; do kill -KILL "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-[ "$(id -u)" = 0 ] || { echo "bpf_cost: needs root" >&2; exit 1; }
+NAME=bpf_cost
+. "$(dirname "$0")/live_common.sh"
 command -v bpftool >/dev/null || { echo "bpf_cost: no bpftool" >&2; exit 1; }
-cc -O2 -o "$T/hot" "$SRC/tests/workload/hot.c" || exit 1
-cat >"$T/fixed.c" <<'EOF'
-#include <stdlib.h>
-int main(int argc, char **argv)
-{
-	volatile unsigned long x = 0;
-	unsigned long i, n = strtoul(argv[1], NULL, 10);
-	(void)argc;
-	for (i = 0; i < n; i++)
-		x += i * i ^ (x >> 3);
-	return x == 42;
-}
-EOF
-cc -O2 -o "$T/fixed" "$T/fixed.c" || exit 1
-
-busy_start() {
-	HOTS=
-	for _ in $(seq 1 "$NCPU"); do "$T/hot" 100000 & HOTS="$HOTS $!"; done
-}
-busy_stop() { for p in $HOTS; do kill "$p"; done; wait $HOTS 2>/dev/null; HOTS=; }
-cpu_secs() { awk -v hz="$HZ" '{ sub(/.*\) /, ""); printf "%.2f", ($12 + $13) / hz }' "/proc/$1/stat"; }
 wait_sock() { for _ in $(seq 1 100); do "$DCPICTL" --socket "$1" status >/dev/null 2>&1 && return; sleep 0.1; done; }
 
-# The statistics (run_time_ns, run_cnt) of the dcpi_sample program that
-# dcpid PID loaded (other daemons, a test's, may have theirs).
+# The statistics (run_time_ns, run_cnt) of the dcpi_sample program loaded
+# last (bpftool here cannot name the process that holds a program: run
+# nothing else that loads one meanwhile).
 prog_stats() {
-	bpftool prog show | awk -v pid="$1" '/ name dcpi_sample / { t = 0; c = 0;
+	bpftool prog show | awk '/ name dcpi_sample / { t = 0; c = 0;
 	    for (i = 1; i <= NF; i++) { if ($i == "run_time_ns") t = $(i+1);
-	    if ($i == "run_cnt") c = $(i+1) } }
-	    /pids / && index($0, "(" pid ")") && c > 0 { print t, c; exit }'
+	    if ($i == "run_cnt") c = $(i+1) } last = t " " c } END { if (last != "") print last }'
 }
 
 # cpu_s: the profiler's CPU over the whole run; steady_s: from 2 s after
@@ -79,11 +39,11 @@ run_dcpid() {	# MODE
 	wait_sock "$sock"
 	sleep 2
 	cpu0=$(cpu_secs $PROF)
-	st0=$(prog_stats $PROF)
+	st0=$(prog_stats)
 	sleep "$SECS"
 	"$DCPICTL" --socket "$sock" flush >/dev/null
 	cpu=$(cpu_secs $PROF)
-	st=$(prog_stats $PROF)
+	st=$(prog_stats)
 	"$DCPICTL" --socket "$sock" status >"$T/status.$mode"
 	kill -TERM $PROF; wait $PROF; PROF=
 	busy_stop

@@ -36,7 +36,7 @@ bench-live-cost: daemon/dcpid ctl/dcpictl
 
 # `make bench-bpf-cost`: aggregate=bpf against ring and perf record at
 # 10 kHz, and the slowdown at 5 kHz (bench/README, "In-kernel aggregation").
-EXTRA_DIST += bench/bpf_cost.sh
+EXTRA_DIST += bench/bpf_cost.sh bench/live_common.sh
 bench-bpf-cost: daemon/dcpid ctl/dcpictl
 	$(SHELL) $(srcdir)/bench/bpf_cost.sh .
 .PHONY: bench-bpf-cost
