@@ -31,7 +31,7 @@ static uint64_t		 *counts;
 static struct bpfagg_key *keys;
 static size_t		  ctl_len, counts_len, keys_len;
 static int		  resetting = -1;	/* a set to empty at the next drain */
-static uint64_t		  ndrains, nsamples;
+static uint64_t		  ndrains, nsamples, nswitches;
 
 /* libbpf's messages at debug level: a refusal is summed up by its caller. */
 static int
@@ -149,7 +149,7 @@ bpfagg_init(char *why, size_t len)
 		}
 		nlinks++;
 	}
-	ndrains = nsamples = 0;
+	ndrains = nsamples = nswitches = 0;
 	return 0;
 }
 
@@ -239,6 +239,7 @@ bpfagg_drain(bpfagg_cb cb, void *arg)
 	if (__atomic_load_n(&ctlp->used[g], __ATOMIC_SEQ_CST) >= BPFAGG_SLOTS / 4 * 3) {
 		__atomic_store_n(&ctlp->gen, (uint32_t)!g, __ATOMIC_SEQ_CST);
 		resetting = g;
+		nswitches++;
 	}
 	ndrains++;
 	nsamples += n;
@@ -277,4 +278,5 @@ bpfagg_file_state(uint64_t dev, uint64_t ino, int state)
 }
 
 uint64_t bpfagg_drains(void) { return ndrains; }
+uint64_t bpfagg_switches(void) { return nswitches; }
 uint64_t bpfagg_samples(void) { return nsamples; }

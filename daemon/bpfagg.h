@@ -55,6 +55,8 @@ int bpfagg_news(uint64_t *dev, uint64_t *ino, uint32_t *pid, uint64_t *pc);
 void bpfagg_file_state(uint64_t dev, uint64_t ino, int state);
 /* Drains, samples drained since bpfagg_init, for status. */
 uint64_t bpfagg_drains(void);
+/* Sets switched (three quarters used) since bpfagg_init. */
+uint64_t bpfagg_switches(void);
 uint64_t bpfagg_samples(void);
 
 #endif

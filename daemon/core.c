@@ -834,8 +834,9 @@ core_status(struct status_writer *w)
 		status_add(w, "period-jitter", "none");
 	status_add(w, "aggregate", "%s", agg_path);
 	if (bpfagg_active())
-		status_add(w, "aggregate-bpf", "%ju samples in %ju drains",
-		    (uintmax_t)bpfagg_samples(), (uintmax_t)bpfagg_drains());
+		status_add(w, "aggregate-bpf", "%ju samples in %ju drains, %ju "
+		    "count sets filled", (uintmax_t)bpfagg_samples(),
+		    (uintmax_t)bpfagg_drains(), (uintmax_t)bpfagg_switches());
 	status_add(w, "cpus", "%zu", perf_ncpus());
 	status_add(w, "images", "%zu", attr_nimages());
 	status_add(w, "images-read-live", "%ju", (uintmax_t)attr_prefetched());
