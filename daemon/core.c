@@ -238,9 +238,17 @@ cgroup_arrival(const union record *rec, size_t size)
 {
 	char str[4096];
 
-	if (record_check(&record_daemon, rec, size) == 0)
-		label_cgroup_arrival(rec->cgroup.id,
-		    record_string(&record_daemon, rec, size, str, sizeof(str)));
+	const char *path;
+
+	if (record_check(&record_daemon, rec, size) == 0) {
+		path = record_string(&record_daemon, rec, size, str, sizeof(str));
+		label_cgroup_arrival(rec->cgroup.id, path);
+		/* The kernel's counts of the last moments are drained before
+		 * their records are processed: a new cgroup is named at once
+		 * (an id is new, so no earlier sample can name it). */
+		if (bpfagg_active())
+			label_cgroup(rec->cgroup.id, path);
+	}
 }
 
 void
@@ -407,8 +415,11 @@ handle(const void *p, size_t size, uint64_t time, void *arg)
 		count_lost(rec, size, rec->lost_samples.lost);
 		break;
 	case PERF_RECORD_CGROUP:
-		label_cgroup(rec->cgroup.id,
-		    record_string(&record_daemon, rec, size, str, sizeof(str)));
+		/* With BPF it was at its arrival (cgroup_arrival); the path
+		 * is the same from the start of sampling to its end. */
+		if (!bpfagg_active())
+			label_cgroup(rec->cgroup.id,
+			    record_string(&record_daemon, rec, size, str, sizeof(str)));
 		break;
 	case PERF_RECORD_THROTTLE:
 		count_throttle(rec, size);
