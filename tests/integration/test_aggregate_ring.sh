@@ -6,7 +6,7 @@
 require_perf
 
 rc=77
-for t in test_daemon_hot test_images_nobid test_images_elsewhere \
+for t in test_daemon_hot test_daemon_procs test_images_nobid test_images_elsewhere \
     test_images_vdso test_labels test_jit_jitdump; do
 	DCPI_AGGREGATE=ring sh "$top_srcdir/tests/integration/$t.sh" >"$T/$t.log" 2>&1
 	r=$?
