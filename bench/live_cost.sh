@@ -10,54 +10,10 @@
 # Run by hand, as root: sh bench/live_cost.sh BUILDDIR [SECS] [REPS].
 # perf record runs with -B (no build-id pass at the end): this machine's
 # perf 6.1 aborts in that pass; -B only makes perf cheaper.
-set -u
-B=$(cd "${1:-.}" && pwd)
 SECS=${2:-60}
 REPS=${3:-3}
-SRC=$(cd "$(dirname "$0")/.." && pwd)
-DCPID=$B/daemon/dcpid
-DCPICTL=$B/ctl/dcpictl
-PERF=${PERF:-perf}
-NCPU=$(nproc)
-HZ=$(getconf CLK_TCK)
-T=$(mktemp -d "${TMPDIR:-/tmp}/dcpi-live.XXXXXX")
-HOTS=
-PROF=
-
-cleanup() {
-	for p in $HOTS $PROF; do kill -KILL "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-[ "$(id -u)" = 0 ] || { echo "live_cost: needs root (system-wide sampling)" >&2; exit 1; }
-[ -x "$DCPID" ] && [ -x "$DCPICTL" ] || { echo "live_cost: build dcpid and dcpictl in $B first" >&2; exit 1; }
-command -v "$PERF" >/dev/null || { echo "live_cost: no perf (linux-perf)" >&2; exit 1; }
-cc -O2 -o "$T/hot" "$SRC/tests/workload/hot.c" || exit 1
-# A fixed amount of work (not of CPU time) for the slowdown.
-cat >"$T/fixed.c" <<'EOF'
-#include <stdlib.h>
-int main(int argc, char **argv)
-{
-	volatile unsigned long x = 0;
-	unsigned long i, n = strtoul(argv[1], NULL, 10);
-	(void)argc;
-	for (i = 0; i < n; i++)
-		x += i * i ^ (x >> 3);
-	return x == 42;
-}
-EOF
-cc -O2 -o "$T/fixed" "$T/fixed.c" || exit 1
-
-busy_start() {
-	HOTS=
-	for _ in $(seq 1 "$NCPU"); do "$T/hot" 100000 & HOTS="$HOTS $!"; done
-}
-busy_stop() { for p in $HOTS; do kill "$p"; done; wait $HOTS 2>/dev/null; HOTS=; }
-
-cpu_secs() { awk -v hz="$HZ" '{ sub(/.*\) /, ""); printf "%.2f", ($12 + $13) / hz }' "/proc/$1/stat"; }
+NAME=live_cost
+. "$(dirname "$0")/live_common.sh"
 hwm_mb() { awk '/^VmHWM/ { printf "%.1f", $2 / 1024 }' "/proc/$1/status"; }
 
 # bytes: all written; profiles: without the epoch's copy of kallsyms (a

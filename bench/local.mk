@@ -41,6 +41,13 @@ bench-live-cost: daemon/dcpid ctl/dcpictl
 	$(SHELL) $(srcdir)/bench/live_cost.sh .
 .PHONY: bench-sample-path bench-live-cost
 
+# `make bench-bpf-cost`: aggregate=bpf against ring and perf record at
+# 10 kHz, and the slowdown at 5 kHz (bench/README, "In-kernel aggregation").
+EXTRA_DIST += bench/bpf_cost.sh bench/live_common.sh
+bench-bpf-cost: daemon/dcpid ctl/dcpictl
+	$(SHELL) $(srcdir)/bench/bpf_cost.sh .
+.PHONY: bench-bpf-cost
+
 # period-jitter (section "Period jitter"), as root: `make bench-jitter`.
 noinst_PROGRAMS += bench/jitter
 bench_jitter_SOURCES = bench/jitter.c

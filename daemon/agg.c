@@ -100,7 +100,7 @@ grow(struct table *t)
 }
 
 static inline __attribute__((always_inline)) void
-count(struct table *t, uint32_t offset)
+count(struct table *t, uint32_t offset, uint32_t n)
 {
 	struct dcpi_count *s;
 
@@ -112,15 +112,14 @@ count(struct table *t, uint32_t offset)
 		t->used++;
 		entries++;
 	}
-	if (s->count != UINT32_MAX)
-		s->count++;
+	s->count = s->count > UINT32_MAX - n ? UINT32_MAX : s->count + n;
 }
 
 /* The first sample of (event, image) since its counts were written: its
  * table, and the arrays leading to it, are made here, off the common
  * path. */
 static int __attribute__((noinline))
-add_first(uint32_t event, uint32_t image, uint32_t offset)
+add_first(uint32_t event, uint32_t image, uint32_t offset, uint32_t k)
 {
 	struct evtables *e;
 	struct table *t;
@@ -140,7 +139,7 @@ add_first(uint32_t event, uint32_t image, uint32_t offset)
 	}
 	t = e->img[image] = xcalloc(1, sizeof(*t));
 	mem += sizeof(*t);
-	count(t, offset);
+	count(t, offset, k);
 	return 1;
 }
 
@@ -151,8 +150,22 @@ agg_add(uint32_t event, uint32_t image, uint32_t offset)
 
 	if (event >= nev || image >= ev[event].nimg ||
 	    (t = ev[event].img[image]) == NULL)
-		return add_first(event, image, offset);
-	count(t, offset);
+		return add_first(event, image, offset, 1);
+	count(t, offset, 1);
+	return 0;
+}
+
+int
+agg_add_n(uint32_t event, uint32_t image, uint32_t offset, uint32_t n)
+{
+	struct table *t;
+
+	if (n == 0)
+		return 0;
+	if (event >= nev || image >= ev[event].nimg ||
+	    (t = ev[event].img[image]) == NULL)
+		return add_first(event, image, offset, n);
+	count(t, offset, n);
 	return 0;
 }
 

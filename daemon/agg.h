@@ -31,6 +31,8 @@ void agg_fini(void);
  * Returns 1 when it is the first of (event, image) since its counts were
  * last written, else 0. */
 int agg_add(uint32_t event, uint32_t image, uint32_t offset);
+/* n samples at once (the kernel's aggregated counts, daemon/bpfagg.h). */
+int agg_add_n(uint32_t event, uint32_t image, uint32_t offset, uint32_t n);
 /* Calls cb for every (event, image) holding samples with its counts sorted
  * by offset (c[0..n), owned by agg and valid during the call).  When cb
  * returns 0 the table is emptied (its counts are on disk); otherwise it is

@@ -91,6 +91,77 @@ static struct mfile	  vdso_mf = { .refs = 1, .kind = MF_VDSO };
 static size_t		  mem;
 static uint64_t		  nprefetched;
 
+/*
+ * Files by (device, inode), for the counts the kernel aggregated (BPF,
+ * daemon/bpfagg.h), which are keyed by file and offset: the image read
+ * from each file met while its mapping was live (an MMAP2's at its
+ * arrival, a lazy resolution's open, a file the program noted).  dev is
+ * the kernel's encoding (MAJOR << 20 | MINOR), as bpf reads it.  An inode
+ * number is not reused while a mapping holds its file, so an entry stays
+ * true for the samples taken while the file was mapped.
+ */
+struct fent {
+	uint64_t	 dev, ino;
+	struct img	*img;		/* NULL: anonymous to attribution (memfd) */
+};
+static struct htab	  files;
+
+static uint64_t
+fent_hash(uint64_t dev, uint64_t ino)
+{
+	uint64_t h = ino * 0x9e3779b97f4a7c15ULL ^ dev * 0xff51afd7ed558ccdULL;
+
+	return h ^ (h >> 31);
+}
+
+static struct fent *
+fent_find(uint64_t dev, uint64_t ino, struct htab_iter *it)
+{
+	struct fent *e;
+
+	for (e = (struct fent *)htab_first(&files, fent_hash(dev, ino), it); e != NULL;
+	    e = (struct fent *)htab_next(&files, it))
+		if (e->dev == dev && e->ino == ino)
+			return e;
+	return NULL;
+}
+
+static uint64_t
+kdev(dev_t d)
+{
+	return (uint64_t)major(d) << 20 | minor(d);
+}
+
+/* Files learnt since the core last asked (attr_file_learnt); past
+ * LEARNT_MAX of them the rest are found as the program reports them. */
+#define LEARNT_MAX	64
+static struct { uint64_t dev, ino; } learnt[LEARNT_MAX];
+static size_t		  nlearnt;
+
+static void
+file_learn(uint64_t dev, uint64_t ino, struct img *im)
+{
+	struct htab_iter it;
+	struct fent *e;
+
+	if ((e = fent_find(dev, ino, &it)) != NULL && e->img == im)
+		return;
+	if (im != NULL)
+		im->file_known = 1;
+	if (im != NULL && nlearnt < LEARNT_MAX) {
+		learnt[nlearnt].dev = dev;
+		learnt[nlearnt++].ino = ino;
+	}
+	if (e != NULL) {
+		e->img = im;
+		return;
+	}
+	e = xcalloc(1, sizeof(*e));
+	*e = (struct fent){ dev, ino, im };
+	xhtab_add(&files, fent_hash(dev, ino), (uintptr_t)e);
+	mem += sizeof(*e);
+}
+
 static const char *reason_names[ATTR_NREASONS] = {
 	[ATTR_OK] = "ok",
 	[ATTR_UNKNOWN_PID] = "unknown-pid",
@@ -222,6 +293,7 @@ mf_try_path(struct mfile *f, const char *path, const char *candidate,
 		im = image_from_fd(fd, path, f->bid, f->bidlen, &mismatch);
 	if (im) {
 		image_set_inode(st.st_dev, st.st_ino, stamp, im);
+		file_learn(kdev(st.st_dev), st.st_ino, im);
 		image_hold(im, fd);
 	}
 	close(fd);
@@ -529,6 +601,28 @@ read_live(uint32_t pid, uint64_t start, uint64_t end, const char *path,
 	return im;
 }
 
+/* The process gone already (it ran for a millisecond): the file at the
+ * mapping's path, if it carries the MMAP2's build-id (or, without one, has
+ * its inode), is the mapped one, for the kernel's counts keyed by file;
+ * what the lazy resolution does for the ring's samples (mf_resolve). */
+static void
+learn_by_path(const struct attr_mmap *m, size_t bidlen)
+{
+	struct mfile tmp;
+
+	if (m->filename[0] != '/' || deleted(m->filename))
+		return;
+	memset(&tmp, 0, sizeof(tmp));
+	if (bidlen > BUILD_ID_MAX)
+		bidlen = BUILD_ID_MAX;
+	memcpy(tmp.bid, m->build_id, bidlen);
+	tmp.bidlen = bidlen;
+	tmp.ino = m->has_build_id ? 0 : m->ino;
+	if (bidlen == 0 && tmp.ino == 0)
+		return;		/* nothing to check the file against */
+	mf_try_path(&tmp, m->filename, m->filename, 1);
+}
+
 void
 attr_prefetch(const struct attr_mmap *m)
 {
@@ -539,11 +633,30 @@ attr_prefetch(const struct attr_mmap *m)
 	if (!(m->prot & PROT_EXEC) || m->len == 0 || !is_file(m->filename) ||
 	    m->start + m->len < m->start)
 		return;
-	if (bidlen > 0 && image_by_build_id(m->build_id, bidlen) != NULL)
-		return;		/* known: nothing to read */
-	if ((im = read_live(m->pid, m->start, m->start + m->len, m->filename,
-	    m->build_id, bidlen)) == NULL)
+	if (bidlen > 0 && (im = image_by_build_id(m->build_id, bidlen)) != NULL) {
+		/* Known: nothing to read; only which file it is, for the
+		 * kernel's counts (a stat of the mapping itself). */
+		char mf[64];
+		struct stat st;
+
+		/* Once per image: a process that maps another copy of it (a
+		 * file of the same build-id) is learnt when the kernel
+		 * reports the file (attr_file_learn_at). */
+		if (im->file_known)
+			return;
+		snprintf(mf, sizeof(mf), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64,
+		    m->pid, m->start, m->start + m->len);
+		if (stat(mf, &st) == 0)
+			file_learn(kdev(st.st_dev), st.st_ino, im);
+		else
+			learn_by_path(m, bidlen);
 		return;
+	}
+	if ((im = read_live(m->pid, m->start, m->start + m->len, m->filename,
+	    m->build_id, bidlen)) == NULL) {
+		learn_by_path(m, bidlen);
+		return;
+	}
 	nprefetched++;
 	if (bidlen == 0) {
 		s = pf_slot(m->pid, m->start, m->len, m->pgoff);
@@ -583,6 +696,7 @@ attr_fini(void)
 {
 	struct htab_iter it;
 	struct proc *p;
+	struct fent *e;
 
 	memset(&it, 0, sizeof(it));
 	while ((p = (struct proc *)htab_each(&procs, &it)) != NULL) {
@@ -592,6 +706,10 @@ attr_fini(void)
 	}
 	htab_fini(&procs);
 	htab_fini(&mfiles);
+	memset(&it, 0, sizeof(it));
+	while ((e = (struct fent *)htab_each(&files, &it)) != NULL)
+		free(e);
+	htab_fini(&files);
 	lastproc = NULL;
 	mem = 0;
 	kernel_fini();
@@ -686,6 +804,34 @@ attr_exit(uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid)
 		proc_free(pid);
 }
 
+/* File offset foff of im as an offset from its text start; *seg is the
+ * segment hit last, tried first. */
+static enum attr_reason
+file_offset(struct img *im, uint64_t foff, uint32_t *seg, struct image **img,
+    uint32_t *offset)
+{
+	const struct dcpi_image_seg *s;
+	uint64_t off;
+	uint32_t i;
+
+	s = &im->segs[*seg < im->nsegs ? *seg : 0];
+	if (foff - s->offset >= s->filesz) {
+		for (i = 0; i < im->nsegs; i++)
+			if (foff - im->segs[i].offset < im->segs[i].filesz)
+				break;
+		if (i == im->nsegs)
+			return ATTR_OUTSIDE_TEXT;
+		*seg = i;
+		s = &im->segs[i];
+	}
+	off = foff - s->offset + s->vaddr - im->pub.tstart;
+	if (off >= im->pub.tsize)
+		return ATTR_OUTSIDE_TEXT;
+	*img = &im->pub;
+	*offset = off;
+	return ATTR_OK;
+}
+
 enum attr_reason
 attr_sample(uint32_t pid, uint64_t pc, uint16_t cpumode, struct image **img,
     uint32_t *offset)
@@ -693,8 +839,6 @@ attr_sample(uint32_t pid, uint64_t pc, uint16_t cpumode, struct image **img,
 	struct proc *p;
 	struct map *m;
 	struct img *im;
-	const struct dcpi_image_seg *s;
-	uint64_t foff, off;
 	uint32_t i;
 
 	switch (cpumode & PERF_RECORD_MISC_CPUMODE_MASK) {
@@ -730,22 +874,65 @@ attr_sample(uint32_t pid, uint64_t pc, uint16_t cpumode, struct image **img,
 	}
 	if ((im = m->f->img) == NULL)
 		return ATTR_UNREADABLE;
-	foff = pc - m->start + m->pgoff;
-	s = &im->segs[m->seg < im->nsegs ? m->seg : 0];
-	if (foff - s->offset >= s->filesz) {
-		for (i = 0; i < im->nsegs; i++)
-			if (foff - im->segs[i].offset < im->segs[i].filesz)
-				break;
-		if (i == im->nsegs)
-			return ATTR_OUTSIDE_TEXT;
-		m->seg = i;
-		s = &im->segs[i];
+	return file_offset(im, pc - m->start + m->pgoff, &m->seg, img, offset);
+}
+
+enum attr_reason
+attr_file_sample(uint64_t dev, uint64_t ino, uint64_t foff, struct image **img,
+    uint32_t *offset)
+{
+	struct htab_iter it;
+	struct fent *e;
+	uint32_t seg = 0;
+
+	if ((e = fent_find(dev, ino, &it)) == NULL)
+		return ATTR_NO_MAP;
+	if (e->img == NULL)
+		return ATTR_ANON;
+	return file_offset(e->img, foff, &seg, img, offset);
+}
+
+int
+attr_file_learnt(uint64_t *dev, uint64_t *ino)
+{
+	if (nlearnt == 0)
+		return -1;
+	nlearnt--;
+	*dev = learnt[nlearnt].dev;
+	*ino = learnt[nlearnt].ino;
+	return 0;
+}
+
+enum attr_reason
+attr_file_learn_at(uint64_t dev, uint64_t ino, uint32_t pid, uint64_t pc)
+{
+	char mf[64];
+	struct stat st;
+	struct proc *p;
+	struct map *m;
+	uint32_t i;
+
+	if ((p = proc_find(pid)) == NULL)
+		return ATTR_UNKNOWN_PID;
+	if ((i = maps_lower(p, pc)) == p->n || pc < p->maps[i].start)
+		return ATTR_NO_MAP;
+	m = &p->maps[i];
+	/* The model's mapping is the noted file only if the live mapping
+	 * is (or, the process gone, if the MMAP2 or scan named its inode). */
+	snprintf(mf, sizeof(mf), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64,
+	    pid, m->start, m->end);
+	if (stat(mf, &st) == 0 ? kdev(st.st_dev) != dev || st.st_ino != ino :
+	    m->f->ino == 0 || kdev(m->f->dev) != dev || m->f->ino != ino)
+		return ATTR_NO_MAP;
+	if (m->f->kind != MF_FILE) {
+		file_learn(dev, ino, NULL);
+		return ATTR_ANON;
 	}
-	off = foff - s->offset + s->vaddr - im->pub.tstart;
-	if (off >= im->pub.tsize)
-		return ATTR_OUTSIDE_TEXT;
-	*img = &im->pub;
-	*offset = off;
+	if (m->f->state == MF_UNRESOLVED)
+		mf_resolve(m->f, pid, m);
+	if (m->f->img == NULL)
+		return ATTR_UNREADABLE;
+	file_learn(dev, ino, m->f->img);
 	return ATTR_OK;
 }
 
@@ -876,6 +1063,6 @@ attr_nprocs(void)
 size_t
 attr_memory(void)
 {
-	return mem + htab_memory(&procs) + htab_memory(&mfiles) +
+	return mem + htab_memory(&procs) + htab_memory(&mfiles) + htab_memory(&files) +
 	    image_memory() + kernel_memory();
 }

@@ -66,6 +66,22 @@ void attr_exit(uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid);
 enum attr_reason attr_sample(uint32_t pid, uint64_t pc, uint16_t cpumode,
     struct image **img, uint32_t *offset);
 
+/* Attributes a count the kernel keyed by file (dev in the kernel's
+ * encoding, MAJOR << 20 | MINOR; ino) and file offset foff
+ * (daemon/bpfagg_key.h): ATTR_OK with *img and *offset as attr_sample;
+ * ATTR_NO_MAP when the file is not known yet (attr_file_learn_at). */
+enum attr_reason attr_file_sample(uint64_t dev, uint64_t ino, uint64_t foff,
+    struct image **img, uint32_t *offset);
+/* Learns file (dev, ino) from the mapping at pc of pid, checked to be that
+ * file: ATTR_OK, or why not (ATTR_ANON: the attribution takes the mapping
+ * as anonymous, whose samples must take the ring-buffer path). */
+enum attr_reason attr_file_learn_at(uint64_t dev, uint64_t ino, uint32_t pid,
+    uint64_t pc);
+
+/* A file (dev, ino) whose image was learnt since the last call (at most
+ * the last 64): 0, or -1 when there is none. */
+int attr_file_learnt(uint64_t *dev, uint64_t *ino);
+
 size_t attr_nimages(void);
 struct image *attr_image(uint32_t index);
 /* Processes modelled and bytes of memory held, for status. */

@@ -14,7 +14,9 @@
 
 #include "agg.h"
 #include "attr.h"
+#include "bpfagg.h"
 #include "cache.h"
+#include "conf.h"
 #include "core.h"
 #include "flush.h"
 #include "jit.h"
@@ -64,6 +66,9 @@ struct pending_label {
 };
 static struct pending_label	 plabel[CORE_LABELS_PENDING];
 static size_t			 nplabel;
+
+/* Which path counts the samples (status), and why. */
+static char	 agg_path[640] = "ring";
 
 void
 core_init(size_t memory_cap)
@@ -201,6 +206,19 @@ parse_mmap2(const union record *rec, size_t size, struct attr_mmap *m, char *str
 	return 0;
 }
 
+/* The files the attribution has just learnt are counted in the kernel
+ * from their first sample on (daemon/bpfagg_key.h): a new process's
+ * mapping is learnt as its MMAP2 arrives, before it runs much. */
+static void
+bpf_known(void)
+{
+	uint64_t dev, ino;
+
+	while (attr_file_learnt(&dev, &ino) == 0)
+		if (bpfagg_active())
+			bpfagg_file_state(dev, ino, BPFAGG_FILE_KNOWN);
+}
+
 /* Out of line: its buffer would cost every record a stack probe. */
 static void __attribute__((noinline, cold))
 prefetch(const union record *rec, size_t size)
@@ -212,6 +230,7 @@ prefetch(const union record *rec, size_t size)
 	if (parse_mmap2(rec, size, &m, str, sizeof(str)) == 0 &&
 	    !jit_is_dump(m.filename))
 		attr_prefetch(&m);
+	bpf_known();
 }
 
 static void __attribute__((noinline, cold))
@@ -219,9 +238,17 @@ cgroup_arrival(const union record *rec, size_t size)
 {
 	char str[4096];
 
-	if (record_check(&record_daemon, rec, size) == 0)
-		label_cgroup_arrival(rec->cgroup.id,
-		    record_string(&record_daemon, rec, size, str, sizeof(str)));
+	const char *path;
+
+	if (record_check(&record_daemon, rec, size) == 0) {
+		path = record_string(&record_daemon, rec, size, str, sizeof(str));
+		label_cgroup_arrival(rec->cgroup.id, path);
+		/* The kernel's counts of the last moments are drained before
+		 * their records are processed: a new cgroup is named at once
+		 * (an id is new, so no earlier sample can name it). */
+		if (bpfagg_active())
+			label_cgroup(rec->cgroup.id, path);
+	}
 }
 
 void
@@ -390,8 +417,11 @@ handle(const void *p, size_t size, uint64_t time, void *arg)
 		count_lost(rec, size, rec->lost_samples.lost);
 		break;
 	case PERF_RECORD_CGROUP:
-		label_cgroup(rec->cgroup.id,
-		    record_string(&record_daemon, rec, size, str, sizeof(str)));
+		/* With BPF it was at its arrival (cgroup_arrival); the path
+		 * is the same from the start of sampling to its end. */
+		if (!bpfagg_active())
+			label_cgroup(rec->cgroup.id,
+			    record_string(&record_daemon, rec, size, str, sizeof(str)));
 		break;
 	case PERF_RECORD_THROTTLE:
 		count_throttle(rec, size);
@@ -402,6 +432,118 @@ handle(const void *p, size_t size, uint64_t time, void *arg)
 	default:
 		break;
 	}
+}
+
+/*
+ * One count the kernel aggregated (daemon/bpfagg.h), attributed like a
+ * sample: the same streams, images and offsets as the ring's samples, so
+ * that the profiles cannot tell the paths apart.  A file not known yet is
+ * learnt from where the program first met it.
+ */
+static void
+bpf_count(const struct bpfagg_key *k, uint64_t n, void *arg)
+{
+	struct image *img;
+	uint32_t off, stream;
+	uint64_t i;
+	enum attr_reason r;
+
+	(void)arg;
+	if (k->event >= perf_nevents()) {
+		nunknown_id += n;
+		return;
+	}
+	nsamples += n;
+	stream = AGG_STREAM(k->event, k->flags & BPFAGG_IDLE ? LABEL_IDLE :
+	    label_of(0, k->cgroup));
+	if (k->flags & BPFAGG_KERNEL) {
+		r = attr_sample(0, k->addr, PERF_RECORD_MISC_KERNEL, &img, &off);
+	} else {
+		r = attr_file_sample(k->dev, k->ino, k->addr, &img, &off);
+	}
+	if (r != ATTR_OK) {
+		if (r < ATTR_NREASONS)
+			for (i = 0; i < n; i++)
+				count_unattr(k->event, r);
+		return;
+	}
+	agg_add_n(stream, img->index, off, n > UINT32_MAX ? UINT32_MAX : (uint32_t)n);
+}
+
+/*
+ * The files the program met since the last drain: counted in the kernel
+ * from now on if the attribution knows them (learnt at their MMAP2's
+ * arrival, or now from the mapping the program saw), else left to the
+ * ring.  Before the counts: a file's counts exist only once it is known.
+ * A file not known yet stays NEW in the program's map (its samples take
+ * the ring, whose lazy resolution may learn it) and is looked at again at
+ * the next drains, BPF_NEWS_PENDING of them at most.
+ */
+#define BPF_NEWS_PENDING	1024
+struct bpf_pending {
+	uint64_t	dev, ino;
+};
+static struct bpf_pending	bpf_pend[BPF_NEWS_PENDING];
+static size_t			nbpf_pend;
+
+/* 1 if (dev, ino) is settled (known, or anonymous: to the ring). */
+static int
+bpf_settle(uint64_t dev, uint64_t ino, enum attr_reason learnt)
+{
+	struct image *img;
+	uint32_t off;
+	enum attr_reason r;
+
+	/* Offset 0 only asks whether the file is known. */
+	r = attr_file_sample(dev, ino, 0, &img, &off);
+	if (r == ATTR_ANON || (r == ATTR_NO_MAP && learnt == ATTR_UNREADABLE))
+		bpfagg_file_state(dev, ino, BPFAGG_FILE_PASS);
+	else if (r != ATTR_NO_MAP)
+		bpfagg_file_state(dev, ino, BPFAGG_FILE_KNOWN);
+	else
+		return 0;
+	return 1;
+}
+
+static void
+bpf_news(void)
+{
+	uint64_t dev, ino, pc;
+	uint32_t pid;
+	size_t i, j, n;
+
+	for (i = j = 0; i < nbpf_pend; i++)
+		if (!bpf_settle(bpf_pend[i].dev, bpf_pend[i].ino, ATTR_OK))
+			bpf_pend[j++] = bpf_pend[i];
+	nbpf_pend = j;
+	/* Bounded: the queue holds BPFAGG_MAX_NEWS, and a file is queued
+	 * once until dcpid settles or forgets it. */
+	for (n = 0; n < BPFAGG_MAX_NEWS && bpfagg_news(&dev, &ino, &pid, &pc) == 0; n++) {
+		enum attr_reason lr = ATTR_OK;
+		struct image *img;
+		uint32_t off;
+
+		if (attr_file_sample(dev, ino, 0, &img, &off) == ATTR_NO_MAP)
+			lr = attr_file_learn_at(dev, ino, pid, pc);
+		if (bpf_settle(dev, ino, lr))
+			continue;
+		if (nbpf_pend < BPF_NEWS_PENDING)
+			bpf_pend[nbpf_pend++] = (struct bpf_pending){ dev, ino };
+		/* else it stays NEW: its samples take the ring for good. */
+	}
+}
+
+/* While a `dcpictl label` run is pending or in force, every sample takes
+ * the ring-buffer path, ordered with the FORK records that label them. */
+static void
+bpf_update_pass(void)
+{
+	struct label_stats ls;
+
+	if (!bpfagg_active())
+		return;
+	label_stats(&ls);
+	bpfagg_pass_all(nplabel > 0 || ls.running > 0);
 }
 
 static void
@@ -430,6 +572,49 @@ process_until(uint64_t safe)
 		nplabel -= i;
 	}
 	order_process(safe, handle, NULL);
+	/* After the records: the cgroups they created are known. */
+	bpf_known();
+	bpf_news();
+	bpfagg_drain(bpf_count, NULL);
+	bpf_update_pass();
+}
+
+int
+core_start_aggregate(unsigned mode, int callchains, char *err, size_t errlen)
+{
+	char why[512];
+
+	if (mode == CONFIG_AGGREGATE_RING) {
+		snprintf(agg_path, sizeof(agg_path), "ring (aggregate = ring)");
+	} else if (callchains) {
+		/* The chains are the ring's: the program keeps only PCs. */
+		snprintf(agg_path, sizeof(agg_path), "ring (call chains are sampled)");
+		if (mode == CONFIG_AGGREGATE_BPF) {
+			snprintf(err, errlen, "aggregate = bpf: call chains need the "
+			    "ring buffers; use aggregate = auto or ring");
+			return -1;
+		}
+	} else if (bpfagg_init(why, sizeof(why)) == 0) {
+		snprintf(agg_path, sizeof(agg_path), "bpf (in the kernel; "
+		    "anonymous code and labelled runs through the ring)");
+		bpf_update_pass();
+	} else if (mode == CONFIG_AGGREGATE_BPF) {
+		snprintf(err, errlen, "aggregate = bpf: %s", why);
+		return -1;
+	} else {
+		snprintf(agg_path, sizeof(agg_path), "ring (BPF: %s)", why);
+	}
+	log_notice("samples counted by %s", agg_path);
+	return 0;
+}
+
+void
+core_stop_aggregate(void)
+{
+	/* Whatever the kernel counted goes into the aggregation first. */
+	if (bpfagg_active())
+		bpfagg_drain(bpf_count, NULL);
+	bpfagg_fini();
 }
 
 void
@@ -660,6 +845,11 @@ core_status(struct status_writer *w)
 		    perf_jitter_refused());
 	else
 		status_add(w, "period-jitter", "none");
+	status_add(w, "aggregate", "%s", agg_path);
+	if (bpfagg_active())
+		status_add(w, "aggregate-bpf", "%ju samples in %ju drains, %ju "
+		    "count sets filled", (uintmax_t)bpfagg_samples(),
+		    (uintmax_t)bpfagg_drains(), (uintmax_t)bpfagg_switches());
 	status_add(w, "cpus", "%zu", perf_ncpus());
 	status_add(w, "images", "%zu", attr_nimages());
 	status_add(w, "images-read-live", "%ju", (uintmax_t)attr_prefetched());
@@ -739,6 +929,8 @@ core_label(uint32_t pid, const char *name, char *msg, size_t msglen)
 	plabel[nplabel].pid = pid;
 	plabel[nplabel].name = xstrdup(name);
 	nplabel++;
+	/* From now on the kernel leaves every sample to the ring. */
+	bpf_update_pass();
 	return 0;
 }
 

@@ -29,6 +29,14 @@ void core_set_memory_cap(size_t memory_cap);
 /* Call chains of depth frames at most kept per sample (0: none); perf.c
  * samples them (perf_set_callchain). */
 void core_set_callchain(unsigned depth);
+/* After perf_init: where the samples are counted, by mode
+ * (CONFIG_AGGREGATE_*, lib/conf.h): in the kernel (daemon/bpfagg.h) where
+ * the program loads and no call chains are sampled, else through the ring
+ * buffers; said in the log and status.  -1 with why in err[errlen] when
+ * mode is bpf and the kernel path cannot run. */
+int core_start_aggregate(unsigned mode, int callchains, char *err, size_t errlen);
+/* Before perf_fini: drains and unloads the program. */
+void core_stop_aggregate(void);
 /* perf_record_cb: queues a record for ordered processing. */
 void core_record(const union record *rec, size_t size, uint64_t time);
 /* Reads every ring buffer and processes the records that are safe to

@@ -82,7 +82,7 @@ usage(FILE *fp)
 	fprintf(fp,
 	    "usage: dcpid [-f] [-e EVENT]... [-d DB] [--flush-interval S] [--socket PATH]\n"
 	    "             [--cpus LIST] [-g] [--callchain fp|none] [--label-by HOW]\n"
-	    "             [--period-jitter PCT] [-v]\n"
+	    "             [--period-jitter PCT] [--aggregate auto|bpf|ring] [-v]\n"
 	    "             [--config FILE] [--check-config]\n"
 	    "             [--help] [--version]\n"
 	    "  -e, --event EVENT      libpfm4 event to sample (repeatable; modifiers :u :k\n"
@@ -96,6 +96,8 @@ usage(FILE *fp)
 	    "  --label-by HOW         label samples by unit, cgroup or none (default unit)\n"
 	    "  --period-jitter PCT    each sampling rate drawn uniformly within PCT%% of\n"
 	    "                         the event's, 0 to 50 (default 0: fixed periods)\n"
+	    "  --aggregate HOW        count samples in the kernel (bpf), through the ring\n"
+	    "                         buffers (ring, default), or bpf where it loads (auto)\n"
 	    "  -f, --foreground       log to stderr without sd-daemon priority prefixes\n"
 	    "  -v, --verbose          more messages (twice: debug)\n"
 	    "  --config FILE          configuration file (default %s)\n"
@@ -240,6 +242,11 @@ start_sampling(const struct config *c, char *err, size_t errlen)
 	perf_set_jitter(c->period_jitter);
 	if (perf_init(c->events, c->nevents, c->cpus, core_record, err, errlen) == -1)
 		return -1;
+	if (core_start_aggregate(c->aggregate, c->callchain == CONFIG_CALLCHAIN_FP,
+	    err, errlen) == -1) {
+		perf_fini();
+		return -1;
+	}
 	perf_enable();
 	/* After enabling, so that a mapping made during the scan is in the
 	 * scan or in a record. */
@@ -277,12 +284,16 @@ reload(struct config *c, const struct cmdline *cl, char *msg, size_t msglen)
 	if (!same_events(c, &n) || (n.cpus == NULL) != (c->cpus == NULL) ||
 	    (n.cpus && strcmp(n.cpus, c->cpus) != 0) || n.callchain != c->callchain ||
 	    n.callchain_depth != c->callchain_depth ||
-	    n.period_jitter != c->period_jitter) {
+	    n.period_jitter != c->period_jitter || n.aggregate != c->aggregate) {
 		perf_disable();
 		core_process(1);
+		core_stop_aggregate();
 		if (core_flush_run(err, sizeof(err)) == -1) {
 			snprintf(msg, msglen, "%s; keeping the old events", err);
 			log_warnx("reload: %s", msg);
+			if (core_start_aggregate(c->aggregate, c->callchain ==
+			    CONFIG_CALLCHAIN_FP, err, sizeof(err)) == -1)
+				fatalx("%s", err);
 			perf_enable();
 			config_free(&n);
 			return -1;
@@ -307,6 +318,7 @@ reload(struct config *c, const struct cmdline *cl, char *msg, size_t msglen)
 		c->callchain = n.callchain;
 		c->callchain_depth = n.callchain_depth;
 		c->period_jitter = n.period_jitter;
+		c->aggregate = n.aggregate;
 		for (i = 0; i < perf_nevents(); i++)
 			log_notice("sampling %s, period %ju", perf_event_name(i),
 			    (uintmax_t)perf_event_period(i));
@@ -471,6 +483,9 @@ main(int argc, char **argv)
 		fatalx_status(errno == EACCES || errno == EPERM ? EXIT_NOPERM :
 		    errno == EINVAL || errno == ENOENT || errno == EOPNOTSUPP ||
 		    errno == ENODEV ? EXIT_CONFIG : 1, "%s", err);
+	if (core_start_aggregate(c.aggregate, c.callchain == CONFIG_CALLCHAIN_FP,
+	    err, sizeof(err)) == -1)
+		fatalx_status(EXIT_CONFIG, "%s", err);
 	ops = core_ops;
 	ops.reload = control_reload;
 	if (control_init(c.socket, gid, &ops) == -1)
@@ -523,6 +538,7 @@ main(int argc, char **argv)
 		rc = 1;
 	}
 	control_fini();
+	core_stop_aggregate();
 	perf_fini();
 	core_fini();
 	label_fini();

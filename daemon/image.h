@@ -52,6 +52,7 @@ struct img {
 	uint8_t		 held;		/* an fd was taken or tried since the flush,
 					 * or none is needed (pseudo, cached) */
 	uint8_t		 cached;	/* in the build-id cache */
+	uint8_t		 file_known;	/* a file of it is in attr.c's file table */
 };
 
 #define BUILD_ID_MAX	DCPI_BUILD_ID_MAX

@@ -4,8 +4,10 @@
 sbin_PROGRAMS += daemon/dcpid
 noinst_LTLIBRARIES += daemon/libdcpid.la
 daemon_libdcpid_la_SOURCES =
-daemon_libdcpid_la_CFLAGS = $(AM_CFLAGS) $(ELF_CFLAGS) $(DW_CFLAGS) $(SYSTEMD_CFLAGS)
-daemon_libdcpid_la_LIBADD = lib/libdcpi.la lib/libdcpiutil.la $(PFM_LIBS) $(ELF_LIBS) $(DW_LIBS) $(SYSTEMD_LIBS)
+daemon_libdcpid_la_CFLAGS = $(AM_CFLAGS) $(ELF_CFLAGS) $(DW_CFLAGS) $(SYSTEMD_CFLAGS) \
+	$(BPF_CFLAGS) -I$(top_builddir)/daemon
+daemon_libdcpid_la_LIBADD = lib/libdcpi.la lib/libdcpiutil.la $(PFM_LIBS) $(ELF_LIBS) $(DW_LIBS) $(SYSTEMD_LIBS) \
+	$(BPF_LIBS)
 daemon_dcpid_SOURCES = daemon/dcpid.c
 daemon_dcpid_CFLAGS = $(daemon_libdcpid_la_CFLAGS)
 daemon_dcpid_LDADD = daemon/libdcpid.la
@@ -15,6 +17,22 @@ noinst_HEADERS += daemon/loop.h daemon/perf.h daemon/record.h daemon/order.h \
 	daemon/agg.h daemon/stack.h daemon/core.h
 daemon_libdcpid_la_SOURCES += daemon/loop.c daemon/perf.c daemon/perf_sys.c \
 	daemon/record.c daemon/order.c daemon/agg.c daemon/stack.c daemon/core.c
+
+# In-kernel aggregation: the BPF program (bpf/agg.bpf.c, compiled by clang
+# for the bpf target and embedded by bpftool as agg.skel.h) and its loader
+# and drain (bpfagg.c).
+noinst_HEADERS += daemon/bpfagg.h daemon/bpfagg_key.h
+daemon_libdcpid_la_SOURCES += daemon/bpfagg.c
+EXTRA_DIST += daemon/bpf/agg.bpf.c
+BUILT_SOURCES += daemon/agg.skel.h
+CLEANFILES += daemon/agg.bpf.o daemon/agg.skel.h
+daemon/agg.bpf.o: $(srcdir)/daemon/bpf/agg.bpf.c $(srcdir)/daemon/bpfagg_key.h
+	@$(MKDIR_P) daemon
+	$(AM_V_GEN)$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) \
+	    -I/usr/include/$(BPF_MULTIARCH) $(BPF_CFLAGS) -Wall -Werror \
+	    -c $(srcdir)/daemon/bpf/agg.bpf.c -o $@
+daemon/agg.skel.h: daemon/agg.bpf.o
+	$(AM_V_GEN)$(BPFTOOL) gen skeleton $< name agg_bpf > $@.tmp && mv $@.tmp $@
 
 # The profile database (epoch.c) and the flush into it (flush.c).
 noinst_HEADERS += daemon/epoch.h daemon/flush.h

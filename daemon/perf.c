@@ -814,6 +814,15 @@ perf_event_of_id(uint64_t id)
 	return m ? (int)m->event : -1;
 }
 
+size_t perf_nfds(void) { return nrbs; }
+
+int
+perf_fd(size_t i, int *event)
+{
+	*event = rbs[i].event == SIDEBAND ? -1 : (int)rbs[i].event;
+	return rbs[i].fd;
+}
+
 size_t
 perf_memory(void)
 {

@@ -78,6 +78,10 @@ uint64_t perf_event_period(size_t i);
 size_t perf_ncpus(void);
 /* The event index of a record's IDENTIFIER; -1 if unknown. */
 int perf_event_of_id(uint64_t id);
+/* The fds opened, sideband included: fd i, and its event index in *event
+ * (-1 for the sideband's). */
+size_t perf_nfds(void);
+int perf_fd(size_t i, int *event);
 /* Bytes of ring buffers mapped. */
 size_t perf_memory(void);
 

@@ -20,6 +20,11 @@
 /* callchain: the stacks sampled with each PC. */
 #define CONFIG_CALLCHAIN_NONE	0
 #define CONFIG_CALLCHAIN_FP	1	/* frame pointers, kernel and user */
+/* aggregate: where the samples are counted (daemon/bpfagg.h). */
+#define CONFIG_AGGREGATE_AUTO	0	/* in the kernel (BPF) where it loads */
+					/* (the default: RING) */
+#define CONFIG_AGGREGATE_BPF	1	/* in the kernel, or dcpid does not start */
+#define CONFIG_AGGREGATE_RING	2	/* every sample through the ring buffers */
 
 struct config {
 	char		*events[CONFIG_MAX_EVENTS];	/* libpfm4 strings, malloc'd */
@@ -39,6 +44,7 @@ struct config {
 	unsigned	 callchain;		/* CONFIG_CALLCHAIN_* */
 	unsigned	 callchain_depth;	/* frames per sample, at most */
 	unsigned	 period_jitter;		/* percent of each period, 0: fixed */
+	unsigned	 aggregate;		/* CONFIG_AGGREGATE_* */
 	/* Set by config_defaults and after config_load: the next "event"
 	 * starts a new list, so that the command line's events replace the
 	 * file's and a file's replace the defaults rather than add to them. */

@@ -115,6 +115,13 @@ TESTS += tests/test_record
 tests_test_record_SOURCES = tests/test_record.c
 tests_test_record_CFLAGS = $(TESTS_CFLAGS)
 tests_test_record_LDADD = daemon/libdcpid.la $(TESTS_LIBS)
+# The drain of the in-kernel counts, over slots in the test's memory.
+check_PROGRAMS += tests/test_bpfagg
+TESTS += tests/test_bpfagg
+tests_test_bpfagg_SOURCES = tests/test_bpfagg.c
+tests_test_bpfagg_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon
+tests_test_bpfagg_CFLAGS = $(TESTS_CFLAGS) $(BPF_CFLAGS)
+tests_test_bpfagg_LDADD = daemon/libdcpid.la $(TESTS_LIBS)
 # perf.c's set-up with perf_event_open, mmap and ioctl replaced.
 check_PROGRAMS += tests/test_perf
 TESTS += tests/test_perf
@@ -182,6 +189,14 @@ IMAGE_ITESTS = tests/integration/test_images_nobid.sh \
 TESTS += $(IMAGE_ITESTS)
 EXTRA_DIST += $(IMAGE_ITESTS) tests/workload/ctiny.c tests/workload/vdsoloop.c \
 	tests/workload/gohot.go
+
+# In-kernel aggregation (aggregate = bpf, not the default): the BPF path
+# against the ring's on one workload, and the attribution tests again
+# with every sample it can key counted in the kernel.
+AGG_ITESTS = tests/integration/test_aggregate_bpf.sh \
+	tests/integration/test_aggregate_bpf_attr.sh
+TESTS += $(AGG_ITESTS)
+EXTRA_DIST += $(AGG_ITESTS)
 
 # Attribution, linking the daemon's library (only the attribution's objects
 # and what they need come in).

@@ -648,6 +648,72 @@ test_scan_self(void **state)
 	assert_int_equal(attr_init(), 0);
 }
 
+/* The kernel's dev_t, as the BPF program reads it from the superblock. */
+static uint64_t
+kdev_of(dev_t d)
+{
+	return (uint64_t)major(d) << 20 | minor(d);
+}
+
+/* Counts keyed by file and offset (daemon/bpfagg_key.h): unknown until a
+ * mapping of the file is resolved or the file is learnt from where the
+ * program met it; checked against the mapping's inode. */
+static void
+test_file_keys(void **state)
+{
+	struct image *img = NULL;
+	uint32_t off = 0;
+	uint64_t dev = kdev_of(self.st.st_dev), ino = self.st.st_ino;
+	uint64_t foff = self_sym - self.xvaddr + self.xoff;
+	uint64_t ldev = kdev_of(lib.st.st_dev), lino = lib.st.st_ino;
+
+	(void)state;
+	attr_fini();
+	assert_int_equal(attr_init(), 0);
+	assert_int_equal(attr_file_sample(dev, ino, foff, &img, &off), ATTR_NO_MAP);
+	/* This process, from the scan: its own mapping, live. */
+	attr_scan_proc();
+	assert_int_equal(attr_file_learn_at(dev, ino + 1, getpid(),
+	    (uintptr_t)attr_test_target), ATTR_NO_MAP);
+	while (attr_file_learnt(&ldev, &lino) == 0)
+		;
+	assert_int_equal(attr_file_learn_at(dev, ino, getpid(),
+	    (uintptr_t)attr_test_target), ATTR_OK);
+	assert_int_equal(attr_file_sample(dev, ino, foff, &img, &off), ATTR_OK);
+	/* Learnt once: the core hands it on to the kernel's file map. */
+	assert_int_equal(attr_file_learnt(&ldev, &lino), 0);
+	assert_int_equal(ldev, dev);
+	assert_int_equal(lino, ino);
+	assert_int_equal(attr_file_learnt(&ldev, &lino), -1);
+	ldev = kdev_of(lib.st.st_dev);
+	lino = lib.st.st_ino;
+	assert_string_equal(img->path, self.path);
+	assert_int_equal(off, self_sym - self.xvaddr);
+	/* Outside the text: as attr_sample says. */
+	assert_int_equal(attr_file_sample(dev, ino, self.xoff + self.xfilesz + 0x100000,
+	    &img, &off), ATTR_OUTSIDE_TEXT);
+	/* A process gone (no map_files): the MMAP2's inode vouches for the
+	 * mapping; a build-id MMAP2 names no inode, so it cannot. */
+	mmap_exec(5000, &lib, BASE, 0, NULL);
+	mmap_exec(5001, &lib, BASE, 1, NULL);
+	assert_int_equal(attr_file_learn_at(ldev, lino, 5001,
+	    pc_of(&lib, BASE, lib_sym)), ATTR_NO_MAP);
+	assert_int_equal(attr_file_learn_at(ldev, lino, 5000, BASE - 1), ATTR_NO_MAP);
+	assert_int_equal(attr_file_learn_at(ldev, lino, 5002, BASE), ATTR_UNKNOWN_PID);
+	assert_int_equal(attr_file_learn_at(ldev, lino, 5000,
+	    pc_of(&lib, BASE, lib_sym)), ATTR_OK);
+	assert_int_equal(attr_file_sample(ldev, lino, lib_sym - lib.xvaddr + lib.xoff,
+	    &img, &off), ATTR_OK);
+	assert_int_equal(off, lib_sym - lib.xvaddr);
+	attr_exit(5000, 1, 5000, 1);
+	attr_exit(5001, 1, 5001, 1);
+	/* Known files stay known after their processes exit. */
+	assert_int_equal(attr_file_sample(ldev, lino, lib_sym - lib.xvaddr + lib.xoff,
+	    &img, &off), ATTR_OK);
+	attr_fini();
+	assert_int_equal(attr_init(), 0);
+}
+
 /* A deleted binary still mapped by a live process is read through
  * /proc/PID/map_files. */
 static void
@@ -762,6 +828,7 @@ main(void)
 		cmocka_unit_test(test_notes),
 		cmocka_unit_test(test_modules),
 		cmocka_unit_test(test_scan_self),
+		cmocka_unit_test(test_file_keys),
 		cmocka_unit_test(test_deleted),
 		cmocka_unit_test(test_fifo),
 		cmocka_unit_test(test_memory),

@@ -45,9 +45,12 @@ cc_work() {
 
 # Starts dcpid in the background with the test's DB and socket; extra
 # arguments are passed on (e.g. -e perf::cpu-clock).  Waits until the
-# control socket answers STATUS.
+# control socket answers STATUS.  DCPI_AGGREGATE=auto|bpf|ring picks where
+# the samples are counted (the default is ring; CI runs the attribution
+# tests once more with bpf: test_aggregate_bpf_attr.sh).
 start_dcpid() {
-	"$DCPID" -f -d "$DB" --socket "$SOCK" "$@" >"$DCPID_LOG" 2>&1 &
+	"$DCPID" -f -d "$DB" --socket "$SOCK" ${DCPI_AGGREGATE:+--aggregate "$DCPI_AGGREGATE"} \
+	    "$@" >"$DCPID_LOG" 2>&1 &
 	DCPID_PID=$!
 	for _ in $(seq 1 100); do
 		if "$DCPICTL" --socket "$SOCK" status >/dev/null 2>&1; then return 0; fi

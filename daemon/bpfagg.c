@@ -1,0 +1,282 @@
+/*
+ * The loader and the drain of the in-kernel aggregation (bpfagg.h).  The
+ * program is daemon/bpf/agg.bpf.c, built by clang and embedded through
+ * bpftool's skeleton (agg.skel.h, generated in the build directory).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpfagg.h"
+#include "log.h"
+#include "perf.h"
+#include "xmalloc.h"
+
+#include "agg.skel.h"
+
+static struct agg_bpf	 *skel;
+static struct bpf_link	**links;
+static size_t		  nlinks;
+static struct bpfagg_ctl *ctlp;		/* the maps, mapped (bpfagg_key.h) */
+static uint64_t		 *counts;
+static struct bpfagg_key *keys;
+static size_t		  ctl_len, counts_len, keys_len;
+static int		  resetting = -1;	/* a set to empty at the next drain */
+static uint64_t		  ndrains, nsamples, nswitches;
+
+/* libbpf's messages at debug level: a refusal is summed up by its caller. */
+static int
+print_fn(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	char buf[1024];
+
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	buf[strcspn(buf, "\n")] = '\0';
+	log_debug("libbpf: %s", buf);
+	return 0;
+}
+
+int
+bpfagg_active(void)
+{
+	return skel != NULL;
+}
+
+void
+bpfagg_fini(void)
+{
+	size_t i;
+
+	for (i = 0; i < nlinks; i++)
+		bpf_link__destroy(links[i]);
+	if (ctlp != NULL)
+		munmap(ctlp, ctl_len);
+	if (counts != NULL)
+		munmap(counts, counts_len);
+	if (keys != NULL)
+		munmap(keys, keys_len);
+	ctlp = NULL;
+	counts = NULL;
+	keys = NULL;
+	resetting = -1;
+	free(links);
+	links = NULL;
+	nlinks = 0;
+	agg_bpf__destroy(skel);
+	skel = NULL;
+}
+
+static int
+fail(char *why, size_t len, const char *what, int err)
+{
+	snprintf(why, len, "%s: %s", what, strerror(err < 0 ? -err : err));
+	bpfagg_fini();
+	return -1;
+}
+
+static size_t
+map_len(size_t bytes)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	return (bytes + page - 1) / page * page;
+}
+
+/* An array map's values in dcpid's memory, shared with the program;
+ * NULL on error.  Pointers into ctlp are NULL until mapped, so that
+ * fail() (bpfagg_fini) unmaps only what was. */
+static void *
+map_of(struct bpf_map *m, size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
+	    bpf_map__fd(m), 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+int
+bpfagg_init(char *why, size_t len)
+{
+	size_t i;
+	int err, ev, fd;
+
+	libbpf_set_print(print_fn);
+	if ((skel = agg_bpf__open()) == NULL)
+		return fail(why, len, "opening the BPF object", errno);
+	/* A load refused: no BTF (CONFIG_DEBUG_INFO_BTF), no bpf_find_vma
+	 * (Linux 5.17), no CAP_BPF and CAP_PERFMON. */
+	if ((err = agg_bpf__load(skel)) != 0)
+		return fail(why, len, "loading the BPF program (needs Linux 5.17 "
+		    "with BTF, and CAP_BPF with CAP_PERFMON or root)", err);
+	ctl_len = map_len(sizeof(*ctlp));
+	counts_len = map_len(2 * BPFAGG_SLOTS * sizeof(*counts));
+	keys_len = map_len(2 * BPFAGG_SLOTS * sizeof(*keys));
+	if ((ctlp = map_of(skel->maps.ctl, ctl_len)) == NULL ||
+	    (counts = map_of(skel->maps.slot_count, counts_len)) == NULL ||
+	    (keys = map_of(skel->maps.slot_key, keys_len)) == NULL)
+		return fail(why, len, "mapping the BPF count maps", errno);
+	ctlp->gen = 0;
+	ctlp->pass_all = 0;
+	links = xreallocarray(NULL, perf_nfds() + 1, sizeof(*links));
+	for (i = 0; i < perf_nfds(); i++) {
+		LIBBPF_OPTS(bpf_perf_event_opts, o);
+
+		if ((fd = perf_fd(i, &ev)) == -1 || ev < 0)
+			continue;
+		o.bpf_cookie = (uint64_t)ev;
+		/* The link closes the fd it is given when it is destroyed:
+		 * a duplicate, perf.c keeps its own. */
+		if ((fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) == -1)
+			return fail(why, len, "duplicating a perf fd", errno);
+		links[nlinks] = bpf_program__attach_perf_event_opts(
+		    skel->progs.dcpi_sample, fd, &o);
+		if (links[nlinks] == NULL) {
+			err = errno;
+			close(fd);
+			return fail(why, len, "attaching the BPF program to a perf "
+			    "event (cookies need Linux 5.15)", err);
+		}
+		nlinks++;
+	}
+	ndrains = nsamples = nswitches = 0;
+	return 0;
+}
+
+void
+bpfagg_pass_all(int on)
+{
+	if (skel != NULL)
+		__atomic_store_n(&ctlp->pass_all, on != 0, __ATOMIC_SEQ_CST);
+}
+
+uint64_t
+bpfagg_drain_slots(const struct bpfagg_key *k, uint64_t *c, uint32_t used,
+    bpfagg_cb cb, void *arg)
+{
+	uint64_t total = 0, n;
+	uint32_t i;
+
+	if (used > BPFAGG_SLOTS)
+		used = BPFAGG_SLOTS;
+	for (i = 0; i < used; i++) {
+		if (c[i] == 0)
+			continue;
+		/* The count first: a slot's key is written before its first
+		 * count, and the exchange orders the read of it after. */
+		if ((n = __atomic_exchange_n(&c[i], 0, __ATOMIC_SEQ_CST)) == 0)
+			continue;
+		total += n;
+		cb(&k[i], n, arg);
+	}
+	return total;
+}
+
+static uint64_t
+drain_set(int s, bpfagg_cb cb, void *arg)
+{
+	size_t base = (size_t)s * BPFAGG_SLOTS;
+
+	return bpfagg_drain_slots(keys + base, counts + base,
+	    __atomic_load_n(&ctlp->used[s], __ATOMIC_SEQ_CST), cb, arg);
+}
+
+/* Empties set s, switched away from at the drain before (a program that
+ * read the old generation has long finished): its keys leave the hash. */
+static void
+reset_set(int s)
+{
+	size_t base = (size_t)s * BPFAGG_SLOTS;
+	uint32_t i, used = __atomic_load_n(&ctlp->used[s], __ATOMIC_SEQ_CST);
+	int fd = bpf_map__fd(skel->maps.slot_of);
+
+	if (used > BPFAGG_SLOTS)
+		used = BPFAGG_SLOTS;
+	/* In one call where the kernel can (5.6); a slot left empty by a
+	 * race has a key that is not in the hash: one at a time from it. */
+	for (i = 0; i < used; ) {
+		LIBBPF_OPTS(bpf_map_batch_opts, o);
+		uint32_t n = used - i;
+
+		if (bpf_map_delete_batch(fd, &keys[base + i], &n, &o) == 0)
+			break;
+		i += n;
+		bpf_map_delete_elem(fd, &keys[base + i]);
+		i++;
+	}
+	memset(keys + base, 0, used * sizeof(*keys));
+	memset(counts + base, 0, used * sizeof(*counts));
+	__atomic_store_n(&ctlp->used[s], 0, __ATOMIC_SEQ_CST);
+}
+
+uint64_t
+bpfagg_drain(bpfagg_cb cb, void *arg)
+{
+	uint64_t n = 0;
+	int g;
+
+	if (skel == NULL)
+		return 0;
+	if (resetting >= 0) {
+		n += drain_set(resetting, cb, arg);
+		reset_set(resetting);
+		resetting = -1;
+	}
+	g = (int)(__atomic_load_n(&ctlp->gen, __ATOMIC_SEQ_CST) & 1);
+	n += drain_set(g, cb, arg);
+	/* Three quarters used: new keys go to the other set from now on,
+	 * this one is emptied at the next drain. */
+	if (__atomic_load_n(&ctlp->used[g], __ATOMIC_SEQ_CST) >= BPFAGG_SLOTS / 4 * 3) {
+		__atomic_store_n(&ctlp->gen, (uint32_t)!g, __ATOMIC_SEQ_CST);
+		resetting = g;
+		nswitches++;
+	}
+	ndrains++;
+	nsamples += n;
+	return n;
+}
+
+int
+bpfagg_news(uint64_t *dev, uint64_t *ino, uint32_t *pid, uint64_t *pc)
+{
+	struct bpfagg_news n;
+
+	if (skel == NULL ||
+	    bpf_map_lookup_and_delete_elem(bpf_map__fd(skel->maps.news), NULL, &n) == -1)
+		return -1;
+	*dev = n.dev;
+	*ino = n.ino;
+	*pid = n.pid;
+	*pc = n.pc;
+	return 0;
+}
+
+void
+bpfagg_file_state(uint64_t dev, uint64_t ino, int state)
+{
+	struct bpfagg_file k = { dev, ino };
+	uint32_t v = (uint32_t)state;
+	int fd;
+
+	if (skel == NULL)
+		return;
+	fd = bpf_map__fd(skel->maps.files);
+	if (state < 0)
+		bpf_map_delete_elem(fd, &k);
+	else
+		bpf_map_update_elem(fd, &k, &v, BPF_ANY);
+}
+
+uint64_t bpfagg_drains(void) { return ndrains; }
+uint64_t bpfagg_switches(void) { return nswitches; }
+uint64_t bpfagg_samples(void) { return nsamples; }

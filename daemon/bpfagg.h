@@ -1,0 +1,62 @@
+/*
+ * In-kernel aggregation (issue 17, route 1): a BPF program attached to
+ * every sampling perf fd counts in per-CPU hash maps the samples it can
+ * key exactly (daemon/bpfagg_key.h) and keeps them out of the ring
+ * buffers; the rest, and all the sideband, take the ring-buffer path as
+ * before.  dcpid drains the counts (bpfagg_drain) before it processes the
+ * records it has read, on the loop's tick and before every flush; the core
+ * attributes each key (a file and offset, or a kernel PC) and adds its
+ * count to the same aggregation as the ring's samples.
+ *
+ * The counts live in arrays mapped into dcpid (bpfagg_key.h), read and
+ * zeroed without a system call.
+ */
+#ifndef DCPID_BPFAGG_H
+#define DCPID_BPFAGG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/types.h>
+
+#include "bpfagg_key.h"
+
+/* Loads the program (CO-RE, against /sys/kernel/btf/vmlinux) and attaches
+ * it to every sampling fd that perf_init opened, each with its event
+ * index as the attachment's cookie.  0; or -1 with why in why[len] (BPF
+ * not permitted, kernel too old, built without libbpf), nothing left
+ * loaded: the ring-buffer path then runs alone. */
+int bpfagg_init(char *why, size_t len);
+void bpfagg_fini(void);
+/* Nonzero while the program is attached. */
+int bpfagg_active(void);
+/* on: every sample to the ring buffers (a `dcpictl label` run is in
+ * force, whose processes the program cannot tell apart). */
+void bpfagg_pass_all(int on);
+
+/* A key's count. */
+typedef void (*bpfagg_cb)(const struct bpfagg_key *k, uint64_t count, void *arg);
+/* Hands every count of the current set to cb, taking it (zeroing it); a
+ * set three quarters used is switched away from and emptied at the next
+ * drain.  Returns the samples drained. */
+uint64_t bpfagg_drain(bpfagg_cb cb, void *arg);
+/* The same for slots k[0..used) with counts c[0..used) (the part the unit
+ * tests drive with memory of their own): each count not 0 is exchanged
+ * with 0 and handed to cb with its key. */
+uint64_t bpfagg_drain_slots(const struct bpfagg_key *k, uint64_t *c,
+    uint32_t used, bpfagg_cb cb, void *arg);
+
+/* The next file the program met anew (bpfagg_key.h), with a process
+ * that maps it and a PC in it: 0, or -1 when there is none. */
+int bpfagg_news(uint64_t *dev, uint64_t *ino, uint32_t *pid, uint64_t *pc);
+/* What dcpid made of a file: BPFAGG_FILE_KNOWN (count it in the kernel),
+ * BPFAGG_FILE_PASS (its samples to the ring), or -1: not yet (forgotten,
+ * to be queued again at its next sample). */
+void bpfagg_file_state(uint64_t dev, uint64_t ino, int state);
+/* Drains, samples drained since bpfagg_init, for status. */
+uint64_t bpfagg_drains(void);
+/* Sets switched (three quarters used) since bpfagg_init. */
+uint64_t bpfagg_switches(void);
+uint64_t bpfagg_samples(void);
+
+#endif

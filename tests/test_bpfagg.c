@@ -1,0 +1,130 @@
+/*
+ * The drain of the in-kernel counts (daemon/bpfagg.c bpfagg_drain_slots)
+ * over slots in memory of the test's own, laid out as the program's
+ * mapped arrays are (daemon/bpfagg_key.h): keys, and counts that the
+ * drain takes by exchanging them with 0.
+ */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "bpfagg.h"
+
+#define NKEYS	2500
+
+static struct bpfagg_key keys[NKEYS];
+static uint64_t		 counts[NKEYS];
+
+struct seen {
+	uint64_t	 total;
+	size_t		 n;
+	uint64_t	 per[NKEYS];
+};
+
+static void
+cb(const struct bpfagg_key *k, uint64_t count, void *arg)
+{
+	struct seen *s = arg;
+
+	assert_true(k->addr < NKEYS);
+	assert_int_equal(s->per[k->addr], 0);	/* each key once */
+	s->per[k->addr] = count;
+	s->total += count;
+	s->n++;
+}
+
+static void
+fill(size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		memset(&keys[i], 0, sizeof(keys[i]));
+		keys[i].addr = i;
+		keys[i].ino = 1000 + i % 7;
+		keys[i].event = (uint32_t)(i % 3);
+		counts[i] = i % 4;	/* some slots empty */
+	}
+}
+
+/* Every slot's count with its key, once; empty slots left out; the counts
+ * taken (0 after), so that a second drain finds nothing. */
+static void
+test_drain_slots(void **state)
+{
+	static struct seen s;
+	uint64_t want = 0;
+	size_t i, nz = 0;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	fill(NKEYS);
+	for (i = 0; i < NKEYS; i++) {
+		want += i % 4;
+		nz += i % 4 != 0;
+	}
+	assert_int_equal(bpfagg_drain_slots(keys, counts, NKEYS, cb, &s), want);
+	assert_int_equal(s.total, want);
+	assert_int_equal(s.n, nz);
+	for (i = 0; i < NKEYS; i++) {
+		assert_int_equal(s.per[i], i % 4);
+		assert_int_equal(counts[i], 0);
+	}
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(bpfagg_drain_slots(keys, counts, NKEYS, cb, &s), 0);
+	assert_int_equal(s.n, 0);
+}
+
+/* Only the slots handed out are read: used bounds the drain, and a used
+ * past the set's size (new keys refused once it is full) reads no more
+ * than the set. */
+static void
+test_drain_used(void **state)
+{
+	static struct seen s;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	fill(NKEYS);
+	assert_int_equal(bpfagg_drain_slots(keys, counts, 10, cb, &s),
+	    0 + 1 + 2 + 3 + 0 + 1 + 2 + 3 + 0 + 1);
+	assert_int_equal(s.per[10], 0);
+	assert_int_equal(counts[10], 2);
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(bpfagg_drain_slots(keys, counts, 0, cb, &s), 0);
+	assert_true(BPFAGG_SLOTS < UINT32_MAX);
+}
+
+/* Without a loaded program the rest are no-ops. */
+static void
+test_inactive(void **state)
+{
+	uint32_t pid;
+	uint64_t pc, dev, ino;
+
+	(void)state;
+	assert_int_equal(bpfagg_active(), 0);
+	assert_int_equal(bpfagg_drain(cb, NULL), 0);
+	assert_int_equal(bpfagg_news(&dev, &ino, &pid, &pc), -1);
+	bpfagg_file_state(1, 2, BPFAGG_FILE_PASS);
+	bpfagg_pass_all(1);
+	bpfagg_fini();
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_drain_slots),
+		cmocka_unit_test(test_drain_used),
+		cmocka_unit_test(test_inactive),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
