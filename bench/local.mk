@@ -27,6 +27,13 @@ bench_sample_path_CFLAGS = $(AM_CFLAGS) -I$(srcdir)/daemon $(ELF_CFLAGS)
 bench_sample_path_LDADD = daemon/libdcpid.la $(ELF_LIBS)
 EXTRA_DIST += bench/live_cost.sh bench/chain_build.sh
 
+# dcpid's stack-file flush: peak RSS and time of one merge (section "Call
+# chains"), `bench/stack_flush [--old] DIR` on a copy of an epoch's stacks.
+noinst_PROGRAMS += bench/stack_flush
+bench_stack_flush_SOURCES = bench/stack_flush.c tests/proc_status.h
+bench_stack_flush_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/tests
+bench_stack_flush_LDADD = lib/libdcpi.la
+
 # `make bench-sample-path`: ns per sample on one core, then the instructions
 # per sample under callgrind (a figure free of timing noise).
 bench-sample-path: bench/sample_path

@@ -29,6 +29,8 @@
 
 #include <dcpi/stackfile.h>
 
+#include "proc_status.h"
+
 #define EPOCH	"20261123173848"
 #define HOST	"vm"
 #define EVENT	"perf::cpu-clock"
@@ -191,23 +193,6 @@ test_refused(void **state)
 	assert_int_equal(dcpi_stackfile_writeat(dfd, "a/b", NULL, sf, 0640, &err), -1);
 	assert_int_equal(errno, EINVAL);
 	dcpi_stackfile_free(sf);
-}
-
-/* kB of a "Vm...:" line of /proc/self/status. */
-static long
-status_kb(const char *key)
-{
-	char line[256];
-	long v = -1;
-	FILE *fp;
-
-	if ((fp = fopen("/proc/self/status", "r")) == NULL)
-		return -1;
-	while (fgets(line, sizeof(line), fp) != NULL)
-		if (strncmp(line, key, strlen(key)) == 0)
-			v = atol(line + strlen(key));
-	fclose(fp);
-	return v;
 }
 
 /* The flush of daemon/flush.c (write_stacks) in a child: RSS before,
