@@ -25,7 +25,14 @@ noinst_PROGRAMS += bench/sample_path
 bench_sample_path_SOURCES = bench/sample_path.c
 bench_sample_path_CFLAGS = $(AM_CFLAGS) -I$(srcdir)/daemon $(ELF_CFLAGS)
 bench_sample_path_LDADD = daemon/libdcpid.la $(ELF_LIBS)
-EXTRA_DIST += bench/live_cost.sh bench/chain_build.sh
+EXTRA_DIST += bench/live_cost.sh bench/chain_build.sh bench/stack_flush.sh
+
+# dcpid's stack-file flush: peak RSS and time of one merge (section "Call
+# chains"), `bench/stack_flush [--old] DIR` on a copy of an epoch's stacks.
+noinst_PROGRAMS += bench/stack_flush
+bench_stack_flush_SOURCES = bench/stack_flush.c tests/proc_status.h
+bench_stack_flush_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/tests
+bench_stack_flush_LDADD = lib/libdcpi.la
 
 # `make bench-sample-path`: ns per sample on one core, then the instructions
 # per sample under callgrind (a figure free of timing noise).

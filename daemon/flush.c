@@ -231,48 +231,40 @@ out:
 	return rc;
 }
 
-/* flush_stacks' work: the epoch's file read, merged with sf, replaced. */
+/* flush_stacks' work: the epoch's file read, merged with sf, replaced.
+ * The old file is mapped, not copied, and the new one streamed into its
+ * temporary file: a busy hour's file is tens of MB, and the flush's peak
+ * is then about its tables alone (bench/README, "Call chains"). */
 static int
 write_stacks(const struct dcpi_stackfile *sf, char *err, size_t errlen)
 {
 	struct dcpi_stackfile *disk = NULL;
 	struct dcpi_error de;
 	char *path = NULL;
-	void *buf = NULL;
-	size_t len;
 	int rc = -1, hfd;
 
 	if ((hfd = epoch_open_dir(NULL, err, errlen)) == -1)
 		return -1;
 	xasprintf(&path, "%s/%s/%s/%s", epoch_db(), epoch_name(), epoch_host(),
 	    DCPI_STACKS_FILE);
-	if (dcpi_read_fileat(hfd, DCPI_STACKS_FILE, path, SIZE_MAX, &buf, &len,
-	    &de) == 0) {
-		if (dcpi_stackfile_parse(buf, len, path, &disk, &de) == -1) {
-			/* As a corrupt profile: set aside, not merged into. */
-			snprintf(err, errlen, "%s", de.msg);
-			goto out;
-		}
-	} else if (errno != ENOENT) {
+	/* A corrupt file is set aside as a corrupt profile, not merged into. */
+	if (dcpi_stackfile_readat(hfd, DCPI_STACKS_FILE, path, &disk, &de) == -1 &&
+	    errno != ENOENT) {
 		snprintf(err, errlen, "%s", de.msg);
 		goto out;
 	}
-	free(buf);
-	buf = NULL;
 	if (disk != NULL && dcpi_stackfile_merge(disk, sf, &de) == -1) {
 		snprintf(err, errlen, "%s", de.msg);
 		goto out;
 	}
-	if (dcpi_stackfile_encode(disk != NULL ? disk : sf, &buf, &len, &de) == -1 ||
-	    dcpi_atomic_writeat(hfd, DCPI_STACKS_FILE, path, buf, len, DB_FILE_MODE,
-	    &de) == -1) {
+	if (dcpi_stackfile_writeat(hfd, DCPI_STACKS_FILE, path, disk != NULL ? disk : sf,
+	    DB_FILE_MODE, &de) == -1) {
 		snprintf(err, errlen, "%s", de.msg);
 		goto out;
 	}
 	rc = 0;
 out:
 	dcpi_stackfile_free(disk);
-	free(buf);
 	free(path);
 	close(hfd);
 	return rc;

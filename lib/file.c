@@ -6,10 +6,12 @@
  */
 #include "config.h"
 
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,6 +146,54 @@ dcpi_read_file(const char *path, void **bufp, size_t *lenp,
 	return read_at(AT_FDCWD, path, 0, path, SIZE_MAX, bufp, lenp, err);
 }
 
+int
+lib_map_fileat(int dirfd, const char *name, const char *show, void **mapp,
+    size_t *lenp, struct dcpi_error *err)
+{
+	struct stat st;
+	void *map;
+	int fd, e;
+
+	*mapp = NULL;
+	*lenp = 0;
+	if (show == NULL)
+		show = name;
+	if ((fd = open_regular(dirfd, name, 1, show, err)) < 0)
+		return -1;
+	if (fstat(fd, &st) < 0) {
+		e = errno;
+		close(fd);
+		return lib_seterr(err, e, "%s: %s", show, strerror(e));
+	}
+	/* mmap refuses length 0: an empty file is an empty buffer. */
+	if (st.st_size == 0) {
+		close(fd);
+		*mapp = (void *)"";
+		return 0;
+	}
+	if ((uintmax_t)st.st_size > SIZE_MAX) {
+		close(fd);
+		return lib_seterr(err, EFBIG, "%s: %jd bytes do not fit in memory", show,
+		    (intmax_t)st.st_size);
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	e = errno;
+	close(fd);
+	if (map == MAP_FAILED)
+		return lib_seterr(err, e, "%s: cannot map it: %s", show, strerror(e));
+	(void)madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
+	*mapp = map;
+	*lenp = (size_t)st.st_size;
+	return 0;
+}
+
+void
+lib_unmap_file(void *map, size_t len)
+{
+	if (len > 0)
+		munmap(map, len);
+}
+
 /* Opens a new temporary file ".NAME.XXXXXX" in dirfd.  openat(O_EXCL) with
  * our own name rather than mkstemp so that mode goes through the umask like
  * any new file; O_EXCL|O_NOFOLLOW so that nothing planted under that name,
@@ -199,9 +249,23 @@ write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+/* dcpi_atomic_writeat's write of the buffer it was given. */
+struct buf_arg {
+	const void	*buf;
+	size_t		 len;
+};
+
+static int
+write_buf(int fd, void *arg)
+{
+	const struct buf_arg *b = arg;
+
+	return write_all(fd, b->buf, b->len);
+}
+
 int
-dcpi_atomic_writeat(int dirfd, const char *name, const char *show,
-    const void *buf, size_t len, mode_t mode, struct dcpi_error *err)
+lib_atomic_writeat_fn(int dirfd, const char *name, const char *show,
+    lib_write_fn *writer, void *arg, mode_t mode, struct dcpi_error *err)
 {
 	struct stat dst, fst;
 	const char *what;
@@ -225,7 +289,7 @@ dcpi_atomic_writeat(int dirfd, const char *name, const char *show,
 	    dst.st_gid != fst.st_gid)
 		(void)fchown(fd, (uid_t)-1, dst.st_gid);
 	what = "cannot write";
-	if (write_all(fd, buf, len) < 0)
+	if (writer(fd, arg) < 0)
 		goto fail;
 	what = "cannot fsync";
 	if (fsync(fd) < 0)
@@ -255,6 +319,15 @@ fail:
 	free(tmp);
 	fail(err, show, what, e);
 	return -1;
+}
+
+int
+dcpi_atomic_writeat(int dirfd, const char *name, const char *show,
+    const void *buf, size_t len, mode_t mode, struct dcpi_error *err)
+{
+	struct buf_arg b = { buf, len };
+
+	return lib_atomic_writeat_fn(dirfd, name, show, write_buf, &b, mode, err);
 }
 
 int

@@ -37,11 +37,12 @@ put(struct htab *t, uint64_t h, uintptr_t val)
 	t->slot[i].val = val;
 }
 
+/* Grows the slot array to cap slots (a power of two above t->cap). */
 static int
-grow(struct htab *t)
+resize(struct htab *t, size_t cap)
 {
 	struct htab_slot *old = t->slot, *ns;
-	size_t oldcap = t->cap, cap = oldcap ? oldcap * 2 : MIN_CAP, i;
+	size_t oldcap = t->cap, i;
 
 	if (cap > SIZE_MAX / sizeof(*ns) || cap < oldcap) {
 		errno = ENOMEM;
@@ -57,6 +58,27 @@ grow(struct htab *t)
 			put(t, old[i].hash, old[i].val);
 	free(old);
 	return 0;
+}
+
+static int
+grow(struct htab *t)
+{
+	return resize(t, t->cap ? t->cap * 2 : MIN_CAP);
+}
+
+int
+htab_reserve(struct htab *t, size_t n)
+{
+	size_t cap = t->cap ? t->cap : MIN_CAP;
+
+	/* As htab_add: at most 3/4 full. */
+	while (cap < SIZE_MAX / 4 && n * 4 > cap * 3)
+		cap *= 2;
+	if (n > SIZE_MAX / 4 || n * 4 > cap * 3) {
+		errno = ENOMEM;
+		return -1;
+	}
+	return cap == t->cap ? 0 : resize(t, cap);
 }
 
 int

@@ -106,6 +106,12 @@ htab_replace(struct htab *t, const struct htab_iter *it, uintptr_t val)
  * xmalloc.h, which exits instead). */
 int htab_add(struct htab *t, uint64_t h, uintptr_t val);
 
+/* Room for n values in all without growing: a reader that knows how many
+ * it will add grows the table once, not through every power of two (each
+ * growth holds the old slots and the new).  0, or -1 with ENOMEM and the
+ * table unchanged. */
+int htab_reserve(struct htab *t, size_t n);
+
 /* Removes the value it last returned (from htab_first, htab_next or
  * htab_each); the walk then goes on with the values it has not given
  * yet. */

@@ -7,6 +7,7 @@
 
 #include <libelf.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include <dcpi/profile.h>
 
@@ -32,6 +33,24 @@ int lib_name_escape(const char *name, int leading_dot, char *out, size_t outlen)
  * below it with dcpi_db_openat(DCPI_DB_CREATE): the dcpi_db_mkdirs of
  * db.h for any relative directory.  0, or -1 with errno and err. */
 int lib_db_mkdirs_below(const char *db, const char *rel, struct dcpi_error *err);
+
+/* Writes a file's bytes to fd; 0, or -1 with errno. */
+typedef int lib_write_fn(int fd, void *arg);
+/* dcpi_atomic_writeat (profile.h) with the bytes written by writer(fd,
+ * arg) into the temporary file, for writers that stream a large file
+ * rather than build it in memory; errors as dcpi_atomic_writeat's. */
+int lib_atomic_writeat_fn(int dirfd, const char *name, const char *show,
+    lib_write_fn *writer, void *arg, mode_t mode, struct dcpi_error *err);
+/* Maps name below dirfd read-only (MAP_PRIVATE), opened as
+ * dcpi_read_fileat opens it (a regular file, no link followed, never
+ * blocking): *map and *len, "" and 0 for an empty file; undo with
+ * lib_unmap_file.  0, or -1 with errno and err ("SHOW: ..."), ENOENT when
+ * there is none.  The pages are the page cache's: a reader may drop those
+ * it is done with (madvise MADV_DONTNEED), and touching them again reads
+ * the file again. */
+int lib_map_fileat(int dirfd, const char *name, const char *show, void **map,
+    size_t *len, struct dcpi_error *err);
+void lib_unmap_file(void *map, size_t len);
 
 struct dcpi_perfmap_entry;
 /* The parsers of perfmap.h and jitdump.h, with buf[0..len) and name. */

@@ -9,11 +9,14 @@
  */
 #include "config.h"
 
+#include <sys/mman.h>
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <dcpi/stackfile.h>
 
@@ -733,24 +736,32 @@ fail:
 
 /* ---- writer ---- */
 
-int
-dcpi_stackfile_encode(const struct dcpi_stackfile *sf, void **bufp, size_t *lenp,
-    struct dcpi_error *err)
+/* Where the encoder puts the file's bytes: a buffer of the exact size
+ * (dcpi_stackfile_encode) or a file through stdio (dcpi_stackfile_writeat,
+ * so that a large file is never held twice). */
+struct sink {
+	unsigned char	*w;		/* the buffer's next byte, or NULL */
+	FILE		*fp;
+};
+
+static int
+emit(struct sink *k, const void *p, size_t n)
+{
+	if (k->w != NULL) {
+		memcpy(k->w, p, n);
+		k->w += n;
+		return 0;
+	}
+	return fwrite(p, 1, n, k->fp) == n ? 0 : -1;
+}
+
+/* The header from the magic line to "samples", into fp. */
+static void
+print_header(const struct dcpi_stackfile *sf, FILE *fp)
 {
 	const struct dcpi_stack_image *im;
-	unsigned char *buf, *w;
-	char *hdr = NULL;
-	size_t hlen = 0, bin, i, k;
-	uint64_t total = 0;
-	FILE *fp;
+	size_t i;
 
-	*bufp = NULL;
-	*lenp = 0;
-	if (sf->n_frames > TABLE_MAX || sf->n_stacks > TABLE_MAX)
-		return lib_seterr(err, EOVERFLOW, "stacks: %zu frames, %zu stacks: more than "
-		    "the format's %zu", sf->n_frames, sf->n_stacks, TABLE_MAX);
-	if ((fp = open_memstream(&hdr, &hlen)) == NULL)
-		goto nomem;
 	fprintf(fp, "%s\nepoch %s\nhost %s\n", DCPI_STACKS_MAGIC, sf->epoch, sf->host);
 	for (i = 0; i < sf->n_images; i++) {
 		im = &sf->images[i];
@@ -764,6 +775,63 @@ dcpi_stackfile_encode(const struct dcpi_stackfile *sf, void **bufp, size_t *lenp
 	for (i = 0; i < sf->n_unknown; i++)
 		fprintf(fp, "%s\n", sf->unknown[i]);
 	fprintf(fp, "frames %zu\nstacks %zu\nsamples\n", sf->n_frames, sf->n_stacks);
+}
+
+/* The binary part, frames to footer, one record at a time; -1 with errno
+ * when the sink's write fails. */
+static int
+emit_binary(const struct dcpi_stackfile *sf, struct sink *k)
+{
+	unsigned char rec[STACK_BYTES + DCPI_STACK_DEPTH_MAX * 4], *w;
+	uint64_t total = 0;
+	size_t i, k2;
+
+	for (i = 0; i < sf->n_frames; i++) {
+		put32(put32(rec, sf->frames[i].image), sf->frames[i].offset);
+		if (emit(k, rec, FRAME_BYTES) == -1)
+			return -1;
+	}
+	for (i = 0; i < sf->n_stacks; i++) {
+		const struct dcpi_stack *s = &sf->stacks[i];
+
+		w = put32(put32(rec, s->event), s->label);
+		w = put32(put64(w, s->count), s->depth);
+		for (k2 = 0; k2 < s->depth; k2++)
+			w = put32(w, s->frames[k2]);
+		if (emit(k, rec, (size_t)(w - rec)) == -1)
+			return -1;
+		total = sat_add64(total, s->count);
+	}
+	put64(put32(rec, (uint32_t)sf->n_stacks), total);
+	return emit(k, rec, FOOTER_BYTES);
+}
+
+static int
+check_sizes(const struct dcpi_stackfile *sf, struct dcpi_error *err)
+{
+	if (sf->n_frames > TABLE_MAX || sf->n_stacks > TABLE_MAX)
+		return lib_seterr(err, EOVERFLOW, "stacks: %zu frames, %zu stacks: more than "
+		    "the format's %zu", sf->n_frames, sf->n_stacks, TABLE_MAX);
+	return 0;
+}
+
+int
+dcpi_stackfile_encode(const struct dcpi_stackfile *sf, void **bufp, size_t *lenp,
+    struct dcpi_error *err)
+{
+	struct sink k = { NULL, NULL };
+	unsigned char *buf;
+	char *hdr = NULL;
+	size_t hlen = 0, bin, i;
+	FILE *fp;
+
+	*bufp = NULL;
+	*lenp = 0;
+	if (check_sizes(sf, err) == -1)
+		return -1;
+	if ((fp = open_memstream(&hdr, &hlen)) == NULL)
+		goto nomem;
+	print_header(sf, fp);
 	if (fclose(fp) != 0) {
 		free(hdr);
 		goto nomem;
@@ -777,24 +845,51 @@ dcpi_stackfile_encode(const struct dcpi_stackfile *sf, void **bufp, size_t *lenp
 	}
 	memcpy(buf, hdr, hlen);
 	free(hdr);
-	w = buf + hlen;
-	for (i = 0; i < sf->n_frames; i++)
-		w = put32(put32(w, sf->frames[i].image), sf->frames[i].offset);
-	for (i = 0; i < sf->n_stacks; i++) {
-		const struct dcpi_stack *s = &sf->stacks[i];
-
-		w = put32(put32(w, s->event), s->label);
-		w = put32(put64(w, s->count), s->depth);
-		for (k = 0; k < s->depth; k++)
-			w = put32(w, s->frames[k]);
-		total = sat_add64(total, s->count);
-	}
-	put64(put32(w, (uint32_t)sf->n_stacks), total);
+	k.w = buf + hlen;
+	(void)emit_binary(sf, &k);
 	*bufp = buf;
 	*lenp = hlen + bin;
 	return 0;
 nomem:
 	return lib_seterr(err, ENOMEM, "stacks: out of memory");
+}
+
+/* lib_atomic_writeat_fn's writer: sf through stdio into the temporary
+ * file (a dup of fd, which the caller fsyncs and closes). */
+static int
+write_fd(int fd, void *arg)
+{
+	const struct dcpi_stackfile *sf = arg;
+	struct sink k = { NULL, NULL };
+	int dfd, e;
+
+	if ((dfd = dup(fd)) == -1)
+		return -1;
+	if ((k.fp = fdopen(dfd, "w")) == NULL) {
+		e = errno;
+		close(dfd);
+		errno = e;
+		return -1;
+	}
+	/* Large writes: the file is tens of MB on a busy host. */
+	(void)setvbuf(k.fp, NULL, _IOFBF, 1 << 16);
+	print_header(sf, k.fp);
+	if (emit_binary(sf, &k) == -1 || ferror(k.fp)) {
+		e = errno ? errno : EIO;
+		fclose(k.fp);
+		errno = e;
+		return -1;
+	}
+	return fclose(k.fp) == 0 ? 0 : -1;
+}
+
+int
+dcpi_stackfile_writeat(int dirfd, const char *name, const char *show,
+    const struct dcpi_stackfile *sf, mode_t mode, struct dcpi_error *err)
+{
+	if (check_sizes(sf, err) == -1)
+		return -1;
+	return lib_atomic_writeat_fn(dirfd, name, show, write_fd, (void *)sf, mode, err);
 }
 
 int
@@ -1097,7 +1192,7 @@ parse_frames(const unsigned char *b, size_t len, size_t *pos, uint64_t n,
 	if (n > (len - *pos) / FRAME_BYTES)
 		return lib_seterr(err, EINVAL, "%s: byte %zu: %" PRIu64 " frames need %" PRIu64
 		    " bytes, %zu left", name, *pos, n, n * FRAME_BYTES, len - *pos);
-	if (RESERVE(sf, frames, n) == -1)
+	if (RESERVE(sf, frames, n) == -1 || htab_reserve(&sf->index->frames, n) == -1)
 		return lib_seterr(err, errno, "%s: out of memory", name);
 	for (i = 0; i < n; i++, *pos += FRAME_BYTES) {
 		image = get32(b + *pos);
@@ -1121,18 +1216,36 @@ parse_frames(const unsigned char *b, size_t len, size_t *pos, uint64_t n,
 	return 0;
 }
 
+/* A mapped file's pages before pos, given back every DROP_BYTES: the
+ * stacks part is most of the file, and what was read is in the tables. */
+#define DROP_BYTES	((size_t)8 << 20)
+
+static void
+drop_behind(const unsigned char *b, size_t pos, size_t *dropped)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), end = pos / page * page;
+
+	if (dropped == NULL || end - *dropped < DROP_BYTES)
+		return;
+	/* A hint: pages touched again are read from the file again. */
+	(void)madvise((void *)(uintptr_t)(b + *dropped), end - *dropped, MADV_DONTNEED);
+	*dropped = end;
+}
+
+/* dropped: NULL, or the bytes of a page-aligned mapping b given back so
+ * far (drop_behind). */
 static int
 parse_stacks(const unsigned char *b, size_t len, size_t *pos, uint64_t n,
     const char *name, struct dcpi_stackfile *sf, uint64_t *total,
-    struct dcpi_error *err)
+    size_t *dropped, struct dcpi_error *err)
 {
 	uint32_t ev, lab, depth, f[DCPI_STACK_DEPTH_MAX], k;
-	size_t i, j, at;
+	size_t i, j, at, room;
 	uint64_t count, h;
 
 	/* Room for the stacks the bytes can hold, not for what N claims. */
-	if (RESERVE(sf, stacks, n < (len - *pos) / (STACK_BYTES + 4) ? n :
-	    (len - *pos) / (STACK_BYTES + 4)) == -1)
+	room = n < (len - *pos) / (STACK_BYTES + 4) ? n : (len - *pos) / (STACK_BYTES + 4);
+	if (RESERVE(sf, stacks, room) == -1 || htab_reserve(&sf->index->stacks, room) == -1)
 		return lib_seterr(err, errno, "%s: out of memory", name);
 	for (i = 0; i < n; i++) {
 		at = *pos;
@@ -1173,12 +1286,14 @@ parse_stacks(const unsigned char *b, size_t len, size_t *pos, uint64_t n,
 		if (append_stack(sf, h, ev, lab, f, depth, count) == -1)
 			return lib_seterr(err, errno, "%s: out of memory", name);
 		*total = sat_add64(*total, count);
+		drop_behind(b, *pos, dropped);
 	}
 	return 0;
 }
 
-int
-dcpi_stackfile_parse(const void *buf, size_t len, const char *name,
+/* dcpi_stackfile_parse; dropped as parse_stacks'. */
+static int
+parse(const void *buf, size_t len, const char *name, size_t *dropped,
     struct dcpi_stackfile **out, struct dcpi_error *err)
 {
 	const unsigned char *b = buf;
@@ -1196,7 +1311,7 @@ dcpi_stackfile_parse(const void *buf, size_t len, const char *name,
 		goto fail;
 	pos = h.pos;
 	if (parse_frames(b, len, &pos, nframes, name, sf, err) == -1 ||
-	    parse_stacks(b, len, &pos, nstacks, name, sf, &total, err) == -1)
+	    parse_stacks(b, len, &pos, nstacks, name, sf, &total, dropped, err) == -1)
 		goto fail;
 	if (len - pos < FOOTER_BYTES) {
 		lib_seterr(err, EINVAL, "%s: byte %zu: %zu bytes left, expected the %d-byte "
@@ -1227,6 +1342,33 @@ fail:
 	dcpi_stackfile_free(sf);
 	errno = e;
 	return -1;
+}
+
+int
+dcpi_stackfile_parse(const void *buf, size_t len, const char *name,
+    struct dcpi_stackfile **out, struct dcpi_error *err)
+{
+	return parse(buf, len, name, NULL, out, err);
+}
+
+int
+dcpi_stackfile_readat(int dirfd, const char *name, const char *show,
+    struct dcpi_stackfile **out, struct dcpi_error *err)
+{
+	size_t len, dropped = 0;
+	void *map;
+	int rc, e;
+
+	*out = NULL;
+	if (show == NULL)
+		show = name;
+	if (lib_map_fileat(dirfd, name, show, &map, &len, err) == -1)
+		return -1;
+	rc = parse(map, len, show, len > 0 ? &dropped : NULL, out, err);
+	e = errno;
+	lib_unmap_file(map, len);
+	errno = e;
+	return rc;
 }
 
 int

@@ -507,6 +507,12 @@ TESTS += tests/test_stackfile
 tests_test_stackfile_SOURCES = tests/test_stackfile.c
 tests_test_stackfile_CFLAGS = $(TESTS_CFLAGS)
 tests_test_stackfile_LDADD = lib/libdcpi.la $(TESTS_LIBS)
+# The flush's read (mapped) and write (streamed), and its peak memory.
+check_PROGRAMS += tests/test_stackfile_flush
+TESTS += tests/test_stackfile_flush
+tests_test_stackfile_flush_SOURCES = tests/test_stackfile_flush.c tests/proc_status.h
+tests_test_stackfile_flush_CFLAGS = $(TESTS_CFLAGS)
+tests_test_stackfile_flush_LDADD = lib/libdcpi.la $(TESTS_LIBS)
 endif
 check_PROGRAMS += tests/fuzz/fuzz_stackfile_corpus
 TESTS += tests/fuzz/fuzz_stackfile_corpus

@@ -166,6 +166,33 @@ test_memory(void **state)
 	htab_fini(&t);
 }
 
+/* htab_reserve grows once: n values then go in without another growth,
+ * the values kept across it, and a smaller reserve changes nothing. */
+static void
+test_reserve(void **state)
+{
+	struct htab_iter it;
+	struct htab t;
+	size_t cap, i;
+
+	(void)state;
+	htab_init(&t);
+	for (i = 1; i <= 10; i++)
+		assert_int_equal(htab_add(&t, i * 7, i), 0);
+	assert_int_equal(htab_reserve(&t, 1000), 0);
+	cap = t.cap;
+	assert_true(cap * 3 >= 1000 * 4);
+	assert_int_equal(htab_first(&t, 5 * 7, &it), 5);
+	for (i = 11; i <= 1000; i++)
+		assert_int_equal(htab_add(&t, i * 7, i), 0);
+	assert_int_equal(t.cap, cap);
+	assert_int_equal(htab_reserve(&t, 10), 0);
+	assert_int_equal(t.cap, cap);
+	for (i = 1; i <= 1000; i++)
+		assert_int_equal(htab_first(&t, i * 7, &it), i);
+	htab_fini(&t);
+}
+
 /* The content ids of profiles are FNV-1a 64: the published test vectors. */
 static void
 test_fnv1a64(void **state)
@@ -251,6 +278,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_add_find_del),
+		cmocka_unit_test(test_reserve),
 		cmocka_unit_test(test_collisions),
 		cmocka_unit_test(test_del_in_walk),
 		cmocka_unit_test(test_each),

@@ -183,6 +183,25 @@ int dcpi_stackfile_parse(const void *buf, size_t len, const char *name,
  * dcpi_read_file's (ENOENT when there is none) or the parser's. */
 int dcpi_stackfile_read(const char *path, struct dcpi_stackfile **out,
     struct dcpi_error *err);
+/* Reads the file name below the directory dirfd (show names it in
+ * messages; NULL: name) as dcpid's flush does: never through a symbolic
+ * link, only a regular file, mapped (mmap) rather than copied to the heap
+ * and its pages given back as the parser passes them, so that reading a
+ * large file costs about the tables it becomes, not those and its bytes
+ * too.  The file must not be truncated meanwhile (SIGBUS): files of the
+ * database are only ever replaced by rename (dcpi_atomic_writeat).  Errors
+ * as dcpi_stackfile_parse's, or -1 with errno (ENOENT when there is none,
+ * ELOOP for a link, EINVAL for a special file) and err "SHOW: ...". */
+int dcpi_stackfile_readat(int dirfd, const char *name, const char *show,
+    struct dcpi_stackfile **out, struct dcpi_error *err);
+/* Replaces the file name below dirfd atomically as dcpi_atomic_writeat
+ * does (temporary file, fsync, rename, fsync of the directory; mode
+ * before the umask), the bytes dcpi_stackfile_encode would give written
+ * straight into the temporary file through stdio: no copy of the file is
+ * held in memory.  -1/EOVERFLOW as dcpi_stackfile_encode, else errors as
+ * dcpi_atomic_writeat's (the old file then stays as it was). */
+int dcpi_stackfile_writeat(int dirfd, const char *name, const char *show,
+    const struct dcpi_stackfile *sf, mode_t mode, struct dcpi_error *err);
 /* Encodes sf and replaces path atomically with dcpi_atomic_write (mode
  * 0644 before the umask): a crash leaves the old file or the new one. */
 int dcpi_stackfile_write(const char *path, const struct dcpi_stackfile *sf,
