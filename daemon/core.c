@@ -32,6 +32,7 @@ volatile sig_atomic_t core_quit_requested;
 
 static size_t	 memcap;
 static uint64_t	 nsamples, nlost, nthrottled, nunthrottled, nunknown_id;
+static uint64_t	 nlost_sideband;	/* records of the sideband buffers */
 static uint64_t	 nunattr[ATTR_NREASONS];
 /* Unattributed samples since the last flush that stored them, by event:
  * pend[ev * ATTR_NREASONS + reason]. */
@@ -103,12 +104,13 @@ core_fini(void)
 	ncpuloss = 0;
 	while (nplabel > 0)
 		free(plabel[--nplabel].name);
-	nlost = nthrottled = 0;
+	nlost = nlost_sideband = nthrottled = 0;
 	last_lost_time = last_throttle_time = 0;
 }
 
 static struct cpu_loss *
-cpu_loss_of(const union record *rec, size_t size, uint64_t *time, uint32_t *cpu)
+cpu_loss_of(const union record *rec, size_t size, uint64_t *time, uint32_t *cpu,
+    uint64_t *id)
 {
 	struct record_sample sid;
 
@@ -116,6 +118,8 @@ cpu_loss_of(const union record *rec, size_t size, uint64_t *time, uint32_t *cpu)
 		return NULL;
 	*time = sid.time;
 	*cpu = sid.cpu;
+	if (id != NULL)
+		*id = sid.id;
 	if (sid.cpu >= CORE_MAX_CPU)
 		return NULL;
 	if (sid.cpu >= ncpuloss) {
@@ -127,15 +131,26 @@ cpu_loss_of(const union record *rec, size_t size, uint64_t *time, uint32_t *cpu)
 	return &cpuloss[sid.cpu];
 }
 
+/*
+ * A LOST record counts the records the kernel could not write: in a
+ * sampling buffer samples (and, without a sideband, MMAP2 and the like),
+ * in the sideband's MMAP2, COMM, FORK, EXIT and CGROUP records, whose loss
+ * costs attribution rather than counts: status says which.
+ */
 static void
 count_lost(const union record *rec, size_t size, uint64_t n)
 {
 	struct cpu_loss *l;
-	uint64_t t = 0;
+	uint64_t t = 0, id = 0;
 	uint32_t cpu = 0;
 
+	l = cpu_loss_of(rec, size, &t, &cpu, &id);
+	if (l != NULL && perf_id_is_sideband(id)) {
+		nlost_sideband += n;
+		return;
+	}
 	nlost += n;
-	if ((l = cpu_loss_of(rec, size, &t, &cpu)) == NULL || n == 0)
+	if (l == NULL || n == 0)
 		return;
 	l->lost += n;
 	if (t >= last_lost_time) {
@@ -152,7 +167,7 @@ count_throttle(const union record *rec, size_t size)
 	uint32_t cpu = 0;
 
 	nthrottled++;
-	if ((l = cpu_loss_of(rec, size, &t, &cpu)) == NULL)
+	if ((l = cpu_loss_of(rec, size, &t, &cpu, NULL)) == NULL)
 		return;
 	l->throttled++;
 	if (t >= last_throttle_time) {
@@ -829,6 +844,7 @@ core_status(struct status_writer *w)
 	status_add(w, "samples", "%ju", (uintmax_t)nsamples);
 	status_add(w, "samples/s", "%.1f", rate);
 	status_add(w, "lost", "%ju", (uintmax_t)nlost);
+	status_add(w, "lost-sideband", "%ju", (uintmax_t)nlost_sideband);
 	status_add(w, "throttled", "%ju", (uintmax_t)nthrottled);
 	loss_status(w);
 	for (i = 1; i < ATTR_NREASONS; i++)

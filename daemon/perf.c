@@ -48,7 +48,11 @@ static uint64_t		 jitter_state;	/* splitmix64 */
 static uint64_t		 jitter_changes;	/* periods set since perf_init */
 
 #define RB_PAGES	128	/* data pages per buffer: 512 KiB with 4 KiB pages */
-#define SB_PAGES	64	/* the sideband's: 256 KiB */
+/* The sideband's: 512 KiB.  It wakes dcpid at every record, but a loaded
+ * host (compilers exec'ing beside a storm of cgroups, CI's sanitizer pass)
+ * can keep dcpid off the CPU for a second, and a record lost here is an
+ * image never mapped. */
+#define SB_PAGES	128
 #define SIDEBAND	((size_t)-1)	/* rb.event of the sideband buffers */
 #define MAX_CPUS	4096
 
@@ -812,6 +816,15 @@ perf_event_of_id(uint64_t id)
 
 	m = bsearch(&key, ids, nrbs, sizeof(*ids), cmp_id);
 	return m ? (int)m->event : -1;
+}
+
+int
+perf_id_is_sideband(uint64_t id)
+{
+	struct idmap key = { id, 0 }, *m;
+
+	m = bsearch(&key, ids, nrbs, sizeof(*ids), cmp_id);
+	return m != NULL && m->event == SIDEBAND;
 }
 
 size_t perf_nfds(void) { return nrbs; }

@@ -78,6 +78,9 @@ uint64_t perf_event_period(size_t i);
 size_t perf_ncpus(void);
 /* The event index of a record's IDENTIFIER; -1 if unknown. */
 int perf_event_of_id(uint64_t id);
+/* 1 if IDENTIFIER is a sideband buffer's (MMAP2, COMM, FORK, EXIT, CGROUP
+ * records, no samples), else 0. */
+int perf_id_is_sideband(uint64_t id);
 /* The fds opened, sideband included: fd i, and its event index in *event
  * (-1 for the sideband's). */
 size_t perf_nfds(void);

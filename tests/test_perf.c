@@ -244,11 +244,14 @@ test_each_cpu(void **state)
 	assert_int_equal(perf_nevents(), 1);
 	assert_string_equal(perf_event_name(0), "perf::cpu-clock");
 	assert_int_equal(perf_event_period(0), PERF_PERIOD_CLOCK);
-	assert_int_equal(perf_memory(), 3 * (64 + 1) * page + 3 * (128 + 1) * page);
+	assert_int_equal(perf_memory(), 3 * (128 + 1) * page + 3 * (128 + 1) * page);
 	/* Samples name their event by id; the sideband's are no event. */
 	for (i = 0; i < 6; i++)
 		assert_int_equal(perf_event_of_id(maps[i].id), i < 3 ? -1 : 0);
 	assert_int_equal(perf_event_of_id(999), -1);
+	for (i = 0; i < 6; i++)
+		assert_int_equal(perf_id_is_sideband(maps[i].id), i < 3);
+	assert_int_equal(perf_id_is_sideband(999), 0);
 	perf_enable();
 	assert_int_equal(nenable, 6);
 }
