@@ -188,25 +188,34 @@ find_name(const char *name, uint64_t h, struct htab_iter *it)
 	return 0;
 }
 
-/* The number of name this epoch: its own while label-max allows, else
- * LABEL_OTHER (counted once per cgroup or run and epoch, by the caller's
- * caching). */
+/*
+ * Labels of `dcpictl label` runs may exceed label-max by RUN_RESERVE: a
+ * user asked for each by name, and a storm of cgroups that fills the
+ * epoch's numbers must not send them to [other].  The reserve still bounds
+ * memory should a user start runs by the thousand.
+ */
+#define RUN_RESERVE	64
+
+/* The number of name this epoch: its own while label-max (plus extra)
+ * allows, else LABEL_OTHER (counted once per cgroup or run and epoch, by
+ * the caller's caching). */
 static uint32_t
-intern(const char *name)
+intern(const char *name, size_t extra)
 {
 	uint64_t h = fnv1a64_str(FNV1A64_INIT, name);
 	struct htab_iter it;
 	uint32_t l;
 
 	if ((l = find_name(name, h, &it)) == 0) {
-		if (nused >= max)
+		if (nused >= max + extra)
 			goto drop;
 		if (nfree > 0) {
 			l = freel[--nfree];
 		} else {
-			/* Numbers used this epoch (max) and kept from the
-			 * last (at most max) fit in twice max. */
-			if (nslots >= LABEL_FIRST + 2 * max)
+			/* Numbers used this epoch (max and the reserve)
+			 * and kept from the last (as many) fit in twice
+			 * that. */
+			if (nslots >= LABEL_FIRST + 2 * (max + RUN_RESERVE))
 				goto drop;
 			if (nslots == 0) {
 				/* dcpid's own, named by label_name. */
@@ -222,7 +231,7 @@ intern(const char *name)
 		xhtab_add(&byname, h, l);
 	}
 	if (slots[l].used != gen) {
-		if (nused >= max)
+		if (nused >= max + extra)
 			goto drop;
 		slots[l].used = gen;
 		nused++;
@@ -503,7 +512,7 @@ cg_slow(uint32_t pid, uint64_t key)
 	if (e->abspath != NULL)
 		e = cg_name_record(e, pid);
 	if (e->gen != gen) {
-		e->l = e->name != NULL ? intern(e->name) : LABEL_NONE;
+		e->l = e->name != NULL ? intern(e->name, 0) : LABEL_NONE;
 		e->gen = gen;
 	}
 	/* [other] takes this path, which counts its samples. */
@@ -527,7 +536,7 @@ static uint32_t
 run_label(struct run *r)
 {
 	if (r->gen != gen) {
-		r->l = intern(r->name);
+		r->l = intern(r->name, RUN_RESERVE);
 		r->gen = gen;
 	}
 	return r->l;

@@ -195,6 +195,38 @@ test_keep(void **state)
 }
 
 /* dcpictl label: the process, its children, not its threads; until exit. */
+/* A storm of cgroups that fills label-max leaves named runs their own
+ * labels, up to a reserve of 64 beyond the cap. */
+static void
+test_run_reserve(void **state)
+{
+	struct label_stats st;
+	char msg[256], name[32];
+	uint32_t pid;
+
+	(void)state;
+	label_cgroup(1000, "/a.service");
+	label_cgroup(1001, "/b.service");
+	label_cgroup(1002, "/c.service");
+	assert_int_not_equal(label_of(1, 1000), LABEL_OTHER);
+	assert_int_not_equal(label_of(2, 1001), LABEL_OTHER);
+	assert_int_equal(label_of(3, 1002), LABEL_OTHER);
+	for (pid = 100; pid < 100 + 64; pid++) {
+		snprintf(name, sizeof(name), "run-%u", (unsigned)pid);
+		assert_int_equal(label_run(pid, name, msg, sizeof(msg)), 0);
+		assert_string_equal(name_of(pid, 1002), name);
+	}
+	/* The reserve is spent: the next run's samples go to [other]. */
+	assert_int_equal(label_run(200, "one-too-many", msg, sizeof(msg)), 0);
+	assert_int_equal(label_of(200, 1002), LABEL_OTHER);
+	label_stats(&st);
+	assert_int_equal(st.used, 2 + 64);
+	assert_int_equal(st.dropped, 2);
+	for (pid = 100; pid < 100 + 64; pid++)
+		label_exit(pid);
+	label_exit(200);
+}
+
 static void
 test_runs(void **state)
 {
@@ -338,6 +370,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_cap_and_epochs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_keep, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_runs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run_reserve, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_by, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_namespace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_namespace_arrival, setup, teardown),
