@@ -116,10 +116,18 @@ load_elf(const char *path, char needed[MAXLIBS][128], size_t *nneeded)
 	Elf_Scn *scn = NULL;
 	size_t n, i;
 	int fd, found = 0;
+	char *real;
 
 	memset(&im, 0, sizeof(im));
-	if (realpath(path, im.path) == NULL)
+	/* realpath into im.path could write PATH_MAX bytes into 256. */
+	if ((real = realpath(path, NULL)) == NULL)
 		return -1;
+	if (strlen(real) >= sizeof(im.path)) {
+		free(real);
+		return -1;
+	}
+	strcpy(im.path, real);
+	free(real);
 	for (i = 0; i < nimgs; i++)
 		if (strcmp(imgs[i].path, im.path) == 0)
 			return (int)i;

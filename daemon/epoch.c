@@ -393,8 +393,10 @@ take_lock(char *err, size_t errlen)
 			snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	if (fstat(fd, &st) == 0 && fstat(dbfd, &dst) == 0 && st.st_gid != dst.st_gid)
-		(void)fchown(fd, (uid_t)-1, dst.st_gid);
+	if (fstat(fd, &st) == 0 && fstat(dbfd, &dst) == 0 && st.st_gid != dst.st_gid &&
+	    fchown(fd, (uid_t)-1, dst.st_gid) == -1) {
+		/* Not ours to give: the lock keeps its group. */
+	}
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
 		snprintf(err, errlen, "%s: %s: refusing to use it as the lock "
 		    "(remove it if dcpid should use %s)", path,

@@ -314,8 +314,9 @@ open_comp(int dirfd, const char *comp, const char *show, int flags, mode_t mode,
 	 * set-group-ID directory, without the bit others would have to
 	 * understand. */
 	if (made && fstat(dirfd, &pst) == 0 && fstat(fd, &st) == 0 &&
-	    pst.st_gid != st.st_gid)
-		(void)fchown(fd, (uid_t)-1, pst.st_gid);
+	    pst.st_gid != st.st_gid && fchown(fd, (uid_t)-1, pst.st_gid) == -1) {
+		/* Not ours to give: the directory keeps its group. */
+	}
 	if ((flags & DCPI_DB_CHECK) && dcpi_db_check_dir(fd, show, gid, err) < 0)
 		return close_keep(fd, -1);
 	return fd;

@@ -286,8 +286,9 @@ lib_atomic_writeat_fn(int dirfd, const char *name, const char *show,
 	 * root writes into it.  Who may not give the file that group keeps
 	 * their own. */
 	if (fstat(dirfd, &dst) == 0 && fstat(fd, &fst) == 0 &&
-	    dst.st_gid != fst.st_gid)
-		(void)fchown(fd, (uid_t)-1, dst.st_gid);
+	    dst.st_gid != fst.st_gid && fchown(fd, (uid_t)-1, dst.st_gid) == -1) {
+		/* Who may not give it that group keeps their own. */
+	}
 	what = "cannot write";
 	if (writer(fd, arg) < 0)
 		goto fail;

@@ -694,8 +694,8 @@ hold(struct holder *h, uid_t uid, int n, const char *want_text)
 		}
 		if (write(rep[1], counts, sizeof(counts)) != sizeof(counts))
 			_exit(12);
-		(void)read(go[0], &c, 1);
-		_exit(0);
+		/* Held until the parent closes go: EOF or a byte alike. */
+		_exit(read(go[0], &c, 1) == -1 ? 13 : 0);
 	}
 	close(rep[1]);
 	close(go[0]);
