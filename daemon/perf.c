@@ -823,6 +823,8 @@ perf_id_is_sideband(uint64_t id)
 {
 	struct idmap key = { id, 0 }, *m;
 
+	if (nrbs == 0)
+		return 0;	/* ids may be NULL, which bsearch may not take */
 	m = bsearch(&key, ids, nrbs, sizeof(*ids), cmp_id);
 	return m != NULL && m->event == SIDEBAND;
 }
