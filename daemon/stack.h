@@ -45,6 +45,24 @@ void stack_add(uint32_t stream, uint32_t pid, const uint64_t *ips, uint32_t n,
     uint32_t li, const struct stack_frame *c, uint32_t depth,
     struct stack_frame leaf);
 
+/* The hash of a raw chain ips[0..n) of pid, as stack_count looks it up:
+ * it needs only the record, so that the lookup's cache miss can be started
+ * records ahead of the count: stack_ahead returns the same hash and
+ * prefetches the table's slot for it (a hint, which changes no count; a
+ * table grown since only makes it useless).  The _hashed functions take
+ * it, h = stack_hash(pid, ips, n), and are otherwise stack_count's and
+ * stack_add's. */
+uint64_t stack_hash(uint32_t pid, const uint64_t *ips, uint32_t n);
+uint64_t stack_ahead(uint32_t pid, const uint64_t *ips, uint32_t n);
+/* The second hint, once the slot is in the cache: the words of the entry
+ * that the slot names. */
+void stack_prefetch_entry(uint64_t h);
+int stack_count_hashed(uint64_t h, uint32_t stream, uint32_t pid,
+    const uint64_t *ips, uint32_t n, uint32_t li, struct stack_frame leaf);
+void stack_add_hashed(uint64_t h, uint32_t stream, uint32_t pid,
+    const uint64_t *ips, uint32_t n, uint32_t li, const struct stack_frame *c,
+    uint32_t depth, struct stack_frame leaf);
+
 /* Process pid has exited: its entries may be folded into entries keyed
  * by their attributed frames (no raw words, shared by all processes),
  * which keeps memory with the distinct stacks where processes are many
