@@ -300,7 +300,6 @@ static uint32_t	 chain_depth;		/* frames kept per stack; 0: no chains */
  * chain_ahead) is only hashed again.  At most CHAIN_AHEAD + 1 are held.
  */
 #define CHAIN_AHEAD	16
-#define ENTRY_AHEAD	8		/* the entry's words: a second miss */
 #define AHEAD_RING	32		/* a power of two above CHAIN_AHEAD */
 
 static struct {
@@ -350,34 +349,24 @@ chain_ahead(const void *p, size_t size, void *arg)
 static inline uint64_t
 chain_hash(const union record *rec, const uint64_t *ips, uint32_t n)
 {
-	/* The slot prefetched CHAIN_AHEAD records ago is in the cache by
-	 * now: the entry it names is the next miss to start. */
-	if (ahead_tail - ahead_head > ENTRY_AHEAD)
-		stack_prefetch_entry(ahead[(ahead_head + ENTRY_AHEAD) % AHEAD_RING].h);
 	while (ahead_head != ahead_tail)
 		if (ahead[ahead_head++ % AHEAD_RING].rec == rec)
 			return ahead[(ahead_head - 1) % AHEAD_RING].h;
 	return stack_hash(rec->sample.pid, ips, n);
 }
 
+/* A chain not met before: its callers attributed, in time order.  (Out
+ * of do_chain, whose usual path then has no 8 KiB frame to set up.) */
 static void __attribute__((noinline))
-do_chain(const union record *rec, size_t size, uint32_t stream, struct stack_frame leaf)
+new_chain(const union record *rec, uint64_t h, uint32_t stream,
+    const uint64_t *ips, uint32_t n, uint32_t li, struct stack_frame leaf)
 {
 	struct stack_frame f[STACK_CALLERS_MAX];
-	const uint64_t *ips;
-	uint64_t ip, h;
-	uint32_t n, i, li, depth = 0, off;
+	uint64_t ip;
+	uint32_t i, depth = 0, off;
 	uint16_t mode = rec->header.misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	struct image *img;
 
-	if ((ips = chain_of(rec, size, &n)) == NULL)
-		return;
-	h = chain_hash(rec, ips, n);
-	/* The leaf: the first word that is no context marker (the PC). */
-	for (li = 0; li < n && ips[li] >= PERF_CONTEXT_MAX; li++)
-		;
-	if (li == n || stack_count_hashed(h, stream, rec->sample.pid, ips, n, li, leaf))
-		return;
 	for (i = 0; i < n && depth + 1 < chain_depth; i++) {
 		if ((ip = ips[i]) >= PERF_CONTEXT_MAX) {
 			mode = ip == PERF_CONTEXT_KERNEL ? PERF_RECORD_MISC_KERNEL :
@@ -393,6 +382,23 @@ do_chain(const union record *rec, size_t size, uint32_t stream, struct stack_fra
 			f[depth++] = (struct stack_frame){ STACK_NOIMAGE, 0 };
 	}
 	stack_add_hashed(h, stream, rec->sample.pid, ips, n, li, f, depth, leaf);
+}
+
+static void __attribute__((noinline))
+do_chain(const union record *rec, size_t size, uint32_t stream, struct stack_frame leaf)
+{
+	const uint64_t *ips;
+	uint64_t h;
+	uint32_t n, li;
+
+	if ((ips = chain_of(rec, size, &n)) == NULL)
+		return;
+	h = chain_hash(rec, ips, n);
+	/* The leaf: the first word that is no context marker (the PC). */
+	for (li = 0; li < n && ips[li] >= PERF_CONTEXT_MAX; li++)
+		;
+	if (li < n && !stack_count_hashed(h, stream, rec->sample.pid, ips, n, li, leaf))
+		new_chain(rec, h, stream, ips, n, li, leaf);
 }
 
 void

@@ -23,6 +23,8 @@
  */
 #include "config.h"
 
+#include <sys/mman.h>
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +37,7 @@
 #define FOLDED		UINT16_MAX	/* an entry's nk: keyed by frames */
 #define FOLD_MIN	4096		/* dead entries before a fold */
 #define K		0x9e3779b97f4a7c15ULL
+#define HUGE		(2u << 20)
 
 /*
  * An entry at arena[o]: a header of E_HDR words, then its raw words.
@@ -254,37 +257,23 @@ stack_ahead(uint32_t pid, const uint64_t *ips, uint32_t n)
 	return h;
 }
 
-void
-stack_prefetch_entry(uint64_t h)
-{
-	const struct leaf *l;
-	const uint64_t *e;
-
-	if (capleaves == 0)
-		return;
-	/* Only the home slot: a leaf pushed further by a collision is
-	 * found without the hint. */
-	l = &leaves[leaf_home(tag_of(h))];
-	if (l->count == 0 || l->tag != tag_of(h))
-		return;
-	/* The header and up to 21 words, the compare's usual run. */
-	e = arena + l->entry;
-	__builtin_prefetch(e);
-	__builtin_prefetch(e + 8);
-	__builtin_prefetch(e + 16);
-}
-
 /* n zeroed slots aligned to a cache line, so that a slot is one line,
- * not two. */
+ * not two; from 2 MiB on, in huge pages where the kernel gives them
+ * (transparent_hugepage madvise, Debian's default): the probes are random,
+ * and in 4 KiB pages each would also miss the TLB (sample_path -G 16,
+ * uniform: 5% of the time, bench/README). */
 static struct leaf *
 leaves_alloc(size_t n)
 {
+	size_t size = n * sizeof(struct leaf);
 	void *p;
 
 	/* (n is a power of two of at most 2^32: the size cannot wrap.) */
-	if ((errno = posix_memalign(&p, 64, n * sizeof(struct leaf))) != 0)
+	if ((errno = posix_memalign(&p, size >= HUGE ? HUGE : 64, size)) != 0)
 		fatal("posix_memalign %zu x %zu bytes", n, sizeof(struct leaf));
-	return memset(p, 0, n * sizeof(struct leaf));
+	if (size >= HUGE)
+		(void)madvise(p, size, MADV_HUGEPAGE);
+	return memset(p, 0, size);
 }
 
 /* The leaves in a table of the least power of two slots (1,024 or
@@ -362,15 +351,31 @@ same_key(const uint64_t *e, uint32_t stream, uint32_t pid,
 	    memcmp(k + li, ips + li + 1, (n - li - 1) * sizeof(*ips)) == 0;
 }
 
+/* A leaf new under known callers: counted, 1; or callers not known, 0.
+ * (Out of stack_count_hashed, whose usual path then stays small.) */
+static int __attribute__((noinline))
+count_new_leaf(uint32_t tag, uint32_t stream, uint32_t pid,
+    const uint64_t *ips, uint32_t n, uint32_t li, struct stack_frame leaf)
+{
+	struct htab_iter it;
+	uint64_t h = hash_split(stream, pid, ips, n, li);
+	uintptr_t v;
+
+	for (v = htab_first(&table, h, &it); v != 0; v = htab_next(&table, &it))
+		if (same_key(arena + v - 1, stream, pid, ips, n, li)) {
+			count_leaf((uint32_t)(v - 1), tag, ips[li], leaf, 1);
+			return 1;
+		}
+	return 0;
+}
+
 int
 stack_count_hashed(uint64_t h, uint32_t stream, uint32_t pid,
     const uint64_t *ips, uint32_t n, uint32_t li, struct stack_frame leaf)
 {
-	struct htab_iter it;
 	struct leaf *l;
 	uint32_t tag = tag_of(h);
 	uint64_t ip = ips[li];
-	uintptr_t v;
 	size_t i;
 
 	/* The leaf seen before under these callers: the usual case. */
@@ -384,14 +389,7 @@ stack_count_hashed(uint64_t h, uint32_t stream, uint32_t pid,
 					l->count++;
 				return 1;
 			}
-	/* A new leaf under known callers. */
-	h = hash_split(stream, pid, ips, n, li);
-	for (v = htab_first(&table, h, &it); v != 0; v = htab_next(&table, &it))
-		if (same_key(arena + v - 1, stream, pid, ips, n, li)) {
-			count_leaf((uint32_t)(v - 1), tag, ip, leaf, 1);
-			return 1;
-		}
-	return 0;
+	return count_new_leaf(tag, stream, pid, ips, n, li, leaf);
 }
 
 int

@@ -54,9 +54,6 @@ void stack_add(uint32_t stream, uint32_t pid, const uint64_t *ips, uint32_t n,
  * stack_add's. */
 uint64_t stack_hash(uint32_t pid, const uint64_t *ips, uint32_t n);
 uint64_t stack_ahead(uint32_t pid, const uint64_t *ips, uint32_t n);
-/* The second hint, once the slot is in the cache: the words of the entry
- * that the slot names. */
-void stack_prefetch_entry(uint64_t h);
 int stack_count_hashed(uint64_t h, uint32_t stream, uint32_t pid,
     const uint64_t *ips, uint32_t n, uint32_t li, struct stack_frame leaf);
 void stack_add_hashed(uint64_t h, uint32_t stream, uint32_t pid,
