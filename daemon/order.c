@@ -181,14 +181,18 @@ order_process_ahead(uint64_t safe, order_cb cb, order_ahead_cb ahead,
 	for (n = 0; n < nq && q[n].time <= safe; n++)
 		;
 	/* ahead sees record i + dist before cb sees record i, every record
-	 * once and in the same order: the first dist before the first cb. */
-	for (i = 0; ahead != NULL && i < dist && i < n; i++)
+	 * once and in the same order: the first dist before the first cb.
+	 * (Without ahead, the loop that has no test for it.) */
+	if (ahead == NULL || dist > n)
+		dist = n;
+	for (i = 0; ahead != NULL && i < dist; i++)
 		ahead(arena + q[i].off, q[i].size, arg);
-	for (i = 0; i < n; i++) {
-		if (ahead != NULL && i + dist < n)
-			ahead(arena + q[i + dist].off, q[i + dist].size, arg);
+	for (i = 0; i + dist < n; i++) {
+		ahead(arena + q[i + dist].off, q[i + dist].size, arg);
 		cb(arena + q[i].off, q[i].size, q[i].time, arg);
 	}
+	for (; i < n; i++)
+		cb(arena + q[i].off, q[i].size, q[i].time, arg);
 	compact(n);
 	return n;
 }
