@@ -17,6 +17,8 @@
  *   -g  generations of pids per slot in a cycle (default 16): a cycle of
  *       PROCS * GENS * CHURN samples is synthesized once and replayed
  *   -G  call chains of DEPTH frames (default none)
+ *   -C  with -G: the records carry their chains but dcpid keeps none (what
+ *       the larger records alone cost: the floor of -G's cost)
  *   -z  skewed draws: each sample's random word is one of a pool of
  *       ZPOOL words, picked by a Zipf law of exponent S (default: every
  *       sample a fresh word, i.e. processes, PCs and caller paths drawn
@@ -405,6 +407,7 @@ start_proc(size_t slot, uint32_t pid, uint64_t time, uint32_t cpu, int fork)
  * and DEPTH - 1 callers: in the image of the sample, one of 4 caller paths
  * per (process, PC), so that chains repeat as a program's do. */
 static unsigned	 gdepth;
+static int	 chains_kept = 1;	/* -C: 0 */
 
 /* -z S: the pool of words and the Zipf law's cumulative weights. */
 #define ZPOOL	16384
@@ -644,7 +647,7 @@ main(int argc, char **argv)
 	uint64_t t = 1000000000ull, span;
 	double t0, t1;
 
-	while ((ch = getopt(argc, argv, "n:p:c:b:k:g:LG:z:")) != -1) {
+	while ((ch = getopt(argc, argv, "n:p:c:b:k:g:LG:z:C")) != -1) {
 		switch (ch) {
 		case 'n': n = strtoul(optarg, NULL, 10); break;
 		case 'p': nproc = strtoul(optarg, NULL, 10); break;
@@ -655,8 +658,9 @@ main(int argc, char **argv)
 		case 'L': labels = 0; break;
 		case 'G': gdepth = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 'z': zipf_s = strtod(optarg, NULL); break;
+		case 'C': chains_kept = 0; break;
 		default:
-			fprintf(stderr, "usage: sample_path [-n SAMPLES] [-p PROCS] [-c CHURN] [-b BATCH] [-k PCT] [-g GENS] [-L] [-G DEPTH] [-z S]\n");
+			fprintf(stderr, "usage: sample_path [-n SAMPLES] [-p PROCS] [-c CHURN] [-b BATCH] [-k PCT] [-g GENS] [-L] [-G DEPTH [-C]] [-z S]\n");
 			return 1;
 		}
 	}
@@ -678,7 +682,7 @@ main(int argc, char **argv)
 	core_init(0);
 	if (gdepth) {
 		record_daemon_set_callchain(1);
-		core_set_callchain(gdepth);
+		core_set_callchain(chains_kept ? gdepth : 0);
 	}
 	sample_id = event_id_of_dcpid();
 
@@ -728,7 +732,10 @@ main(int argc, char **argv)
 		printf("draws: Zipf, exponent %g over %d words\n", zipf_s, ZPOOL);
 	else
 		printf("draws: uniform\n");
-	if (gdepth)
+	if (gdepth && !chains_kept)
+		printf("call chains: %u frames in the records, none kept (-C)\n",
+		    gdepth);
+	else if (gdepth)
 		printf("call chains: %u frames, %zu distinct at the end (%.1f "
 		    "samples of a cycle each), %zu bytes held\n", gdepth,
 		    stack_entries(), (double)cyc / (double)stack_entries(),
