@@ -598,7 +598,18 @@ event_id_of_dcpid(void)
 	return 0;
 }
 
-static uint64_t kgot;
+static uint64_t kgot, chained;
+
+static int
+sum_chain(uint32_t stream, const struct stack_frame *f, uint32_t depth,
+    uint64_t count, void *arg)
+{
+	(void)stream, (void)f, (void)arg;
+	if (depth != gdepth)
+		die("a call chain of %u frames, %u synthesized", depth, gdepth);
+	chained += count;
+	return 0;
+}
 
 static int
 count_cb(uint32_t event, uint32_t image, const struct dcpi_count *c, size_t n, void *arg)
@@ -724,6 +735,11 @@ main(int argc, char **argv)
 	if (kexpected != kgot)
 		die("kernel: %ju samples attributed, %ju synthesized",
 		    (uintmax_t)kgot, (uintmax_t)kexpected);
+	/* Every sample's chain counted once (nothing flushed them). */
+	if (gdepth && chains_kept && stack_each(sum_chain, NULL) == 0 &&
+	    chained != (ncycles + 1) * cyc)
+		die("call chains: %ju samples counted, %zu synthesized",
+		    (uintmax_t)chained, (ncycles + 1) * cyc);
 
 	n = ncycles * cyc;
 	printf("programs %zu, images %zu, processes %zu, kernel samples %d%%\n",
@@ -737,7 +753,7 @@ main(int argc, char **argv)
 		    gdepth);
 	else if (gdepth)
 		printf("call chains: %u frames, %zu distinct at the end (%.1f "
-		    "samples of a cycle each), %zu bytes held\n", gdepth,
+		    "samples of a cycle each, all counted), %zu bytes held\n", gdepth,
 		    stack_entries(), (double)cyc / (double)stack_entries(),
 		    stack_memory());
 	printf("labels: %s\n", labels ? "by unit, " "8 services' cgroups (PERF_SAMPLE_CGROUP)" :
