@@ -9,7 +9,7 @@
  * compare of the words: the entry table is walked only for a leaf new
  * under its callers.  That hash needs nothing but the record (no stream,
  * no attribution), so core.c computes it records ahead and prefetches the
- * slot (stack_hash, stack_prefetch): in a table larger than the caches
+ * slot (stack_ahead): in a table larger than the caches
  * the probe's miss is then paid while earlier records are processed.
  *
  * Entries of processes that have exited are folded, once they are half
@@ -37,7 +37,7 @@
 #define FOLDED		UINT16_MAX	/* an entry's nk: keyed by frames */
 #define FOLD_MIN	4096		/* dead entries before a fold */
 #define K		0x9e3779b97f4a7c15ULL
-#define HUGE		(2u << 20)
+#define HUGE_PAGE	(2u << 20)	/* x86-64's, for the leaf table */
 
 /*
  * An entry at arena[o]: a header of E_HDR words, then its raw words.
@@ -269,9 +269,9 @@ leaves_alloc(size_t n)
 	void *p;
 
 	/* (n is a power of two of at most 2^32: the size cannot wrap.) */
-	if ((errno = posix_memalign(&p, size >= HUGE ? HUGE : 64, size)) != 0)
+	if ((errno = posix_memalign(&p, size >= HUGE_PAGE ? HUGE_PAGE : 64, size)) != 0)
 		fatal("posix_memalign %zu x %zu bytes", n, sizeof(struct leaf));
-	if (size >= HUGE)
+	if (size >= HUGE_PAGE)
 		(void)madvise(p, size, MADV_HUGEPAGE);
 	return memset(p, 0, size);
 }
