@@ -24,7 +24,7 @@ bench-disk: daemon/dcpid ctl/dcpictl
 noinst_PROGRAMS += bench/sample_path
 bench_sample_path_SOURCES = bench/sample_path.c
 bench_sample_path_CFLAGS = $(AM_CFLAGS) -I$(srcdir)/daemon $(ELF_CFLAGS)
-bench_sample_path_LDADD = daemon/libdcpid.la $(ELF_LIBS)
+bench_sample_path_LDADD = daemon/libdcpid.la $(ELF_LIBS) -lm
 EXTRA_DIST += bench/live_cost.sh bench/chain_build.sh bench/stack_flush.sh
 
 # dcpid's stack-file flush: peak RSS and time of one merge (section "Call

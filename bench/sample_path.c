@@ -16,6 +16,15 @@
  *   -k  percent of samples in the kernel (default 15)
  *   -g  generations of pids per slot in a cycle (default 16): a cycle of
  *       PROCS * GENS * CHURN samples is synthesized once and replayed
+ *   -G  call chains of DEPTH frames (default none)
+ *   -C  with -G: the records carry their chains but dcpid keeps none (what
+ *       the larger records alone cost: the floor of -G's cost)
+ *   -z  skewed draws: each sample's random word is one of a pool of
+ *       ZPOOL words, picked by a Zipf law of exponent S (default: every
+ *       sample a fresh word, i.e. processes, PCs and caller paths drawn
+ *       uniformly from their ranges); a word drawn again gives the same
+ *       process slot, PC and caller path, so the same chain while that
+ *       slot's process lives, as a real service's hot stacks repeat
  * Needs root (or CAP_PERFMON): perf_init opens one disabled cpu-clock event
  * so that samples carry an IDENTIFIER the daemon knows.  Prints ns per
  * sample and samples per second of this thread's CPU time, and checks that
@@ -33,6 +42,7 @@
 #include <gelf.h>
 #include <limits.h>
 #include <libelf.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -405,13 +415,55 @@ start_proc(size_t slot, uint32_t pid, uint64_t time, uint32_t cpu, int fork)
  * and DEPTH - 1 callers: in the image of the sample, one of 4 caller paths
  * per (process, PC), so that chains repeat as a program's do. */
 static unsigned	 gdepth;
+static int	 chains_kept = 1;	/* -C: 0 */
+
+/* -z S: the pool of words and the Zipf law's cumulative weights. */
+#define ZPOOL	16384
+static double	 zipf_s;
+static uint64_t	 zpool[ZPOOL];
+static double	 zcdf[ZPOOL];
+
+static void
+zipf_init(void)
+{
+	double sum = 0;
+	size_t i;
+
+	for (i = 0; i < ZPOOL; i++) {
+		zpool[i] = rnd();
+		sum += 1.0 / pow((double)(i + 1), zipf_s);
+		zcdf[i] = sum;
+	}
+	for (i = 0; i < ZPOOL; i++)
+		zcdf[i] /= sum;
+}
+
+/* A sample's random word: fresh, or (-z) drawn from the pool. */
+static uint64_t
+draw(void)
+{
+	double u;
+	size_t lo = 0, hi = ZPOOL - 1, mid;
+
+	if (zipf_s <= 0)
+		return rnd();
+	u = (double)(rnd() >> 11) / 9007199254740992.0;
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (zcdf[mid] < u)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return zpool[lo];
+}
 
 static void
 emit_sample(uint64_t time, uint32_t cpu, int kpct)
 {
 	size_t size = sizeof(struct record_daemon_sample) + (gdepth ? 8 * (gdepth + 2) : 0);
 	struct record_daemon_sample *s = emit(size, time);
-	uint64_t r = rnd(), cg, *chain = NULL, base = 0;
+	uint64_t r = draw(), cg, *chain = NULL, base = 0;
 	const struct elfimg *im = NULL;
 	unsigned j;
 
@@ -554,7 +606,18 @@ event_id_of_dcpid(void)
 	return 0;
 }
 
-static uint64_t kgot;
+static uint64_t kgot, chained;
+
+static int
+sum_chain(uint32_t stream, const struct stack_frame *f, uint32_t depth,
+    uint64_t count, void *arg)
+{
+	(void)stream, (void)f, (void)arg;
+	if (depth != gdepth)
+		die("a call chain of %u frames, %u synthesized", depth, gdepth);
+	chained += count;
+	return 0;
+}
 
 static int
 count_cb(uint32_t event, uint32_t image, const struct dcpi_count *c, size_t n, void *arg)
@@ -603,7 +666,7 @@ main(int argc, char **argv)
 	uint64_t t = 1000000000ull, span;
 	double t0, t1;
 
-	while ((ch = getopt(argc, argv, "n:p:c:b:k:g:LG:")) != -1) {
+	while ((ch = getopt(argc, argv, "n:p:c:b:k:g:LG:z:C")) != -1) {
 		switch (ch) {
 		case 'n': n = strtoul(optarg, NULL, 10); break;
 		case 'p': nproc = strtoul(optarg, NULL, 10); break;
@@ -613,8 +676,10 @@ main(int argc, char **argv)
 		case 'g': gens = strtoul(optarg, NULL, 10); break;
 		case 'L': labels = 0; break;
 		case 'G': gdepth = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 'z': zipf_s = strtod(optarg, NULL); break;
+		case 'C': chains_kept = 0; break;
 		default:
-			fprintf(stderr, "usage: sample_path [-n SAMPLES] [-p PROCS] [-c CHURN] [-b BATCH] [-k PCT] [-g GENS] [-L] [-G DEPTH]\n");
+			fprintf(stderr, "usage: sample_path [-n SAMPLES] [-p PROCS] [-c CHURN] [-b BATCH] [-k PCT] [-g GENS] [-L] [-G DEPTH [-C]] [-z S]\n");
 			return 1;
 		}
 	}
@@ -626,6 +691,8 @@ main(int argc, char **argv)
 	if (nprogs == 0)
 		die("%s", "no usable program with a build-id found");
 	read_kernel_text();
+	if (zipf_s > 0)
+		zipf_init();
 
 	loop_init();
 	if (attr_init() == -1)
@@ -634,7 +701,7 @@ main(int argc, char **argv)
 	core_init(0);
 	if (gdepth) {
 		record_daemon_set_callchain(1);
-		core_set_callchain(gdepth);
+		core_set_callchain(chains_kept ? gdepth : 0);
 	}
 	sample_id = event_id_of_dcpid();
 
@@ -676,13 +743,27 @@ main(int argc, char **argv)
 	if (kexpected != kgot)
 		die("kernel: %ju samples attributed, %ju synthesized",
 		    (uintmax_t)kgot, (uintmax_t)kexpected);
+	/* Every sample's chain counted once (nothing flushed them). */
+	if (gdepth && chains_kept && stack_each(sum_chain, NULL) == 0 &&
+	    chained != (ncycles + 1) * cyc)
+		die("call chains: %ju samples counted, %zu synthesized",
+		    (uintmax_t)chained, (ncycles + 1) * cyc);
 
 	n = ncycles * cyc;
 	printf("programs %zu, images %zu, processes %zu, kernel samples %d%%\n",
 	    nprogs, nimgs, nproc, kstart ? kpct : 0);
-	if (gdepth)
-		printf("call chains: %u frames, %zu distinct at the end, %zu bytes "
-		    "held\n", gdepth, stack_entries(), stack_memory());
+	if (zipf_s > 0)
+		printf("draws: Zipf, exponent %g over %d words\n", zipf_s, ZPOOL);
+	else
+		printf("draws: uniform\n");
+	if (gdepth && !chains_kept)
+		printf("call chains: %u frames in the records, none kept (-C)\n",
+		    gdepth);
+	else if (gdepth)
+		printf("call chains: %u frames, %zu distinct at the end (%.1f "
+		    "samples of a cycle each, all counted), %zu bytes held\n", gdepth,
+		    stack_entries(), (double)cyc / (double)stack_entries(),
+		    stack_memory());
 	printf("labels: %s\n", labels ? "by unit, " "8 services' cgroups (PERF_SAMPLE_CGROUP)" :
 	    "none (-L)");
 	printf("records per cycle %zu (%zu samples, %zu process replacements: "

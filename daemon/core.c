@@ -288,26 +288,85 @@ core_record(const union record *rec, size_t size, uint64_t time)
  */
 static uint32_t	 chain_depth;		/* frames kept per stack; 0: no chains */
 
+/*
+ * Chains hashed ahead.  Where the distinct chains are many, stack.c's
+ * table is larger than the caches and its probe a miss per sample (150 -
+ * 250 ns, bench/README); so order_process_ahead shows chain_ahead each
+ * record CHAIN_AHEAD records before handle gets it, and chain_ahead hashes
+ * the raw chain and prefetches its slot.  The hash is kept for do_chain
+ * in a ring, found by the record's address (a record's own while
+ * order_process runs; the ring is emptied before each), so a record the
+ * ring does not hold (a sample of no event, or handed out without
+ * chain_ahead) is only hashed again.  At most CHAIN_AHEAD + 1 are held.
+ */
+#define CHAIN_AHEAD	16
+#define AHEAD_RING	32		/* a power of two above CHAIN_AHEAD */
+
+static struct {
+	const void	*rec;
+	uint64_t	 h;
+} ahead[AHEAD_RING];
+static size_t	 ahead_head, ahead_tail;	/* ring positions, mod AHEAD_RING */
+
+/* The raw chain ips[0..n) of a SAMPLE of size bytes, n cut at 4096; NULL
+ * if it has none. */
+static inline const uint64_t *
+chain_of(const union record *rec, size_t size, uint32_t *n)
+{
+	const uint64_t *ips;
+	uint64_t nr;
+
+	if ((ips = record_callchain(&record_daemon, rec, size, &nr)) == NULL)
+		return NULL;
+	/* The kernel stops at sample_max_stack frames, plus a few context
+	 * markers; a corrupt nr is cut short. */
+	*n = nr > 4096 ? 4096 : (uint32_t)nr;
+	return ips;
+}
+
+static void
+chain_ahead(const void *p, size_t size, void *arg)
+{
+	const union record *rec = p;
+	const uint64_t *ips;
+	uint64_t h;
+	uint32_t n;
+
+	(void)arg;
+	if (rec->header.type != PERF_RECORD_SAMPLE || size < record_daemon.sample_size ||
+	    (ips = chain_of(rec, size, &n)) == NULL)
+		return;
+	h = stack_ahead(rec->sample.pid, ips, n);
+	if (ahead_tail - ahead_head == AHEAD_RING)	/* (never: see above) */
+		ahead_head++;
+	ahead[ahead_tail % AHEAD_RING].rec = rec;
+	ahead[ahead_tail % AHEAD_RING].h = h;
+	ahead_tail++;
+}
+
+/* rec's hash from the ring, the records before it that never reached
+ * do_chain dropped; or taken now. */
+static inline uint64_t
+chain_hash(const union record *rec, const uint64_t *ips, uint32_t n)
+{
+	while (ahead_head != ahead_tail)
+		if (ahead[ahead_head++ % AHEAD_RING].rec == rec)
+			return ahead[(ahead_head - 1) % AHEAD_RING].h;
+	return stack_hash(rec->sample.pid, ips, n);
+}
+
+/* A chain not met before: its callers attributed, in time order.  (Out
+ * of do_chain, whose usual path then has no 8 KiB frame to set up.) */
 static void __attribute__((noinline))
-do_chain(const union record *rec, size_t size, uint32_t stream, struct stack_frame leaf)
+new_chain(const union record *rec, uint64_t h, uint32_t stream,
+    const uint64_t *ips, uint32_t n, uint32_t li, struct stack_frame leaf)
 {
 	struct stack_frame f[STACK_CALLERS_MAX];
-	const uint64_t *ips;
-	uint64_t nr, ip;
-	uint32_t n, i, li, depth = 0, off;
+	uint64_t ip;
+	uint32_t i, depth = 0, off;
 	uint16_t mode = rec->header.misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	struct image *img;
 
-	if ((ips = record_callchain(&record_daemon, rec, size, &nr)) == NULL)
-		return;
-	/* The kernel stops at sample_max_stack frames, plus a few context
-	 * markers; a corrupt nr is cut short. */
-	n = nr > 4096 ? 4096 : (uint32_t)nr;
-	/* The leaf: the first word that is no context marker (the PC). */
-	for (li = 0; li < n && ips[li] >= PERF_CONTEXT_MAX; li++)
-		;
-	if (li == n || stack_count(stream, rec->sample.pid, ips, n, li, leaf))
-		return;
 	for (i = 0; i < n && depth + 1 < chain_depth; i++) {
 		if ((ip = ips[i]) >= PERF_CONTEXT_MAX) {
 			mode = ip == PERF_CONTEXT_KERNEL ? PERF_RECORD_MISC_KERNEL :
@@ -322,7 +381,24 @@ do_chain(const union record *rec, size_t size, uint32_t stream, struct stack_fra
 		else
 			f[depth++] = (struct stack_frame){ STACK_NOIMAGE, 0 };
 	}
-	stack_add(stream, rec->sample.pid, ips, n, li, f, depth, leaf);
+	stack_add_hashed(h, stream, rec->sample.pid, ips, n, li, f, depth, leaf);
+}
+
+static void __attribute__((noinline))
+do_chain(const union record *rec, size_t size, uint32_t stream, struct stack_frame leaf)
+{
+	const uint64_t *ips;
+	uint64_t h;
+	uint32_t n, li;
+
+	if ((ips = chain_of(rec, size, &n)) == NULL)
+		return;
+	h = chain_hash(rec, ips, n);
+	/* The leaf: the first word that is no context marker (the PC). */
+	for (li = 0; li < n && ips[li] >= PERF_CONTEXT_MAX; li++)
+		;
+	if (li < n && !stack_count_hashed(h, stream, rec->sample.pid, ips, n, li, leaf))
+		new_chain(rec, h, stream, ips, n, li, leaf);
 }
 
 void
@@ -571,6 +647,15 @@ apply_label(struct pending_label *pl)
 	free(pl->name);
 }
 
+/* The records up to safe to handle, with their chains hashed ahead. */
+static void
+handle_until(uint64_t safe)
+{
+	ahead_head = ahead_tail = 0;
+	order_process_ahead(safe, handle, chain_depth > 0 ? chain_ahead : NULL,
+	    CHAIN_AHEAD, NULL);
+}
+
 static void
 process_until(uint64_t safe)
 {
@@ -579,14 +664,14 @@ process_until(uint64_t safe)
 	perf_drain();
 	/* The records before a label request, then the request. */
 	for (i = 0; i < nplabel && plabel[i].time <= safe; i++) {
-		order_process(plabel[i].time, handle, NULL);
+		handle_until(plabel[i].time);
 		apply_label(&plabel[i]);
 	}
 	if (i > 0) {
 		memmove(plabel, plabel + i, (nplabel - i) * sizeof(*plabel));
 		nplabel -= i;
 	}
-	order_process(safe, handle, NULL);
+	handle_until(safe);
 	/* After the records: the cgroups they created are known. */
 	bpf_known();
 	bpf_news();

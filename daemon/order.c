@@ -170,7 +170,8 @@ compact(size_t n)
 }
 
 size_t
-order_process(uint64_t safe, order_cb cb, void *arg)
+order_process_ahead(uint64_t safe, order_cb cb, order_ahead_cb ahead,
+    size_t dist, void *arg)
 {
 	size_t i, n;
 
@@ -179,10 +180,27 @@ order_process(uint64_t safe, order_cb cb, void *arg)
 	merge_sort();
 	for (n = 0; n < nq && q[n].time <= safe; n++)
 		;
-	for (i = 0; i < n; i++)
+	/* ahead sees record i + dist before cb sees record i, every record
+	 * once and in the same order: the first dist before the first cb.
+	 * (Without ahead, the loop that has no test for it.) */
+	if (ahead == NULL || dist > n)
+		dist = n;
+	for (i = 0; ahead != NULL && i < dist; i++)
+		ahead(arena + q[i].off, q[i].size, arg);
+	for (i = 0; i + dist < n; i++) {
+		ahead(arena + q[i + dist].off, q[i + dist].size, arg);
+		cb(arena + q[i].off, q[i].size, q[i].time, arg);
+	}
+	for (; i < n; i++)
 		cb(arena + q[i].off, q[i].size, q[i].time, arg);
 	compact(n);
 	return n;
+}
+
+size_t
+order_process(uint64_t safe, order_cb cb, void *arg)
+{
+	return order_process_ahead(safe, cb, NULL, 0, arg);
 }
 
 size_t

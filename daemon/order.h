@@ -24,6 +24,14 @@ void order_push(const void *rec, size_t size, uint64_t time);
 /* Hands every queued record with time <= safe to cb, oldest first, and
  * drops it; later ones stay queued.  Returns the number handed out. */
 size_t order_process(uint64_t safe, order_cb cb, void *arg);
+/* The same, and ahead(rec, size, arg) sees each of those records (in the
+ * same order, rec the same pointer cb then gets) dist records before cb
+ * does: for work that can start early, such as a prefetch, so that a cache
+ * miss is paid while the records before are handled.  ahead must not call
+ * order_push either. */
+typedef void (*order_ahead_cb)(const void *rec, size_t size, void *arg);
+size_t order_process_ahead(uint64_t safe, order_cb cb, order_ahead_cb ahead,
+    size_t dist, void *arg);
 /* Records queued and bytes held, for status and tests. */
 size_t order_queued(void);
 size_t order_memory(void);

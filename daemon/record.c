@@ -118,22 +118,6 @@ record_daemon_set_callchain(int on)
 	daemon_format();
 }
 
-const uint64_t *
-record_callchain(const struct record_format *f, const union record *r,
-    size_t size, uint64_t *nr)
-{
-	const unsigned char *p = (const unsigned char *)r;
-	uint64_t n;
-
-	if (f->s_callchain == RECORD_NONE || size < f->sample_size)
-		return NULL;
-	memcpy(&n, p + f->s_callchain, sizeof(n));
-	if (n > (size - f->sample_size) / 8)
-		return NULL;
-	*nr = n;
-	return (const uint64_t *)(const void *)(p + f->s_callchain + 8);
-}
-
 int
 record_check(const struct record_format *f, const union record *r, size_t size)
 {

@@ -5,8 +5,12 @@
  * has: the callers are the entries (one per stream, pid and raw caller
  * words, attributed once), and the leaves are rows under an entry.  A
  * sample seen before is one probe of the leaf table, whose hash covers
- * the callers' words and the leaf, and one compare of the words: the
- * entry table is walked only for a leaf new under its callers.
+ * the whole raw chain (the callers' words and the leaf's), and one
+ * compare of the words: the entry table is walked only for a leaf new
+ * under its callers.  That hash needs nothing but the record (no stream,
+ * no attribution), so core.c computes it records ahead and prefetches the
+ * slot (stack_ahead): in a table larger than the caches
+ * the probe's miss is then paid while earlier records are processed.
  *
  * Entries of processes that have exited are folded, once they are half
  * the table, into entries keyed by their attributed frames and shared
@@ -19,16 +23,21 @@
  */
 #include "config.h"
 
+#include <sys/mman.h>
+
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "htab.h"
+#include "log.h"
 #include "stack.h"
 #include "xmalloc.h"
 
 #define FOLDED		UINT16_MAX	/* an entry's nk: keyed by frames */
 #define FOLD_MIN	4096		/* dead entries before a fold */
 #define K		0x9e3779b97f4a7c15ULL
+#define HUGE_PAGE	(2u << 20)	/* x86-64's, for the leaf table */
 
 /*
  * An entry at arena[o]: a header of E_HDR words, then its raw words.
@@ -42,10 +51,16 @@
  */
 #define E_HDR		3
 
-struct leaf {				/* samples of a leaf under an entry */
-	uint64_t	 hash;		/* hash_leaf of the callers and f */
-	uint64_t	 count;		/* 0: an empty slot */
+/* A leaf is keyed by its entry, its raw word (the sampled PC as the
+ * kernel gave it: what the hash of a raw chain covers) and its attributed
+ * frame (the same PC may be another image's after a remap).  Under a
+ * folded entry the raw word is 0 and the hash is hash_leaf's of the
+ * entry's and f. */
+struct leaf {				/* 32 bytes, never across two lines */
+	uint32_t	 tag;		/* the hash's top 32 bits: the home slot */
 	uint32_t	 entry;		/* its o */
+	uint64_t	 count;		/* 0: an empty slot */
+	uint64_t	 ip;
 	struct stack_frame f;
 };
 
@@ -63,7 +78,7 @@ static size_t			 narena, caparena, nents;
  * seen before then costs one cache miss in this large table, not two. */
 static struct leaf		*leaves;
 static size_t			 nleaves, capleaves;	/* capleaves: 0 or 2^k */
-static unsigned			 leafshift;		/* 64 - k */
+static unsigned			 leafshift;		/* 32 - k */
 static struct stack_frame	*frames;
 static size_t			 nframes, capframes;
 static struct pidc		*pids;
@@ -178,6 +193,41 @@ hash_leaf(uint64_t callers, struct stack_frame f)
 	return h ^ h >> 32;
 }
 
+/* A raw chain's hash, leaf included, stream left out (it takes a label
+ * lookup; the compare checks it): hash_key's lanes without its prefix,
+ * for it runs on every sample. */
+static inline uint64_t
+hash_raw(uint32_t pid, const uint64_t *w, uint32_t n)
+{
+	uint64_t a = (uint64_t)pid << 32 | n, b = a ^ 0x6a09e667f3bcc908ULL;
+	uint64_t c = a ^ 0xbb67ae8584caa73bULL, d = a ^ 0x3c6ef372fe94f82bULL;
+	const uint64_t *end = w + n, *end4 = w + (n & ~3U);
+
+	/* (Pointers, not a 32-bit index that each load would extend.) */
+	for (; w < end4; w += 4) {
+		a = (a ^ w[0]) * K;
+		b = (b ^ w[1]) * K;
+		c = (c ^ w[2]) * K;
+		d = (d ^ w[3]) * K;
+	}
+	for (; w < end; w++)
+		a = (a ^ *w) * K;
+	a ^= (b << 16 | b >> 48) ^ (c << 32 | c >> 32) ^ (d << 48 | d >> 16);
+	return (a ^ a >> 29) * K;
+}
+
+uint64_t
+stack_hash(uint32_t pid, const uint64_t *ips, uint32_t n)
+{
+	return hash_raw(pid, ips, n);
+}
+
+static inline uint32_t
+tag_of(uint64_t h)
+{
+	return (uint32_t)(h >> 32);
+}
+
 static void *
 grow(void *p, size_t *cap, size_t need, size_t size)
 {
@@ -192,9 +242,38 @@ grow(void *p, size_t *cap, size_t need, size_t size)
 }
 
 static inline size_t
-leaf_home(uint64_t h)
+leaf_home(uint32_t tag)
 {
-	return (size_t)(h >> leafshift);
+	return (size_t)(tag >> leafshift);
+}
+
+uint64_t
+stack_ahead(uint32_t pid, const uint64_t *ips, uint32_t n)
+{
+	uint64_t h = hash_raw(pid, ips, n);
+
+	if (capleaves > 0)
+		__builtin_prefetch(&leaves[leaf_home(tag_of(h))]);
+	return h;
+}
+
+/* n zeroed slots aligned to a cache line, so that a slot is one line,
+ * not two; from 2 MiB on, in huge pages where the kernel gives them
+ * (transparent_hugepage madvise, Debian's default): the probes are random,
+ * and in 4 KiB pages each would also miss the TLB (sample_path -G 16,
+ * uniform: 5% of the time, bench/README). */
+static struct leaf *
+leaves_alloc(size_t n)
+{
+	size_t size = n * sizeof(struct leaf);
+	void *p;
+
+	/* (n is a power of two of at most 2^32: the size cannot wrap.) */
+	if ((errno = posix_memalign(&p, size >= HUGE_PAGE ? HUGE_PAGE : 64, size)) != 0)
+		fatal("posix_memalign %zu x %zu bytes", n, sizeof(struct leaf));
+	if (size >= HUGE_PAGE)
+		(void)madvise(p, size, MADV_HUGEPAGE);
+	return memset(p, 0, size);
 }
 
 /* The leaves in a table of the least power of two slots (1,024 or
@@ -210,12 +289,13 @@ leaves_resize(size_t n)
 
 	for (capleaves = 1024; n * 4 > capleaves * 3; capleaves *= 2)
 		;
-	leafshift = 64 - (unsigned)__builtin_ctzll(capleaves);
-	leaves = xcalloc(capleaves, sizeof(*leaves));
+	/* (A tag of 32 bits homes 2^32 slots: 128 GiB of them.) */
+	leafshift = 32 - (unsigned)__builtin_ctzll(capleaves);
+	leaves = leaves_alloc(capleaves);
 	for (i = 0; i < ocap; i++) {
 		if (old[i].count == 0)
 			continue;
-		for (j = leaf_home(old[i].hash); leaves[j].count != 0;
+		for (j = leaf_home(old[i].tag); leaves[j].count != 0;
 		    j = (j + 1) & (capleaves - 1))
 			;
 		leaves[j] = old[i];
@@ -231,23 +311,24 @@ leaves_room(void)
 		leaves_resize(nleaves + 1);
 }
 
-/* count more samples of leaf f under entry o, whose callers hash to h. */
+/* count more samples of leaf (ip, f) under entry o, tag that of the
+ * leaf's hash. */
 static void
-count_leaf(uint32_t o, uint64_t h, struct stack_frame f, uint64_t count)
+count_leaf(uint32_t o, uint32_t tag, uint64_t ip, struct stack_frame f,
+    uint64_t count)
 {
 	struct leaf *l;
 	size_t i;
 
 	leaves_room();
-	h = hash_leaf(h, f);
-	for (i = leaf_home(h); (l = &leaves[i])->count != 0; i = (i + 1) & (capleaves - 1))
-		if (l->hash == h && l->entry == o && l->f.image == f.image &&
-		    l->f.offset == f.offset) {
+	for (i = leaf_home(tag); (l = &leaves[i])->count != 0; i = (i + 1) & (capleaves - 1))
+		if (l->tag == tag && l->entry == o && l->ip == ip &&
+		    l->f.image == f.image && l->f.offset == f.offset) {
 			l->count = l->count > UINT64_MAX - count ? UINT64_MAX :
 			    l->count + count;
 			return;
 		}
-	*l = (struct leaf){ h, count, o, f };
+	*l = (struct leaf){ tag, o, count, ip, f };
 	nleaves++;
 }
 
@@ -270,34 +351,53 @@ same_key(const uint64_t *e, uint32_t stream, uint32_t pid,
 	    memcmp(k + li, ips + li + 1, (n - li - 1) * sizeof(*ips)) == 0;
 }
 
-int
-stack_count(uint32_t stream, uint32_t pid, const uint64_t *ips, uint32_t n,
-    uint32_t li, struct stack_frame leaf)
+/* A leaf new under known callers: counted, 1; or callers not known, 0.
+ * (Out of stack_count_hashed, whose usual path then stays small.) */
+static int __attribute__((noinline))
+count_new_leaf(uint32_t tag, uint32_t stream, uint32_t pid,
+    const uint64_t *ips, uint32_t n, uint32_t li, struct stack_frame leaf)
 {
 	struct htab_iter it;
-	const struct leaf *l;
-	uint64_t h = hash_split(stream, pid, ips, n, li), hl = hash_leaf(h, leaf);
+	uint64_t h = hash_split(stream, pid, ips, n, li);
 	uintptr_t v;
+
+	for (v = htab_first(&table, h, &it); v != 0; v = htab_next(&table, &it))
+		if (same_key(arena + v - 1, stream, pid, ips, n, li)) {
+			count_leaf((uint32_t)(v - 1), tag, ips[li], leaf, 1);
+			return 1;
+		}
+	return 0;
+}
+
+int
+stack_count_hashed(uint64_t h, uint32_t stream, uint32_t pid,
+    const uint64_t *ips, uint32_t n, uint32_t li, struct stack_frame leaf)
+{
+	struct leaf *l;
+	uint32_t tag = tag_of(h);
+	uint64_t ip = ips[li];
 	size_t i;
 
 	/* The leaf seen before under these callers: the usual case. */
 	if (capleaves > 0)
-		for (i = leaf_home(hl); (l = &leaves[i])->count != 0;
+		for (i = leaf_home(tag); (l = &leaves[i])->count != 0;
 		    i = (i + 1) & (capleaves - 1))
-			if (l->hash == hl && l->f.image == leaf.image &&
-			    l->f.offset == leaf.offset &&
+			if (l->tag == tag && l->ip == ip &&
+			    l->f.image == leaf.image && l->f.offset == leaf.offset &&
 			    same_key(arena + l->entry, stream, pid, ips, n, li)) {
-				if (leaves[i].count < UINT64_MAX)
-					leaves[i].count++;
+				if (l->count < UINT64_MAX)
+					l->count++;
 				return 1;
 			}
-	/* A new leaf under known callers. */
-	for (v = htab_first(&table, h, &it); v != 0; v = htab_next(&table, &it))
-		if (same_key(arena + v - 1, stream, pid, ips, n, li)) {
-			count_leaf((uint32_t)(v - 1), h, leaf, 1);
-			return 1;
-		}
-	return 0;
+	return count_new_leaf(tag, stream, pid, ips, n, li, leaf);
+}
+
+int
+stack_count(uint32_t stream, uint32_t pid, const uint64_t *ips, uint32_t n,
+    uint32_t li, struct stack_frame leaf)
+{
+	return stack_count_hashed(stack_hash(pid, ips, n), stream, pid, ips, n,
+	    li, leaf);
 }
 
 /* A new entry's header, its nk raw words left for the caller to write; its
@@ -370,7 +470,7 @@ static void
 fold(void)
 {
 	uint64_t *oarena = arena, *e;
-	struct leaf *oleaves = leaves;
+	struct leaf *oleaves = leaves, *l;
 	struct stack_frame *oframes = frames;
 	struct pidc *opids = pids;
 	size_t onarena = narena, ocapleaves = capleaves, onleaves = nleaves;
@@ -387,9 +487,8 @@ fold(void)
 			pids[npids] = opids[i];
 			xhtab_add(&pidtab, opids[i].pid, ++npids);
 		}
-	/* Each old entry's header is then overwritten by where it went
-	 * ([2]; UINT64_MAX: nowhere, past the 32 bits of an o) and its hash
-	 * there ([0]), for its leaves. */
+	/* Each old entry's [2] is then overwritten by where it went
+	 * (UINT64_MAX: nowhere, past the 32 bits of an o), for its leaves. */
 	for (o = 0; o < onarena; o += e_words(e)) {
 		e = oarena + o;
 		nk = e_nk(e);
@@ -406,14 +505,21 @@ fold(void)
 			if (to != -1 && nk > 0)
 				memcpy(arena + to + E_HDR, e + E_HDR, nk * sizeof(*e));
 		}
-		e[0] = h;
 		e[2] = (uint64_t)to;
 	}
-	for (i = 0; i < ocapleaves; i++)
-		if (oleaves[i].count != 0 &&
-		    (e = oarena + oleaves[i].entry)[2] != UINT64_MAX) {
-			count_leaf((uint32_t)e[2], e[0], oleaves[i].f, oleaves[i].count);
-		}
+	/* A leaf under a live entry keeps its raw word and hash; under a
+	 * folded one it is its frame only, those of all processes added. */
+	for (i = 0; i < ocapleaves; i++) {
+		l = &oleaves[i];
+		if (l->count == 0 || (o = oarena[l->entry + 2]) == UINT64_MAX)
+			continue;
+		e = arena + o;
+		if (e_nk(e) == FOLDED)
+			count_leaf((uint32_t)o, tag_of(hash_leaf(e[3], l->f)), 0,
+			    l->f, l->count);
+		else
+			count_leaf((uint32_t)o, l->tag, l->ip, l->f, l->count);
+	}
 	if (nleaves < capleaves / 4)
 		leaves_resize(nleaves);
 	free(oarena);
@@ -423,9 +529,9 @@ fold(void)
 }
 
 void
-stack_add(uint32_t stream, uint32_t pid, const uint64_t *ips, uint32_t n,
-    uint32_t li, const struct stack_frame *callers, uint32_t depth,
-    struct stack_frame leaf)
+stack_add_hashed(uint64_t hl, uint32_t stream, uint32_t pid,
+    const uint64_t *ips, uint32_t n, uint32_t li,
+    const struct stack_frame *callers, uint32_t depth, struct stack_frame leaf)
 {
 	struct pidc *p;
 	uint64_t h = hash_split(stream, pid, ips, n, li);
@@ -438,7 +544,7 @@ stack_add(uint32_t stream, uint32_t pid, const uint64_t *ips, uint32_t n,
 	if (li + 1 < n)
 		memcpy(arena + o + E_HDR + li, ips + li + 1,
 		    (n - li - 1) * sizeof(*ips));
-	count_leaf((uint32_t)o, h, leaf, 1);
+	count_leaf((uint32_t)o, tag_of(hl), ips[li], leaf, 1);
 	if ((p = pid_find(pid)) == NULL) {
 		pids = grow(pids, &cappids, npids + 1, sizeof(*pids));
 		pids[npids] = (struct pidc){ pid, 0, 0 };
@@ -451,6 +557,15 @@ stack_add(uint32_t stream, uint32_t pid, const uint64_t *ips, uint32_t n,
 		 * next fold: folded, they are only attributed again.) */
 		ndead++;
 	p->nraw++;
+}
+
+void
+stack_add(uint32_t stream, uint32_t pid, const uint64_t *ips, uint32_t n,
+    uint32_t li, const struct stack_frame *callers, uint32_t depth,
+    struct stack_frame leaf)
+{
+	stack_add_hashed(stack_hash(pid, ips, n), stream, pid, ips, n, li,
+	    callers, depth, leaf);
 }
 
 void

@@ -32,10 +32,13 @@ void stack_fini(void);
  * profile) and its callers, keyed by the raw chain ips[0..n) (the
  * kernel's words, context markers included) less its leaf, the word at
  * ips[li], and the leaf's place li (the words before it are context
- * markers, those after it callers).  Counts one more sample of leaf
- * under that key of stream in pid if the key was met since the last
- * flush (and not folded since): 1; else 0 and nothing counted (the
- * caller attributes the callers and calls stack_add).  n <= 4096. */
+ * markers, those after it callers).  Under a key, a leaf is its raw word
+ * and its frame (so one frame under two raw words, an image mapped twice,
+ * is two chains of the same frames, as two processes' are).  Counts one
+ * more sample of leaf under that key of stream in pid if the key was met
+ * since the last flush (and not folded since): 1; else 0 and nothing
+ * counted (the caller attributes the callers and calls stack_add).
+ * n <= 4096. */
 int stack_count(uint32_t stream, uint32_t pid, const uint64_t *ips, uint32_t n,
     uint32_t li, struct stack_frame leaf);
 /* A new key's attributed callers c[0..depth) (nearest first; depth <=
@@ -45,6 +48,21 @@ void stack_add(uint32_t stream, uint32_t pid, const uint64_t *ips, uint32_t n,
     uint32_t li, const struct stack_frame *c, uint32_t depth,
     struct stack_frame leaf);
 
+/* The hash of a raw chain ips[0..n) of pid, as stack_count looks it up:
+ * it needs only the record, so that the lookup's cache miss can be started
+ * records ahead of the count: stack_ahead returns the same hash and
+ * prefetches the table's slot for it (a hint, which changes no count; a
+ * table grown since only makes it useless).  The _hashed functions take
+ * it, h = stack_hash(pid, ips, n), and are otherwise stack_count's and
+ * stack_add's. */
+uint64_t stack_hash(uint32_t pid, const uint64_t *ips, uint32_t n);
+uint64_t stack_ahead(uint32_t pid, const uint64_t *ips, uint32_t n);
+int stack_count_hashed(uint64_t h, uint32_t stream, uint32_t pid,
+    const uint64_t *ips, uint32_t n, uint32_t li, struct stack_frame leaf);
+void stack_add_hashed(uint64_t h, uint32_t stream, uint32_t pid,
+    const uint64_t *ips, uint32_t n, uint32_t li, const struct stack_frame *c,
+    uint32_t depth, struct stack_frame leaf);
+
 /* Process pid has exited: its entries may be folded into entries keyed
  * by their attributed frames (no raw words, shared by all processes),
  * which keeps memory with the distinct stacks where processes are many
@@ -52,8 +70,9 @@ void stack_add(uint32_t stream, uint32_t pid, const uint64_t *ips, uint32_t n,
 void stack_exit(uint32_t pid);
 
 /* Calls cb for every chain counted (frames f[0..depth), owned by stack.c,
- * valid during the call); a nonzero return stops the walk and is
- * returned.  stack_clear forgets them all, once the stack file holding
+ * valid during the call; the same frames may come more than once, counts
+ * apart, for the caller to add up); a nonzero return stops the walk and
+ * is returned.  stack_clear forgets them all, once the stack file holding
  * them is written (a failed write keeps them for the next flush). */
 typedef int (*stack_cb)(uint32_t stream, const struct stack_frame *f,
     uint32_t depth, uint64_t count, void *arg);

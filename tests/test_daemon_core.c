@@ -223,6 +223,63 @@ test_order_merges_cpus(void **state)
 	order_fini();
 }
 
+/* order_process_ahead: ahead sees every record handed out, once, in the
+ * same order and at the same address as cb, dist records earlier (all
+ * of them when fewer are handed out); records left queued it does not see. */
+static const void	*ahead_at[16];
+static uint32_t		 ahead_n[16];
+static size_t		 nahead, ahead_lead[16];
+
+static void
+order_ahead(const void *r, size_t size, void *arg)
+{
+	(void)arg;
+	assert_int_equal(size, sizeof(struct rec));
+	ahead_at[nahead] = r;
+	ahead_n[nahead++] = ((const struct rec *)r)->n;
+}
+
+static void
+order_collect_ahead(const void *r, size_t size, uint64_t time, void *arg)
+{
+	assert_ptr_equal(ahead_at[nseen], r);
+	ahead_lead[nseen] = nahead - nseen;
+	order_collect(r, size, time, arg);
+}
+
+static void
+test_order_ahead(void **state)
+{
+	uint32_t i;
+
+	(void)state;
+	order_init();
+	nseen = nahead = 0;
+	for (i = 0; i < 6; i++)
+		push(100 + i, i % 2, i);
+	push(200, 0, 6);
+	push(50, 1, 7);			/* sorted first */
+	assert_int_equal(order_process_ahead(150, order_collect_ahead,
+	    order_ahead, 3, NULL), 7);
+	assert_int_equal(nahead, 7);
+	assert_int_equal(ahead_n[0], 7);
+	for (i = 1; i < 7; i++)
+		assert_int_equal(ahead_n[i], i - 1);
+	/* Three ahead, then fewer as the handed-out records run out. */
+	assert_int_equal(ahead_lead[0], 4);
+	assert_int_equal(ahead_lead[3], 4);
+	assert_int_equal(ahead_lead[4], 3);
+	assert_int_equal(ahead_lead[6], 1);
+	assert_int_equal(order_queued(), 1);
+	/* More ahead than records: all seen before the first is handed. */
+	nseen = nahead = 0;
+	assert_int_equal(order_process_ahead(UINT64_MAX, order_collect_ahead,
+	    order_ahead, 8, NULL), 1);
+	assert_int_equal(ahead_lead[0], 1);
+	assert_int_equal(ahead_n[0], 6);
+	order_fini();
+}
+
 static void
 test_order_odd_sizes(void **state)
 {
@@ -341,6 +398,7 @@ main(void)
 		cmocka_unit_test(test_agg_failed_flush_keeps_counts),
 		cmocka_unit_test(test_agg_memory_follows_distinct_pcs),
 		cmocka_unit_test(test_order_merges_cpus),
+		cmocka_unit_test(test_order_ahead),
 		cmocka_unit_test(test_order_odd_sizes),
 		cmocka_unit_test(test_order_interleaved_runs),
 		cmocka_unit_test(test_order_burst_memory_returned),

@@ -1,6 +1,7 @@
 /*
- * daemon/stack.c: chains counted per (stream, pid, raw callers) and leaf,
- * the callers kept with their frames until cleared.
+ * daemon/stack.c: chains counted per (stream, pid, raw callers) and leaf
+ * (its raw word and frame), the callers kept with their frames until
+ * cleared.
  */
 #include "config.h"
 
@@ -49,6 +50,20 @@ find(const struct seen *s, size_t n, struct stack_frame leaf, uint32_t depth)
 	return NULL;
 }
 
+/* The samples of all chains of s[0..n) with this leaf and depth. */
+static uint64_t
+sum(const struct seen *s, size_t n, struct stack_frame leaf, uint32_t depth)
+{
+	uint64_t c = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (s[i].depth == depth && s[i].f[0].image == leaf.image &&
+		    s[i].f[0].offset == leaf.offset)
+			c += s[i].count;
+	return c;
+}
+
 static int
 stop(uint32_t stream, const struct stack_frame *f, uint32_t depth,
     uint64_t count, void *arg)
@@ -60,7 +75,7 @@ stop(uint32_t stream, const struct stack_frame *f, uint32_t depth,
 static void
 test_count_add(void **state)
 {
-	/* Raw chains: the leaf (any PC: not part of the key), then callers. */
+	/* Raw chains: the leaf, then callers. */
 	static const uint64_t a[] = { 0x401000, 0x402000, 0x403000 };
 	static const uint64_t a2[] = { 0x401004, 0x402000, 0x403000 };
 	static const uint64_t b[] = { 0x401000, 0x402000, 0x404000 };
@@ -72,13 +87,17 @@ test_count_add(void **state)
 	static const struct stack_frame cb[] = { { STACK_NOIMAGE, 0 } };
 	struct stack_frame l1 = { 1, 0x10 }, l2 = { 1, 0x14 };
 	const struct seen *p;
-	struct seen s[4];
+	struct seen s[5];
+	size_t i;
 
 	(void)state;
 	stack_init();
 	assert_int_equal(stack_count(5, 100, a, 3, 0, l1), 0);
 	stack_add(5, 100, a, 3, 0, ca, 2, l1);
-	/* Known callers: counted, whatever the leaf. */
+	/* Known callers: counted, whatever the leaf (a2's raw word, another
+	 * PC of the same frame, as a second mapping of an image gives, is a
+	 * leaf of its own: the stack file adds up chains of the same
+	 * frames). */
 	assert_int_equal(stack_count(5, 100, a2, 3, 0, l1), 1);
 	assert_int_equal(stack_count(5, 100, a, 3, 0, l2), 1);
 	/* The key is the chain less its leaf, and where the leaf is. */
@@ -89,24 +108,26 @@ test_count_add(void **state)
 	assert_int_equal(stack_count(5, 101, a, 3, 0, l1), 0);
 	assert_int_equal(stack_count(5, 100, a, 2, 0, l1), 0);
 	stack_add(5, 101, b, 3, 0, cb, 1, l1);
-	assert_int_equal(stack_entries(), 3);
+	assert_int_equal(stack_entries(), 4);
 	assert_true(stack_memory() > 0);
 	memset(s, 0, sizeof(s));
 	assert_int_equal(stack_each(collect, s), 0);
 	/* Leaf first, then the callers. */
-	p = find(s, 3, l1, 3);
-	assert_int_equal(p->stream, 5);
-	assert_int_equal(p->count, 2);
-	assert_memory_equal(&p->f[1], ca, sizeof(ca));
-	p = find(s, 3, l2, 3);
+	assert_int_equal(sum(s, 4, l1, 3), 2);
+	for (i = 0; i < 4; i++)
+		if (s[i].depth == 3 && s[i].f[0].offset == l1.offset) {
+			assert_int_equal(s[i].stream, 5);
+			assert_memory_equal(&s[i].f[1], ca, sizeof(ca));
+		}
+	p = find(s, 4, l2, 3);
 	assert_int_equal(p->count, 1);
 	assert_memory_equal(&p->f[1], ca, sizeof(ca));
-	p = find(s, 3, l1, 2);
+	p = find(s, 4, l1, 2);
 	assert_int_equal(p->count, 1);
 	assert_int_equal(p->f[1].image, STACK_NOIMAGE);
 	assert_int_equal(stack_each(stop, NULL), 7);
 	/* Kept until cleared, then gone. */
-	assert_int_equal(stack_entries(), 3);
+	assert_int_equal(stack_entries(), 4);
 	stack_clear();
 	assert_int_equal(stack_entries(), 0);
 	assert_int_equal(stack_count(5, 100, a, 3, 0, l1), 0);
@@ -240,6 +261,38 @@ test_fold(void **state)
 	stack_fini();
 }
 
+/* The hash taken ahead (as core.c does, records before the count) finds
+ * the same chains as stack_count; the same raw PC attributed to another
+ * frame (the image remapped) is another leaf. */
+static void
+test_hashed(void **state)
+{
+	static const uint64_t a[] = { 0x401000, 0x402000, 0x403000 };
+	static const struct stack_frame ca[] = { { 1, 0x20 }, { 2, 0x30 } };
+	struct stack_frame l1 = { 1, 0x10 }, l3 = { 4, 0x10 };
+	uint64_t h = stack_hash(100, a, 3);
+	struct seen s[3];
+
+	(void)state;
+	stack_init();
+	assert_true(stack_ahead(100, a, 3) == h);	/* (an empty table) */
+	assert_int_equal(stack_count_hashed(h, 5, 100, a, 3, 0, l1), 0);
+	stack_add_hashed(h, 5, 100, a, 3, 0, ca, 2, l1);
+	assert_true(stack_ahead(100, a, 3) == h);
+	assert_int_equal(stack_count_hashed(h, 5, 100, a, 3, 0, l1), 1);
+	assert_int_equal(stack_count(5, 100, a, 3, 0, l1), 1);
+	/* The stream is no part of the hash, but of the key. */
+	assert_int_equal(stack_count_hashed(h, 6, 100, a, 3, 0, l1), 0);
+	assert_int_equal(stack_entries(), 1);
+	assert_int_equal(stack_count_hashed(h, 5, 100, a, 3, 0, l3), 1);
+	assert_int_equal(stack_entries(), 2);
+	memset(s, 0, sizeof(s));
+	assert_int_equal(stack_each(collect, s), 0);
+	assert_int_equal(find(s, 2, l1, 3)->count, 3);
+	assert_int_equal(find(s, 2, l3, 3)->count, 1);
+	stack_fini();
+}
+
 /* A failed test leaves nothing behind for the next. */
 static int
 teardown(void **state)
@@ -257,6 +310,7 @@ main(void)
 		cmocka_unit_test_teardown(test_leaf_only, teardown),
 		cmocka_unit_test_teardown(test_many, teardown),
 		cmocka_unit_test_teardown(test_fold, teardown),
+		cmocka_unit_test_teardown(test_hashed, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
