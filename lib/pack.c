@@ -198,6 +198,32 @@ dcpi_pack_parse(const void *buf, size_t len, const char *name,
 	return 0;
 }
 
+/* The file at path, read below its directory's descriptor: a path would
+ * go through the look-up (dcpi_read_file), which calls dcpi_pack_read with
+ * its lock held. */
+static int
+read_below_dir(const char *path, void **buf, size_t *len, struct dcpi_error *err)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+	int dfd, r, e;
+
+	dir = slash == NULL ? strdup(".") :
+	    strndup(path, slash == path ? 1 : (size_t)(slash - path));
+	if (dir == NULL)
+		return lib_seterr(err, ENOMEM, "%s: out of memory", path);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	if (dfd == -1)
+		return lib_seterr(err, errno, "%s: %s", path, strerror(errno));
+	r = dcpi_read_fileat(dfd, slash ? slash + 1 : path, path, DCPI_PACK_MAX,
+	    buf, len, err);
+	e = errno;
+	close(dfd);
+	errno = e;
+	return r;
+}
+
 int
 dcpi_pack_read(const char *path, struct dcpi_pack **out, struct dcpi_error *err)
 {
@@ -207,7 +233,7 @@ dcpi_pack_read(const char *path, struct dcpi_pack **out, struct dcpi_error *err)
 	int e;
 
 	*out = NULL;
-	if (dcpi_read_fileat(AT_FDCWD, path, path, DCPI_PACK_MAX, &gz, &gzlen, err) == -1)
+	if (read_below_dir(path, &gz, &gzlen, err) == -1)
 		return -1;
 	e = lib_gunzip(gz, gzlen, DCPI_PACK_MAX, path, &raw, &len, err);
 	free(gz);
