@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include <dcpi/db.h>
+#include <dcpi/kallsyms.h>
 #include <dcpi/pack.h>
 #include <dcpi/profile.h>
 #include <dcpi/stackfile.h>
@@ -87,6 +88,9 @@ setup(void **state)
 	snprintf(path, sizeof(path), "%s/unattributed", host);
 	assert_int_equal(dcpi_atomic_write(path, "dcpi-unattributed 1\nanon 3 perf::cpu-clock\n",
 	    43, 0640, NULL), 0);
+	snprintf(path, sizeof(path), "%s/" DCPI_KALLSYMS_REF, host);
+	assert_int_equal(dcpi_atomic_write(path, "kernels/0-0000000000000000.gz\n",
+	    30, 0640, NULL), 0);
 	return dcpi_db_set_current(db, CUR, NULL);
 }
 
@@ -205,8 +209,8 @@ static void
 test_compress(void **state)
 {
 	struct dcpi_compress_stats st = { 0, 0, 0, 0 };
+	char path[512], **v, ref[DCPI_KALLSYMS_NAME_MAX];
 	struct dcpi_error err;
-	char path[512], **v;
 	struct stat sb;
 	void *buf;
 	size_t n, len;
@@ -222,14 +226,15 @@ test_compress(void **state)
 
 	assert_int_equal(dcpi_db_compress(db, OLD, &st, &err), 0);
 	assert_int_equal(st.hosts, 1);
-	assert_int_equal(st.files, 3);
+	assert_int_equal(st.files, 4);
 	assert_true(st.bytes_out > 0 && st.bytes_out < st.bytes_in);
 	/* One file left, with the directory's read permissions. */
 	assert_int_equal(dcpi_db_list(host, &v, &n, &err), 0);
-	assert_int_equal(n, 3);
-	assert_string_equal(v[0], DCPI_PACK_FILE);
-	assert_string_equal(v[1], "perf::cpu-clock");
-	assert_string_equal(v[2], "unattributed");
+	assert_int_equal(n, 4);
+	assert_string_equal(v[0], DCPI_KALLSYMS_REF);
+	assert_string_equal(v[1], DCPI_PACK_FILE);
+	assert_string_equal(v[2], "perf::cpu-clock");
+	assert_string_equal(v[3], "unattributed");
 	dcpi_strv_free(v, n);
 	snprintf(path, sizeof(path), "%s/perf::cpu-clock", host);
 	assert_int_equal(stat(path, &sb), -1);
@@ -258,6 +263,10 @@ test_compress(void **state)
 	assert_int_equal(dcpi_read_file(path, &buf, &len, &err), 0);
 	assert_int_equal(len, 43);
 	free(buf);
+	/* gc's reader of the kernel symbols' reference (by path). */
+	snprintf(path, sizeof(path), "%s/" DCPI_KALLSYMS_REF, host);
+	assert_int_equal(dcpi_kallsyms_ref_readat(AT_FDCWD, path, NULL, ref, &err), 0);
+	assert_string_equal(ref, "0-0000000000000000");
 
 	/* Again: nothing to do. */
 	memset(&st, 0, sizeof(st));
@@ -295,7 +304,7 @@ test_crash_between(void **state)
 	assert_int_equal(dcpi_db_compress(db, OLD, &st, &err), 0);
 	assert_int_equal(st.files, 2);
 	assert_int_equal(dcpi_db_list(host, &v, &n, &err), 0);
-	assert_int_equal(n, 3);
+	assert_int_equal(n, 4);
 	dcpi_strv_free(v, n);
 	assert_int_equal(samples("%s/perf::cpu-clock/ld.so.cc", host), 3);
 	assert_int_equal(samples("%s/perf::cpu-clock/libc.so.6.aa", host), 15);
