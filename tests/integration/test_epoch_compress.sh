@@ -5,8 +5,9 @@
 # alone (and refuses it by name); prof, prof -i, list, diff, stacks,
 # export and gc --dry-run print the same before and after; a crash between
 # the pack and the removal of the loose files (both there) reads the same
-# and is finished by compressing again; the uncompressed epoch, the
-# layout of every database before this change, still reads.
+# and is finished by compressing again; the epoch dcpid's exit leaves
+# current is not packed; the uncompressed epoch, the layout of every
+# database before this change, still reads (the views before packing).
 . "$top_srcdir/tests/integration/lib.sh"
 require_perf
 
@@ -69,6 +70,11 @@ echo "prof, list, diff, stacks, export and gc print the same once packed"
 ctl flush >/dev/null || fail "flush after compress failed"
 ctl epoch >/dev/null || fail "epoch after compress failed"
 stop_dcpid
+# dcpid's exit leaves its epoch current, to be continued: not packed.
+e3=$(current_epoch)
+ctl compress >"$T/exit.out" || fail "compress after dcpid's exit failed: $(cat "$T/exit.out")"
+grep -q "^$e2: " "$T/exit.out" || fail "compress did not pack $e2, ended: $(cat "$T/exit.out")"
+[ ! -e "$DB/$e3/$h/pack.gz" ] || fail "the current epoch $e3 was packed after dcpid's exit"
 
 # A crash after the pack, before the loose files went: both, read once.
 cp -r "$T/loose/$h/." "$DB/$e1/$h/" || fail "cannot put the loose files back"
