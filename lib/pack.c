@@ -352,10 +352,11 @@ under_epoch(const char *norm, size_t end)
 		return 0;
 	for (s = k - 1; s > 0 && norm[s - 1] != '/'; s--)
 		;
-	if (k - 1 - s != DCPI_EPOCH_LEN)
+	/* The 14-digit names, and the older 10-digit ones (db.h). */
+	if (k - 1 - s != DCPI_EPOCH_LEN && k - 1 - s != 10)
 		return 0;
-	memcpy(ep, norm + s, DCPI_EPOCH_LEN);
-	ep[DCPI_EPOCH_LEN] = '\0';
+	memcpy(ep, norm + s, k - 1 - s);
+	ep[k - 1 - s] = '\0';
 	return dcpi_epoch_parse(ep, &t) == 0;
 }
 

@@ -358,6 +358,24 @@ test_not_a_host(void **state)
 	assert_int_equal(errno, ENOENT);
 }
 
+/* An epoch of the older ten-digit name packs and reads the same. */
+static void
+test_short_epoch_name(void **state)
+{
+	struct dcpi_error err;
+	char path[512];
+
+	(void)state;
+	mkdir_or_fail("%s/2611231501", db);
+	mkdir_or_fail("%s/2611231501/h2", db);
+	mkdir_or_fail("%s/2611231501/h2/ev", db);
+	snprintf(path, sizeof(path), "%s/2611231501/h2/ev/libc.so.6.aa", db);
+	put_profile(path, "aa", NULL, 4);
+	assert_int_equal(dcpi_db_compress(db, "2611231501", NULL, &err), 0);
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(samples("%s", path), 12);
+}
+
 int
 main(void)
 {
@@ -368,6 +386,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_crash_between, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_broken, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_a_host, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_short_epoch_name, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
