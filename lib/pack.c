@@ -566,8 +566,15 @@ dcpi_db_isdir(const char *path)
 }
 
 /* Compression: the loose files of one host directory. */
+/* A loose file read, and which file it was (f first: file_cmp takes a
+ * pointer to one as a pointer to its f). */
+struct lfile {
+	struct dcpi_pack_file f;
+	dev_t	 dev;
+	ino_t	 ino;
+};
 struct loose {
-	struct dcpi_pack_file *f;
+	struct lfile *v;
 	size_t	 n, cap;
 	char	**dirs;		/* subdirectories, each after its own */
 	size_t	 nd, capd;
@@ -579,10 +586,10 @@ loose_free(struct loose *l)
 	size_t i;
 
 	for (i = 0; i < l->n; i++) {
-		free((char *)(uintptr_t)l->f[i].path);
-		free((void *)(uintptr_t)l->f[i].buf);
+		free((char *)(uintptr_t)l->v[i].f.path);
+		free((void *)(uintptr_t)l->v[i].f.buf);
 	}
-	free(l->f);
+	free(l->v);
 	dcpi_strv_free(l->dirs, l->nd);
 	memset(l, 0, sizeof(*l));
 }
@@ -640,13 +647,15 @@ collect(int dfd, const char *prefix, const char *show, struct loose *l,
 		} else if (dcpi_read_fileat(dirfd(d), de->d_name, sh, DCPI_PACK_MAX, &buf,
 		    &len, err) == -1)
 			r = -1;
-		else if (lib_grow((void **)&l->f, &l->cap, l->n, sizeof(*l->f)) == -1) {
+		else if (lib_grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v)) == -1) {
 			free(buf);
 			r = lib_seterr(err, ENOMEM, "%s: out of memory", sh);
 		} else {
-			l->f[l->n].path = rel;
-			l->f[l->n].buf = buf;
-			l->f[l->n].len = len;
+			l->v[l->n].f.path = rel;
+			l->v[l->n].f.buf = buf;
+			l->v[l->n].f.len = len;
+			l->v[l->n].dev = st.st_dev;
+			l->v[l->n].ino = st.st_ino;
 			l->n++;
 			rel = NULL;
 		}
@@ -673,7 +682,7 @@ compress_host(int hfd, const char *show, struct dcpi_compress_stats *st,
 	size_t rawlen, gzlen, n, i;
 	unsigned long long in = 0;
 	char *packpath = NULL;
-	struct stat ds;
+	struct stat ds, fs;
 	int r = -1;
 
 	if (collect(hfd, "", show, &l, err) == -1)
@@ -682,7 +691,7 @@ compress_host(int hfd, const char *show, struct dcpi_compress_stats *st,
 		r = 0;
 		goto out;
 	}
-	qsort(l.f, l.n, sizeof(*l.f), file_cmp);
+	qsort(l.v, l.n, sizeof(*l.v), file_cmp);
 	if (asprintf(&packpath, "%s/" DCPI_PACK_FILE, show) == -1) {
 		packpath = NULL;
 		lib_seterr(err, ENOMEM, "%s: out of memory", show);
@@ -698,12 +707,13 @@ compress_host(int hfd, const char *show, struct dcpi_compress_stats *st,
 		lib_seterr(err, ENOMEM, "%s: out of memory", show);
 		goto out;
 	}
-	memcpy(all, l.f, l.n * sizeof(*all));
-	for (i = 0, n = l.n; i < l.n; i++)
-		in += l.f[i].len;
+	for (i = 0, n = l.n; i < l.n; i++) {
+		all[i] = l.v[i].f;
+		in += l.v[i].f.len;
+	}
 	for (i = 0; old != NULL && i < old->n; i++) {
 		key.path = old->v[i].path;
-		if (bsearch(&key, l.f, l.n, sizeof(*l.f), file_cmp) != NULL)
+		if (bsearch(&key, l.v, l.n, sizeof(*l.v), file_cmp) != NULL)
 			continue;
 		all[n].path = old->v[i].path;
 		all[n].buf = old->data + old->v[i].off;
@@ -724,12 +734,18 @@ compress_host(int hfd, const char *show, struct dcpi_compress_stats *st,
 		goto out;
 	/* The pack is durable (written, synced, renamed, the directory
 	 * synced): only now do the loose files go. */
-	for (i = 0; i < l.n; i++)
-		if (unlinkat(hfd, l.f[i].path, 0) == -1 && errno != ENOENT) {
-			lib_seterr(err, errno, "%s/%s: %s", show, l.f[i].path,
+	for (i = 0; i < l.n; i++) {
+		/* A file replaced since it was read (dcpictl import into
+		 * the epoch meanwhile) stays, and wins over its member. */
+		if (fstatat(hfd, l.v[i].f.path, &fs, AT_SYMLINK_NOFOLLOW) == -1 ||
+		    fs.st_dev != l.v[i].dev || fs.st_ino != l.v[i].ino)
+			continue;
+		if (unlinkat(hfd, l.v[i].f.path, 0) == -1 && errno != ENOENT) {
+			lib_seterr(err, errno, "%s/%s: %s", show, l.v[i].f.path,
 			    strerror(errno));
 			goto out;
 		}
+	}
 	/* Post-order: a directory after its subdirectories. */
 	for (i = 0; i < l.nd; i++)
 		(void)unlinkat(hfd, l.dirs[i], AT_REMOVEDIR);
