@@ -565,9 +565,9 @@ dcpi_db_isdir(const char *path)
 	return r;
 }
 
-/* Compression: the loose files of one host directory. */
-/* A loose file read, and which file it was (f first: file_cmp takes a
- * pointer to one as a pointer to its f). */
+/* Compression: the loose files of one host directory.  A loose file
+ * read, and which file it was (f first: file_cmp takes a pointer to one as
+ * a pointer to its f). */
 struct lfile {
 	struct dcpi_pack_file f;
 	dev_t	 dev;
