@@ -6,9 +6,11 @@
 # processes that make system calls), rotates the epoch with `dcpictl epoch`
 # every SECONDS (default 30) until EPOCHS (default 6) epochs have ended,
 # and prints the bytes (file sizes, and the blocks du counts) in all, in
-# the epochs and in DB/kernels/, with the per-epoch figures.  BUILDDIR may
-# be a build of any version: one before kallsyms was shared writes a copy
-# into each epoch.
+# the epochs and in DB/kernels/, with the per-epoch figures; then packs
+# the ended epochs with `dcpictl compress` (dcpi(5) "Packed epochs"), when
+# BUILDDIR's dcpictl has it, and prints the epochs' bytes and blocks
+# again, and the time it took.  BUILDDIR may be a build of any version:
+# one before kallsyms was shared writes a copy into each epoch.
 set -u
 
 b=${1:?usage: kallsyms_disk.sh BUILDDIR [EPOCHS] [SECONDS]}
@@ -57,3 +59,11 @@ echo "  epochs: $ep bytes ($epb), $((ep / n)) bytes per epoch ($((epb / n)) in b
 echo "    of which kallsyms copies in the epochs: $copies bytes, $((copies / n)) per epoch"
 echo "  kernels/: $k bytes ($kb in blocks), $(ls "$DB/kernels" 2>/dev/null | wc -l) snapshots"
 echo "  build-id cache: $(bytes "$DB/buildid") bytes"
+if "$b/ctl/dcpictl" -d "$DB" compress --help >/dev/null 2>&1; then
+	t0=$(date +%s.%N)
+	"$b/ctl/dcpictl" -d "$DB" compress >"$T/compress.out" || { echo "dcpictl compress failed" >&2; exit 1; }
+	t1=$(date +%s.%N)
+	pe=$(bytes $ended); peb=$(blocks $ended)
+	echo "  packed: $pe bytes ($peb in blocks), $((pe / n)) bytes per epoch ($((peb / n)) in blocks), $(wc -l <"$T/compress.out") epochs in $(echo "$t1 - $t0" | bc) s"
+	sed 's/^/    /' "$T/compress.out"
+fi

@@ -35,6 +35,7 @@ int cmd_list(const struct ctl_globals *, int, char **);
 int cmd_diff(const struct ctl_globals *, int, char **);
 int cmd_epochs(const struct ctl_globals *, int, char **);
 int cmd_gc(const struct ctl_globals *, int, char **);
+int cmd_compress(const struct ctl_globals *, int, char **);
 /* Call chains (ctl/stacks.c; prof --callers and --callees go there too). */
 int cmd_stacks(const struct ctl_globals *, int, char **);
 /* Call chains drawn: an SVG flame graph (ctl/flamegraph.c). */

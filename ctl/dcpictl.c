@@ -32,6 +32,7 @@ static const struct {
 	{ "list",	cmd_list,	"list PROCEDURE              annotated disassembly" },
 	{ "diff",	cmd_diff,	"diff A B                    compare two epochs or databases" },
 	{ "epochs",	cmd_epochs,	"epochs                      list the database's epochs" },
+	{ "compress",	cmd_compress,	"compress [EPOCH...]         pack ended epochs into one gzip file a host" },
 	{ "gc",		cmd_gc,		"gc [--keep-days N] [--keep-min M]  delete old epochs" },
 	{ "export",	cmd_export,	"export --format=F -o FILE   write pprof, pprof-proto, gmon, callgrind or xprof" },
 	{ "push",	cmd_push,	"push --to clickhouse://HOST/DB  ship epochs to a ClickHouse store" },

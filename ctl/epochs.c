@@ -20,6 +20,7 @@
 #include <dcpi/dataset.h>
 #include <dcpi/db.h>
 #include <dcpi/kallsyms.h>
+#include <dcpi/pack.h>
 #include <dcpi/profile.h>
 
 #include "analysis.h"
@@ -129,7 +130,6 @@ refs_scan_dir(const char *dir, int labels, struct refs *r)
 {
 	char **files, path[4096];
 	struct dcpi_profile *p;
-	struct stat st;
 	const char *dot;
 	size_t nf, l;
 
@@ -137,7 +137,7 @@ refs_scan_dir(const char *dir, int labels, struct refs *r)
 		return;
 	for (l = 0; l < nf; l++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, files[l]);
-		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		if (dcpi_db_isdir(path)) {
 			if (labels)
 				refs_scan_dir(path, 0, r);
 			continue;
@@ -684,4 +684,54 @@ cmd_gc(const struct ctl_globals *g, int argc, char **argv)
 	free(gone);
 	dcpi_strv_free(ep, n);
 	return fflush(stdout) == 0 ? rc : 1;
+}
+
+#define COMPRESS_USAGE							\
+	"usage: dcpictl compress [EPOCH...]\n"				\
+	"packs each host directory of the epochs (default: every epoch but\n"	\
+	"the current one) into one gzip file, HOST/" DCPI_PACK_FILE "\n"
+
+int
+cmd_compress(const struct ctl_globals *g, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "help",	no_argument,		NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	char **ep = NULL, cur[DCPI_EPOCH_LEN + 1];
+	struct dcpi_compress_stats st;
+	struct dcpi_error err;
+	size_t n = 0, i;
+	int ch, rc = 0, all;
+
+	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1)
+		return cmd_usage(ch == 'h', COMPRESS_USAGE);
+	all = optind == argc;
+	if (all) {
+		if (dcpi_db_epochs(g->db, &ep, &n, &err) == -1) {
+			fprintf(stderr, "dcpictl: compress: %s\n", err.msg);
+			return 1;
+		}
+	}
+	/* Without names, the current epoch is left out, not an error. */
+	if (!all || dcpi_db_current(g->db, cur, NULL) == -1)
+		cur[0] = '\0';
+	for (i = 0; i < (all ? n : (size_t)(argc - optind)); i++) {
+		const char *e = all ? ep[i] : argv[optind + i];
+
+		if (strcmp(e, cur) == 0)
+			continue;
+		memset(&st, 0, sizeof(st));
+		if (dcpi_db_compress(g->db, e, &st, &err) == -1) {
+			fprintf(stderr, "dcpictl: compress: %s\n", err.msg);
+			rc = 1;
+		}
+		if (st.hosts > 0)
+			printf("%s: %zu files of %zu host%s, %llu bytes into %llu\n", e,
+			    st.files, st.hosts, st.hosts == 1 ? "" : "s", st.bytes_in,
+			    st.bytes_out);
+	}
+	if (all)
+		dcpi_strv_free(ep, n);
+	return rc;
 }

@@ -13,6 +13,7 @@
 
 #include <dcpi/dataset.h>
 #include <dcpi/db.h>
+#include <dcpi/pack.h>
 #include <dcpi/image.h>
 #include <dcpi/label.h>
 
@@ -68,7 +69,10 @@ is_real_dir(const char *path)
 {
 	struct stat st;
 
-	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	if (lstat(path, &st) == 0)
+		return S_ISDIR(st.st_mode);
+	/* Not on disk: a directory of a packed epoch's (pack.h)? */
+	return errno == ENOENT && dcpi_db_isdir(path);
 }
 
 static int

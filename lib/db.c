@@ -530,7 +530,7 @@ static int
 list(const char *dir, int epochs, char ***names, size_t *np, struct dcpi_error *err)
 {
 	char **v = NULL, **nv;
-	size_t n = 0, cap = 0;
+	size_t n = 0, cap = 0, i, k;
 	struct dirent *de;
 	struct stat st;
 	DIR *d;
@@ -538,7 +538,17 @@ list(const char *dir, int epochs, char ***names, size_t *np, struct dcpi_error *
 
 	*names = NULL;
 	*np = 0;
+	/* A packed host directory's entries are its pack's (pack.h), with
+	 * what is on disk beside them. */
+	if (!epochs) {
+		if ((e = lib_pack_names(dir, &v, &n, err)) == -1)
+			return -1;
+		cap = n;
+	}
 	if ((d = opendir(dir)) == NULL) {
+		if (n > 0 && (errno == ENOENT || errno == ENOTDIR))
+			goto done;
+		dcpi_strv_free(v, n);
 		fail(err, dir, "cannot open directory", errno);
 		return -1;
 	}
@@ -569,8 +579,19 @@ list(const char *dir, int epochs, char ***names, size_t *np, struct dcpi_error *
 		return -1;
 	}
 	closedir(d);
+done:
 	if (n > 0)
 		qsort(v, n, sizeof(*v), epochs ? cmp_epoch : cmp_name);
+	/* A name both in the pack and on disk (the pack's loose files
+	 * not yet removed) once. */
+	for (i = k = 0; i < n; i++) {
+		if (k > 0 && strcmp(v[k - 1], v[i]) == 0) {
+			free(v[i]);
+			continue;
+		}
+		v[k++] = v[i];
+	}
+	n = k;
 	*names = v;
 	*np = n;
 	return 0;

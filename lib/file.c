@@ -123,8 +123,16 @@ read_at(int dirfd, const char *name, int nofollow, const char *show, size_t max,
 
 	*bufp = NULL;
 	*lenp = 0;
-	if ((fd = open_regular(dirfd, name, nofollow, show, err)) < 0)
-		return -1;
+	if ((fd = open_regular(dirfd, name, nofollow, show, err)) < 0) {
+		/* A path below a packed host directory (pack.h): its member.
+		 * Only paths, not names below a descriptor: dcpid writes
+		 * the current epoch through descriptors, never packed. */
+		if (errno != ENOENT || dirfd != AT_FDCWD)
+			return -1;
+		if ((rc = lib_pack_member(name, max, show, bufp, lenp, err)) == 0)
+			errno = ENOENT;
+		return rc == 1 ? 0 : -1;
+	}
 	rc = read_fd(fd, show, max, bufp, lenp, err);
 	e = errno;
 	close(fd);

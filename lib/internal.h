@@ -62,4 +62,29 @@ typedef int lib_map_parser(const void *buf, size_t len, const char *name,
 int lib_map_read(const char *path, size_t max, lib_map_parser *parse,
     struct dcpi_perfmap_entry **out, size_t *n, struct dcpi_error *err);
 
+/* Packed epochs (pack.c).  The member at path (DB/EPOCH/HOST/REL) of its
+ * host directory's pack, read as dcpi_read_fileat reads a file (max, show,
+ * *buf with a NUL after it): 1, 0 when no pack holds it (err untouched),
+ * -1 with errno and err for a pack that cannot be read or a member past
+ * max. */
+int lib_pack_member(const char *path, size_t max, const char *show, void **buf,
+    size_t *len, struct dcpi_error *err);
+/* The names of the entries of directory dir held by its pack (the first
+ * component below dir of its members), unsorted, maybe repeated: 1, 0
+ * when no pack holds dir, -1 with errno and err. */
+int lib_pack_names(const char *dir, char ***names, size_t *n,
+    struct dcpi_error *err);
+
+/* buf[0..len) (len below 4 GiB) as one gzip member at zlib's level (1-9),
+ * as gzip(1) writes it, into *out (malloc'd), *outlen bytes.  0, or -1
+ * with ENOMEM or EIO and "SHOW: ..." in err. */
+int lib_gzip(const void *buf, size_t len, int level, const char *show,
+    void **out, size_t *outlen, struct dcpi_error *err);
+/* One gzip member in[0..inlen) decompressed into *out (malloc'd, a NUL
+ * after the data, not counted in *outlen).  -1 with EFBIG past max bytes,
+ * EINVAL for data that is not one whole gzip member ("SHOW: byte N: ..."
+ * naming the compressed offset), or ENOMEM. */
+int lib_gunzip(const void *in, size_t inlen, size_t max, const char *show,
+    void **out, size_t *outlen, struct dcpi_error *err);
+
 #endif

@@ -19,7 +19,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <zlib.h>
 
 #include <dcpi/db.h>
 #include <dcpi/kallsyms.h>
@@ -103,112 +102,6 @@ dcpi_kallsyms_name(const char *kernel_id, const void *buf, size_t len,
 	return 0;
 }
 
-/* buf[0..len) as one gzip member into *out (malloc'd), *outlen bytes. */
-static int
-gzip(const void *buf, size_t len, const char *show, void **out, size_t *outlen,
-    struct dcpi_error *err)
-{
-	z_stream z;
-	uLong cap;
-	void *o;
-	int r;
-
-	memset(&z, 0, sizeof(z));
-	/* 15 + 16: a gzip header and trailer, so that zcat reads it. */
-	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		return lib_seterr(err, ENOMEM, "%s: cannot start compressing", show);
-	/* deflateBound is the most one call can need: one pass, no loop. */
-	cap = deflateBound(&z, (uLong)len);
-	if ((o = malloc(cap)) == NULL) {
-		deflateEnd(&z);
-		return lib_seterr(err, ENOMEM, "%s: out of memory", show);
-	}
-	z.next_in = (Bytef *)(uintptr_t)buf;
-	z.avail_in = (uInt)len;
-	z.next_out = o;
-	z.avail_out = (uInt)cap;
-	r = deflate(&z, Z_FINISH);
-	*outlen = z.total_out;
-	deflateEnd(&z);
-	if (r != Z_STREAM_END) {
-		free(o);
-		return lib_seterr(err, EIO, "%s: compression failed (zlib %d)", show, r);
-	}
-	*out = o;
-	return 0;
-}
-
-/* One gzip member in[0..inlen) decompressed into *out (malloc'd, a NUL
- * after the data), at most DCPI_KALLSYMS_MAX bytes. */
-static int
-gunzip(const void *in, size_t inlen, const char *show, void **out,
-    size_t *outlen, struct dcpi_error *err)
-{
-	size_t cap = inlen < (1u << 20) ? 1u << 20 : inlen * 8, used;
-	char *o = NULL, *n;
-	z_stream z;
-	int r;
-
-	*out = NULL;
-	*outlen = 0;
-	if (cap > DCPI_KALLSYMS_MAX)
-		cap = DCPI_KALLSYMS_MAX;
-	memset(&z, 0, sizeof(z));
-	if (inflateInit2(&z, 15 + 16) != Z_OK)
-		return lib_seterr(err, ENOMEM, "%s: cannot start decompressing", show);
-	z.next_in = (Bytef *)(uintptr_t)in;
-	z.avail_in = (uInt)inlen;
-	for (;;) {
-		used = z.total_out;
-		if (o == NULL || used == cap) {
-			if (o != NULL) {
-				if (cap >= DCPI_KALLSYMS_MAX) {
-					r = Z_MEM_ERROR;
-					break;
-				}
-				cap = cap * 2 > DCPI_KALLSYMS_MAX ? DCPI_KALLSYMS_MAX : cap * 2;
-			}
-			if ((n = realloc(o, cap + 1)) == NULL) {
-				free(o);
-				inflateEnd(&z);
-				return lib_seterr(err, ENOMEM, "%s: out of memory", show);
-			}
-			o = n;
-		}
-		z.next_out = (Bytef *)o + used;
-		z.avail_out = (uInt)(cap - used);
-		r = inflate(&z, Z_NO_FLUSH);
-		if (r == Z_STREAM_END || (r != Z_OK && r != Z_BUF_ERROR) ||
-		    (r == Z_BUF_ERROR && z.avail_out != 0))
-			break;
-	}
-	if (r == Z_STREAM_END && z.avail_in != 0)
-		r = Z_DATA_ERROR + 1000;	/* trailing bytes */
-	if (r != Z_STREAM_END) {
-		size_t at = z.total_in;
-
-		inflateEnd(&z);
-		free(o);
-		if (r == Z_MEM_ERROR && cap >= DCPI_KALLSYMS_MAX)
-			return lib_seterr(err, EFBIG, "%s: more than %u bytes once "
-			    "decompressed: not a kallsyms snapshot", show,
-			    (unsigned)DCPI_KALLSYMS_MAX);
-		if (r == Z_DATA_ERROR + 1000)
-			return lib_seterr(err, EINVAL, "%s: byte %zu: data after the "
-			    "end of the gzip stream", show, at);
-		if (r == Z_BUF_ERROR || r == Z_OK)
-			return lib_seterr(err, EINVAL, "%s: byte %zu: truncated gzip "
-			    "data (the file ends early)", show, at);
-		return lib_seterr(err, EINVAL, "%s: byte %zu: not gzip data "
-		    "(%s)", show, at, z.msg ? z.msg : "corrupt");
-	}
-	*outlen = z.total_out;
-	o[*outlen] = '\0';
-	*out = o;
-	inflateEnd(&z);
-	return 0;
-}
-
 int
 dcpi_kallsyms_store(int dbfd, const char *show, const char *name,
     const void *buf, size_t len, gid_t gid, mode_t dirmode, mode_t filemode,
@@ -244,7 +137,7 @@ dcpi_kallsyms_store(int dbfd, const char *show, const char *name,
 		free(path);
 		return 1;
 	}
-	if (gzip(buf, len, path, &gz, &gzlen, err) == -1) {
+	if (lib_gzip(buf, len, 6, path, &gz, &gzlen, err) == -1) {
 		close(kfd);
 		free(path);
 		return -1;
@@ -388,7 +281,7 @@ dcpi_kallsyms_read(const char *path, void **buf, size_t *len, char **from,
 			    ref, name, snap);
 		goto out;
 	}
-	if (gunzip(gz, gzlen, snap, buf, len, err) == -1)
+	if (lib_gunzip(gz, gzlen, DCPI_KALLSYMS_MAX, snap, buf, len, err) == -1)
 		goto out;
 	if (from != NULL) {
 		*from = snap;

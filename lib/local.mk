@@ -72,6 +72,11 @@ lib_libdcpi_la_SOURCES += lib/label.c
 dcpiinclude_HEADERS += lib/dcpi/kallsyms.h
 lib_libdcpi_la_SOURCES += lib/kallsyms.c
 
+# Packed epochs: an ended epoch's host directory as one gzip file, read
+# through dcpi_read_file and dcpi_db_list as if unpacked (zlib, above).
+dcpiinclude_HEADERS += lib/dcpi/pack.h
+lib_libdcpi_la_SOURCES += lib/pack.c
+
 # Call chains: the per-epoch stack file beside the profiles.
 dcpiinclude_HEADERS += lib/dcpi/stackfile.h
 lib_libdcpi_la_SOURCES += lib/stackfile.c

@@ -315,6 +315,26 @@ tests_fuzz_fuzz_kallsyms_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
 tests_fuzz_fuzz_kallsyms_corpus_LDADD = lib/libdcpi.la
 EXTRA_DIST += tests/fuzz/fuzz_kallsyms.c
 
+# Packed epochs: the format, dcpi_db_compress, the readers through packs
+# (lib/dcpi/pack.h), its fuzz target, and dcpictl compress on a live
+# dcpid's epochs.
+if ENABLE_TESTS
+check_PROGRAMS += tests/test_pack
+TESTS += tests/test_pack
+tests_test_pack_SOURCES = tests/test_pack.c
+tests_test_pack_CFLAGS = $(TESTS_CFLAGS)
+tests_test_pack_LDADD = lib/libdcpi.la $(TESTS_LIBS)
+endif
+check_PROGRAMS += tests/fuzz/fuzz_pack_corpus
+TESTS += tests/fuzz/fuzz_pack_corpus
+tests_fuzz_fuzz_pack_corpus_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz_pack.c
+tests_fuzz_fuzz_pack_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFUZZ_CORPUS='"$(abs_top_srcdir)/tests/fuzz/corpus/pack"'
+tests_fuzz_fuzz_pack_corpus_LDADD = lib/libdcpi.la
+EXTRA_DIST += tests/fuzz/fuzz_pack.c
+TESTS += tests/integration/test_epoch_compress.sh
+EXTRA_DIST += tests/integration/test_epoch_compress.sh
+
 # The symbol table readers (ELF, kallsyms) on the fuzz corpus.
 check_PROGRAMS += tests/fuzz/fuzz_symbol_corpus
 TESTS += tests/fuzz/fuzz_symbol_corpus

@@ -139,7 +139,11 @@ int dcpi_db_currentat(int dbfd, const char *show, char out[DCPI_EPOCH_LEN + 1],
  * dcpi_strv_free().  -1/ENOENT if db does not exist. */
 int dcpi_db_epochs(const char *db, char ***names, size_t *n, struct dcpi_error *err);
 /* The entries of a directory (no "." or ".."; no hidden files, which are
- * temporary files), sorted; same ownership as dcpi_db_epochs. */
+ * temporary files), sorted; same ownership as dcpi_db_epochs.  Below a
+ * packed epoch's host directory (pack.h, dcpi(5) "Packed epochs") the
+ * names its pack gives the directory are listed too, each name once, and
+ * a directory only the pack holds lists; a pack that cannot be read fails
+ * the listing (EINVAL, its message naming the pack and the byte). */
 int dcpi_db_list(const char *dir, char ***names, size_t *n, struct dcpi_error *err);
 void dcpi_strv_free(char **v, size_t n);
 

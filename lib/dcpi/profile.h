@@ -169,7 +169,10 @@ int dcpi_atomic_writeat(int dirfd, const char *name, const char *show,
  * string; the data may hold NULs.  Only regular files are read, and the
  * open and reads never block: a FIFO, a device (/dev/zero) or a socket is
  * refused at once, and a file that would block a read (/proc/kmsg) fails
- * with EAGAIN, so that no input can hang a reader.
+ * with EAGAIN, so that no input can hang a reader.  A path below a packed
+ * epoch's host directory that is not on disk is read from the pack, as
+ * the file it held (pack.h, dcpi(5) "Packed epochs"); a pack that cannot
+ * be read fails with its own error (EINVAL naming the pack and the byte).
  * Errors: -1 with errno of open(2) or read(2) (ENOENT, EACCES, EAGAIN,
  * ...), EISDIR for a directory, EINVAL for any other file that is not a
  * regular file ("PATH: not a regular file (a FIFO)"), or ENOMEM, and
@@ -184,7 +187,8 @@ int dcpi_read_file(const char *path, void **buf, size_t *len,
  * "NAME: is a symbolic link, not followed"), and a file of more than max
  * bytes fails with EFBIG (max: the most the file's format allows, in bytes;
  * SIZE_MAX for no bound).  show names the file in messages (NULL: name).
- * Ownership and other errors as dcpi_read_file's.
+ * Ownership and other errors as dcpi_read_file's; a pack's member is read
+ * only for dirfd AT_FDCWD (a path), never below another descriptor.
  */
 int dcpi_read_fileat(int dirfd, const char *name, const char *show, size_t max,
     void **buf, size_t *len, struct dcpi_error *err);

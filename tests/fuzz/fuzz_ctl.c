@@ -1,4 +1,5 @@
-// fuzz-sources: lib/ctl.c lib/util.c lib/label.c lib/db.c lib/profile.c lib/file.c lib/internal.c
+// fuzz-sources: lib/ctl.c lib/util.c lib/label.c lib/db.c lib/profile.c lib/file.c lib/internal.c lib/pack.c
+// fuzz-libs: -lz
 /*
  * The control-protocol decoder on arbitrary bytes.  The first byte picks
  * the direction (even: to the daemon, odd: to the client); the rest is read

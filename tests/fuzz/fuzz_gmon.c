@@ -1,5 +1,5 @@
-// fuzz-sources: lib/export_util.c lib/label.c lib/export_gmon.c lib/profile.c lib/file.c lib/image.c lib/internal.c lib/db.c lib/util.c
-// fuzz-libs: -lelf -ldw
+// fuzz-sources: lib/export_util.c lib/label.c lib/export_gmon.c lib/profile.c lib/file.c lib/image.c lib/internal.c lib/db.c lib/util.c lib/pack.c
+// fuzz-libs: -lelf -ldw -lz
 /*
  * The gmon.out reader on arbitrary bytes.  What it accepts must add up
  * (total = sum of the bins, ranges disjoint), and its histogram, turned

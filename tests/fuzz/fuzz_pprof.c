@@ -1,5 +1,5 @@
-// fuzz-sources: lib/export_util.c lib/label.c lib/export_pprof.c lib/profile.c lib/file.c lib/image.c lib/internal.c lib/db.c lib/util.c
-// fuzz-libs: -lelf -ldw
+// fuzz-sources: lib/export_util.c lib/label.c lib/export_pprof.c lib/profile.c lib/file.c lib/image.c lib/internal.c lib/db.c lib/util.c lib/pack.c
+// fuzz-libs: -lelf -ldw -lz
 /*
  * The gperftools CPU profile reader on arbitrary bytes.  What it accepts
  * must be consistent (samples sorted and unique, the total their sum), and

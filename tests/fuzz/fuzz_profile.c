@@ -1,4 +1,5 @@
-// fuzz-sources: lib/profile.c lib/file.c lib/internal.c
+// fuzz-sources: lib/profile.c lib/file.c lib/internal.c lib/pack.c lib/db.c lib/util.c
+// fuzz-libs: -lz
 /*
  * The profile reader on arbitrary bytes.  Whatever it accepts must encode,
  * read back as the same profile, encode to the same bytes again (the

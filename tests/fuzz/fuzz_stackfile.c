@@ -1,4 +1,5 @@
-// fuzz-sources: lib/stackfile.c lib/file.c lib/internal.c lib/util.c lib/htab.c
+// fuzz-sources: lib/stackfile.c lib/file.c lib/internal.c lib/util.c lib/htab.c lib/pack.c lib/db.c
+// fuzz-libs: -lz
 /*
  * The stack file's reader on arbitrary bytes.  A rejected input gives a
  * one-line message naming the file; an accepted one encodes, reads back

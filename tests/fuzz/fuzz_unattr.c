@@ -1,4 +1,5 @@
-// fuzz-sources: lib/label.c lib/db.c lib/profile.c lib/file.c lib/internal.c lib/util.c
+// fuzz-sources: lib/label.c lib/db.c lib/profile.c lib/file.c lib/internal.c lib/util.c lib/pack.c
+// fuzz-libs: -lz
 /*
  * The unattributed samples file's reader on arbitrary bytes.  A rejected
  * input leaves the set as it was, with a one-line message naming the file;

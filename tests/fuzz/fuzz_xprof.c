@@ -1,5 +1,5 @@
-// fuzz-sources: lib/export_util.c lib/label.c lib/export_xprof.c lib/profile.c lib/file.c lib/image.c lib/internal.c lib/db.c lib/util.c
-// fuzz-libs: -lelf -ldw
+// fuzz-sources: lib/export_util.c lib/label.c lib/export_xprof.c lib/profile.c lib/file.c lib/image.c lib/internal.c lib/db.c lib/util.c lib/pack.c
+// fuzz-libs: -lelf -ldw -lz
 /*
  * The xprof_text reader on arbitrary bytes.  What it accepts must agree
  * with itself: stats that are present match the counters, and every OBJREF
