@@ -68,6 +68,8 @@ struct pending_label {
 static struct pending_label	 plabel[CORE_LABELS_PENDING];
 static size_t			 nplabel;
 
+static void	 core_ready(void);
+
 /* Which path counts the samples (status), and why. */
 static char	 agg_path[640] = "ring";
 
@@ -81,6 +83,7 @@ core_init(size_t memory_cap)
 	agg_init();
 	stack_init();
 	jit_init();
+	perf_set_ready(core_ready);
 }
 
 void
@@ -92,6 +95,7 @@ core_set_memory_cap(size_t memory_cap)
 void
 core_fini(void)
 {
+	perf_set_ready(NULL);
 	jit_fini();
 	stack_fini();
 	agg_fini();
@@ -572,21 +576,53 @@ apply_label(struct pending_label *pl)
 }
 
 static void
+handle_in_place(const union record *rec, size_t size, uint64_t time)
+{
+	handle(rec, size, time, NULL);
+}
+
+/*
+ * Every record stamped at or before safe, in time order as far as the
+ * attribution can tell: the queue (the sideband, copied as it arrives)
+ * merged with the sampling buffers, read in place (perf_read_until).
+ * Samples change nothing that another sample reads, so they need no order
+ * among themselves, only against the queued records: each queued
+ * timestamp is a barrier, the buffers' samples stamped before it are
+ * processed, then the queued records of that time, and so on up to safe.
+ * This is exact because by then every buffer holds all its records
+ * stamped at or before safe (CORE_ORDER_SLACK_NS) and the sideband's are
+ * queued (perf_drain_queued, before); a sample stamped after safe stays in
+ * its buffer, behind the records it must follow, until a later call.
+ */
+static void
+process_merged(uint64_t safe)
+{
+	uint64_t next;
+
+	while (order_next(&next) == 0 && next <= safe) {
+		if (next > 0)
+			perf_read_until(next - 1, handle_in_place);
+		order_process(next, handle, NULL);
+	}
+	perf_read_until(safe, handle_in_place);
+}
+
+static void
 process_until(uint64_t safe)
 {
 	size_t i = 0;
 
-	perf_drain();
+	perf_drain_queued();
 	/* The records before a label request, then the request. */
 	for (i = 0; i < nplabel && plabel[i].time <= safe; i++) {
-		order_process(plabel[i].time, handle, NULL);
+		process_merged(plabel[i].time);
 		apply_label(&plabel[i]);
 	}
 	if (i > 0) {
 		memmove(plabel, plabel + i, (nplabel - i) * sizeof(*plabel));
 		nplabel -= i;
 	}
-	order_process(safe, handle, NULL);
+	process_merged(safe);
 	/* After the records: the cgroups they created are known. */
 	bpf_known();
 	bpf_news();
@@ -630,6 +666,13 @@ core_stop_aggregate(void)
 	if (bpfagg_active())
 		bpfagg_drain(bpf_count, NULL);
 	bpfagg_fini();
+}
+
+/* perf_set_ready: a sampling buffer is a quarter full. */
+static void
+core_ready(void)
+{
+	core_process(0);
 }
 
 void

@@ -64,6 +64,7 @@ struct rb {
 	size_t		 mapsize;
 	size_t		 datasize;	/* power of two */
 	int		 inloop;
+	int		 inplace;	/* read by perf_read_until, not drained */
 	int		 fixed;		/* PERF_EVENT_IOC_PERIOD refused: no jitter */
 	int64_t		 k;		/* the rate's last offset (perf_jitter_now) */
 	int		 paired;	/* k was drawn, its negation is next */
@@ -88,6 +89,7 @@ static struct idmap	*ids;
 static int		*cpulist;
 static size_t		 ncpu;
 static perf_record_cb	 record_cb;
+static void		(*ready_cb)(void);	/* perf_set_ready */
 static int		 pfm_ready;
 static uint64_t		 rbuf[65536 / 8];	/* a record that wraps: size is a u16 */
 static int		 sideband_on_first;	/* no dummy event: event 0 carries it */
@@ -347,38 +349,71 @@ close_rbs(void)
 	close_rbs_from(0);
 }
 
-static void
-drain_rb(struct rb *r)
+/* The record at tail, below head: in place, or put together in rbuf when
+ * it wraps around the end (as tools/lib/perf does); the record is read
+ * where the kernel leaves it until data_tail passes it.  NULL, said in the
+ * log, when its size is impossible: the rest of the buffer is skipped. */
+static const union record *
+rb_record(const struct rb *r, uint64_t tail, uint64_t head, size_t *sizep)
+{
+	unsigned char *data = (unsigned char *)r->base + (r->mapsize - r->datasize);
+	uint64_t mask = r->datasize - 1;
+	const union record *rec = (const void *)(data + (tail & mask));
+	size_t size = rec->header.size, first;
+
+	if (size < sizeof(rec->header) || size > head - tail) {
+		log_warnx("CPU %d: corrupt ring buffer record (size %zu); skipping the rest",
+		    r->cpu, size);
+		return NULL;
+	}
+	first = r->datasize - (tail & mask);
+	if (first < size) {
+		memcpy(rbuf, rec, first);
+		memcpy((unsigned char *)rbuf + first, data, size - first);
+		rec = (const void *)rbuf;
+	}
+	*sizep = size;
+	return rec;
+}
+
+/* Hands cb the buffer's records stamped at or before until, in buffer
+ * order, and gives their space back to the kernel; stops at the first
+ * later one.  Returns the number handed out. */
+static size_t
+read_rb(struct rb *r, uint64_t until, perf_record_cb cb)
 {
 	struct perf_event_mmap_page *pg = r->base;
-	unsigned char *data = (unsigned char *)r->base + (size_t)sysconf(_SC_PAGESIZE);
-	uint64_t head, tail, mask = r->datasize - 1;
+	const union record *rec;
+	uint64_t head, tail, t;
+	size_t size, n = 0;
 
 	head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
 	tail = pg->data_tail;
 	while (tail < head) {
-		const union record *rec = (const void *)(data + (tail & mask));
-		size_t size = rec->header.size, first;
-
-		if (size < sizeof(rec->header) || size > head - tail) {
-			log_warnx("CPU %d: corrupt ring buffer record (size %zu); skipping the rest",
-			    r->cpu, size);
+		if ((rec = rb_record(r, tail, head, &size)) == NULL) {
 			tail = head;
 			break;
 		}
-		/* Records are read in place, where the kernel leaves them
-		 * until data_tail passes them; one that wraps around the
-		 * end is put together in rbuf. */
-		first = r->datasize - (tail & mask);
-		if (first < size) {
-			memcpy(rbuf, rec, first);
-			memcpy((unsigned char *)rbuf + first, data, size - first);
-			rec = (const void *)rbuf;
-		}
-		record_cb(rec, size, record_time(&record_daemon, rec, size));
+		/* A sample's time is at a fixed offset. */
+		if (rec->header.type == PERF_RECORD_SAMPLE &&
+		    size >= record_daemon.sample_size)
+			t = rec->sample.time;
+		else
+			t = record_time(&record_daemon, rec, size);
+		if (t > until)
+			break;
+		cb(rec, size, t);
 		tail += size;
+		n++;
 	}
 	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
+	return n;
+}
+
+static void
+drain_rb(struct rb *r)
+{
+	read_rb(r, UINT64_MAX, record_cb);
 }
 
 static void
@@ -387,14 +422,23 @@ rb_ready(int fd, uint32_t ev, void *arg)
 	struct rb *r = arg;
 
 	if (ev & (EPOLLHUP | EPOLLERR)) {
-		/* The CPU went offline: its buffer has nothing more. */
+		/* The CPU went offline: its buffer has nothing more.  One
+		 * read in place keeps what it holds for the next reads. */
 		log_warnx("CPU %d: event %s hung up", r->cpu, rb_name(r));
-		drain_rb(r);
 		loop_del(fd);
 		r->inloop = 0;
+		if (r->inplace && ready_cb != NULL)
+			ready_cb();
+		else
+			drain_rb(r);
 		return;
 	}
-	drain_rb(r);
+	/* A sampling buffer past its watermark: its records are processed
+	 * where they lie, up to the safe time, rather than copied. */
+	if (r->inplace && ready_cb != NULL)
+		ready_cb();
+	else
+		drain_rb(r);
 }
 
 void
@@ -404,6 +448,35 @@ perf_drain(void)
 
 	for (i = 0; i < nrbs; i++)
 		drain_rb(&rbs[i]);
+}
+
+void
+perf_drain_queued(void)
+{
+	size_t i;
+
+	for (i = 0; i < nrbs; i++)
+		if (!rbs[i].inplace)
+			drain_rb(&rbs[i]);
+}
+
+void
+perf_set_ready(void (*cb)(void))
+{
+	ready_cb = cb;
+}
+
+size_t
+perf_read_until(uint64_t until, perf_record_cb cb)
+{
+	size_t i, n = 0;
+
+	/* Each buffer in turn: samples need no order among themselves
+	 * (core.c), and until keeps each behind the sideband. */
+	for (i = 0; i < nrbs; i++)
+		if (rbs[i].inplace)
+			n += read_rb(&rbs[i], until, cb);
+	return n;
 }
 
 static void
@@ -435,6 +508,12 @@ open_rbs(const char *name, struct perf_event_attr *a, size_t ev, size_t pages,
 		r->event = ev;
 		r->datasize = pages * page;
 		r->inloop = 0;
+		/* Samples only, in time order: read in place.  A buffer
+		 * that carries the sideband too is copied into the queue
+		 * at each wake-up, as the sideband's are: its MMAP2s are
+		 * read at their arrival (core_record), and a sample
+		 * written inside one (interrupt) can precede it. */
+		r->inplace = ev != SIDEBAND && !sideband_on_first;
 		r->fixed = 0;
 		r->paired = 0;
 		r->mapsize = r->datasize + page;
