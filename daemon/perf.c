@@ -406,7 +406,10 @@ read_rb(struct rb *r, uint64_t until, perf_record_cb cb)
 		tail += size;
 		n++;
 	}
-	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
+	/* Nothing read (a buffer behind a barrier): the kernel's line of
+	 * the control page is left alone. */
+	if (tail != pg->data_tail)
+		__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
 	return n;
 }
 
