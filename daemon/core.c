@@ -586,25 +586,29 @@ handle_in_place(const union record *rec, size_t size, uint64_t time)
  * attribution can tell: the queue (the sideband, copied as it arrives)
  * merged with the sampling buffers, read in place (perf_read_until).
  * Samples change nothing that another sample reads, so they need no order
- * among themselves, only against the queued records: each queued
- * timestamp is a barrier, the buffers' samples stamped before it are
- * processed, then the queued records of that time, and so on up to safe.
- * This is exact because by then every buffer holds all its records
+ * among themselves, only against the queued records: the buffers' samples
+ * stamped before the oldest queued record are processed, then the queued
+ * records up to the oldest sample left in the buffers, and so on up to
+ * safe.  This is exact because by then every buffer holds all its records
  * stamped at or before safe (CORE_ORDER_SLACK_NS) and the sideband's are
  * queued (perf_drain_queued, before); a sample stamped after safe stays in
  * its buffer, behind the records it must follow, until a later call.
+ * (Equal times: the queued record first.)
  */
 static void
 process_merged(uint64_t safe)
 {
-	uint64_t next;
+	uint64_t next, rnext;
 
 	while (order_next(&next) == 0 && next <= safe) {
+		rnext = next;
 		if (next > 0)
-			perf_read_until(next - 1, handle_in_place);
-		order_process(next, handle, NULL);
+			perf_read_until(next - 1, handle_in_place, &rnext);
+		if (rnext < next)
+			rnext = next;
+		order_process(rnext < safe ? rnext : safe, handle, NULL);
 	}
-	perf_read_until(safe, handle_in_place);
+	perf_read_until(safe, handle_in_place, &rnext);
 }
 
 static void

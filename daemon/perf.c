@@ -378,9 +378,10 @@ rb_record(const struct rb *r, uint64_t tail, uint64_t head, size_t *sizep)
 
 /* Hands cb the buffer's records stamped at or before until, in buffer
  * order, and gives their space back to the kernel; stops at the first
- * later one.  Returns the number handed out. */
+ * later one, whose time goes to *next if earlier (UINT64_MAX: none).
+ * Returns the number handed out. */
 static size_t
-read_rb(struct rb *r, uint64_t until, perf_record_cb cb)
+read_rb(struct rb *r, uint64_t until, perf_record_cb cb, uint64_t *next)
 {
 	struct perf_event_mmap_page *pg = r->base;
 	const union record *rec;
@@ -400,8 +401,11 @@ read_rb(struct rb *r, uint64_t until, perf_record_cb cb)
 			t = rec->sample.time;
 		else
 			t = record_time(&record_daemon, rec, size);
-		if (t > until)
+		if (t > until) {
+			if (t < *next)
+				*next = t;
 			break;
+		}
 		cb(rec, size, t);
 		tail += size;
 		n++;
@@ -416,7 +420,9 @@ read_rb(struct rb *r, uint64_t until, perf_record_cb cb)
 static void
 drain_rb(struct rb *r)
 {
-	read_rb(r, UINT64_MAX, record_cb);
+	uint64_t next = UINT64_MAX;
+
+	read_rb(r, UINT64_MAX, record_cb, &next);
 }
 
 static void
@@ -470,15 +476,16 @@ perf_set_ready(void (*cb)(void))
 }
 
 size_t
-perf_read_until(uint64_t until, perf_record_cb cb)
+perf_read_until(uint64_t until, perf_record_cb cb, uint64_t *next)
 {
 	size_t i, n = 0;
 
 	/* Each buffer in turn: samples need no order among themselves
 	 * (core.c), and until keeps each behind the sideband. */
+	*next = UINT64_MAX;
 	for (i = 0; i < nrbs; i++)
 		if (rbs[i].inplace)
-			n += read_rb(&rbs[i], until, cb);
+			n += read_rb(&rbs[i], until, cb, next);
 	return n;
 }
 

@@ -80,10 +80,12 @@ void perf_drain(void);
  * ns), pointing into the ring (or into a copy when it wraps around the
  * end), valid until cb returns, and gives its space back to the kernel;
  * a buffer's first later record and those after it stay where they are
- * for a later call.  Returns the number handed out.
+ * for a later call.  *next: the earliest time of those first later
+ * records (UINT64_MAX: the buffers hold none).  Returns the number handed
+ * out.
  */
 void perf_drain_queued(void);
-size_t perf_read_until(uint64_t until, perf_record_cb cb);
+size_t perf_read_until(uint64_t until, perf_record_cb cb, uint64_t *next);
 /* Called (instead of draining) when a buffer read in place wakes dcpid
  * (its watermark: a quarter full), so that its records are processed
  * before it fills; NULL: such a buffer is drained into the callback. */

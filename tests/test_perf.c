@@ -776,7 +776,7 @@ test_read_in_place(void **state)
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	struct map *sb, *m;
 	struct perf_event_mmap_page *pg;
-	uint64_t start;
+	uint64_t start, next;
 	char err[512];
 
 	(void)state;
@@ -792,15 +792,18 @@ test_read_in_place(void **state)
 	ring_sample(m, 200, 2);
 	ring_sample(m, 300, 3);
 	ninplace = nrecords = 0;
-	assert_int_equal(perf_read_until(99, record_where), 0);
+	assert_int_equal(perf_read_until(99, record_where, &next), 0);
+	assert_int_equal(next, 100);
 	assert_int_equal(pg->data_tail, start);
-	assert_int_equal(perf_read_until(200, record_where), 2);
+	assert_int_equal(perf_read_until(200, record_where, &next), 2);
+	assert_int_equal(next, 300);
 	assert_true(in_map(m, inplace_at[0]));
 	assert_false(in_map(m, inplace_at[1]));		/* wrapped: a copy */
 	assert_int_equal(last_time, 200);
 	assert_int_equal(((struct record_daemon_sample *)last)->ip, 2);
 	assert_int_equal(pg->data_tail, start + 2 * sizeof(struct record_daemon_sample));
-	assert_int_equal(perf_read_until(UINT64_MAX, record_where), 1);
+	assert_int_equal(perf_read_until(UINT64_MAX, record_where, &next), 1);
+	assert_int_equal(next, UINT64_MAX);
 	assert_true(in_map(m, inplace_at[2]));
 	assert_int_equal(last_time, 300);
 	assert_int_equal(unread(m), 0);
