@@ -93,6 +93,11 @@ static void		(*ready_cb)(void);	/* perf_set_ready */
 static int		 pfm_ready;
 static uint64_t		 rbuf[65536 / 8];	/* a record that wraps: size is a u16 */
 static int		 sideband_on_first;	/* no dummy event: event 0 carries it */
+/* perf_event_of_id's last id looked up: a buffer read in place is a run
+ * of samples of one id, and the bsearch was a twentieth of the sample
+ * path.  Forgotten whenever the buffers change. */
+static uint64_t		 last_id;
+static int		 last_event = -2;	/* -2: none */
 
 static int
 parse_cpus(const char *s, char *err, size_t errlen)
@@ -328,6 +333,7 @@ close_rbs_from(size_t first)
 {
 	size_t i;
 
+	last_event = -2;
 	for (i = first; i < nrbs; i++) {
 		if (rbs[i].inloop)
 			loop_del(rbs[i].fd);
@@ -349,55 +355,44 @@ close_rbs(void)
 	close_rbs_from(0);
 }
 
-/* The record at tail, below head: in place, or put together in rbuf when
- * it wraps around the end (as tools/lib/perf does); the record is read
- * where the kernel leaves it until data_tail passes it.  NULL, said in the
- * log, when its size is impossible: the rest of the buffer is skipped. */
-static const union record *
-rb_record(const struct rb *r, uint64_t tail, uint64_t head, size_t *sizep)
-{
-	unsigned char *data = (unsigned char *)r->base + (r->mapsize - r->datasize);
-	uint64_t mask = r->datasize - 1;
-	const union record *rec = (const void *)(data + (tail & mask));
-	size_t size = rec->header.size, first;
-
-	if (size < sizeof(rec->header) || size > head - tail) {
-		log_warnx("CPU %d: corrupt ring buffer record (size %zu); skipping the rest",
-		    r->cpu, size);
-		return NULL;
-	}
-	first = r->datasize - (tail & mask);
-	if (first < size) {
-		memcpy(rbuf, rec, first);
-		memcpy((unsigned char *)rbuf + first, data, size - first);
-		rec = (const void *)rbuf;
-	}
-	*sizep = size;
-	return rec;
-}
-
 /* Hands cb the buffer's records stamped at or before until, in buffer
  * order, and gives their space back to the kernel; stops at the first
  * later one, whose time goes to *next if earlier (UINT64_MAX: none).
- * Returns the number handed out. */
+ * Records are read where the kernel leaves them until data_tail passes
+ * them; one that wraps around the end is put together in rbuf (as
+ * tools/lib/perf does).  A record of impossible size is said in the log
+ * and the rest of the buffer skipped.  The buffer's shape is kept in
+ * locals: cb may write any memory, so fields would be read again after
+ * every record.  Returns the number handed out. */
 static size_t
 read_rb(struct rb *r, uint64_t until, perf_record_cb cb, uint64_t *next)
 {
 	struct perf_event_mmap_page *pg = r->base;
+	unsigned char *data = (unsigned char *)r->base + (r->mapsize - r->datasize);
+	const size_t dsize = r->datasize, ssize = record_daemon.sample_size;
 	const union record *rec;
-	uint64_t head, tail, t;
+	uint64_t head, tail, t, at;
 	size_t size, n = 0;
 
 	head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
 	tail = pg->data_tail;
 	while (tail < head) {
-		if ((rec = rb_record(r, tail, head, &size)) == NULL) {
+		at = tail & (dsize - 1);
+		rec = (const void *)(data + at);
+		size = rec->header.size;
+		if (size < sizeof(rec->header) || size > head - tail) {
+			log_warnx("CPU %d: corrupt ring buffer record (size %zu); "
+			    "skipping the rest", r->cpu, size);
 			tail = head;
 			break;
 		}
+		if (at + size > dsize) {
+			memcpy(rbuf, rec, dsize - at);
+			memcpy((unsigned char *)rbuf + (dsize - at), data, size - (dsize - at));
+			rec = (const void *)rbuf;
+		}
 		/* A sample's time is at a fixed offset. */
-		if (rec->header.type == PERF_RECORD_SAMPLE &&
-		    size >= record_daemon.sample_size)
+		if (rec->header.type == PERF_RECORD_SAMPLE && size >= ssize)
 			t = rec->sample.time;
 		else
 			t = record_time(&record_daemon, rec, size);
@@ -826,6 +821,7 @@ perf_init(char *const *evnames, size_t nev, const char *cpus,
 			goto fail;
 	/* Every sample looks its event up by id. */
 	qsort(ids, nrbs, sizeof(*ids), cmp_id);
+	last_event = -2;
 	for (i = 0; i < nrbs; i++) {
 		loop_add(rbs[i].fd, EPOLLIN, rb_ready, &rbs[i]);
 		rbs[i].inloop = 1;
@@ -903,8 +899,12 @@ perf_event_of_id(uint64_t id)
 {
 	struct idmap key = { id, 0 }, *m;
 
+	if (id == last_id && last_event != -2)
+		return last_event;
 	m = bsearch(&key, ids, nrbs, sizeof(*ids), cmp_id);
-	return m ? (int)m->event : -1;
+	last_id = id;
+	last_event = m ? (int)m->event : -1;
+	return last_event;
 }
 
 int
