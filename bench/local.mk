@@ -56,6 +56,14 @@ bench-bpf-cost: daemon/dcpid ctl/dcpictl
 	$(SHELL) $(srcdir)/bench/bpf_cost.sh .
 .PHONY: bench-bpf-cost
 
+# `make bench-ring-cost`: dcpid on the ring path against perf record at
+# 10 kHz, interleaved rounds; BEFORE=BUILDDIR adds another build's dcpid
+# (bench/README, "Zero-copy ring-buffer processing").
+EXTRA_DIST += bench/ring_cost.sh
+bench-ring-cost: daemon/dcpid ctl/dcpictl
+	$(SHELL) $(srcdir)/bench/ring_cost.sh .
+.PHONY: bench-ring-cost
+
 # period-jitter (section "Period jitter"), as root: `make bench-jitter`.
 noinst_PROGRAMS += bench/jitter
 bench_jitter_SOURCES = bench/jitter.c

@@ -40,19 +40,9 @@ run_dcpid() {	# ROUND LABEL DCPID
 	    "$(echo "scale=0; $st * 1000000000 / ($n - $n0 + 1)" | bc)" >>"$T/table"
 }
 run_perf() {	# ROUND
-	busy_start
-	"$PERF" record --no-buildid -a -e cpu-clock -c 100000 -o "$T/perf.data" >"$T/perf.log" 2>&1 &
-	PROF=$!
-	sleep 2
-	cpu0=$(cpu_secs $PROF)
-	sleep "$SECS"
-	cpu=$(cpu_secs $PROF)
-	kill -INT $PROF; wait $PROF; PROF=
-	busy_stop
-	n=$("$PERF" report -i "$T/perf.data" --stats 2>/dev/null | awk '/^ *SAMPLE events:/ { print $3; exit }')
-	rm -f "$T/perf.data"
-	printf "%-5s %-12s %7s %8s %9s %9s\n" "$1" perf "$cpu" "$(echo "$cpu - $cpu0" | bc)" \
-	    "${n:-?}" - >>"$T/table"
+	perf_steady 100000
+	printf "%-5s %-12s %7s %8s %9s %9s\n" "$1" perf "$perf_cpu" "$perf_steady" \
+	    "${perf_samples:-?}" - >>"$T/table"
 }
 
 for r in $(seq 1 "$REPS"); do
