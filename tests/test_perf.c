@@ -264,9 +264,12 @@ test_each_cpu(void **state)
 	assert_int_equal(nenable, 6);
 }
 
+static void ring_sample(struct map *, uint64_t, uint64_t);
+
 static void
 test_sideband_fallback(void **state)
 {
+	uint64_t next;
 	char err[512];
 
 	(void)state;
@@ -285,6 +288,16 @@ test_sideband_fallback(void **state)
 	assert_true(opened[2].wakeup_watermark > 1);
 	assert_int_equal(perf_memory(), 2 * (128 + 1) * (size_t)sysconf(_SC_PAGESIZE));
 	assert_int_equal(perf_event_of_id(maps[1].id), 0);
+	/* Its buffers hold the sideband too: copied into the queue at each
+	 * drain (a sample written inside an MMAP2 can precede it), never
+	 * read in place. */
+	ring_sample(&maps[1], 100, 1);
+	nrecords = 0;
+	assert_int_equal(perf_read_until(UINT64_MAX, record, &next), 0);
+	assert_int_equal(next, UINT64_MAX);
+	assert_int_equal(nrecords, 0);
+	perf_drain_queued();
+	assert_int_equal(nrecords, 1);
 }
 
 static void
