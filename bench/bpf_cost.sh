@@ -59,19 +59,9 @@ run_dcpid() {	# MODE
 	    "$(echo "$cpu - $cpu0" | bc)" "$n" "$((n - ${k:-0}))" "$extra" >>"$T/table"
 }
 run_perf() {
-	busy_start
-	"$PERF" record --no-buildid -a -e cpu-clock -c 100000 -o "$T/perf.data" >"$T/perf.log" 2>&1 &
-	PROF=$!
-	sleep 2
-	cpu0=$(cpu_secs $PROF)
-	sleep "$SECS"
-	cpu=$(cpu_secs $PROF)
-	kill -INT $PROF; wait $PROF; PROF=
-	busy_stop
-	n=$("$PERF" report -i "$T/perf.data" --stats 2>/dev/null | awk '/^ *SAMPLE events:/ { print $3; exit }')
-	rm -f "$T/perf.data"
-	printf "%-10s %7s %8s %9s %9s\n" perf "$cpu" "$(echo "$cpu - $cpu0" | bc)" \
-	    "${n:-?}" "${n:-?}" >>"$T/table"
+	perf_steady 100000
+	printf "%-10s %7s %8s %9s %9s\n" perf "$perf_cpu" "$perf_steady" \
+	    "${perf_samples:-?}" "${perf_samples:-?}" >>"$T/table"
 }
 
 old=$(sysctl -n kernel.bpf_stats_enabled)

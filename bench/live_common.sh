@@ -1,7 +1,8 @@
-# What bench/live_cost.sh and bench/bpf_cost.sh share, sourced by them
+# What bench/live_cost.sh, bench/bpf_cost.sh and bench/ring_cost.sh share, sourced by them
 # after setting NAME (for messages and the temporary directory) and $1
 # (the build directory): paths, clean-up, the checks, the hot workload
-# and the fixed job, busy CPUs, a process's CPU seconds.
+# and the fixed job, busy CPUs, a process's CPU seconds, perf record's
+# steady cost.
 set -u
 B=$(cd "${1:-.}" && pwd)
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -48,3 +49,24 @@ busy_start() {
 busy_stop() { for p in $HOTS; do kill "$p"; done; wait $HOTS 2>/dev/null; HOTS=; }
 
 cpu_secs() { awk -v hz="$HZ" '{ sub(/.*\) /, ""); printf "%.2f", ($12 + $13) / hz }' "/proc/$1/stat"; }
+
+# perf record -a at cpu-clock period $1 (ns) on busy CPUs, SECS seconds
+# after its first 2: sets perf_cpu (utime + stime, its whole run),
+# perf_steady (without the first 2 s) and perf_samples (perf report
+# --stats; empty if it cannot tell).  --no-buildid: this machine's perf
+# 6.1 aborts in its build-id pass.
+perf_steady() {
+	busy_start
+	"$PERF" record --no-buildid -a -e cpu-clock -c "$1" -o "$T/perf.data" >"$T/perf.log" 2>&1 &
+	PROF=$!
+	sleep 2
+	perf_cpu0=$(cpu_secs $PROF)
+	sleep "$SECS"
+	perf_cpu=$(cpu_secs $PROF)
+	kill -INT $PROF; wait $PROF; PROF=
+	busy_stop
+	perf_samples=$("$PERF" report -i "$T/perf.data" --stats 2>/dev/null |
+	    awk '/^ *SAMPLE events:/ { print $3; exit }')
+	rm -f "$T/perf.data"
+	perf_steady=$(echo "$perf_cpu - $perf_cpu0" | bc)
+}

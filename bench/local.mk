@@ -25,6 +25,7 @@ noinst_PROGRAMS += bench/sample_path
 bench_sample_path_SOURCES = bench/sample_path.c
 bench_sample_path_CFLAGS = $(AM_CFLAGS) -I$(srcdir)/daemon $(ELF_CFLAGS)
 bench_sample_path_LDADD = daemon/libdcpid.la $(ELF_LIBS) -lm
+bench_sample_path_LDFLAGS = -Wl,--wrap=perf_sys_mmap
 EXTRA_DIST += bench/live_cost.sh bench/chain_build.sh bench/stack_flush.sh
 
 # dcpid's stack-file flush: peak RSS and time of one merge (section "Call
@@ -39,7 +40,7 @@ bench_stack_flush_LDADD = lib/libdcpi.la
 bench-sample-path: bench/sample_path
 	./bench/sample_path
 	$(LIBTOOL) --mode=execute valgrind --tool=callgrind --callgrind-out-file=bench-sample-path.callgrind \
-	    --toggle-collect=timed_replay ./bench/sample_path -n 256000 -g 2 2>&1 | \
+	    --toggle-collect=timed_process ./bench/sample_path -n 256000 -g 2 2>&1 | \
 	    awk '/^samples/ { n = $$2 } /Collected/ { ir = $$NF } \
 	    END { printf "callgrind: %d instructions per sample (replay, %d samples)\n", ir / n, n }'
 
@@ -54,6 +55,14 @@ EXTRA_DIST += bench/bpf_cost.sh bench/live_common.sh
 bench-bpf-cost: daemon/dcpid ctl/dcpictl
 	$(SHELL) $(srcdir)/bench/bpf_cost.sh .
 .PHONY: bench-bpf-cost
+
+# `make bench-ring-cost`: dcpid on the ring path against perf record at
+# 10 kHz, interleaved rounds; BEFORE=BUILDDIR adds another build's dcpid
+# (bench/README, "Zero-copy ring-buffer processing").
+EXTRA_DIST += bench/ring_cost.sh
+bench-ring-cost: daemon/dcpid ctl/dcpictl
+	$(SHELL) $(srcdir)/bench/ring_cost.sh .
+.PHONY: bench-ring-cost
 
 # period-jitter (section "Period jitter"), as root: `make bench-jitter`.
 noinst_PROGRAMS += bench/jitter

@@ -2,17 +2,23 @@
  * Sample-path benchmark: synthesized ring-buffer records (PERF_RECORD_SAMPLE
  * in perf.c's sample_type layout, and the MMAP2-with-build-id, COMM, FORK
  * and EXIT sideband of processes running real ELF files of this machine)
- * go through the daemon's own code: core_record (order_push), core_process
- * (order_process's sort, then core.c's record parser), perf_event_of_id,
- * attr_sample and agg_add.  Only perf.c's read of the mmap'd ring
- * buffer is not run (there is no way to write into a kernel ring buffer).
+ * go through the daemon's own code.  The records are written, as the
+ * kernel would, into ring buffers in place of those of the (disabled)
+ * events perf_init opened on CPUs 0 and 1; then core_process: perf.c drains the sideband's
+ * buffers into the ordering queue and reads the samples in place
+ * (perf_read_until), core.c's record parser, perf_event_of_id,
+ * attr_sample and agg_add.  With -Q every record is copied into the
+ * queue by core_record instead (the path before the zero-copy reading,
+ * without perf.c's read of the buffers).  Only the processing is timed,
+ * not the writing into the buffers (the kernel's work).
  *
  * Usage: sample_path [-n SAMPLES] [-p PROCS] [-c CHURN] [-b BATCH] [-k PCT]
  *   -n  samples timed (default 10,000,000), after one untimed cycle
  *   -p  live processes (default 64), each an executable with its libraries
  *   -c  samples between a process exit and a new fork+exec (default 1,000)
  *   -b  records per CPU between two core_process calls (default 1,000:
- *       100 ms at 10 kHz)
+ *       100 ms at 10 kHz; at most what a 512 KiB buffer holds)
+ *   -Q  every record through core_record and the queue
  *   -k  percent of samples in the kernel (default 15)
  *   -g  generations of pids per slot in a cycle (default 16): a cycle of
  *       PROCS * GENS * CHURN samples is synthesized once and replayed
@@ -25,8 +31,9 @@
  *       uniformly from their ranges); a word drawn again gives the same
  *       process slot, PC and caller path, so the same chain while that
  *       slot's process lives, as a real service's hot stacks repeat
- * Needs root (or CAP_PERFMON): perf_init opens one disabled cpu-clock event
- * so that samples carry an IDENTIFIER the daemon knows.  Prints ns per
+ * Needs root (or CAP_PERFMON) and two CPUs: perf_init opens a disabled
+ * cpu-clock event and the sideband's on CPUs 0 and 1, so that samples carry
+ * an IDENTIFIER the daemon knows and its buffers are perf.c's.  Prints ns per
  * sample and samples per second of this thread's CPU time, and checks that
  * every sample was attributed to the image it was synthesized in.
  */
@@ -549,30 +556,145 @@ rec_cpu(const struct rec *r)
 	return ((const struct record_daemon_id *)(p + r->size - sizeof(struct record_daemon_id)))->cpu;
 }
 
-static size_t	 batch = 1000;
+static double cputime(void);
 
-static void __attribute__((noinline))
-replay_batches(uint64_t toff)
+static size_t	 batch = 1000;
+static int	 queue_all;	/* -Q: every record through core_record */
+static double	 cpu_in_process;	/* thread CPU s in timed_process */
+
+/*
+ * The daemon's ring buffers: perf_sys_mmap is wrapped to map anonymous
+ * memory in place of the events' buffers (whose data pages the kernel
+ * maps read-only to user space), which the benchmark writes as the kernel
+ * would: samples into the event's buffer of their CPU, read by perf.c in
+ * place, the rest into the sideband's, drained into the ordering queue.
+ */
+struct ring {
+	int		 fd;
+	unsigned char	*base;
+	size_t		 len;
+};
+static struct ring	 rings[4 * NCPU];
+static size_t		 nrings;
+static struct ring	*ev_ring[NCPU], *sb_ring[NCPU];
+
+void *__wrap_perf_sys_mmap(int, size_t);
+
+void *
+__wrap_perf_sys_mmap(int fd, size_t len)
 {
-	size_t i = 0, j, end;
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+	    -1, 0);
+
+	if (p != MAP_FAILED && nrings < 4 * NCPU)
+		rings[nrings++] = (struct ring){ fd, p, len };
+	return p;
+}
+
+static void
+find_rings(void)
+{
+	size_t i, j, nsb = 0, nev = 0;
+	int ev, fd;
+
+	for (i = 0; i < perf_nfds(); i++) {
+		fd = perf_fd(i, &ev);
+		for (j = 0; j < nrings && rings[j].fd != fd; j++)
+			;
+		if (j == nrings)
+			die("%s", "a ring buffer was not seen mapped");
+		/* CPUs in order, the sideband's buffers first. */
+		if (ev == -1 && nsb < NCPU)
+			sb_ring[nsb++] = &rings[j];
+		else if (ev == 0 && nev < NCPU)
+			ev_ring[nev++] = &rings[j];
+	}
+	if (nsb != NCPU || nev != NCPU)
+		die("expected %d CPUs' buffers, found %zu and %zu", NCPU, nsb, nev);
+}
+
+/* Appends record r, its time moved by toff, at the ring's head. */
+static void
+ring_put(struct ring *rg, const struct rec *r, uint64_t toff)
+{
+	static uint64_t tmp[65536 / 8];
+	struct perf_event_mmap_page *pg = (void *)rg->base;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), dsize = rg->len - page, at, first;
+	unsigned char *data = rg->base + page;
+	struct perf_event_header *h = (void *)tmp;
+	uint64_t head = pg->data_head, t = r->time + toff;
+
+	if (head + r->size - __atomic_load_n(&pg->data_tail, __ATOMIC_ACQUIRE) > dsize)
+		die("a batch of %zu records per CPU overflows the %zu-byte ring buffer; use a smaller -b",
+		    batch, dsize);
+	memcpy(tmp, buf + r->at, r->size);
+	if (h->type == PERF_RECORD_SAMPLE)
+		((struct record_daemon_sample *)tmp)->time = t;
+	else
+		((struct record_daemon_id *)((unsigned char *)tmp + r->size -
+		    sizeof(struct record_daemon_id)))->time = t;
+	at = head & (dsize - 1);
+	first = dsize - at < r->size ? dsize - at : r->size;
+	memcpy(data + at, tmp, first);
+	memcpy(data, (unsigned char *)tmp + first, r->size - first);
+	__atomic_store_n(&pg->data_head, head + r->size, __ATOMIC_RELEASE);
+}
+
+/* dcpid's work on one batch: with -Q every record copied into the queue,
+ * then the processing. */
+static inline void
+process_batch(size_t i, size_t end, uint64_t toff)
+{
+	size_t j;
 	uint32_t c;
 
-	while (i < nrecs) {
-		end = i + batch * NCPU < nrecs ? i + batch * NCPU : nrecs;
+	if (queue_all)
 		for (c = 0; c < NCPU; c++)
 			for (j = i; j < end; j++)
 				if (rec_cpu(&recs[j]) == c)
-					core_record((const void *)(buf + recs[j].at), recs[j].size, recs[j].time + toff);
-		core_process(1);
-		i = end;
-	}
+					core_record((const void *)(buf + recs[j].at),
+					    recs[j].size, recs[j].time + toff);
+	core_process(1);
 }
 
-/* The timed replays (callgrind --toggle-collect=timed_replay). */
+/* The timed batches (callgrind --toggle-collect=timed_process), and the
+ * warm-up's. */
 static void __attribute__((noinline))
-timed_replay(uint64_t toff)
+timed_process(size_t i, size_t end, uint64_t toff)
 {
-	replay_batches(toff);
+	process_batch(i, end, toff);
+}
+
+static size_t	 warm_batches;	/* also keeps the two functions apart (gcc's ICF) */
+
+static void __attribute__((noinline))
+untimed_process(size_t i, size_t end, uint64_t toff)
+{
+	warm_batches++;
+	process_batch(i, end, toff);
+}
+
+static void
+replay_batches(uint64_t toff, void (*process)(size_t, size_t, uint64_t))
+{
+	size_t i = 0, j, end;
+	double t0;
+
+	while (i < nrecs) {
+		end = i + batch * NCPU < nrecs ? i + batch * NCPU : nrecs;
+		/* The kernel's part: the records written into the buffers. */
+		for (j = i; !queue_all && j < end; j++) {
+			uint32_t c = rec_cpu(&recs[j]);
+			const struct perf_event_header *h = (const void *)(buf + recs[j].at);
+
+			ring_put(h->type == PERF_RECORD_SAMPLE ? ev_ring[c] : sb_ring[c],
+			    &recs[j], toff);
+		}
+		t0 = cputime();
+		process(i, end, toff);
+		cpu_in_process += cputime() - t0;
+		i = end;
+	}
 }
 
 static uint64_t
@@ -587,7 +709,7 @@ event_id_of_dcpid(void)
 	char *ev[] = { "perf::cpu-clock" };
 
 	for (i = 0; i < 2; i++) {
-		if (i == 1 && perf_init(ev, 1, "0", core_record, err, sizeof(err)) == -1)
+		if (i == 1 && perf_init(ev, 1, "0-1", core_record, err, sizeof(err)) == -1)
 			die("perf_init: %s (run as root)", err);
 		memset(&a, 0, sizeof(a));
 		a.size = sizeof(a);
@@ -666,7 +788,7 @@ main(int argc, char **argv)
 	uint64_t t = 1000000000ull, span;
 	double t0, t1;
 
-	while ((ch = getopt(argc, argv, "n:p:c:b:k:g:LG:z:C")) != -1) {
+	while ((ch = getopt(argc, argv, "n:p:c:b:k:g:LG:z:CQ")) != -1) {
 		switch (ch) {
 		case 'n': n = strtoul(optarg, NULL, 10); break;
 		case 'p': nproc = strtoul(optarg, NULL, 10); break;
@@ -678,8 +800,9 @@ main(int argc, char **argv)
 		case 'G': gdepth = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 'z': zipf_s = strtod(optarg, NULL); break;
 		case 'C': chains_kept = 0; break;
+		case 'Q': queue_all = 1; break;
 		default:
-			fprintf(stderr, "usage: sample_path [-n SAMPLES] [-p PROCS] [-c CHURN] [-b BATCH] [-k PCT] [-g GENS] [-L] [-G DEPTH [-C]] [-z S]\n");
+			fprintf(stderr, "usage: sample_path [-n SAMPLES] [-p PROCS] [-c CHURN] [-b BATCH] [-k PCT] [-g GENS] [-L] [-G DEPTH [-C]] [-z S] [-Q]\n");
 			return 1;
 		}
 	}
@@ -704,6 +827,7 @@ main(int argc, char **argv)
 		core_set_callchain(chains_kept ? gdepth : 0);
 	}
 	sample_id = event_id_of_dcpid();
+	find_rings();
 
 	/* Set-up (untimed): the processes exist, then one cycle warms the
 	 * images and tables.  The timed run replays the cycle. */
@@ -725,12 +849,13 @@ main(int argc, char **argv)
 	cyc = churn * nproc * gens;
 	nchurn = build_cycle(cyc, churn, kpct, &t);
 	span = t + 10 - 1000000000ull;
-	replay_batches(0);
+	replay_batches(0, untimed_process);
 	ncycles = (n + cyc - 1) / cyc;
-	t0 = cputime();
+	cpu_in_process = 0;
 	for (i = 1; i <= ncycles; i++)
-		timed_replay(i * span);
-	t1 = cputime();
+		replay_batches(i * span, timed_process);
+	t0 = 0;
+	t1 = cpu_in_process;
 	/* Synthesized counts: the warm-up cycle plus the timed ones. */
 	for (i = 0; i < nimgs; i++)
 		imgs[i].expected *= ncycles + 1;
@@ -769,6 +894,8 @@ main(int argc, char **argv)
 	printf("records per cycle %zu (%zu samples, %zu process replacements: "
 	    "FORK, COMM, %zu MMAP2 on average, EXIT)\n", nrecs, cyc, nchurn,
 	    (nrecs - cyc - 3 * nchurn) / (nchurn ? nchurn : 1));
+	printf("path: %s\n", queue_all ? "every record copied into the queue (-Q)" :
+	    "samples read in place from the ring buffers, the sideband queued");
 	printf("samples %zu in %.3f s CPU: %.1f ns/sample, %.2f M samples/s; "
 	    "all attributed to their images\n", n, t1 - t0, (t1 - t0) * 1e9 / (double)n,
 	    (double)n / (t1 - t0) / 1e6);

@@ -68,6 +68,8 @@ struct pending_label {
 static struct pending_label	 plabel[CORE_LABELS_PENDING];
 static size_t			 nplabel;
 
+static void	 core_ready(void);
+
 /* Which path counts the samples (status), and why. */
 static char	 agg_path[640] = "ring";
 
@@ -81,6 +83,7 @@ core_init(size_t memory_cap)
 	agg_init();
 	stack_init();
 	jit_init();
+	perf_set_ready(core_ready);
 }
 
 void
@@ -92,6 +95,7 @@ core_set_memory_cap(size_t memory_cap)
 void
 core_fini(void)
 {
+	perf_set_ready(NULL);
 	jit_fini();
 	stack_fini();
 	agg_fini();
@@ -407,7 +411,9 @@ core_set_callchain(unsigned depth)
 	chain_depth = depth > 1024 ? 1024 : depth;
 }
 
-static void
+/* Inline: the sample path's one call per sample less (from
+ * perf_read_until's callback, handle_in_place). */
+static inline __attribute__((always_inline)) void
 do_sample(const union record *rec, size_t size)
 {
 	const struct record_daemon_sample *s = &rec->sample;
@@ -657,21 +663,57 @@ handle_until(uint64_t safe)
 }
 
 static void
+handle_in_place(const union record *rec, size_t size, uint64_t time)
+{
+	handle(rec, size, time, NULL);
+}
+
+/*
+ * Every record stamped at or before safe, in time order as far as the
+ * attribution can tell: the queue (the sideband, copied as it arrives)
+ * merged with the sampling buffers, read in place (perf_read_until).
+ * Samples change nothing that another sample reads, so they need no order
+ * among themselves, only against the queued records: the buffers' samples
+ * stamped before the oldest queued record are processed, then the queued
+ * records up to the oldest sample left in the buffers, and so on up to
+ * safe.  This is exact because by then every buffer holds all its records
+ * stamped at or before safe (CORE_ORDER_SLACK_NS) and the sideband's are
+ * queued (perf_drain_queued, before); a sample stamped after safe stays in
+ * its buffer, behind the records it must follow, until a later call.
+ * (Equal times: the queued record first.)
+ */
+static void
+process_merged(uint64_t safe)
+{
+	uint64_t next, rnext;
+
+	while (order_next(&next) == 0 && next <= safe) {
+		rnext = next;
+		if (next > 0)
+			perf_read_until(next - 1, handle_in_place, &rnext);
+		if (rnext < next)
+			rnext = next;
+		handle_until(rnext < safe ? rnext : safe);
+	}
+	perf_read_until(safe, handle_in_place, &rnext);
+}
+
+static void
 process_until(uint64_t safe)
 {
 	size_t i = 0;
 
-	perf_drain();
+	perf_drain_queued();
 	/* The records before a label request, then the request. */
 	for (i = 0; i < nplabel && plabel[i].time <= safe; i++) {
-		handle_until(plabel[i].time);
+		process_merged(plabel[i].time);
 		apply_label(&plabel[i]);
 	}
 	if (i > 0) {
 		memmove(plabel, plabel + i, (nplabel - i) * sizeof(*plabel));
 		nplabel -= i;
 	}
-	handle_until(safe);
+	process_merged(safe);
 	/* After the records: the cgroups they created are known. */
 	bpf_known();
 	bpf_news();
@@ -715,6 +757,13 @@ core_stop_aggregate(void)
 	if (bpfagg_active())
 		bpfagg_drain(bpf_count, NULL);
 	bpfagg_fini();
+}
+
+/* perf_set_ready: a sampling buffer is a quarter full. */
+static void
+core_ready(void)
+{
+	core_process(0);
 }
 
 void

@@ -37,10 +37,14 @@ void core_set_callchain(unsigned depth);
 int core_start_aggregate(unsigned mode, int callchains, char *err, size_t errlen);
 /* Before perf_fini: drains and unloads the program. */
 void core_stop_aggregate(void);
-/* perf_record_cb: queues a record for ordered processing. */
+/* perf_record_cb: queues a record for ordered processing (the sideband's;
+ * the samples are read in place by core_process). */
 void core_record(const union record *rec, size_t size, uint64_t time);
-/* Reads every ring buffer and processes the records that are safe to
- * process (all of them when all is nonzero, at shutdown). */
+/* Reads the sideband's buffers into the queue, then processes in time
+ * order the queued records and the samples of the sampling buffers, read
+ * where they lie, that are safe to process (all of them when all is
+ * nonzero, at shutdown); also called when a sampling buffer is a quarter
+ * full (perf_set_ready). */
 void core_process(int all);
 /* Nonzero when the counts (and the JIT samples waiting for a map) exceed
  * the memory cap; the loop then calls core_flush_over_cap(), which says so

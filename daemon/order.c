@@ -8,7 +8,10 @@
  * through a comparison function.  The merge keeps the left record on
  * ties, so it is stable: equal times stay in queue order.  Records left
  * queued are compacted into a second arena, which also lets the arenas
- * shrink after a burst.
+ * shrink after a burst.  Compaction waits until at least half of the
+ * index has been handed out: core.c hands the queue out one timestamp at
+ * a time between runs of samples read in place (order_next), and a
+ * compaction per call would copy the rest of the queue each time.
  */
 #include "config.h"
 
@@ -30,6 +33,8 @@ struct qrec {
 static struct qrec	*q, *tmp;	/* index; merge buffer */
 static size_t		*runs;		/* run starts, capq + 1 */
 static size_t		 nq, capq;
+static size_t		 qh;		/* q[0..qh) handed out, not yet compacted */
+static int		 unsorted;	/* pushed since the last sort */
 static unsigned char	*arena, *spare;	/* spare: compaction target */
 static size_t		 alen, acap;	/* both arenas hold acap bytes */
 
@@ -63,7 +68,8 @@ order_init(void)
 {
 	q = tmp = NULL;
 	runs = NULL;
-	nq = capq = 0;
+	nq = capq = qh = 0;
+	unsorted = 0;
 	arena = spare = NULL;
 	alen = acap = 0;
 }
@@ -92,6 +98,7 @@ order_push(const void *rec, size_t size, uint64_t time)
 		arena = xreallocarray(arena, acap, 1);
 	}
 	r = &q[nq++];
+	unsorted = 1;
 	r->time = time;
 	r->off = alen;
 	r->size = size;
@@ -99,17 +106,23 @@ order_push(const void *rec, size_t size, uint64_t time)
 	alen += asz;
 }
 
+/* Sorts q[qh..nq), stably. */
 static void
 merge_sort(void)
 {
 	struct qrec *a = q, *b = tmp, *t;
 	size_t nr = 0, i, k, m;
 
-	runs[nr++] = 0;
-	for (i = 1; i < nq; i++)
+	unsorted = 0;
+	runs[nr++] = qh;
+	for (i = qh + 1; i < nq; i++)
 		if (q[i].time < q[i - 1].time)
 			runs[nr++] = i;
 	runs[nr] = nq;
+	/* Already sorted (the common case between two pushes): the
+	 * handed-out part stays where it is. */
+	if (nr == 1)
+		return;
 	while (nr > 1) {
 		for (k = m = 0; k < nr; k += 2) {
 			size_t lo = runs[k], mid, hi, x, y, o;
@@ -133,21 +146,25 @@ merge_sort(void)
 		a = b;
 		b = t;
 	}
+	/* The handed-out entries, left out of the merge, go along. */
+	if (qh > 0 && a != q)
+		memcpy(a, q, qh * sizeof(*a));
 	q = a;
 	tmp = b;
 }
 
-/* Drops the first n index entries (handed out) and moves the others'
+/* Drops the first qh index entries (handed out) and moves the others'
  * records to the front of the spare arena, which becomes the arena.  Both
  * arenas and the index shrink when a quarter or less of them is in use. */
 static void
-compact(size_t n)
+compact(void)
 {
 	size_t i, need = 0, cap = acap, len = 0;
 	unsigned char *t;
 
-	memmove(q, q + n, (nq - n) * sizeof(*q));
-	nq -= n;
+	memmove(q, q + qh, (nq - qh) * sizeof(*q));
+	nq -= qh;
+	qh = 0;
 	if (capq > INDEX_MIN && nq <= capq / 4)
 		set_index_cap(pow2_at_least(2 * nq, INDEX_MIN));
 	for (i = 0; i < nq; i++)
@@ -169,31 +186,46 @@ compact(size_t n)
 	alen = len;
 }
 
+int
+order_next(uint64_t *time)
+{
+	if (unsorted)
+		merge_sort();
+	if (qh == nq)
+		return -1;
+	*time = q[qh].time;
+	return 0;
+}
+
 size_t
 order_process_ahead(uint64_t safe, order_cb cb, order_ahead_cb ahead,
     size_t dist, void *arg)
 {
 	size_t i, n;
 
-	if (nq == 0)
+	if (qh == nq)
 		return 0;
-	merge_sort();
-	for (n = 0; n < nq && q[n].time <= safe; n++)
+	if (unsorted)
+		merge_sort();
+	for (n = qh; n < nq && q[n].time <= safe; n++)
 		;
 	/* ahead sees record i + dist before cb sees record i, every record
 	 * once and in the same order: the first dist before the first cb.
 	 * (Without ahead, the loop that has no test for it.) */
-	if (ahead == NULL || dist > n)
-		dist = n;
-	for (i = 0; ahead != NULL && i < dist; i++)
+	if (ahead == NULL || dist > n - qh)
+		dist = n - qh;
+	for (i = qh; ahead != NULL && i < qh + dist; i++)
 		ahead(arena + q[i].off, q[i].size, arg);
-	for (i = 0; i + dist < n; i++) {
+	for (i = qh; i + dist < n; i++) {
 		ahead(arena + q[i + dist].off, q[i + dist].size, arg);
 		cb(arena + q[i].off, q[i].size, q[i].time, arg);
 	}
 	for (; i < n; i++)
 		cb(arena + q[i].off, q[i].size, q[i].time, arg);
-	compact(n);
+	n -= qh;
+	qh += n;
+	if (qh == nq || 2 * qh >= nq)
+		compact();
 	return n;
 }
 
@@ -206,7 +238,7 @@ order_process(uint64_t safe, order_cb cb, void *arg)
 size_t
 order_queued(void)
 {
-	return nq;
+	return nq - qh;
 }
 
 size_t

@@ -22,7 +22,9 @@ void order_fini(void);
 /* Queues a copy of the record rec[0..size) taken at time (perf clock, ns). */
 void order_push(const void *rec, size_t size, uint64_t time);
 /* Hands every queued record with time <= safe to cb, oldest first, and
- * drops it; later ones stay queued.  Returns the number handed out. */
+ * drops it; later ones stay queued.  Returns the number handed out.
+ * Cheap to call once per timestamp: the queue is sorted only after a
+ * push, and compacted once half of it has been handed out. */
 size_t order_process(uint64_t safe, order_cb cb, void *arg);
 /* The same, and ahead(rec, size, arg) sees each of those records (in the
  * same order, rec the same pointer cb then gets) dist records before cb
@@ -32,6 +34,9 @@ size_t order_process(uint64_t safe, order_cb cb, void *arg);
 typedef void (*order_ahead_cb)(const void *rec, size_t size, void *arg);
 size_t order_process_ahead(uint64_t safe, order_cb cb, order_ahead_cb ahead,
     size_t dist, void *arg);
+/* The time of the oldest queued record in *time: 0, or -1 if none is
+ * queued.  (core.c reads the sampling buffers in place up to it.) */
+int order_next(uint64_t *time);
 /* Records queued and bytes held, for status and tests. */
 size_t order_queued(void);
 size_t order_memory(void);

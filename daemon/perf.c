@@ -64,6 +64,7 @@ struct rb {
 	size_t		 mapsize;
 	size_t		 datasize;	/* power of two */
 	int		 inloop;
+	int		 inplace;	/* read by perf_read_until, not drained */
 	int		 fixed;		/* PERF_EVENT_IOC_PERIOD refused: no jitter */
 	int64_t		 k;		/* the rate's last offset (perf_jitter_now) */
 	int		 paired;	/* k was drawn, its negation is next */
@@ -88,9 +89,15 @@ static struct idmap	*ids;
 static int		*cpulist;
 static size_t		 ncpu;
 static perf_record_cb	 record_cb;
+static void		(*ready_cb)(void);	/* perf_set_ready */
 static int		 pfm_ready;
 static uint64_t		 rbuf[65536 / 8];	/* a record that wraps: size is a u16 */
 static int		 sideband_on_first;	/* no dummy event: event 0 carries it */
+/* perf_event_of_id's last id looked up: a buffer read in place is a run
+ * of samples of one id, and the bsearch was a twentieth of the sample
+ * path.  Forgotten whenever the buffers change. */
+static uint64_t		 last_id;
+static int		 last_event = -2;	/* -2: none */
 
 static int
 parse_cpus(const char *s, char *err, size_t errlen)
@@ -326,6 +333,7 @@ close_rbs_from(size_t first)
 {
 	size_t i;
 
+	last_event = -2;
 	for (i = first; i < nrbs; i++) {
 		if (rbs[i].inloop)
 			loop_del(rbs[i].fd);
@@ -347,38 +355,69 @@ close_rbs(void)
 	close_rbs_from(0);
 }
 
-static void
-drain_rb(struct rb *r)
+/* Hands cb the buffer's records stamped at or before until, in buffer
+ * order, and gives their space back to the kernel; stops at the first
+ * later one, whose time goes to *next if earlier (UINT64_MAX: none).
+ * Records are read where the kernel leaves them until data_tail passes
+ * them; one that wraps around the end is put together in rbuf (as
+ * tools/lib/perf does).  A record of impossible size is said in the log
+ * and the rest of the buffer skipped.  The buffer's shape is kept in
+ * locals: cb may write any memory, so fields would be read again after
+ * every record.  Returns the number handed out. */
+static size_t
+read_rb(struct rb *r, uint64_t until, perf_record_cb cb, uint64_t *next)
 {
 	struct perf_event_mmap_page *pg = r->base;
-	unsigned char *data = (unsigned char *)r->base + (size_t)sysconf(_SC_PAGESIZE);
-	uint64_t head, tail, mask = r->datasize - 1;
+	unsigned char *data = (unsigned char *)r->base + (r->mapsize - r->datasize);
+	const size_t dsize = r->datasize, ssize = record_daemon.sample_size;
+	const union record *rec;
+	uint64_t head, tail, t, at;
+	size_t size, n = 0;
 
 	head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
 	tail = pg->data_tail;
 	while (tail < head) {
-		const union record *rec = (const void *)(data + (tail & mask));
-		size_t size = rec->header.size, first;
-
+		at = tail & (dsize - 1);
+		rec = (const void *)(data + at);
+		size = rec->header.size;
 		if (size < sizeof(rec->header) || size > head - tail) {
-			log_warnx("CPU %d: corrupt ring buffer record (size %zu); skipping the rest",
-			    r->cpu, size);
+			log_warnx("CPU %d: corrupt ring buffer record (size %zu); "
+			    "skipping the rest", r->cpu, size);
 			tail = head;
 			break;
 		}
-		/* Records are read in place, where the kernel leaves them
-		 * until data_tail passes them; one that wraps around the
-		 * end is put together in rbuf. */
-		first = r->datasize - (tail & mask);
-		if (first < size) {
-			memcpy(rbuf, rec, first);
-			memcpy((unsigned char *)rbuf + first, data, size - first);
+		if (at + size > dsize) {
+			memcpy(rbuf, rec, dsize - at);
+			memcpy((unsigned char *)rbuf + (dsize - at), data, size - (dsize - at));
 			rec = (const void *)rbuf;
 		}
-		record_cb(rec, size, record_time(&record_daemon, rec, size));
+		/* A sample's time is at a fixed offset. */
+		if (rec->header.type == PERF_RECORD_SAMPLE && size >= ssize)
+			t = rec->sample.time;
+		else
+			t = record_time(&record_daemon, rec, size);
+		if (t > until) {
+			if (t < *next)
+				*next = t;
+			break;
+		}
+		cb(rec, size, t);
 		tail += size;
+		n++;
 	}
-	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
+	/* Nothing read (a buffer behind a barrier): the kernel's line of
+	 * the control page is left alone. */
+	if (tail != pg->data_tail)
+		__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
+	return n;
+}
+
+static void
+drain_rb(struct rb *r)
+{
+	uint64_t next = UINT64_MAX;
+
+	read_rb(r, UINT64_MAX, record_cb, &next);
 }
 
 static void
@@ -387,14 +426,23 @@ rb_ready(int fd, uint32_t ev, void *arg)
 	struct rb *r = arg;
 
 	if (ev & (EPOLLHUP | EPOLLERR)) {
-		/* The CPU went offline: its buffer has nothing more. */
+		/* The CPU went offline: its buffer has nothing more.  One
+		 * read in place keeps what it holds for the next reads. */
 		log_warnx("CPU %d: event %s hung up", r->cpu, rb_name(r));
-		drain_rb(r);
 		loop_del(fd);
 		r->inloop = 0;
+		if (r->inplace && ready_cb != NULL)
+			ready_cb();
+		else
+			drain_rb(r);
 		return;
 	}
-	drain_rb(r);
+	/* A sampling buffer past its watermark: its records are processed
+	 * where they lie, up to the safe time, rather than copied. */
+	if (r->inplace && ready_cb != NULL)
+		ready_cb();
+	else
+		drain_rb(r);
 }
 
 void
@@ -404,6 +452,36 @@ perf_drain(void)
 
 	for (i = 0; i < nrbs; i++)
 		drain_rb(&rbs[i]);
+}
+
+void
+perf_drain_queued(void)
+{
+	size_t i;
+
+	for (i = 0; i < nrbs; i++)
+		if (!rbs[i].inplace)
+			drain_rb(&rbs[i]);
+}
+
+void
+perf_set_ready(void (*cb)(void))
+{
+	ready_cb = cb;
+}
+
+size_t
+perf_read_until(uint64_t until, perf_record_cb cb, uint64_t *next)
+{
+	size_t i, n = 0;
+
+	/* Each buffer in turn: samples need no order among themselves
+	 * (core.c), and until keeps each behind the sideband. */
+	*next = UINT64_MAX;
+	for (i = 0; i < nrbs; i++)
+		if (rbs[i].inplace)
+			n += read_rb(&rbs[i], until, cb, next);
+	return n;
 }
 
 static void
@@ -435,6 +513,12 @@ open_rbs(const char *name, struct perf_event_attr *a, size_t ev, size_t pages,
 		r->event = ev;
 		r->datasize = pages * page;
 		r->inloop = 0;
+		/* Samples only, in time order: read in place.  A buffer
+		 * that carries the sideband too is copied into the queue
+		 * at each wake-up, as the sideband's are: its MMAP2s are
+		 * read at their arrival (core_record), and a sample
+		 * written inside one (interrupt) can precede it. */
+		r->inplace = ev != SIDEBAND && !sideband_on_first;
 		r->fixed = 0;
 		r->paired = 0;
 		r->mapsize = r->datasize + page;
@@ -737,6 +821,7 @@ perf_init(char *const *evnames, size_t nev, const char *cpus,
 			goto fail;
 	/* Every sample looks its event up by id. */
 	qsort(ids, nrbs, sizeof(*ids), cmp_id);
+	last_event = -2;
 	for (i = 0; i < nrbs; i++) {
 		loop_add(rbs[i].fd, EPOLLIN, rb_ready, &rbs[i]);
 		rbs[i].inloop = 1;
@@ -814,8 +899,12 @@ perf_event_of_id(uint64_t id)
 {
 	struct idmap key = { id, 0 }, *m;
 
-	m = bsearch(&key, ids, nrbs, sizeof(*ids), cmp_id);
-	return m ? (int)m->event : -1;
+	if (id == last_id && last_event != -2)
+		return last_event;
+	m = nrbs > 0 ? bsearch(&key, ids, nrbs, sizeof(*ids), cmp_id) : NULL;
+	last_id = id;
+	last_event = m ? (int)m->event : -1;
+	return last_event;
 }
 
 int
@@ -823,8 +912,10 @@ perf_id_is_sideband(uint64_t id)
 {
 	struct idmap key = { id, 0 }, *m;
 
+	/* No buffers (the tests' records without perf_init): ids is NULL,
+	 * which bsearch must not be given. */
 	if (nrbs == 0)
-		return 0;	/* ids may be NULL, which bsearch may not take */
+		return 0;
 	m = bsearch(&key, ids, nrbs, sizeof(*ids), cmp_id);
 	return m != NULL && m->event == SIDEBAND;
 }

@@ -69,6 +69,27 @@ void perf_disable(void);
 void perf_fini(void);
 /* Reads every ring buffer, handing each record to the callback. */
 void perf_drain(void);
+/*
+ * Zero-copy reading (bench/README, "Zero-copy ring-buffer processing").
+ * A sampling buffer that carries no sideband holds samples (and LOST and
+ * THROTTLE records) in time order; it is read in place by perf_read_until
+ * and left out of perf_drain_queued, which reads the others (the sideband's,
+ * or all of them when the first event carries the sideband) into the
+ * callback, to be copied into the ordering queue.  perf_read_until hands
+ * cb each record of those buffers stamped at or before until (perf clock,
+ * ns), pointing into the ring (or into a copy when it wraps around the
+ * end), valid until cb returns, and gives its space back to the kernel;
+ * a buffer's first later record and those after it stay where they are
+ * for a later call.  *next: the earliest time of those first later
+ * records (UINT64_MAX: the buffers hold none).  Returns the number handed
+ * out.
+ */
+void perf_drain_queued(void);
+size_t perf_read_until(uint64_t until, perf_record_cb cb, uint64_t *next);
+/* Called (instead of draining) when a buffer read in place wakes dcpid
+ * (its watermark: a quarter full), so that its records are processed
+ * before it fills; NULL: such a buffer is drained into the callback. */
+void perf_set_ready(void (*cb)(void));
 /* Nanoseconds on the clock the records are stamped with. */
 uint64_t perf_now(void);
 

@@ -122,14 +122,17 @@ tests_test_bpfagg_SOURCES = tests/test_bpfagg.c
 tests_test_bpfagg_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon
 tests_test_bpfagg_CFLAGS = $(TESTS_CFLAGS) $(BPF_CFLAGS)
 tests_test_bpfagg_LDADD = daemon/libdcpid.la $(TESTS_LIBS)
-# perf.c's set-up with perf_event_open, mmap and ioctl replaced.
+# perf.c's set-up with perf_event_open, mmap and ioctl replaced; its
+# zero-copy reading through core.c, with attr_sample, attr_exit and
+# order_push replaced.
 check_PROGRAMS += tests/test_perf
 TESTS += tests/test_perf
 tests_test_perf_SOURCES = tests/test_perf.c
 tests_test_perf_CFLAGS = $(TESTS_CFLAGS)
 tests_test_perf_LDADD = daemon/libdcpid.la $(TESTS_LIBS)
 tests_test_perf_LDFLAGS = -Wl,--wrap=perf_sys_open -Wl,--wrap=perf_sys_mmap \
-	-Wl,--wrap=perf_sys_munmap -Wl,--wrap=perf_sys_ioctl
+	-Wl,--wrap=perf_sys_munmap -Wl,--wrap=perf_sys_ioctl \
+	-Wl,--wrap=attr_sample -Wl,--wrap=attr_exit -Wl,--wrap=order_push
 # The event loop's timers.
 check_PROGRAMS += tests/test_loop
 TESTS += tests/test_loop

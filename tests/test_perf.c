@@ -5,6 +5,10 @@
  * fallback, the errors of perf_event_open and mmap, a record that wraps
  * around the end of its ring buffer, and the period jitter's
  * PERF_EVENT_IOC_PERIOD (an fd that refuses it keeps its fixed period).
+ * Then the zero-copy reading of the sampling buffers through core.c
+ * (attr_sample, attr_exit and order_push replaced too): samples older than
+ * the safe time processed in place, in time order against the sideband,
+ * a newer one left in its buffer behind the sideband it must follow.
  */
 #include "config.h"
 
@@ -24,7 +28,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "../daemon/attr.h"
+#include "../daemon/core.h"
+#include "../daemon/label.h"
 #include "../daemon/loop.h"
+#include "../daemon/order.h"
 #include "../daemon/perf.h"
 #include "../daemon/record.h"
 
@@ -256,9 +264,12 @@ test_each_cpu(void **state)
 	assert_int_equal(nenable, 6);
 }
 
+static void ring_sample(struct map *, uint64_t, uint64_t);
+
 static void
 test_sideband_fallback(void **state)
 {
+	uint64_t next;
 	char err[512];
 
 	(void)state;
@@ -277,6 +288,16 @@ test_sideband_fallback(void **state)
 	assert_true(opened[2].wakeup_watermark > 1);
 	assert_int_equal(perf_memory(), 2 * (128 + 1) * (size_t)sysconf(_SC_PAGESIZE));
 	assert_int_equal(perf_event_of_id(maps[1].id), 0);
+	/* Its buffers hold the sideband too: copied into the queue at each
+	 * drain (a sample written inside an MMAP2 can precede it), never
+	 * read in place. */
+	ring_sample(&maps[1], 100, 1);
+	nrecords = 0;
+	assert_int_equal(perf_read_until(UINT64_MAX, record, &next), 0);
+	assert_int_equal(next, UINT64_MAX);
+	assert_int_equal(nrecords, 0);
+	perf_drain_queued();
+	assert_int_equal(nrecords, 1);
 }
 
 static void
@@ -620,6 +641,270 @@ test_jitter_refused_twice(void **state)
 	assert_int_equal(back, 1);
 }
 
+/*
+ * Zero-copy reading.  What core.c did, in order: 'S' and the sample's ip
+ * (attr_sample), 'E' and the pid (attr_exit); and the records copied into
+ * the ordering queue (order_push).
+ */
+struct step {
+	char		 what;
+	uint64_t	 v;
+};
+static struct step	 steps[64];
+static size_t		 nsteps, npushed;
+
+enum attr_reason __wrap_attr_sample(uint32_t, uint64_t, uint16_t, struct image **,
+    uint32_t *);
+void __wrap_attr_exit(uint32_t, uint32_t, uint32_t, uint32_t);
+void __wrap_order_push(const void *, size_t, uint64_t);
+void __real_order_push(const void *, size_t, uint64_t);
+
+enum attr_reason
+__wrap_attr_sample(uint32_t pid, uint64_t pc, uint16_t cpumode, struct image **img,
+    uint32_t *offset)
+{
+	(void)pid;
+	(void)cpumode;
+	(void)img;
+	(void)offset;
+	assert_true(nsteps < 64);
+	steps[nsteps++] = (struct step){ 'S', pc };
+	return ATTR_UNKNOWN_PID;
+}
+
+void
+__wrap_attr_exit(uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid)
+{
+	(void)ppid;
+	(void)tid;
+	(void)ptid;
+	assert_true(nsteps < 64);
+	steps[nsteps++] = (struct step){ 'E', pid };
+}
+
+void
+__wrap_order_push(const void *rec, size_t size, uint64_t time)
+{
+	npushed++;
+	__real_order_push(rec, size, time);
+}
+
+/* Appends a SAMPLE (tag in ip) or an EXIT of pid 42 (tag: the exit's tid)
+ * at the buffer's head. */
+static void
+ring_sample(struct map *m, uint64_t time, uint64_t tag)
+{
+	struct perf_event_mmap_page *pg = m->base;
+	struct record_daemon_sample s;
+
+	memset(&s, 0, sizeof(s));
+	s.header.type = PERF_RECORD_SAMPLE;
+	s.header.size = sizeof(s);
+	s.header.misc = PERF_RECORD_MISC_USER;
+	s.id = m->id;
+	s.ip = tag;
+	s.pid = s.tid = 42;
+	s.time = time;
+	ring_write(m, pg->data_head, &s, sizeof(s));
+	pg->data_head += sizeof(s);
+}
+
+static void
+ring_exit(struct map *m, uint64_t time, uint32_t pid)
+{
+	struct perf_event_mmap_page *pg = m->base;
+	struct {
+		struct record_task		t;
+		struct record_daemon_id		id;
+	} e;
+
+	memset(&e, 0, sizeof(e));
+	e.t.header.type = PERF_RECORD_EXIT;
+	e.t.header.size = sizeof(e);
+	e.t.pid = e.t.tid = pid;
+	e.id.pid = e.id.tid = pid;
+	e.id.time = time;
+	e.id.id = m->id;
+	ring_write(m, pg->data_head, &e, sizeof(e));
+	pg->data_head += sizeof(e);
+}
+
+static int
+step_is(size_t i, char what, uint64_t v)
+{
+	return i < nsteps && steps[i].what == what && steps[i].v == v;
+}
+
+/* Bytes the kernel wrote that dcpid has not given back. */
+static uint64_t
+unread(const struct map *m)
+{
+	const struct perf_event_mmap_page *pg = m->base;
+
+	return pg->data_head - pg->data_tail;
+}
+
+static int
+setup_core(void **state)
+{
+	setup(state);
+	label_init(0, 1000);
+	core_init(0);
+	nsteps = npushed = 0;
+	return 0;
+}
+
+static int
+teardown_core(void **state)
+{
+	core_fini();
+	label_fini();
+	return teardown(state);
+}
+
+static const void	*inplace_at[8];
+static size_t		 ninplace;
+
+static void
+record_where(const union record *rec, size_t size, uint64_t time)
+{
+	record(rec, size, time);
+	assert_true(ninplace < 8);
+	inplace_at[ninplace++] = rec;
+}
+
+static int
+in_map(const struct map *m, const void *p)
+{
+	return (const unsigned char *)p >= (const unsigned char *)m->base &&
+	    (const unsigned char *)p < (const unsigned char *)m->base + m->len;
+}
+
+/* perf_read_until: the sampling buffer's records handed out where they
+ * lie, up to until (inclusive), the first later one left with its space;
+ * one that wraps is put together.  The sideband's buffer is not read. */
+static void
+test_read_in_place(void **state)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	struct map *sb, *m;
+	struct perf_event_mmap_page *pg;
+	uint64_t start, next;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(perf_init(cpu_clock, 1, "0", record, err, sizeof(err)), 0);
+	sb = &maps[0];
+	m = &maps[1];
+	pg = m->base;
+	ring_exit(sb, 50, 7);
+	/* The second sample ends 8 bytes past the end of the data. */
+	start = (m->len - page) - 2 * sizeof(struct record_daemon_sample) + 8;
+	pg->data_tail = pg->data_head = start;
+	ring_sample(m, 100, 1);
+	ring_sample(m, 200, 2);
+	ring_sample(m, 300, 3);
+	ninplace = nrecords = 0;
+	assert_int_equal(perf_read_until(99, record_where, &next), 0);
+	assert_int_equal(next, 100);
+	assert_int_equal(pg->data_tail, start);
+	assert_int_equal(perf_read_until(200, record_where, &next), 2);
+	assert_int_equal(next, 300);
+	assert_true(in_map(m, inplace_at[0]));
+	assert_false(in_map(m, inplace_at[1]));		/* wrapped: a copy */
+	assert_int_equal(last_time, 200);
+	assert_int_equal(((struct record_daemon_sample *)last)->ip, 2);
+	assert_int_equal(pg->data_tail, start + 2 * sizeof(struct record_daemon_sample));
+	assert_int_equal(perf_read_until(UINT64_MAX, record_where, &next), 1);
+	assert_int_equal(next, UINT64_MAX);
+	assert_true(in_map(m, inplace_at[2]));
+	assert_int_equal(last_time, 300);
+	assert_int_equal(unread(m), 0);
+	/* The sideband's buffer is left to perf_drain_queued. */
+	assert_int_not_equal(unread(sb), 0);
+	perf_drain_queued();
+	assert_int_equal(nrecords, 4);
+	assert_int_equal(last_time, 50);
+}
+
+/* Old samples of two CPUs processed in place, nothing copied; the wrap
+ * around the end of a buffer too. */
+static void
+test_core_in_place(void **state)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	struct map *m0, *m1;
+	uint64_t old = perf_now() - 1000000000ull;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(perf_init(cpu_clock, 1, "0-1", core_record, err, sizeof(err)), 0);
+	m0 = &maps[2];		/* after the two CPUs' sideband buffers */
+	m1 = &maps[3];
+	((struct perf_event_mmap_page *)m1->base)->data_tail =
+	    ((struct perf_event_mmap_page *)m1->base)->data_head = (m1->len - page) - 40;
+	ring_sample(m0, old + 10, 1);
+	ring_sample(m1, old + 20, 2);	/* wraps */
+	ring_sample(m0, old + 30, 3);
+	ring_sample(m1, old + 40, 4);
+	core_process(0);
+	assert_int_equal(nsteps, 4);
+	assert_int_equal(core_samples(), 4);
+	assert_int_equal(npushed, 0);
+	assert_int_equal(order_memory(), 0);
+	assert_int_equal(unread(m0), 0);
+	assert_int_equal(unread(m1), 0);
+	perf_fini();
+}
+
+/* The sideband orders the samples of every CPU: those before an EXIT
+ * (on another CPU) before it, those after it after it; a sample stamped
+ * after the safe time waits in its buffer, behind an EXIT queued before
+ * it, and comes after that EXIT at the next processing. */
+static void
+test_core_waits_behind_sideband(void **state)
+{
+	uint64_t old = perf_now() - 1000000000ull, later = perf_now() + 3600000000000ull;
+	struct map *sb1, *m0, *m1;
+	char err[512];
+	size_t i;
+
+	(void)state;
+	assert_int_equal(perf_init(cpu_clock, 1, "0-1", core_record, err, sizeof(err)), 0);
+	sb1 = &maps[1];
+	m0 = &maps[2];
+	m1 = &maps[3];
+	ring_sample(m0, old + 10, 1);
+	ring_sample(m0, old + 30, 3);
+	ring_sample(m0, later + 20, 6);		/* after the safe time */
+	ring_sample(m1, old + 15, 2);
+	ring_sample(m1, old + 40, 4);
+	ring_exit(sb1, old + 20, 100);
+	ring_exit(sb1, old + 35, 101);
+	ring_exit(sb1, later + 10, 102);	/* after the safe time */
+	core_process(0);
+	/* Samples 1 and 2 (either order), EXIT 100, 3, EXIT 101, 4. */
+	assert_int_equal(nsteps, 6);
+	assert_true(step_is(0, 'S', 1) ? step_is(1, 'S', 2) :
+	    step_is(0, 'S', 2) && step_is(1, 'S', 1));
+	assert_true(step_is(2, 'E', 100) && step_is(3, 'S', 3) &&
+	    step_is(4, 'E', 101) && step_is(5, 'S', 4));
+	/* Only the sideband was copied; the late EXIT is still queued, the
+	 * late sample still in its buffer. */
+	assert_int_equal(npushed, 3);
+	assert_int_equal(order_queued(), 1);
+	assert_int_equal(unread(m0), sizeof(struct record_daemon_sample));
+	/* At the end (all): EXIT 102, then sample 6. */
+	core_process(1);
+	assert_int_equal(nsteps, 8);
+	assert_true(step_is(6, 'E', 102) && step_is(7, 'S', 6));
+	assert_int_equal(npushed, 3);
+	assert_int_equal(order_queued(), 0);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(unread(&maps[i]), 0);
+	perf_fini();
+}
+
 int
 main(void)
 {
@@ -640,6 +925,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_mmap_fails, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_default_event, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_drain_wrap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_in_place, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_core_in_place, setup_core, teardown_core),
+		cmocka_unit_test_setup_teardown(test_core_waits_behind_sideband, setup_core,
+		    teardown_core),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
