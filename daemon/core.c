@@ -302,6 +302,8 @@ static uint32_t	 chain_depth;		/* frames kept per stack; 0: no chains */
  * order_process runs; the ring is emptied before each), so a record the
  * ring does not hold (a sample of no event, or handed out without
  * chain_ahead) is only hashed again.  At most CHAIN_AHEAD + 1 are held.
+ * The samples read in place (read_until) are shown to chain_ahead alike,
+ * by perf_read_until.
  */
 #define CHAIN_AHEAD	16
 #define AHEAD_RING	32		/* a power of two above CHAIN_AHEAD */
@@ -668,6 +670,23 @@ handle_in_place(const union record *rec, size_t size, uint64_t time)
 	handle(rec, size, time, NULL);
 }
 
+static void
+chain_ahead_in_place(const union record *rec, size_t size)
+{
+	chain_ahead(rec, size, NULL);
+}
+
+/* The samples of the buffers read in place up to until, with their chains
+ * hashed ahead; the ring of hashes emptied first, as the kernel may have
+ * written new records where the last call's were. */
+static void
+read_until(uint64_t until, uint64_t *next)
+{
+	ahead_head = ahead_tail = 0;
+	perf_read_until(until, handle_in_place,
+	    chain_depth > 0 ? chain_ahead_in_place : NULL, CHAIN_AHEAD, next);
+}
+
 /*
  * Every record stamped at or before safe, in time order as far as the
  * attribution can tell: the queue (the sideband, copied as it arrives)
@@ -690,12 +709,12 @@ process_merged(uint64_t safe)
 	while (order_next(&next) == 0 && next <= safe) {
 		rnext = next;
 		if (next > 0)
-			perf_read_until(next - 1, handle_in_place, &rnext);
+			read_until(next - 1, &rnext);
 		if (rnext < next)
 			rnext = next;
 		handle_until(rnext < safe ? rnext : safe);
 	}
-	perf_read_until(safe, handle_in_place, &rnext);
+	read_until(safe, &rnext);
 }
 
 static void

@@ -365,18 +365,39 @@ close_rbs(void)
  * locals: cb may write any memory, so fields would be read again after
  * every record.  Returns the number handed out. */
 static size_t
-read_rb(struct rb *r, uint64_t until, perf_record_cb cb, uint64_t *next)
+read_rb(struct rb *r, uint64_t until, perf_record_cb cb, perf_ahead_cb ahead,
+    size_t dist, uint64_t *next)
 {
 	struct perf_event_mmap_page *pg = r->base;
 	unsigned char *data = (unsigned char *)r->base + (r->mapsize - r->datasize);
 	const size_t dsize = r->datasize, ssize = record_daemon.sample_size;
 	const union record *rec;
-	uint64_t head, tail, t, at;
-	size_t size, n = 0;
+	uint64_t head, tail, t, at, atail;
+	size_t size, n = 0, na = 0;
 
 	head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
-	tail = pg->data_tail;
+	tail = atail = pg->data_tail;
 	while (tail < head) {
+		/* ahead sees each record that cb will get, record i + dist
+		 * before cb gets record i (as order_process_ahead): one that
+		 * wraps, or is stamped after until, ends the look-ahead (the
+		 * loop below judges every record again for cb). */
+		for (; ahead != NULL && na <= dist && atail < head; na++) {
+			const union record *ar;
+			uint64_t aat = atail & (dsize - 1);
+
+			ar = (const void *)(data + aat);
+			size = ar->header.size;
+			if (size < sizeof(ar->header) || size > head - atail ||
+			    aat + size > dsize ||
+			    (ar->header.type == PERF_RECORD_SAMPLE && size >= ssize &&
+			    ar->sample.time > until)) {
+				ahead = NULL;
+				break;
+			}
+			ahead(ar, size);
+			atail += size;
+		}
 		at = tail & (dsize - 1);
 		rec = (const void *)(data + at);
 		size = rec->header.size;
@@ -404,6 +425,8 @@ read_rb(struct rb *r, uint64_t until, perf_record_cb cb, uint64_t *next)
 		cb(rec, size, t);
 		tail += size;
 		n++;
+		if (na > 0)
+			na--;
 	}
 	/* Nothing read (a buffer behind a barrier): the kernel's line of
 	 * the control page is left alone. */
@@ -417,7 +440,7 @@ drain_rb(struct rb *r)
 {
 	uint64_t next = UINT64_MAX;
 
-	read_rb(r, UINT64_MAX, record_cb, &next);
+	read_rb(r, UINT64_MAX, record_cb, NULL, 0, &next);
 }
 
 static void
@@ -471,7 +494,8 @@ perf_set_ready(void (*cb)(void))
 }
 
 size_t
-perf_read_until(uint64_t until, perf_record_cb cb, uint64_t *next)
+perf_read_until(uint64_t until, perf_record_cb cb, perf_ahead_cb ahead,
+    size_t dist, uint64_t *next)
 {
 	size_t i, n = 0;
 
@@ -480,7 +504,7 @@ perf_read_until(uint64_t until, perf_record_cb cb, uint64_t *next)
 	*next = UINT64_MAX;
 	for (i = 0; i < nrbs; i++)
 		if (rbs[i].inplace)
-			n += read_rb(&rbs[i], until, cb, next);
+			n += read_rb(&rbs[i], until, cb, ahead, dist, next);
 	return n;
 }
 

@@ -85,7 +85,13 @@ void perf_drain(void);
  * out.
  */
 void perf_drain_queued(void);
-size_t perf_read_until(uint64_t until, perf_record_cb cb, uint64_t *next);
+/* ahead (NULL: none) sees each record of a buffer that cb will get, in
+ * the same order and at the same address, record i + dist before cb gets
+ * record i (for a prefetch: core.c's chains); a record that wraps around
+ * the buffer's end, and those after it, it does not see. */
+typedef void (*perf_ahead_cb)(const union record *rec, size_t size);
+size_t perf_read_until(uint64_t until, perf_record_cb cb, perf_ahead_cb ahead,
+    size_t dist, uint64_t *next);
 /* Called (instead of draining) when a buffer read in place wakes dcpid
  * (its watermark: a quarter full), so that its records are processed
  * before it fills; NULL: such a buffer is drained into the callback. */

@@ -293,7 +293,7 @@ test_sideband_fallback(void **state)
 	 * read in place. */
 	ring_sample(&maps[1], 100, 1);
 	nrecords = 0;
-	assert_int_equal(perf_read_until(UINT64_MAX, record, &next), 0);
+	assert_int_equal(perf_read_until(UINT64_MAX, record, NULL, 0, &next), 0);
 	assert_int_equal(next, UINT64_MAX);
 	assert_int_equal(nrecords, 0);
 	perf_drain_queued();
@@ -805,17 +805,17 @@ test_read_in_place(void **state)
 	ring_sample(m, 200, 2);
 	ring_sample(m, 300, 3);
 	ninplace = nrecords = 0;
-	assert_int_equal(perf_read_until(99, record_where, &next), 0);
+	assert_int_equal(perf_read_until(99, record_where, NULL, 0, &next), 0);
 	assert_int_equal(next, 100);
 	assert_int_equal(pg->data_tail, start);
-	assert_int_equal(perf_read_until(200, record_where, &next), 2);
+	assert_int_equal(perf_read_until(200, record_where, NULL, 0, &next), 2);
 	assert_int_equal(next, 300);
 	assert_true(in_map(m, inplace_at[0]));
 	assert_false(in_map(m, inplace_at[1]));		/* wrapped: a copy */
 	assert_int_equal(last_time, 200);
 	assert_int_equal(((struct record_daemon_sample *)last)->ip, 2);
 	assert_int_equal(pg->data_tail, start + 2 * sizeof(struct record_daemon_sample));
-	assert_int_equal(perf_read_until(UINT64_MAX, record_where, &next), 1);
+	assert_int_equal(perf_read_until(UINT64_MAX, record_where, NULL, 0, &next), 1);
 	assert_int_equal(next, UINT64_MAX);
 	assert_true(in_map(m, inplace_at[2]));
 	assert_int_equal(last_time, 300);
@@ -825,6 +825,60 @@ test_read_in_place(void **state)
 	perf_drain_queued();
 	assert_int_equal(nrecords, 4);
 	assert_int_equal(last_time, 50);
+}
+
+/* The look-ahead: ahead sees each record cb gets, at the same address and
+ * dist records before it; never one stamped after until, nor one that
+ * wraps or any after it. */
+static const void	*ahead_at[8];
+static size_t		 nahead, ahead_when[8];
+
+static void
+record_ahead(const union record *rec, size_t size)
+{
+	(void)size;
+	assert_true(nahead < 8);
+	ahead_when[nahead] = ninplace;	/* records cb had then */
+	ahead_at[nahead++] = rec;
+}
+
+static void
+test_read_ahead(void **state)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), i;
+	struct map *m;
+	struct perf_event_mmap_page *pg;
+	uint64_t start, next;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(perf_init(cpu_clock, 1, "0", record, err, sizeof(err)), 0);
+	m = &maps[1];
+	pg = m->base;
+	for (i = 0; i < 4; i++)
+		ring_sample(m, 100 + i, i);
+	ninplace = nrecords = nahead = 0;
+	assert_int_equal(perf_read_until(102, record_where, record_ahead, 1, &next), 3);
+	assert_int_equal(next, 103);
+	/* Samples 100 - 102 seen ahead, 103 (after until) not. */
+	assert_int_equal(nahead, 3);
+	for (i = 0; i < 3; i++) {
+		assert_ptr_equal(ahead_at[i], inplace_at[i]);
+		/* Record i + 1 before cb's record i: 0 and 1 at once. */
+		assert_int_equal(ahead_when[i], i <= 1 ? 0 : i - 1);
+	}
+	/* A wrap ends the look-ahead; cb gets every record all the same. */
+	assert_int_equal(perf_read_until(UINT64_MAX, record_where, NULL, 0, &next), 1);
+	start = (m->len - page) - 2 * sizeof(struct record_daemon_sample) + 8;
+	pg->data_tail = pg->data_head = start;
+	ring_sample(m, 200, 1);
+	ring_sample(m, 201, 2);
+	ring_sample(m, 202, 3);
+	ninplace = nahead = 0;
+	assert_int_equal(perf_read_until(UINT64_MAX, record_where, record_ahead, 4, &next), 3);
+	assert_int_equal(nahead, 1);
+	assert_ptr_equal(ahead_at[0], inplace_at[0]);
+	assert_false(in_map(m, inplace_at[1]));
 }
 
 /* Old samples of two CPUs processed in place, nothing copied; the wrap
@@ -926,6 +980,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_default_event, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_drain_wrap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_in_place, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_ahead, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_core_in_place, setup_core, teardown_core),
 		cmocka_unit_test_setup_teardown(test_core_waits_behind_sideband, setup_core,
 		    teardown_core),
