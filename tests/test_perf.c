@@ -829,7 +829,7 @@ test_read_in_place(void **state)
 
 /* The look-ahead: ahead sees each record cb gets, at the same address and
  * dist records before it; never one stamped after until, nor one that
- * wraps or any after it. */
+ * wraps, and goes on after it. */
 static const void	*ahead_at[8];
 static size_t		 nahead, ahead_when[8];
 
@@ -867,7 +867,7 @@ test_read_ahead(void **state)
 		/* Record i + 1 before cb's record i: 0 and 1 at once. */
 		assert_int_equal(ahead_when[i], i <= 1 ? 0 : i - 1);
 	}
-	/* A wrap ends the look-ahead; cb gets every record all the same. */
+	/* The wrapped record is not shown ahead; the one after it is. */
 	assert_int_equal(perf_read_until(UINT64_MAX, record_where, NULL, 0, &next), 1);
 	start = (m->len - page) - 2 * sizeof(struct record_daemon_sample) + 8;
 	pg->data_tail = pg->data_head = start;
@@ -876,9 +876,10 @@ test_read_ahead(void **state)
 	ring_sample(m, 202, 3);
 	ninplace = nahead = 0;
 	assert_int_equal(perf_read_until(UINT64_MAX, record_where, record_ahead, 4, &next), 3);
-	assert_int_equal(nahead, 1);
+	assert_int_equal(nahead, 2);
 	assert_ptr_equal(ahead_at[0], inplace_at[0]);
 	assert_false(in_map(m, inplace_at[1]));
+	assert_ptr_equal(ahead_at[1], inplace_at[2]);
 }
 
 /* Old samples of two CPUs processed in place, nothing copied; the wrap
