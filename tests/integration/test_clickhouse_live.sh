@@ -1,9 +1,9 @@
 #!/bin/sh
 # prof --from over what the real dcpid wrote (issue 16): a labelled
 # workload, the idle task, the kernel and samples not attributed; the
-# epoch pushed, then the whole listing of prof --from (header and rows,
-# text and JSON, per procedure, image and label, with --idle and --label)
-# is the local one, byte for byte.
+# epoch packed and pushed, then the whole listing of prof --from (header
+# and rows, text and JSON, per procedure, image and label, with --idle and
+# --label) is the local one, byte for byte.
 . "$top_srcdir/tests/integration/lib.sh"
 require_perf
 . "$top_srcdir/tests/integration/clickhouse.sh"
@@ -22,6 +22,10 @@ ctl epoch >/dev/null || fail "dcpictl epoch failed"
 stop_dcpid
 E=$(ls "$DB" | grep -v current | head -1)
 [ -n "$E" ] && [ "$E" != "$(current_epoch)" ] || fail "no rotated epoch"
+# As the epoch timer and cron do (epoch, compress, then dcpi-push): the
+# ended epoch is pushed from its pack, which local prof reads too.
+ctl compress "$E" >"$T/compress.out" 2>&1 || fail "compress $E: $(cat "$T/compress.out")"
+[ -f "$DB/$E/$(hostname)/pack.gz" ] || fail "no pack for $E: $(ls -R "$DB/$E" | head)"
 
 "$DCPICTL" -d "$DB" push --to "$URL" >"$T/push.out" 2>"$T/err" || fail "push: $(cat "$T/err")"
 grep -q "^$E .*: pushed " "$T/push.out" || fail "push did not push $E: $(cat "$T/push.out")"
