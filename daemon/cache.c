@@ -27,6 +27,7 @@
 #include <dcpi/profile.h>
 
 #include "cache.h"
+#include "flush.h"
 #include "log.h"
 #include "xmalloc.h"
 
@@ -457,6 +458,7 @@ cache_flush(char *err, size_t errlen)
 			queue[j++] = queue[i];
 		} else
 			entry_free(&queue[i]);
+		flush_yield();
 	}
 	nqueue = j;
 	return rc;

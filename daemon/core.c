@@ -84,6 +84,10 @@ core_init(size_t memory_cap)
 	stack_init();
 	jit_init();
 	perf_set_ready(core_ready);
+	/* A flush on a busy disk takes seconds, in which a host that execs
+	 * fills the sideband buffers, and samples at 10 kHz the others:
+	 * their records are held meanwhile. */
+	flush_set_yield(perf_hold);
 }
 
 void
@@ -95,6 +99,7 @@ core_set_memory_cap(size_t memory_cap)
 void
 core_fini(void)
 {
+	flush_set_yield(NULL);
 	perf_set_ready(NULL);
 	jit_fini();
 	stack_fini();
@@ -989,6 +994,7 @@ static void
 core_status(struct status_writer *w)
 {
 	struct label_stats ls;
+	struct perf_sideband_watch sw;
 	char tbuf[64] = "never";
 	time_t t = flush_last_time();
 	struct tm tm;
@@ -998,6 +1004,12 @@ core_status(struct status_writer *w)
 	status_add(w, "samples/s", "%.1f", rate);
 	status_add(w, "lost", "%ju", (uintmax_t)nlost);
 	status_add(w, "lost-sideband", "%ju", (uintmax_t)nlost_sideband);
+	perf_sideband_watch(&sw);
+	if (sw.size > 0)
+		status_add(w, "sideband-watch", "%ju%% of %zu KiB at most, "
+		    "records read after %ju ms at most, %ju overflows",
+		    (uintmax_t)(sw.used_max * 100 / sw.size), sw.size / 1024,
+		    (uintmax_t)sw.wait_max_ms, (uintmax_t)sw.overflows);
 	status_add(w, "throttled", "%ju", (uintmax_t)nthrottled);
 	loss_status(w);
 	for (i = 1; i < ATTR_NREASONS; i++)

@@ -76,6 +76,17 @@ flush_fini(void)
 	epoch_fini();
 }
 
+static void	(*yield_fn)(void);
+
+void flush_set_yield(void (*fn)(void)) { yield_fn = fn; }
+
+void
+flush_yield(void)
+{
+	if (yield_fn != NULL)
+		yield_fn();
+}
+
 int
 flush_profile(const struct flush_desc *d, const struct dcpi_count *c, size_t n)
 {
@@ -157,6 +168,7 @@ flush_profile(const struct flush_desc *d, const struct dcpi_count *c, size_t n)
 	if (dcpi_atomic_writeat(dfd, name, path, buf, len, DB_FILE_MODE, &de) == -1)
 		goto fail;
 	fc.files++;
+	flush_yield();
 	dcpi_profile_free(p);
 	dcpi_profile_free(old);
 	free(buf);
@@ -310,6 +322,8 @@ flush_begin(char *msg, size_t msglen)
 	fc.failed = 0;
 	fc.files = 0;
 	fc.begun = epoch_check(err, sizeof(err)) == 0;
+	/* The epoch's first flush wrote its kallsyms snapshot. */
+	flush_yield();
 	if (!fc.begun) {
 		note_failure(err);
 		return -1;

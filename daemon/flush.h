@@ -27,6 +27,13 @@ int flush_init(const char *db, gid_t gid, char *err, size_t errlen);
  * with a message in err[errlen]. */
 int flush_start(char *err, size_t errlen);
 void flush_fini(void);
+/* fn is called between two files a flush writes (profiles, the build-id
+ * cache's, the kallsyms snapshot), each written and fsynced: time a busy
+ * disk can make long, in which whatever must not wait (the ring
+ * buffers' records, perf_hold) is served.  NULL: nothing. */
+void flush_set_yield(void (*fn)(void));
+/* Calls it: for flush.c and the modules it writes through (cache, epoch). */
+void flush_yield(void);
 
 /*
  * One flush, driven by its caller (daemon/core.c), which hands in as

@@ -68,6 +68,8 @@ struct rb {
 	int		 fixed;		/* PERF_EVENT_IOC_PERIOD refused: no jitter */
 	int64_t		 k;		/* the rate's last offset (perf_jitter_now) */
 	int		 paired;	/* k was drawn, its negation is next */
+	unsigned char	*held;		/* perf_hold's copy, read before the buffer */
+	size_t		 nheld, heldoff, heldcap;	/* bytes; read up to heldoff */
 };
 
 struct event {
@@ -93,6 +95,17 @@ static void		(*ready_cb)(void);	/* perf_set_ready */
 static int		 pfm_ready;
 static uint64_t		 rbuf[65536 / 8];	/* a record that wraps: size is a u16 */
 static int		 sideband_on_first;	/* no dummy event: event 0 carries it */
+/* How close the sideband came to overflowing (perf_sideband_watch), and
+ * when its last loss was said in the log. */
+static struct perf_sideband_watch sbwatch;
+static uint64_t		 sb_lost_said_ms;
+static int		 sb_lost_seen;	/* drain_rb's batch held a LOST record */
+static uint64_t		 sb_read_ns;	/* perf_now() of the read, until its first record */
+#define SB_LOST_SAY_MS	60000
+/* The most perf_hold keeps, all buffers together: beyond it the
+ * buffers fill and the kernel counts what it cannot write. */
+#define HOLD_MAX	((size_t)64 << 20)
+static size_t		 held_total;
 /* perf_event_of_id's last id looked up: a buffer read in place is a run
  * of samples of one id, and the bsearch was a twentieth of the sample
  * path.  Forgotten whenever the buffers change. */
@@ -339,6 +352,8 @@ close_rbs_from(size_t first)
 			loop_del(rbs[i].fd);
 		perf_sys_munmap(rbs[i].base, rbs[i].mapsize);
 		close(rbs[i].fd);
+		held_total -= rbs[i].nheld;
+		free(rbs[i].held);
 	}
 	nrbs = first;
 	if (nrbs == 0) {
@@ -353,6 +368,55 @@ static void
 close_rbs(void)
 {
 	close_rbs_from(0);
+}
+
+/* A record's time: a sample's is at a fixed offset. */
+static inline uint64_t
+time_of(const union record *rec, size_t size)
+{
+	if (rec->header.type == PERF_RECORD_SAMPLE && size >= record_daemon.sample_size)
+		return rec->sample.time;
+	return record_time(&record_daemon, rec, size);
+}
+
+/* read_rb's part for the records perf_hold took out of r (older than
+ * those in the buffer), with the same contract: stops at the first one
+ * stamped after until.  They were whole when the kernel published them; a
+ * size that does not fit is said and the rest dropped. */
+static size_t
+read_held(struct rb *r, uint64_t until, perf_record_cb cb, uint64_t *next)
+{
+	const union record *rec;
+	size_t size, n = 0;
+	uint64_t t;
+
+	while (r->heldoff + sizeof(rec->header) <= r->nheld) {
+		rec = (const void *)(r->held + r->heldoff);
+		size = rec->header.size;
+		if (size < sizeof(rec->header) || size > r->nheld - r->heldoff) {
+			log_warnx("CPU %d: corrupt record held (size %zu); "
+			    "skipping the rest", r->cpu, size);
+			r->heldoff = r->nheld;
+			break;
+		}
+		if ((t = time_of(rec, size)) > until) {
+			if (t < *next)
+				*next = t;
+			return n;
+		}
+		r->heldoff += size;
+		cb(rec, size, t);
+		n++;
+	}
+	held_total -= r->nheld;
+	r->nheld = r->heldoff = 0;
+	/* A flush's worth is kept for the next; a storm's is given back. */
+	if (r->heldcap > ((size_t)1 << 20)) {
+		free(r->held);
+		r->held = NULL;
+		r->heldcap = 0;
+	}
+	return n;
 }
 
 /* Hands cb the buffer's records stamped at or before until, in buffer
@@ -375,6 +439,11 @@ read_rb(struct rb *r, uint64_t until, perf_record_cb cb, perf_ahead_cb ahead,
 	uint64_t head, tail, t, at, atail;
 	size_t size, n = 0, na = 0;
 
+	if (r->nheld > 0) {
+		n = read_held(r, until, cb, next);
+		if (r->nheld > 0)	/* stopped at a later one */
+			return n;
+	}
 	head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
 	tail = atail = pg->data_tail;
 	while (tail < head) {
@@ -418,12 +487,7 @@ read_rb(struct rb *r, uint64_t until, perf_record_cb cb, perf_ahead_cb ahead,
 			memcpy((unsigned char *)rbuf + (dsize - at), data, size - (dsize - at));
 			rec = (const void *)rbuf;
 		}
-		/* A sample's time is at a fixed offset. */
-		if (rec->header.type == PERF_RECORD_SAMPLE && size >= ssize)
-			t = rec->sample.time;
-		else
-			t = record_time(&record_daemon, rec, size);
-		if (t > until) {
+		if ((t = time_of(rec, size)) > until) {
 			if (t < *next)
 				*next = t;
 			break;
@@ -442,10 +506,101 @@ read_rb(struct rb *r, uint64_t until, perf_record_cb cb, perf_ahead_cb ahead,
 }
 
 static void
+sideband_cb(const union record *rec, size_t size, uint64_t time)
+{
+	if (rec->header.type == PERF_RECORD_LOST)
+		sb_lost_seen = 1;
+	/* The batch's first record waited longest. */
+	if (sb_read_ns != 0) {
+		if (time != 0 && time < sb_read_ns &&
+		    (sb_read_ns - time) / 1000000 > sbwatch.wait_max_ms)
+			sbwatch.wait_max_ms = (sb_read_ns - time) / 1000000;
+		sb_read_ns = 0;
+	}
+	record_cb(rec, size, time);
+}
+
+void
+perf_hold(void)
+{
+	struct perf_event_mmap_page *pg;
+	unsigned char *data;
+	uint64_t head, tail;
+	size_t i, n, at, first;
+
+	for (i = 0; i < nrbs; i++) {
+		struct rb *r = &rbs[i];
+
+		pg = r->base;
+		data = (unsigned char *)r->base + (r->mapsize - r->datasize);
+		head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+		tail = pg->data_tail;
+		if ((n = (size_t)(head - tail)) == 0 || n > r->datasize ||
+		    held_total + n > HOLD_MAX)
+			continue;
+		if (r->event == SIDEBAND && n > sbwatch.used_max)
+			sbwatch.used_max = n;
+		if (r->nheld + n > r->heldcap) {
+			size_t cap = r->heldcap ? r->heldcap : 65536;
+
+			while (cap < r->nheld + n)
+				cap *= 2;
+			r->held = xreallocarray(r->held, cap, 1);
+			r->heldcap = cap;
+		}
+		at = tail & (r->datasize - 1);
+		first = n < r->datasize - at ? n : r->datasize - at;
+		memcpy(r->held + r->nheld, data + at, first);
+		memcpy(r->held + r->nheld + first, data, n - first);
+		r->nheld += n;
+		held_total += n;
+		__atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
+	}
+}
+
+/*
+ * A sideband buffer's records go to the queue as they come.  How full it
+ * was and how long its records waited are kept, and a loss is said in the
+ * log with them (once a minute at most): records that waited long are
+ * dcpid kept from reading (off the CPU, or busy); a buffer full of fresh
+ * ones, a rate of records it cannot hold.
+ */
+static void
+drain_sideband(struct rb *r)
+{
+	struct perf_event_mmap_page *pg = r->base;
+	uint64_t next = UINT64_MAX, now, used, wait0 = sbwatch.wait_max_ms;
+
+	used = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE) - pg->data_tail;
+	if (used > sbwatch.used_max)
+		sbwatch.used_max = used;
+	sb_lost_seen = 0;
+	sb_read_ns = perf_now();
+	read_rb(r, UINT64_MAX, sideband_cb, NULL, 0, &next);
+	sb_read_ns = 0;
+	if (!sb_lost_seen)
+		return;
+	sbwatch.overflows++;
+	now = loop_now_ms();
+	if (sb_lost_said_ms == 0 || now - sb_lost_said_ms >= SB_LOST_SAY_MS) {
+		sb_lost_said_ms = now;
+		log_warnx("CPU %d: the sideband buffer (%zu KiB) overflowed: %ju "
+		    "KiB unread, the oldest record %ju ms old (the longest wait "
+		    "before: %ju ms)", r->cpu, r->datasize / 1024,
+		    (uintmax_t)used / 1024, (uintmax_t)sbwatch.wait_max_ms,
+		    (uintmax_t)wait0);
+	}
+}
+
+static void
 drain_rb(struct rb *r)
 {
 	uint64_t next = UINT64_MAX;
 
+	if (r->event == SIDEBAND) {
+		drain_sideband(r);
+		return;
+	}
 	read_rb(r, UINT64_MAX, record_cb, NULL, 0, &next);
 }
 
@@ -537,20 +692,18 @@ open_rbs(const char *name, struct perf_event_attr *a, size_t ev, size_t pages,
 		struct rb *r = &rbs[nrbs];
 		uint64_t id;
 
+		memset(r, 0, sizeof(*r));
 		if ((r->fd = open_one(name, a, cpulist[c], err, errlen)) == -1)
 			return -1;
 		r->cpu = cpulist[c];
 		r->event = ev;
 		r->datasize = pages * page;
-		r->inloop = 0;
 		/* Samples only, in time order: read in place.  A buffer
 		 * that carries the sideband too is copied into the queue
 		 * at each wake-up, as the sideband's are: its MMAP2s are
 		 * read at their arrival (core_record), and a sample
 		 * written inside one (interrupt) can precede it. */
 		r->inplace = ev != SIDEBAND && !sideband_on_first;
-		r->fixed = 0;
-		r->paired = 0;
 		r->mapsize = r->datasize + page;
 		r->base = perf_sys_mmap(r->fd, r->mapsize);
 		if (r->base == MAP_FAILED) {
@@ -827,6 +980,8 @@ perf_init(char *const *evnames, size_t nev, const char *cpus,
 
 	record_cb = cb;
 	jitter_changes = 0;
+	memset(&sbwatch, 0, sizeof(sbwatch));
+	sb_lost_said_ms = 0;
 	if (pfm_init(err, errlen) == -1)
 		return -1;
 	if ((cpus ? parse_cpus(cpus, err, errlen) : online_cpus(err, errlen)) == -1)
@@ -948,6 +1103,18 @@ perf_id_is_sideband(uint64_t id)
 		return 0;
 	m = bsearch(&key, ids, nrbs, sizeof(*ids), cmp_id);
 	return m != NULL && m->event == SIDEBAND;
+}
+
+void
+perf_sideband_watch(struct perf_sideband_watch *w)
+{
+	size_t i;
+
+	*w = sbwatch;
+	w->size = 0;
+	for (i = 0; i < nrbs; i++)
+		if (rbs[i].event == SIDEBAND)
+			w->size = rbs[i].datasize;
 }
 
 size_t perf_nfds(void) { return nrbs; }

@@ -108,6 +108,26 @@ int perf_event_of_id(uint64_t id);
 /* 1 if IDENTIFIER is a sideband buffer's (MMAP2, COMM, FORK, EXIT, CGROUP
  * records, no samples), else 0. */
 int perf_id_is_sideband(uint64_t id);
+/* Copies the records waiting in every buffer out of it, giving its space
+ * back to the kernel, for work that keeps dcpid from its loop for long (a
+ * flush's writes and fsyncs, on a busy disk seconds), between whose steps
+ * it is called.  The held records are read before the buffer's newer
+ * ones, by the reads above and with their contracts (time order, until).
+ * Holds 64 MiB at most, all buffers together; beyond that the buffers
+ * fill and the kernel counts the records lost.  No callback is called. */
+void perf_hold(void);
+/* How close the sideband buffers came to losing records, since perf_init:
+ * the most bytes one held when dcpid read it (of size, one buffer's
+ * bytes; 0 without a sideband buffer of its own), the longest a record
+ * waited to be read (ms, by its time stamp), and the reads that found a
+ * LOST record. */
+struct perf_sideband_watch {
+	uint64_t	used_max;
+	size_t		size;
+	uint64_t	wait_max_ms;
+	uint64_t	overflows;
+};
+void perf_sideband_watch(struct perf_sideband_watch *w);
 /* The fds opened, sideband included: fd i, and its event index in *event
  * (-1 for the sideband's). */
 size_t perf_nfds(void);

@@ -458,6 +458,66 @@ test_drain_wrap(void **state)
 	assert_int_equal(pg->data_tail, pg->data_head);
 }
 
+static void ring_exit(struct map *, uint64_t, uint32_t);
+
+static uint64_t	 times[8];
+static size_t	 ntimes;
+
+static void
+record_time_of(const union record *rec, size_t size, uint64_t time)
+{
+	record(rec, size, time);
+	if (ntimes < 8)
+		times[ntimes++] = time;
+}
+
+/*
+ * What perf_hold takes out of a sideband buffer (two records, one
+ * across its end) is handed to no one then, and the buffer's
+ * space is given back; the next drain hands the held records first, whole
+ * and in order, then the buffer's newer one.  An empty sampling buffer is
+ * left as it is.
+ */
+static void
+test_hold(void **state)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	struct perf_event_mmap_page *pg, *spg;
+	struct map *m;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(perf_init(cpu_clock, 1, "0", record_time_of, err, sizeof(err)), 0);
+	m = &maps[0];			/* the sideband's buffer */
+	assert_int_equal(perf_id_is_sideband(m->id), 1);
+	pg = m->base;
+	spg = maps[1].base;
+	/* Near the end of the data: a record wraps. */
+	pg->data_tail = pg->data_head = (m->len - page) * 2 - 48 - 16;
+	ring_exit(m, 1000, 41);
+	ring_exit(m, 2000, 42);
+	spg->data_head = spg->data_tail = 0;
+	nrecords = ntimes = 0;
+	perf_hold();
+	assert_int_equal(nrecords, 0);
+	assert_int_equal(pg->data_tail, pg->data_head);
+	assert_int_equal(spg->data_tail, 0);
+	/* Held twice over: the second adds nothing. */
+	perf_hold();
+	ring_exit(m, 3000, 43);
+	perf_drain();
+	assert_int_equal(nrecords, 3);
+	assert_int_equal(ntimes, 3);
+	assert_int_equal(times[0], 1000);
+	assert_int_equal(times[1], 2000);
+	assert_int_equal(times[2], 3000);
+	assert_int_equal(((const union record *)last)->exit.pid, 43);
+	assert_int_equal(pg->data_tail, pg->data_head);
+	/* Nothing is handed twice. */
+	perf_drain();
+	assert_int_equal(nrecords, 3);
+}
+
 /* The rate uniform on [(1 - j) / P, (1 + j) / P]: periods within
  * [P / (1 + j), P / (1 - j)], both ends nearly reached, and a mean rate of
  * 1/P (the profile multiplies samples by P; samples in a stretch of time
@@ -827,6 +887,44 @@ test_read_in_place(void **state)
 	assert_int_equal(last_time, 50);
 }
 
+/* A sampling buffer's samples held (perf_hold) are read in place's way:
+ * before the buffer's newer ones, up to until and no further, the next
+ * time left in *next; the buffer's own wait behind them. */
+static void
+test_read_held(void **state)
+{
+	struct map *m;
+	struct perf_event_mmap_page *pg;
+	uint64_t next;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(perf_init(cpu_clock, 1, "0", record, err, sizeof(err)), 0);
+	m = &maps[1];
+	pg = m->base;
+	ring_sample(m, 100, 1);
+	ring_sample(m, 200, 2);
+	perf_hold();
+	assert_int_equal(unread(m), 0);
+	ring_sample(m, 300, 3);
+	ninplace = nrecords = 0;
+	assert_int_equal(perf_read_until(99, record_where, NULL, 0, &next), 0);
+	assert_int_equal(next, 100);
+	assert_int_equal(perf_read_until(100, record_where, NULL, 0, &next), 1);
+	assert_int_equal(next, 200);
+	assert_false(in_map(m, inplace_at[0]));		/* held: a copy */
+	assert_int_equal(((struct record_daemon_sample *)last)->ip, 1);
+	/* The buffer's sample is not read while a held one waits. */
+	assert_int_equal(unread(m), sizeof(struct record_daemon_sample));
+	assert_int_equal(perf_read_until(UINT64_MAX, record_where, NULL, 0, &next), 2);
+	assert_int_equal(last_time, 300);
+	assert_int_equal(((struct record_daemon_sample *)last)->ip, 3);
+	assert_true(in_map(m, inplace_at[2]));
+	assert_int_equal(unread(m), 0);
+	assert_int_equal(pg->data_tail, pg->data_head);
+	assert_int_equal(perf_read_until(UINT64_MAX, record_where, NULL, 0, &next), 0);
+}
+
 /* The look-ahead: ahead sees each record cb gets, at the same address and
  * dist records before it; never one stamped after until, nor one that
  * wraps, and goes on after it. */
@@ -980,8 +1078,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_mmap_fails, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_default_event, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_drain_wrap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hold, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_in_place, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_ahead, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_held, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_core_in_place, setup_core, teardown_core),
 		cmocka_unit_test_setup_teardown(test_core_waits_behind_sideband, setup_core,
 		    teardown_core),

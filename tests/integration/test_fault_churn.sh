@@ -5,33 +5,7 @@
 . "$top_srcdir/tests/integration/lib.sh"
 require_perf
 
-cat >"$T/churn.c" <<'C'
-#include <stdlib.h>
-#include <sys/wait.h>
-#include <unistd.h>
-/* churn N PROGRAM: runs PROGRAM N times, two at a time. */
-int main(int argc, char **argv)
-{
-	long i, n = argc > 2 ? atol(argv[1]) : 0;
-	int st;
-
-	for (i = 0; i < n; i++) {
-		pid_t p = fork();
-		if (p == -1)
-			return 1;
-		if (p == 0) {
-			execv(argv[2], argv + 2);
-			_exit(127);
-		}
-		if (i % 2 && (wait(&st) == -1 || wait(&st) == -1))
-			return 1;
-	}
-	while (wait(&st) != -1)
-		;
-	return 0;
-}
-C
-cc_work churn "$T/churn.c"
+cc_work churn "$top_srcdir/tests/workload/churn.c"
 stat_field() { ctl status | awk -v k="$1" '$1 == k { print $2; exit }'; }
 rss_kb() { awk '$1 == "VmRSS:" { print $2 }' "/proc/$DCPID_PID/status"; }
 
