@@ -53,6 +53,8 @@ static uint64_t		 jitter_changes;	/* periods set since perf_init */
  * can keep dcpid off the CPU for a second, and a record lost here is an
  * image never mapped. */
 #define SB_PAGES	128
+/* The least a buffer is made when the locked-memory limit refuses more. */
+#define RB_PAGES_MIN	8
 #define SIDEBAND	((size_t)-1)	/* rb.event of the sideband buffers */
 #define MAX_CPUS	4096
 
@@ -95,6 +97,7 @@ static void		(*ready_cb)(void);	/* perf_set_ready */
 static int		 pfm_ready;
 static uint64_t		 rbuf[65536 / 8];	/* a record that wraps: size is a u16 */
 static int		 sideband_on_first;	/* no dummy event: event 0 carries it */
+static int		 memlock_said;	/* smaller buffers than asked, logged */
 /* How close the sideband came to overflowing (perf_sideband_watch), and
  * when its last loss was said in the log. */
 static struct perf_sideband_watch sbwatch;
@@ -684,11 +687,12 @@ static int
 open_rbs(const char *name, struct perf_event_attr *a, size_t ev, size_t pages,
     char *err, size_t errlen)
 {
-	size_t c, page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t c, page = (size_t)sysconf(_SC_PAGESIZE), pages0 = pages, last_pages = 0;
 
 	rbs = xreallocarray(rbs, nrbs + ncpu, sizeof(*rbs));
 	ids = xreallocarray(ids, nrbs + ncpu, sizeof(*ids));
-	for (c = 0; c < ncpu; c++) {
+	/* (c moves on only once a CPU's buffer is mapped.) */
+	for (c = 0; c < ncpu;) {
 		struct rb *r = &rbs[nrbs];
 		uint64_t id;
 
@@ -706,12 +710,33 @@ open_rbs(const char *name, struct perf_event_attr *a, size_t ev, size_t pages,
 		r->inplace = ev != SIDEBAND && !sideband_on_first;
 		r->mapsize = r->datasize + page;
 		r->base = perf_sys_mmap(r->fd, r->mapsize);
+		if (r->base == MAP_FAILED && errno == EPERM && pages > RB_PAGES_MIN) {
+			/* Over the locked-memory limit: smaller buffers,
+			 * for this CPU and the next, said once. */
+			if (!memlock_said)
+				log_warnx("event %s on CPU %d: a ring buffer of %zu KiB "
+				    "is over dcpid's locked-memory limit (RLIMIT_MEMLOCK "
+				    "beyond kernel.perf_event_mlock_kb per CPU): smaller "
+				    "buffers lose samples sooner; give dcpid "
+				    "LimitMEMLOCK=infinity or CAP_IPC_LOCK", name,
+				    r->cpu, r->datasize / 1024);
+			memlock_said = 1;
+			close(r->fd);
+			pages /= 2;
+			if (a->watermark && a->wakeup_watermark > 1)
+				a->wakeup_watermark = (uint32_t)(pages * page / 4);
+			continue;
+		}
 		if (r->base == MAP_FAILED) {
 			snprintf(err, errlen, "event %s on CPU %d: mmap of the ring buffer: %s",
 			    name, r->cpu, strerror(errno));
 			close(r->fd);
 			return -1;
 		}
+		if (pages < pages0 && (c == 0 || pages != last_pages))
+			log_notice("event %s on CPU %d: ring buffer of %zu KiB", name,
+			    r->cpu, r->datasize / 1024);
+		last_pages = pages;
 		if (perf_sys_ioctl(r->fd, PERF_EVENT_IOC_ID, &id) == -1) {
 			snprintf(err, errlen, "event %s: PERF_EVENT_IOC_ID: %s", name, strerror(errno));
 			perf_sys_munmap(r->base, r->mapsize);
@@ -720,6 +745,7 @@ open_rbs(const char *name, struct perf_event_attr *a, size_t ev, size_t pages,
 		}
 		ids[nrbs] = (struct idmap){ id, ev };
 		nrbs++;
+		c++;
 	}
 	return 0;
 }
@@ -981,6 +1007,7 @@ perf_init(char *const *evnames, size_t nev, const char *cpus,
 	record_cb = cb;
 	jitter_changes = 0;
 	memset(&sbwatch, 0, sizeof(sbwatch));
+	memlock_said = 0;
 	sb_lost_said_ms = 0;
 	if (pfm_init(err, errlen) == -1)
 		return -1;

@@ -387,6 +387,45 @@ test_mmap_fails(void **state)
 	assert_int_equal(perf_memory(), 0);
 }
 
+/* Over the locked-memory limit (EPERM from mmap): the buffer is halved,
+ * for that CPU and the next, its fd opened again with the watermark
+ * scaled; down to 8 pages, below which EPERM is the error. */
+static void
+test_mmap_memlock(void **state)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	char err[512];
+
+	(void)state;
+	/* maps: sideband CPU 0, 1; the event's CPU 0 (refused twice), 1. */
+	mmap_errno[2] = EPERM;
+	mmap_errno[3] = EPERM;
+	assert_int_equal(perf_init(cpu_clock, 1, "0-1", record, err, sizeof(err)), 0);
+	assert_int_equal(maps[0].len, (128 + 1) * page);
+	assert_int_equal(maps[1].len, (128 + 1) * page);
+	assert_int_equal(maps[4].len, (32 + 1) * page);
+	assert_int_equal(maps[5].len, (32 + 1) * page);
+	assert_int_equal(perf_memory(), 2 * (128 + 1) * page + 2 * (32 + 1) * page);
+	/* The watermark of the reopened fd: a quarter of its buffer. */
+	assert_int_equal(opened[nopen - 1].wakeup_watermark, 32 * page / 4);
+}
+
+/* Never below 8 pages: refused at 128, 64, 32, 16 and 8, the event fails
+ * with EPERM. */
+static void
+test_mmap_memlock_floor(void **state)
+{
+	char err[512];
+
+	(void)state;
+	for (size_t i = 1; i <= 5; i++)
+		mmap_errno[i] = EPERM;
+	assert_int_equal(perf_init(cpu_clock, 1, "0", record, err, sizeof(err)), -1);
+	assert_int_equal(nmmap, 6);
+	assert_non_null(strstr(err, "perf::cpu-clock on CPU 0: mmap of the ring buffer"));
+	assert_non_null(strstr(err, strerror(EPERM)));
+}
+
 /* With no event named: cycles, else perf::cpu-clock. */
 static void
 test_default_event(void **state)
@@ -1076,6 +1115,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_enoent, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_einval, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mmap_fails, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mmap_memlock, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mmap_memlock_floor, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_default_event, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_drain_wrap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hold, setup, teardown),
