@@ -27,7 +27,6 @@
 #include <dcpi/profile.h>
 
 #include "cache.h"
-#include "flush.h"
 #include "log.h"
 #include "xmalloc.h"
 
@@ -82,6 +81,10 @@ cache_fini(void)
 	free(db);
 	db = NULL;
 }
+
+static void	(*yield_fn)(void);
+
+void cache_set_yield(void (*fn)(void)) { yield_fn = fn; }
 
 void
 cache_set_group(gid_t gid)
@@ -458,7 +461,8 @@ cache_flush(char *err, size_t errlen)
 			queue[j++] = queue[i];
 		} else
 			entry_free(&queue[i]);
-		flush_yield();
+		if (yield_fn != NULL)
+			yield_fn();
 	}
 	nqueue = j;
 	return rc;

@@ -24,6 +24,8 @@ void cache_init(const char *db, uint64_t max_bytes);
 /* The group that may write into the database besides root (dcpi_db_check_dir);
  * (gid_t)-1 until set: none. */
 void cache_set_group(gid_t gid);
+/* fn is called after each file cache_flush writes (flush_set_yield's). */
+void cache_set_yield(void (*fn)(void));
 void cache_fini(void);
 void cache_set_limit(uint64_t max_bytes);
 

@@ -78,9 +78,14 @@ flush_fini(void)
 
 static void	(*yield_fn)(void);
 
-void flush_set_yield(void (*fn)(void)) { yield_fn = fn; }
-
 void
+flush_set_yield(void (*fn)(void))
+{
+	yield_fn = fn;
+	cache_set_yield(fn);
+}
+
+static void
 flush_yield(void)
 {
 	if (yield_fn != NULL)

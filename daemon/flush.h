@@ -32,8 +32,6 @@ void flush_fini(void);
  * disk can make long, in which whatever must not wait (the ring
  * buffers' records, perf_hold) is served.  NULL: nothing. */
 void flush_set_yield(void (*fn)(void));
-/* Calls it: for flush.c and the modules it writes through (cache, epoch). */
-void flush_yield(void);
 
 /*
  * One flush, driven by its caller (daemon/core.c), which hands in as
