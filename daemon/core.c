@@ -366,6 +366,16 @@ chain_hash(const union record *rec, const uint64_t *ips, uint32_t n)
 	return stack_hash(rec->sample.pid, ips, n);
 }
 
+/* A frame attributed as a sampled PC is, JIT code by the perf map read
+ * last (jit_frame); 1, or 0 if it cannot be. */
+static int
+chain_frame(uint32_t pid, uint64_t pc, uint16_t mode, struct image **img, uint32_t *off)
+{
+	enum attr_reason r = attr_sample(pid, pc, mode, img, off);
+
+	return r == ATTR_OK || (r == ATTR_ANON && jit_frame(pid, pc, img, off) == 0);
+}
+
 /* A chain not met before: its callers attributed, in time order.  (Out
  * of do_chain, whose usual path then has no 8 KiB frame to set up.) */
 static void __attribute__((noinline))
@@ -387,7 +397,7 @@ new_chain(const union record *rec, uint64_t h, uint32_t stream,
 		}
 		if (i <= li)
 			continue;
-		if (attr_sample(rec->sample.pid, ip - 1, mode, &img, &off) == ATTR_OK)
+		if (chain_frame(rec->sample.pid, ip - 1, mode, &img, &off))
 			f[depth++] = (struct stack_frame){ img->index, off };
 		else
 			f[depth++] = (struct stack_frame){ STACK_NOIMAGE, 0 };
@@ -418,6 +428,22 @@ core_set_callchain(unsigned depth)
 	chain_depth = depth > 1024 ? 1024 : depth;
 }
 
+/* A chain's leaf: the sample's attribution, or for JIT code the frame
+ * the perf map read last names (the flat count waits for the flush's). */
+static inline struct stack_frame
+chain_leaf(const struct record_daemon_sample *s, enum attr_reason r,
+    const struct image *img, uint32_t off)
+{
+	struct image *jimg;
+	uint32_t joff;
+
+	if (r == ATTR_OK)
+		return (struct stack_frame){ img->index, off };
+	if (r == ATTR_ANON && jit_frame(s->pid, s->ip, &jimg, &joff) == 0)
+		return (struct stack_frame){ jimg->index, joff };
+	return (struct stack_frame){ STACK_NOIMAGE, 0 };
+}
+
 /* Inline: the sample path's one call per sample less (from
  * perf_read_until's callback, handle_in_place). */
 static inline __attribute__((always_inline)) void
@@ -446,9 +472,7 @@ do_sample(const union record *rec, size_t size)
 	r = attr_sample(s->pid, s->ip, s->header.misc & PERF_RECORD_MISC_CPUMODE_MASK,
 	    &img, &off);
 	if (chain_depth > 0)
-		do_chain(rec, size, stream, r == ATTR_OK ?
-		    (struct stack_frame){ img->index, off } :
-		    (struct stack_frame){ STACK_NOIMAGE, 0 });
+		do_chain(rec, size, stream, chain_leaf(s, r, img, off));
 	if (r != ATTR_OK) {
 		/* JIT code: kept until a perf map names it. */
 		if (r == ATTR_ANON) {

@@ -107,6 +107,7 @@ struct jproc {
 	char		*dumppath;	/* as the process sees it */
 	struct jview	 view;
 	int		 dumpwarned;
+	uint64_t	 frame_read_ms;	/* now_ms() of jit_frame's last read */
 };
 
 struct jsym {
@@ -854,6 +855,74 @@ jit_sample(uint32_t ev, uint32_t pid, uint64_t pc)
 		p = proc_new(pid);
 	pend_add(p, ev, pc, 1);
 	nsamples++;
+}
+
+/* How many entries starting at or before a PC jit_frame looks at for one
+ * that covers it (a view's entries seldom nest deeper), and how often a
+ * miss may read the map again. */
+#define FRAME_SCAN	64
+#define FRAME_REREAD_MS	5000
+
+/* The entry of m that names pc: the latest in the view of those that
+ * cover it, as resolve() picks; NULL if none. */
+static const struct dcpi_perfmap_entry *
+frame_entry(const struct jview *m, uint64_t pc)
+{
+	const struct dcpi_perfmap_entry *e, *best = NULL;
+	size_t lo = 0, hi = m->n, mid, k, n;
+	uint32_t bi = 0;
+
+	/* The last entry by start at or before pc, then back from it. */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (m->e[m->bystart[mid]]->start <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (k = lo, n = 0; k > 0 && n < FRAME_SCAN; k--, n++) {
+		e = m->e[m->bystart[k - 1]];
+		if (pc - e->start < e->size && (best == NULL || m->bystart[k - 1] > bi)) {
+			best = e;
+			bi = m->bystart[k - 1];
+		}
+	}
+	return best;
+}
+
+int
+jit_frame(uint32_t pid, uint64_t pc, struct image **img, uint32_t *off)
+{
+	const struct dcpi_perfmap_entry *e;
+	const struct jsym *s;
+	struct jproc *p;
+	struct jcmd *c;
+	uint64_t now;
+
+	if ((p = proc_find(pid)) == NULL)
+		return -1;
+	if ((e = frame_entry(&p->view, pc)) == NULL) {
+		/* Code compiled since the map was read: read again if it
+		 * changed, FRAME_REREAD_MS apart at most (a runtime's map
+		 * grows all the time, and is read whole). */
+		now = (uint64_t)now_ms();
+		if (p->frame_read_ms != 0 && now - p->frame_read_ms < FRAME_REREAD_MS)
+			return -1;
+		p->frame_read_ms = now;
+		if (map_refresh(p) == -1 || (e = frame_entry(&p->view, pc)) == NULL)
+			return -1;
+	}
+	if (p->comm[0] == '\0') {
+		const char *comm = attr_proc_comm(pid);
+
+		snprintf(p->comm, sizeof(p->comm), "%s", comm ? comm : "");
+	}
+	c = cmd_get(p->comm);
+	if ((s = cmd_sym(c, e->name, e->size)) == NULL || pc - e->start >= s->size)
+		return -1;
+	*img = &c->img->pub;
+	*off = s->start + (uint32_t)(pc - e->start);
+	return 0;
 }
 
 int

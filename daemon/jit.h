@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 struct attr_mmap;
+struct image;
 struct status_writer;
 
 void jit_init(void);
@@ -31,6 +32,12 @@ void jit_sample(uint32_t ev, uint32_t pid, uint64_t pc);
 /* Calls cb with the stream of every pending sample (a stream once or
  * more): the labels they hold must outlive an epoch's end. */
 void jit_streams(void (*cb)(uint32_t stream, void *arg), void *arg);
+/* A call chain's frame at pc in anonymous executable memory of pid, named
+ * as its flat samples are ([jit:COMM] and the symbol's offset in it) by
+ * the perf map or jitdump last read for pid (at a flush or an exit: no
+ * file is read here).  0 with *img (jit.c's, valid until jit_fini) and
+ * *off; -1 when pid has no map read or no entry of it covers pc. */
+int jit_frame(uint32_t pid, uint64_t pc, struct image **img, uint32_t *off);
 /* Whether path's last component is a jitdump's name, jit-<digits>.dump:
  * its mapping announces the file and is not code (no image to read). */
 int jit_is_dump(const char *path);

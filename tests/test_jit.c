@@ -358,6 +358,43 @@ test_live(void **state)
 	assert_true(jit_memory() < mem);
 }
 
+/* jit_frame names a chain's frame as the flat samples are named: by the
+ * map read last, the latest entry that covers the PC, and at a miss by
+ * the map read again (5 s apart at most); nothing for an unknown pid. */
+static void
+test_frame(void **state)
+{
+	uint32_t me = (uint32_t)getpid(), off, off2;
+	struct image *img;
+
+	(void)state;
+	remove_map(me);
+	assert_int_equal(jit_frame(me, 0x3004, &img, &off), -1);
+	write_map(me, "3000 100 old\n3000 10 live\n");
+	jit_sample(2, me, 0x3000);
+	jit_flush();
+	assert_int_equal(jit_frame(me, 0x3004, &img, &off), 0);
+	assert_ptr_equal(img, &imgs[0].pub);
+	assert_int_equal(off, (uint32_t)map_start("live") + 4);
+	/* Past live, inside old: a symbol of its own, in the perf-map the
+	 * next flush writes. */
+	assert_int_equal(jit_frame(me, 0x3010, &img, &off2), 0);
+	/* Compiled since: the miss reads the map again. */
+	write_map(me, "3000 100 old\n3000 10 live\n5000 20 later\n");
+	assert_int_equal(jit_frame(me, 0x5004, &img, &off), 0);
+	jit_sample(2, me, 0x5004);
+	jit_flush();
+	assert_int_equal(off2, (uint32_t)map_start("old") + 0x10);
+	assert_int_equal(off, (uint32_t)map_start("later") + 4);
+	assert_int_equal(at(imgs[0].pub.index, 2, off), 1);
+	/* A second miss within 5 s reads nothing. */
+	write_map(me, "3000 100 old\n3000 10 live\n5000 20 later\n7000 10 z\n");
+	assert_int_equal(jit_frame(me, 0x7000, &img, &off2), -1);
+	assert_int_equal(jit_frame(me, 0x7000, &img, &off2), -1);
+	assert_int_equal(jit_frame(me + 1000000, 0x3004, &img, &off2), -1);
+	remove_map(me);
+}
+
 /* A malformed line does not cost the others their names; a perf-map the
  * cache could not take is written at the next flush. */
 static void
@@ -586,6 +623,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_exit_resolves, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_commands, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_live, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_frame, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_map, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sizes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dump_names, setup, teardown),

@@ -4,7 +4,8 @@
 # pseudo-image [jit:COMM] of its command, whose perf-map in the database's
 # build-id cache names the function, and the function's synthetic range
 # holds most of them: after a flush while node runs (its map read live) and
-# after its exit.  prof names the function.  The same program without a
+# after its exit.  prof names the function, and so do the call chains
+# (dcpid -g) through it.  The same program without a
 # map has its JIT samples counted as [anon] of its command, not lost.
 . "$top_srcdir/tests/integration/lib.sh"
 require_perf
@@ -17,7 +18,7 @@ ln -s "$(command -v node)" "$T/$cmd" || fail "cannot link node"
 ln -s "$(command -v node)" "$T/dcpijit-nomap" || fail "cannot link node"
 map=
 
-start_dcpid -e perf::cpu-clock
+start_dcpid -e perf::cpu-clock -g
 # In $T: with --perf-basic-prof node also writes isolate-*-v8.log into
 # its working directory.
 (cd "$T" && exec "$T/$cmd" --perf-basic-prof --no-turbo-inlining \
@@ -52,6 +53,14 @@ echo "[jit:$cmd]: $1 of $3 samples in hotJsFunction, $2 in [anon]"
 # 4 s at 1,000 samples/s; a busy VM loses timer interrupts.
 [ "$3" -ge 400 ] || fail "[jit:$cmd]: only $3 samples"
 [ $(($1 * 100)) -ge $(($3 * 80)) ] || fail "[jit:$cmd]: only $1 of $3 samples in hotJsFunction"
+# Call chains through JIT code name its frames as the flat samples are,
+# by the map read at the flush while node ran (or since, at a miss).
+ctl stacks >"$T/stacks.txt" || fail "dcpictl stacks failed"
+js=$(awk '{ n = split($0, f, ";") } f[n] ~ /^JS:[^ ]*hotJsFunction / { s += $NF }
+	END { print s + 0 }' "$T/stacks.txt")
+echo "call chains: $js samples with hotJsFunction as their leaf"
+[ $((js * 100)) -ge $(($1 * 50)) ] ||
+    fail "only $js of $1 samples in hotJsFunction have it as their chains' leaf: $(grep hotJs "$T/stacks.txt" | head -3)"
 named=$(awk '$1 == "jit" && $2 == "named" { print $3 }' "$T/status")
 [ "${named:-0}" -ge "$1" ] || fail "status: jit named ${named:-none}, fewer than the $1 samples in hotJsFunction"
 
