@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -391,6 +392,34 @@ on_watchdog(struct loop_timer *t, void *arg)
 	loop_timer_set(t, tm->watchdog_ms);
 }
 
+/*
+ * dcpid holds a perf fd per event and CPU and one per CPU for the
+ * sideband, the file of every image sampled since the last flush (for the
+ * build-id cache) and processes' roots for their JIT maps: on a host of 64
+ * CPUs, past the soft limit of 1,024 that systemd leaves to programs that
+ * need more to raise to the hard limit (dcpid uses no select()).
+ */
+#define NOFILE_MAX	((rlim_t)1 << 20)
+
+static void
+raise_nofile(void)
+{
+	struct rlimit r;
+	rlim_t was;
+
+	if (getrlimit(RLIMIT_NOFILE, &r) == -1 || r.rlim_cur >= r.rlim_max ||
+	    r.rlim_cur >= NOFILE_MAX)
+		return;
+	was = r.rlim_cur;
+	r.rlim_cur = r.rlim_max < NOFILE_MAX ? r.rlim_max : NOFILE_MAX;
+	if (setrlimit(RLIMIT_NOFILE, &r) == -1)
+		log_warn("raising the open files limit from %ju to %ju",
+		    (uintmax_t)was, (uintmax_t)r.rlim_cur);
+	else
+		log_debug("open files limit raised from %ju to %ju",
+		    (uintmax_t)was, (uintmax_t)r.rlim_cur);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -462,6 +491,7 @@ main(int argc, char **argv)
 	sigdelset(&waitmask, SIGINT);
 	sigdelset(&waitmask, SIGHUP);
 
+	raise_nofile();
 	loop_init();
 	/* The database first: its lock keeps a second dcpid from sampling. */
 	/* The database's modes (dcpid.conf(5): 0750 and 0640, the group

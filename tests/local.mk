@@ -170,6 +170,7 @@ DAEMON_ITESTS = tests/integration/test_daemon_hot.sh \
 	tests/integration/test_daemon_stop.sh \
 	tests/integration/test_daemon_flushfail.sh \
 	tests/integration/test_daemon_status.sh \
+	tests/integration/test_daemon_nofile.sh \
 	tests/integration/test_daemon_notify.sh \
 	tests/integration/test_daemon_reload.sh \
 	tests/integration/test_daemon_memcap.sh \
