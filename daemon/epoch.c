@@ -287,10 +287,26 @@ prepare_epoch(const char *ep, char *err, size_t errlen)
 	return 0;
 }
 
+/* Whether the regular file name in dfd is flock'ed: a temporary file
+ * another process is writing (lib/file.c's open_temp holds the lock). */
+static int
+being_written(int dfd, const char *name)
+{
+	int fd, locked;
+
+	if ((fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) == -1)
+		return 0;
+	locked = flock(fd, LOCK_EX | LOCK_NB) == -1 && errno == EWOULDBLOCK;
+	close(fd);
+	return locked;
+}
+
 /* Removes the hidden temporary files (".NAME.XXXXXX", ".current.PID") in
  * the directory dfd (named show) that a writer killed mid-write left;
  * returns how many.  Only called under the lock, so no dcpid of this host
- * is writing them; subdirectories are entered without following links. */
+ * is writing them; a dcpictl may be (compress, import), and the files it
+ * holds locked are left.  Subdirectories are entered without following
+ * links. */
 static size_t
 remove_temps(int dfd, const char *show, int subdirs)
 {
@@ -314,6 +330,10 @@ remove_temps(int dfd, const char *show, int subdirs)
 		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1)
 			continue;
 		if (de->d_name[0] == '.' && !S_ISDIR(st.st_mode)) {
+			if (S_ISREG(st.st_mode) && being_written(dirfd(d), de->d_name)) {
+				log_notice("%s: being written (locked), left alone", path);
+				continue;
+			}
 			if (unlinkat(dirfd(d), de->d_name, 0) == 0) {
 				log_info("removed temporary file %s", path);
 				n++;

@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 
@@ -202,10 +203,11 @@ lib_unmap_file(void *map, size_t len)
 		munmap(map, len);
 }
 
-/* Opens a new temporary file ".NAME.XXXXXX" in dirfd.  openat(O_EXCL) with
- * our own name rather than mkstemp so that mode goes through the umask like
- * any new file; O_EXCL|O_NOFOLLOW so that nothing planted under that name,
- * a symlink least of all, is ever opened. */
+/* Opens a new temporary file ".NAME.XXXXXX" in dirfd, flock'ed until it
+ * is closed.  openat(O_EXCL) with our own name rather than mkstemp so that
+ * mode goes through the umask like any new file; O_EXCL|O_NOFOLLOW so that
+ * nothing planted under that name, a symlink least of all, is ever
+ * opened. */
 static int
 open_temp(int dirfd, const char *name, char **tmpp, mode_t mode)
 {
@@ -225,6 +227,10 @@ open_temp(int dirfd, const char *name, char **tmpp, mode_t mode)
 		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 		    O_CLOEXEC, mode);
 		if (fd >= 0) {
+			/* Locked while it is written: a dcpid starting
+			 * meanwhile removes only the temporary files nobody
+			 * holds (a file system without flock: nothing). */
+			(void)flock(fd, LOCK_EX | LOCK_NB);
 			*tmpp = tmp;
 			return fd;
 		}
