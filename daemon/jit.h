@@ -34,9 +34,11 @@ void jit_sample(uint32_t ev, uint32_t pid, uint64_t pc);
 void jit_streams(void (*cb)(uint32_t stream, void *arg), void *arg);
 /* A call chain's frame at pc in anonymous executable memory of pid, named
  * as its flat samples are ([jit:COMM] and the symbol's offset in it) by
- * the perf map or jitdump last read for pid (at a flush or an exit: no
- * file is read here).  0 with *img (jit.c's, valid until jit_fini) and
- * *off; -1 when pid has no map read or no entry of it covers pc. */
+ * the perf map or jitdump last read for pid (at a flush), read again here
+ * when it names no entry there, 5 s apart at most per process (a map that
+ * has not changed is only stat'ed).  0 with *img (jit.c's, valid until
+ * jit_fini) and *off; -1 when pid has no JIT samples yet, no map, or no
+ * entry of it covers pc. */
 int jit_frame(uint32_t pid, uint64_t pc, struct image **img, uint32_t *off);
 /* Whether path's last component is a jitdump's name, jit-<digits>.dump:
  * its mapping announces the file and is not code (no image to read). */

@@ -104,6 +104,7 @@ static struct perf_sideband_watch sbwatch;
 static uint64_t		 sb_lost_said_ms;
 static int		 sb_lost_seen;	/* drain_rb's batch held a LOST record */
 static uint64_t		 sb_read_ns;	/* perf_now() of the read, until its first record */
+static uint64_t		 sb_wait_ms;	/* how long that record had waited */
 #define SB_LOST_SAY_MS	60000
 /* The most perf_hold keeps, all buffers together: beyond it the
  * buffers fill and the kernel counts what it cannot write. */
@@ -515,9 +516,10 @@ sideband_cb(const union record *rec, size_t size, uint64_t time)
 		sb_lost_seen = 1;
 	/* The batch's first record waited longest. */
 	if (sb_read_ns != 0) {
-		if (time != 0 && time < sb_read_ns &&
-		    (sb_read_ns - time) / 1000000 > sbwatch.wait_max_ms)
-			sbwatch.wait_max_ms = (sb_read_ns - time) / 1000000;
+		sb_wait_ms = time != 0 && time < sb_read_ns ?
+		    (sb_read_ns - time) / 1000000 : 0;
+		if (sb_wait_ms > sbwatch.wait_max_ms)
+			sbwatch.wait_max_ms = sb_wait_ms;
 		sb_read_ns = 0;
 	}
 	record_cb(rec, size, time);
@@ -572,12 +574,13 @@ static void
 drain_sideband(struct rb *r)
 {
 	struct perf_event_mmap_page *pg = r->base;
-	uint64_t next = UINT64_MAX, now, used, wait0 = sbwatch.wait_max_ms;
+	uint64_t next = UINT64_MAX, now, used;
 
 	used = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE) - pg->data_tail;
 	if (used > sbwatch.used_max)
 		sbwatch.used_max = used;
 	sb_lost_seen = 0;
+	sb_wait_ms = 0;
 	sb_read_ns = perf_now();
 	read_rb(r, UINT64_MAX, sideband_cb, NULL, 0, &next);
 	sb_read_ns = 0;
@@ -588,10 +591,8 @@ drain_sideband(struct rb *r)
 	if (sb_lost_said_ms == 0 || now - sb_lost_said_ms >= SB_LOST_SAY_MS) {
 		sb_lost_said_ms = now;
 		log_warnx("CPU %d: the sideband buffer (%zu KiB) overflowed: %ju "
-		    "KiB unread, the oldest record %ju ms old (the longest wait "
-		    "before: %ju ms)", r->cpu, r->datasize / 1024,
-		    (uintmax_t)used / 1024, (uintmax_t)sbwatch.wait_max_ms,
-		    (uintmax_t)wait0);
+		    "KiB unread, the oldest record %ju ms old", r->cpu,
+		    r->datasize / 1024, (uintmax_t)used / 1024, (uintmax_t)sb_wait_ms);
 	}
 }
 
