@@ -302,11 +302,12 @@ static uint32_t	 chain_depth;		/* frames kept per stack; 0: no chains */
  * table is larger than the caches and its probe a miss per sample (150 -
  * 250 ns, bench/README); so order_process_ahead shows chain_ahead each
  * record CHAIN_AHEAD records before handle gets it, and chain_ahead hashes
- * the raw chain and prefetches its slot.  The hash is kept for do_chain
- * in a ring, found by the record's address (a record's own while
- * order_process runs; the ring is emptied before each), so a record the
- * ring does not hold (a sample of no event, or handed out without
- * chain_ahead) is only hashed again.  At most CHAIN_AHEAD + 1 are held.
+ * the raw chain and prefetches its slot.  The hash and the chain's place
+ * are kept for do_chain in a ring, found by the record's address (a
+ * record's own while order_process runs; the ring is emptied before
+ * each), so a record the ring does not hold (a sample of no event, or
+ * handed out without chain_ahead) is only hashed again.  At most
+ * CHAIN_AHEAD + 1 are held.
  * The samples read in place (read_until) are shown to chain_ahead alike,
  * by perf_read_until.
  */
@@ -315,7 +316,9 @@ static uint32_t	 chain_depth;		/* frames kept per stack; 0: no chains */
 
 static struct {
 	const void	*rec;
+	const uint64_t	*ips;		/* its raw chain, n words */
 	uint64_t	 h;
+	uint32_t	 n, li;		/* li: the leaf's word */
 } ahead[AHEAD_RING];
 static size_t	 ahead_head, ahead_tail;	/* ring positions, mod AHEAD_RING */
 
@@ -335,35 +338,38 @@ chain_of(const union record *rec, size_t size, uint32_t *n)
 	return ips;
 }
 
+/* The leaf of a raw chain of n words: the first that is no context
+ * marker (the PC); n if none is. */
+static inline uint32_t
+leaf_of(const uint64_t *ips, uint32_t n)
+{
+	uint32_t li;
+
+	for (li = 0; li < n && ips[li] >= PERF_CONTEXT_MAX; li++)
+		;
+	return li;
+}
+
 static void
 chain_ahead(const void *p, size_t size, void *arg)
 {
 	const union record *rec = p;
 	const uint64_t *ips;
-	uint64_t h;
+	size_t t;
 	uint32_t n;
 
 	(void)arg;
 	if (rec->header.type != PERF_RECORD_SAMPLE || size < record_daemon.sample_size ||
 	    (ips = chain_of(rec, size, &n)) == NULL)
 		return;
-	h = stack_ahead(rec->sample.pid, ips, n);
 	if (ahead_tail - ahead_head == AHEAD_RING)	/* (never: see above) */
 		ahead_head++;
-	ahead[ahead_tail % AHEAD_RING].rec = rec;
-	ahead[ahead_tail % AHEAD_RING].h = h;
-	ahead_tail++;
-}
-
-/* rec's hash from the ring, the records before it that never reached
- * do_chain dropped; or taken now. */
-static inline uint64_t
-chain_hash(const union record *rec, const uint64_t *ips, uint32_t n)
-{
-	while (ahead_head != ahead_tail)
-		if (ahead[ahead_head++ % AHEAD_RING].rec == rec)
-			return ahead[(ahead_head - 1) % AHEAD_RING].h;
-	return stack_hash(rec->sample.pid, ips, n);
+	t = ahead_tail++ % AHEAD_RING;
+	ahead[t].rec = rec;
+	ahead[t].ips = ips;
+	ahead[t].n = n;
+	ahead[t].li = leaf_of(ips, n);
+	ahead[t].h = stack_ahead(rec->sample.pid, ips, n);
 }
 
 /* A frame attributed as a sampled PC is, JIT code by the perf map read
@@ -405,19 +411,34 @@ new_chain(const union record *rec, uint64_t h, uint32_t stream,
 	stack_add_hashed(h, stream, rec->sample.pid, ips, n, li, f, depth, leaf);
 }
 
-static void __attribute__((noinline))
+/* rec's chain: from the ring of those hashed ahead (the records before
+ * it there never reached do_chain, and are dropped); or, where the ring
+ * does not hold it (a record that wrapped, copied), read and hashed now.
+ * The ring is searched, not emptied, on a miss: the records after it are
+ * there still. */
+static inline void
 do_chain(const union record *rec, size_t size, uint32_t stream, struct stack_frame leaf)
 {
 	const uint64_t *ips;
 	uint64_t h;
 	uint32_t n, li;
+	size_t i;
 
+	for (i = ahead_head; i != ahead_tail; i++)
+		if (ahead[i % AHEAD_RING].rec == rec) {
+			ahead_head = i + 1;
+			i %= AHEAD_RING;
+			ips = ahead[i].ips;
+			n = ahead[i].n;
+			li = ahead[i].li;
+			h = ahead[i].h;
+			goto hashed;
+		}
 	if ((ips = chain_of(rec, size, &n)) == NULL)
 		return;
-	h = chain_hash(rec, ips, n);
-	/* The leaf: the first word that is no context marker (the PC). */
-	for (li = 0; li < n && ips[li] >= PERF_CONTEXT_MAX; li++)
-		;
+	li = leaf_of(ips, n);
+	h = stack_hash(rec->sample.pid, ips, n);
+hashed:
 	if (li < n && !stack_count_hashed(h, stream, rec->sample.pid, ips, n, li, leaf))
 		new_chain(rec, h, stream, ips, n, li, leaf);
 }
