@@ -991,7 +991,7 @@ scan_pid(uint32_t pid)
 }
 
 void
-attr_scan_proc(void)
+attr_scan_proc(void (*yield)(void))
 {
 	DIR *d;
 	struct dirent *de;
@@ -1006,8 +1006,11 @@ attr_scan_proc(void)
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
 		pid = strtoul(de->d_name, &end, 10);
-		if (*end == '\0' && pid <= UINT32_MAX)
+		if (*end == '\0' && pid <= UINT32_MAX) {
 			scan_pid(pid);
+			if (yield != NULL)
+				yield();
+		}
 	}
 	closedir(d);
 	log_info("scanned %zu processes, %zu images", procs.n, image_count());

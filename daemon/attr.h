@@ -21,10 +21,13 @@ const char *attr_reason_name(enum attr_reason r);	/* "anon", "unknown-pid", ... 
 
 int attr_init(void);
 void attr_fini(void);
-/* Reads /proc/PID/maps (and task/, comm) of every process.  Called after
- * the perf fds are enabled so nothing falls between the scan and the
- * records. */
-void attr_scan_proc(void);
+/* Reads /proc/PID/maps (and comm) of every process.  Called after the
+ * perf fds are enabled so nothing falls between the scan and the records.
+ * yield, if not NULL, is called after each process: a host of thousands
+ * of processes takes a second or more to scan, in which the ring buffers
+ * fill (daemon/perf.h perf_hold, a few loads a buffer when they are
+ * empty, against the tens of microseconds of a process's maps). */
+void attr_scan_proc(void (*yield)(void));
 
 /* The PERF_RECORD_MMAP2 fields that matter; filename is NUL-terminated. */
 struct attr_mmap {

@@ -250,8 +250,8 @@ start_sampling(const struct config *c, char *err, size_t errlen)
 	}
 	perf_enable();
 	/* After enabling, so that a mapping made during the scan is in the
-	 * scan or in a record. */
-	attr_scan_proc();
+	 * scan or in a record; the records meanwhile are held. */
+	attr_scan_proc(perf_hold);
 	return 0;
 }
 
@@ -525,7 +525,8 @@ main(int argc, char **argv)
 	if (flush_start(err, sizeof(err)) == -1)
 		fatalx("%s", err);
 	perf_enable();
-	attr_scan_proc();
+	/* (The records that come meanwhile are held, not lost.) */
+	attr_scan_proc(perf_hold);
 	label_scan();
 	for (i = 0; i < perf_nevents(); i++)
 		log_notice("sampling %s, period %ju, on %zu CPUs", perf_event_name(i),

@@ -181,7 +181,7 @@ DAEMON_ITESTS = tests/integration/test_daemon_hot.sh \
 TESTS += $(DAEMON_ITESTS)
 EXTRA_DIST += $(DAEMON_ITESTS) tests/integration/lib.sh tests/workload/hot.c \
 	tests/workload/notify_listen.c tests/workload/faults.c tests/workload/cgstorm.c \
-	tests/workload/slowfsync.c tests/workload/churn.c \
+	tests/workload/slowio.c tests/workload/churn.c \
 	tests/workload/chain.c
 
 # Images on real machines: no build-id, chroots, mount namespaces, deleted
@@ -410,6 +410,7 @@ FAULT_ITESTS = tests/integration/test_fault_kill.sh \
 	tests/integration/test_fault_storm.sh \
 	tests/integration/test_fault_churn.sh \
 	tests/integration/test_fault_slowflush.sh \
+	tests/integration/test_fault_slowscan.sh \
 	tests/integration/test_fault_tempfiles.sh \
 	tests/integration/test_fault_dblock.sh
 TESTS += $(FAULT_ITESTS)

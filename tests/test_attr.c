@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <elfutils/libdwelf.h>
 #include <errno.h>
@@ -24,6 +25,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -608,7 +611,32 @@ test_notes(void **state)
 	assert_int_equal(image_note_build_id(buf, sizeof(buf), out), 0);
 }
 
-/* The scan models this process: its own function, its vdso. */
+static size_t	 nyields;
+
+/* The pid directories in /proc. */
+static size_t
+pid_dirs(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	size_t n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)) != NULL)
+		n += de->d_name[0] >= '0' && de->d_name[0] <= '9';
+	closedir(d);
+	return n;
+}
+
+static void
+count_yield(void)
+{
+	nyields++;
+}
+
+/* The scan models this process: its own function, its vdso.  It yields
+ * (to perf_hold, in dcpid) after each process: 64 children at least, in
+ * a container's pid namespace too. */
 static void
 test_scan_self(void **state)
 {
@@ -618,11 +646,32 @@ test_scan_self(void **state)
 	const Elf64_Ehdr *eh = (const void *)vdso;
 	const Elf64_Phdr *ph;
 	uint64_t vx = 0;
+	pid_t kids[64];
+	size_t ndirs, n;
 	int i;
 
 	(void)state;
-	attr_scan_proc();
-	assert_true(attr_nprocs() >= 1);
+	for (i = 0; i < 64; i++) {
+		assert_true((kids[i] = fork()) != -1);
+		if (kids[i] == 0) {
+			pause();
+			_exit(0);
+		}
+	}
+	nyields = 0;
+	ndirs = pid_dirs();
+	attr_scan_proc(count_yield);
+	if ((n = pid_dirs()) > ndirs)
+		ndirs = n;
+	for (i = 0; i < 64; i++) {
+		kill(kids[i], SIGKILL);
+		waitpid(kids[i], NULL, 0);
+	}
+	assert_true(attr_nprocs() >= 64 + 1);
+	/* One a pid directory (the host's others may come and go
+	 * meanwhile: 8 more). */
+	assert_true(nyields >= 64 + 1);
+	assert_true(nyields <= ndirs + 8);
 	expect_ok(getpid(), (uintptr_t)attr_test_target, self.path,
 	    self_sym - self.xvaddr);
 	expect_ok(getpid(), (uintptr_t)dlsym(RTLD_DEFAULT, lib_symname), NULL,
@@ -672,7 +721,7 @@ test_file_keys(void **state)
 	assert_int_equal(attr_init(), 0);
 	assert_int_equal(attr_file_sample(dev, ino, foff, &img, &off), ATTR_NO_MAP);
 	/* This process, from the scan: its own mapping, live. */
-	attr_scan_proc();
+	attr_scan_proc(NULL);
 	assert_int_equal(attr_file_learn_at(dev, ino + 1, getpid(),
 	    (uintptr_t)attr_test_target), ATTR_NO_MAP);
 	while (attr_file_learnt(&ldev, &lino) == 0)

@@ -200,3 +200,26 @@ for_all() {
 	chmod -R a+rX "$T/bin" && chmod 755 "$T/bin/$2" || fail "cannot make $2 executable"
 	echo "$T/bin/$2"
 }
+
+# After a stall that dcpid held the records through (a slow flush, a slow
+# start-up scan): stop_expect_held WHAT flushes, takes status into
+# $T/status.txt, stops dcpid, and fails if a sample or sideband record
+# was lost or a read overflowed, if no record waited 1,000 ms or more
+# (so the stall was real), or if the log says a buffer overflowed.  WHAT
+# names the stall in the messages.
+stop_expect_held() {
+	ctl flush >/dev/null || fail "flush failed"
+	ctl status >"$T/status.txt" || fail "status failed"
+	grep -E '^(lost|sideband-watch|processes)' "$T/status.txt"
+	stop_dcpid
+	lostsb=$(awk '$1 == "lost-sideband" { print $2 }' "$T/status.txt")
+	lost=$(awk '$1 == "lost" { print $2 }' "$T/status.txt")
+	watch=$(grep '^sideband-watch' "$T/status.txt") || fail "status: no sideband-watch line"
+	[ "$lostsb" = 0 ] || fail "$lostsb sideband records lost during the $1"
+	[ "$lost" = 0 ] || fail "$lost samples lost during the $1"
+	echo "$watch" | grep -q ' 0 overflows$' || fail "status: $watch"
+	waited=$(echo "$watch" | sed -n 's/.*records read after \([0-9]*\) ms.*/\1/p')
+	[ "${waited:-0}" -ge 1000 ] ||
+	    fail "no record waited through the $1 (at most ${waited:-?} ms): it was not slow"
+	! grep -q "overflowed" "$DCPID_LOG" || fail "dcpid's log says the sideband overflowed"
+}

@@ -10,14 +10,14 @@
 require_perf
 
 cc_work churn "$top_srcdir/tests/workload/churn.c"
-cc_work slowfsync.so "$top_srcdir/tests/workload/slowfsync.c" -shared -fPIC -ldl
+cc_work slowio.so "$top_srcdir/tests/workload/slowio.c" -shared -fPIC -ldl
 build_hot slow_hot
 
 # ASan wants to be the first library; the shim only wraps fsync.
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 # Unlabelled: other tests' storms of cgroups would make a file each.
 echo "label-by = none" >"$T/dcpid.conf"
-LD_PRELOAD="$T/slowfsync.so" DCPI_TEST_FSYNC_MS=150 start_dcpid -e perf::cpu-clock \
+LD_PRELOAD="$T/slowio.so" DCPI_TEST_FSYNC_MS=150 start_dcpid -e perf::cpu-clock \
     --config "$T/dcpid.conf"
 # Images to write: the workload's, true's, libc's and ld.so's, the kernel's.
 "$T/slow_hot" 1 || fail "slow_hot failed"
@@ -29,19 +29,6 @@ ctl flush >"$T/flush.out" || fail "flush failed: $(cat "$T/flush.out")"
 t1=$(date +%s%N)
 wait $pc || fail "churn failed"
 echo "the flush took $(((t1 - t0) / 1000000)) ms while the churn ran: $(cat "$T/flush.out")"
-ctl flush >/dev/null || fail "second flush failed"
-ctl status >"$T/status.txt" || fail "status failed"
-grep -E '^(lost|sideband-watch)' "$T/status.txt"
-stop_dcpid
-lostsb=$(awk '$1 == "lost-sideband" { print $2 }' "$T/status.txt")
-lost=$(awk '$1 == "lost" { print $2 }' "$T/status.txt")
-watch=$(grep '^sideband-watch' "$T/status.txt") || fail "status: no sideband-watch line"
-[ "$lostsb" = 0 ] || fail "$lostsb sideband records lost during the slow flush"
-[ "$lost" = 0 ] || fail "$lost samples lost during the slow flush"
-echo "$watch" | grep -q ' 0 overflows$' || fail "status: $watch"
-# The records of the churn waited through the flush: held, not lost.
-waited=$(echo "$watch" | sed -n 's/.*records read after \([0-9]*\) ms.*/\1/p')
-[ "${waited:-0}" -ge 1000 ] ||
-    fail "no record waited through the flush (at most ${waited:-?} ms): the disk was not slow"
-grep -q "overflowed" "$DCPID_LOG" && fail "dcpid's log says the sideband overflowed"
+# The churn's records waited through the slow flush: held, not lost.
+stop_expect_held "slow flush"
 exit 0
