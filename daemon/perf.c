@@ -1159,7 +1159,8 @@ perf_memory(void)
 {
 	size_t i, m = 0;
 
+	/* The buffers' copies by perf_hold too, while they are kept. */
 	for (i = 0; i < nrbs; i++)
-		m += rbs[i].mapsize;
+		m += rbs[i].mapsize + rbs[i].heldcap;
 	return m;
 }

@@ -132,7 +132,8 @@ void perf_sideband_watch(struct perf_sideband_watch *w);
  * (-1 for the sideband's). */
 size_t perf_nfds(void);
 int perf_fd(size_t i, int *event);
-/* Bytes of ring buffers mapped. */
+/* Bytes of ring buffers mapped, and of their records held (perf_hold)
+ * while the copies are kept. */
 size_t perf_memory(void);
 
 /* The system calls of the set-up, in perf_sys.c so that the unit tests can

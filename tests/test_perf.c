@@ -524,9 +524,11 @@ test_hold(void **state)
 	struct perf_event_mmap_page *pg, *spg;
 	struct map *m;
 	char err[512];
+	size_t mapped;
 
 	(void)state;
 	assert_int_equal(perf_init(cpu_clock, 1, "0", record_time_of, err, sizeof(err)), 0);
+	mapped = perf_memory();
 	m = &maps[0];			/* the sideband's buffer */
 	assert_int_equal(perf_id_is_sideband(m->id), 1);
 	pg = m->base;
@@ -541,6 +543,8 @@ test_hold(void **state)
 	assert_int_equal(nrecords, 0);
 	assert_int_equal(pg->data_tail, pg->data_head);
 	assert_int_equal(spg->data_tail, 0);
+	/* The copy counts in the memory status shows (64 KiB at first). */
+	assert_int_equal(perf_memory(), mapped + 65536);
 	/* Held twice over: the second adds nothing. */
 	perf_hold();
 	ring_exit(m, 3000, 43);
