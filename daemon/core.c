@@ -379,7 +379,125 @@ chain_frame(uint32_t pid, uint64_t pc, uint16_t mode, struct image **img, uint32
 {
 	enum attr_reason r = attr_sample(pid, pc, mode, img, off);
 
-	return r == ATTR_OK || (r == ATTR_ANON && jit_frame(pid, pc, img, off) == 0);
+	if (r == ATTR_ANON && jit_frame(pid, pc, img, off) == -1) {
+		jit_unnamed(pid);
+		return 0;
+	}
+	return r == ATTR_OK || r == ATTR_ANON;
+}
+
+/*
+ * JIT frames named late.  A JIT may write its perf map only as it exits
+ * (Java's -XX:+DumpPerfMapAtExit) or when asked (jcmd Compiler.perfmap):
+ * a chain sampled before has its JIT frames unnamed, [unknown], while
+ * its flat samples wait for the map (jit_sample).  At the process's exit
+ * or exec, and at each flush, the map is read again and the unnamed user
+ * frames of its chains are named by it, as jit_frame names them; only
+ * for processes with such frames since (jit_unnamed), in one walk of the
+ * chains.
+ */
+
+/* A user frame of pid at pc left unnamed: named if the map names it now;
+ * *n counts those named. */
+static void
+name_frame(uint32_t pid, uint64_t pc, struct stack_frame *f, size_t *n)
+{
+	struct image *img;
+	uint32_t off;
+
+	if (f->image != STACK_NOIMAGE ||
+	    attr_sample(pid, pc, PERF_RECORD_MISC_USER, &img, &off) != ATTR_ANON ||
+	    jit_frame(pid, pc, &img, &off) == -1)
+		return;
+	*f = (struct stack_frame){ img->index, off };
+	(*n)++;
+}
+
+/* Whether the words before a leaf at w[li] end in user mode. */
+static inline int
+leaf_user(const uint64_t *w, uint32_t li)
+{
+	return li > 0 && w[li - 1] == PERF_CONTEXT_USER;
+}
+
+static void
+name_callers(uint32_t pid, const uint64_t *w, uint32_t nk, uint32_t li,
+    struct stack_frame *f, uint32_t depth, void *arg)
+{
+	int user = leaf_user(w, li);
+	uint32_t i, d = 0;
+
+	/* As new_chain attributed them: markers give the mode. */
+	for (i = li; i < nk && d < depth; i++) {
+		if (w[i] >= PERF_CONTEXT_MAX) {
+			user = w[i] == PERF_CONTEXT_USER;
+			continue;
+		}
+		if (user)
+			name_frame(pid, w[i] - 1, &f[d], arg);
+		d++;
+	}
+}
+
+static void
+name_leaf(uint32_t pid, const uint64_t *w, uint32_t nk, uint32_t li,
+    uint64_t ip, struct stack_frame *f, void *arg)
+{
+	(void)nk;
+	if (leaf_user(w, li))
+		name_frame(pid, ip, f, arg);
+}
+
+/* The pids whose frames are to be named (jit_name_again), sorted. */
+struct name_set {
+	uint32_t	*pid;
+	size_t		 n, cap;
+};
+
+static void
+name_want(uint32_t pid, void *arg)
+{
+	struct name_set *ns = arg;
+
+	if (!jit_name_again(pid))
+		return;
+	if (ns->n == ns->cap) {
+		ns->cap = ns->cap ? 2 * ns->cap : 16;
+		ns->pid = xreallocarray(ns->pid, ns->cap, sizeof(*ns->pid));
+	}
+	ns->pid[ns->n++] = pid;
+}
+
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Names the unnamed JIT frames of pid (at its exit or exec), or of every
+ * process with some (all: at a flush). */
+static void
+name_jit_frames(uint32_t pid, int all)
+{
+	struct name_set ns = { NULL, 0, 0 };
+	size_t n = 0;
+
+	if (chain_depth == 0)
+		return;
+	if (all)
+		jit_each_pid(name_want, &ns);
+	else
+		name_want(pid, &ns);
+	if (ns.n == 0)
+		return;
+	qsort(ns.pid, ns.n, sizeof(*ns.pid), cmp_u32);
+	stack_rename(ns.pid, ns.n, name_callers, name_leaf, &n);
+	if (n > 0)
+		log_debug("%zu call chain frames of %zu processes named by "
+		    "their JIT maps", n, ns.n);
+	free(ns.pid);
 }
 
 /* A chain not met before: its callers attributed, in time order.  (Out
@@ -460,8 +578,11 @@ chain_leaf(const struct record_daemon_sample *s, enum attr_reason r,
 
 	if (r == ATTR_OK)
 		return (struct stack_frame){ img->index, off };
-	if (r == ATTR_ANON && jit_frame(s->pid, s->ip, &jimg, &joff) == 0)
-		return (struct stack_frame){ jimg->index, joff };
+	if (r == ATTR_ANON) {
+		if (jit_frame(s->pid, s->ip, &jimg, &joff) == 0)
+			return (struct stack_frame){ jimg->index, joff };
+		jit_unnamed(s->pid);
+	}
 	return (struct stack_frame){ STACK_NOIMAGE, 0 };
 }
 
@@ -540,6 +661,7 @@ handle(const void *p, size_t size, uint64_t time, void *arg)
 	}
 	case PERF_RECORD_COMM:
 		if (rec->header.misc & PERF_RECORD_MISC_COMM_EXEC) {
+			name_jit_frames(rec->comm.pid, 0);
 			jit_exit(rec->comm.pid, rec->comm.pid);
 			label_exec(rec->comm.pid);
 		}
@@ -552,6 +674,8 @@ handle(const void *p, size_t size, uint64_t time, void *arg)
 		label_fork(rec->fork.pid, rec->fork.ppid);
 		break;
 	case PERF_RECORD_EXIT:
+		if (rec->exit.pid == rec->exit.tid)
+			name_jit_frames(rec->exit.pid, 0);
 		jit_exit(rec->exit.pid, rec->exit.tid);
 		if (rec->exit.pid == rec->exit.tid) {
 			label_exit(rec->exit.pid);
@@ -936,7 +1060,9 @@ int
 core_flush_run(char *msg, size_t msglen)
 {
 	if (flush_begin(msg, msglen) == 0) {
-		/* The JIT samples whose maps are there now join the counts. */
+		/* The JIT samples whose maps are there now join the counts,
+		 * and their chains' frames are named alike. */
+		name_jit_frames(0, 1);
 		jit_flush();
 		agg_flush(write_counts, NULL);
 		write_unattr();

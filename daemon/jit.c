@@ -108,6 +108,7 @@ struct jproc {
 	struct jview	 view;
 	int		 dumpwarned;
 	uint64_t	 frame_read_ms;	/* now_ms() of jit_frame's last read */
+	int		 unnamed;	/* jit_unnamed since jit_name_again */
 };
 
 struct jsym {
@@ -923,6 +924,39 @@ jit_frame(uint32_t pid, uint64_t pc, struct image **img, uint32_t *off)
 	*img = &c->img->pub;
 	*off = s->start + (uint32_t)(pc - e->start);
 	return 0;
+}
+
+void
+jit_each_pid(void (*cb)(uint32_t pid, void *arg), void *arg)
+{
+	struct htab_iter it;
+	struct jproc *p;
+
+	memset(&it, 0, sizeof(it));
+	while ((p = (struct jproc *)htab_each(&procs, &it)) != NULL)
+		cb(p->pid, arg);
+}
+
+void
+jit_unnamed(uint32_t pid)
+{
+	struct jproc *p;
+
+	if ((p = proc_find(pid)) == NULL)
+		p = proc_new(pid);
+	p->unnamed = 1;
+}
+
+int
+jit_name_again(uint32_t pid)
+{
+	struct jproc *p;
+
+	if ((p = proc_find(pid)) == NULL || !p->unnamed)
+		return 0;
+	p->unnamed = 0;
+	p->frame_read_ms = (uint64_t)now_ms();
+	return map_refresh(p) == 0;
 }
 
 int

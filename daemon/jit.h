@@ -40,6 +40,20 @@ void jit_streams(void (*cb)(uint32_t stream, void *arg), void *arg);
  * jit_fini) and *off; -1 when pid has no JIT samples yet, no map, or no
  * entry of it covers pc. */
 int jit_frame(uint32_t pid, uint64_t pc, struct image **img, uint32_t *off);
+/* The processes jit.c knows (jit_sample, jit_unnamed) and has not
+ * forgotten yet, each given to cb once; cb must not call jit_exit or
+ * jit_flush. */
+void jit_each_pid(void (*cb)(uint32_t pid, void *arg), void *arg);
+/* A call chain's frame of pid in anonymous executable memory that
+ * jit_frame could not name (pid is then known, as by jit_sample). */
+void jit_unnamed(uint32_t pid);
+/* Whether pid's unnamed frames should be named again now: if a frame of
+ * pid went unnamed since the last call, reads pid's perf map or jitdump
+ * again if it changed (jit_frame's wait of 5 s left out) and returns 1
+ * when pid has one; else 0.  Before the chains of pid are named again,
+ * at its exit (the JVM's -XX:+DumpPerfMapAtExit writes the map then) or
+ * at a flush (a map written on request). */
+int jit_name_again(uint32_t pid);
 /* Whether path's last component is a jitdump's name, jit-<digits>.dump:
  * its mapping announces the file and is not code (no image to read). */
 int jit_is_dump(const char *path);

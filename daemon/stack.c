@@ -581,6 +581,46 @@ stack_exit(uint32_t pid)
 		fold();
 }
 
+static int
+cmp_pid(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void
+stack_rename(const uint32_t *set, size_t nset, stack_entry_cb cb,
+    stack_leaf_cb leaf_cb, void *arg)
+{
+	uint64_t *e;
+	uint32_t li, pid;
+	size_t o, i;
+
+	if (nset == 0)
+		return;
+	for (o = 0; o < narena; o += e_words(e)) {
+		e = arena + o;
+		pid = e_pid(e);
+		if (e_nk(e) == FOLDED ||
+		    bsearch(&pid, set, nset, sizeof(*set), cmp_pid) == NULL)
+			continue;
+		li = (uint32_t)(e[1] >> 16 & 0xffff);
+		cb(pid, e + E_HDR, e_nk(e), li, frames + e[2], e_depth(e), arg);
+	}
+	for (i = 0; i < capleaves; i++) {
+		if (leaves[i].count == 0)
+			continue;
+		e = arena + leaves[i].entry;
+		pid = e_pid(e);
+		if (e_nk(e) == FOLDED ||
+		    bsearch(&pid, set, nset, sizeof(*set), cmp_pid) == NULL)
+			continue;
+		li = (uint32_t)(e[1] >> 16 & 0xffff);
+		leaf_cb(pid, e + E_HDR, e_nk(e), li, leaves[i].ip, &leaves[i].f, arg);
+	}
+}
+
 int
 stack_each(stack_cb cb, void *arg)
 {

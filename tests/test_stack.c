@@ -302,6 +302,79 @@ teardown(void **state)
 	return 0;
 }
 
+/* stack_rename's walk: the entries and leaves of the pids asked for, with
+ * their raw words, and nothing of another pid's; what the callbacks
+ * change is what stack_each gives. */
+struct renamed {
+	int		 entries, leaves;
+};
+
+static void
+rename_entry(uint32_t pid, const uint64_t *w, uint32_t nk, uint32_t li,
+    struct stack_frame *f, uint32_t depth, void *arg)
+{
+	struct renamed *r = arg;
+
+	assert_int_equal(pid, 100);
+	/* [marker, leaf, 0x402000, 0x403000] less its leaf. */
+	assert_int_equal(nk, 3);
+	assert_int_equal(li, 1);
+	assert_true(w[0] == 0xfffffffffffffe00ULL);
+	assert_true(w[1] == 0x402000 && w[2] == 0x403000);
+	assert_int_equal(depth, 2);
+	assert_int_equal(f[0].image, STACK_NOIMAGE);
+	f[0] = (struct stack_frame){ 9, 0x90 };
+	r->entries++;
+}
+
+static void
+rename_leaf(uint32_t pid, const uint64_t *w, uint32_t nk, uint32_t li,
+    uint64_t ip, struct stack_frame *f, void *arg)
+{
+	struct renamed *r = arg;
+
+	(void)w, (void)nk, (void)li;
+	assert_int_equal(pid, 100);
+	assert_true(ip == 0x401000);
+	f->image = 9;
+	f->offset = 0x10;
+	r->leaves++;
+}
+
+static void
+test_rename(void **state)
+{
+	static const uint64_t a[] = { 0xfffffffffffffe00ULL, 0x401000, 0x402000, 0x403000 };
+	static const struct stack_frame c[] = { { STACK_NOIMAGE, 0 }, { 2, 0x30 } };
+	struct stack_frame nl = { STACK_NOIMAGE, 0 };
+	struct renamed r = { 0, 0 };
+	uint32_t want[] = { 50, 100, 150 };
+	const struct seen *p;
+	struct seen s[4];
+
+	(void)state;
+	stack_init();
+	stack_add(5, 100, a, 4, 1, c, 2, nl);
+	stack_add(5, 200, a, 4, 1, c, 2, nl);
+	stack_rename(want, 3, rename_entry, rename_leaf, &r);
+	assert_int_equal(r.entries, 1);
+	assert_int_equal(r.leaves, 1);
+	memset(s, 0, sizeof(s));
+	assert_int_equal(stack_each(collect, s), 0);
+	/* pid 100's chain named, pid 200's as it was. */
+	p = find(s, 2, (struct stack_frame){ 9, 0x10 }, 3);
+	assert_int_equal(p->f[1].image, 9);
+	assert_int_equal(p->f[1].offset, 0x90);
+	assert_int_equal(p->f[2].image, 2);
+	p = find(s, 2, nl, 3);
+	assert_int_equal(p->f[1].image, STACK_NOIMAGE);
+	/* The key stays: the same raw chain counts under the named leaf. */
+	assert_int_equal(stack_count(5, 100, a, 4, 1, (struct stack_frame){ 9, 0x10 }), 1);
+	stack_rename(want, 0, rename_entry, rename_leaf, &r);
+	assert_int_equal(r.entries, 1);
+	stack_fini();
+}
+
 int
 main(void)
 {
@@ -311,6 +384,7 @@ main(void)
 		cmocka_unit_test_teardown(test_many, teardown),
 		cmocka_unit_test_teardown(test_fold, teardown),
 		cmocka_unit_test_teardown(test_hashed, teardown),
+		cmocka_unit_test_teardown(test_rename, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

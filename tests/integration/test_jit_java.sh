@@ -4,7 +4,9 @@
 # only as it exits, so dcpid keeps the samples' PCs until the EXIT record
 # and names them then: the pseudo-image [jit:COMM] holds most samples in
 # the method's synthetic range, and the perf-map in the build-id cache
-# names it.  prof names the method.
+# names it.  prof names the method.  Sampled with call chains (-g): the
+# chains taken since the last flush are named at the exit too, the
+# method their leaf under named JIT callers, not [unknown].
 . "$top_srcdir/tests/integration/lib.sh"
 require_perf
 command -v java >/dev/null 2>&1 && command -v javac >/dev/null 2>&1 ||
@@ -19,7 +21,7 @@ javac -d "$T/classes" "$top_srcdir/tests/workload/JitHot.java" ||
 ln -s "$(command -v java)" "$T/$cmd" || fail "cannot link java"
 map=
 
-start_dcpid -e perf::cpu-clock
+start_dcpid -e perf::cpu-clock -g
 "$T/$cmd" -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit \
     -XX:+PreserveFramePointer -cp "$T/classes" JitHot 4 >"$T/java.out" 2>&1 & jp=$!
 map=/tmp/perf-$jp.map
@@ -56,5 +58,19 @@ echo "[jit:$cmd]: $1 of $3 samples in hotJavaMethod, $2 in [anon]"
 ctl prof -n 20 >"$T/prof.txt" || fail "prof failed"
 grep "hotJavaMethod.*\[jit:$cmd\]" "$T/prof.txt" ||
     fail "prof does not name hotJavaMethod: $(grep "\[jit:$cmd\]" "$T/prof.txt")"
+
+# The chains: those of the flush while java ran keep their JIT frames
+# unnamed (no map then); those since, about half, are named at the exit.
+ctl stacks >"$T/stacks.txt" || fail "dcpictl stacks failed"
+set -- $1 $(awk '{ n = split($0, f, ";"); sub(/ [0-9]+$/, "", f[n]) }
+	f[n] ~ /hotJavaMethod/ { s += $NF; if (n > 1 && f[n - 1] != "[unknown]") c += $NF }
+	END { print s + 0, c + 0 }' "$T/stacks.txt")
+echo "chains: $2 with hotJavaMethod as their leaf, $3 of them under a named caller"
+awk '{ n = split($0, f, ";") } f[n] ~ /hotJavaMethod/ {
+	print $NF " ... " f[n - 2] ";" f[n - 1] ";" f[n] }' "$T/stacks.txt" | sort -n -r | head -2
+[ $(($2 * 100)) -ge $(($1 * 25)) ] ||
+    fail "only $2 of $1 samples in hotJavaMethod have it as their chains' leaf"
+[ $(($3 * 100)) -ge $(($2 * 90)) ] ||
+    fail "only $3 of $2 chains of hotJavaMethod have a named caller"
 assert_db_valid
 stop_dcpid
