@@ -83,7 +83,7 @@ tests_fuzz_fuzz_profile_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DFUZZ_CORPUS='"$(abs_top_srcdir)/tests/fuzz/corpus/profile"'
 tests_fuzz_fuzz_profile_corpus_LDADD = lib/libdcpi.la
 EXTRA_DIST += tests/fuzz/run.sh tests/fuzz/check.sh tests/fuzz/driver.c \
-	tests/fuzz/fuzz_profile.c tests/fuzz/corpus
+	tests/fuzz/fuzz_profile.c tests/fuzz/fuzz_files.h tests/fuzz/corpus
 FUZZ_SECONDS = 60
 fuzz:
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \

@@ -23,31 +23,12 @@
 #include <dcpi/kallsyms.h>
 #include <dcpi/profile.h>
 
-#define CHECK(x) do { if (!(x)) abort(); } while (0)
+#include "fuzz_files.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static char	db[64], ks[128], ref[160], snap[256];
-
-static void
-put(const char *path, const void *buf, size_t len)
-{
-	FILE *fp = fopen(path, "wb");
-
-	CHECK(fp != NULL);
-	CHECK(len == 0 || fwrite(buf, 1, len, fp) == len);
-	CHECK(fclose(fp) == 0);
-}
-
-static void
-cleanup(void)
-{
-	char cmd[96];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", db);
-	if (system(cmd) != 0)
-		fprintf(stderr, "fuzz_kallsyms: cannot remove %s\n", db);
-}
+static const char	*db;
+static char	ks[128], ref[160], snap[256];
 
 /* Reads ks; checks what the interface promises; returns the result. */
 static int
@@ -82,10 +63,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t len;
 	int dbfd, hfd;
 
-	if (db[0] == '\0') {
-		snprintf(db, sizeof(db), "/tmp/fuzz_kallsyms.XXXXXX");
-		CHECK(mkdtemp(db) != NULL);
-		atexit(cleanup);
+	if (db == NULL) {
+		db = fuzz_db("kallsyms");
 		snprintf(ks, sizeof(ks), "%s/20260101000000", db);
 		CHECK(mkdir(ks, 0700) == 0);
 		snprintf(ks, sizeof(ks), "%s/20260101000000/h", db);
@@ -98,12 +77,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	/* As the reference: a snapshot it could name is not there. */
 	unlink(snap);
-	put(ref, data, size);
+	fuzz_put(ref, data, size);
 	buf = NULL;
 	CHECK(read_checked("kallsyms.ref", &buf, &len) == -1);
 	/* As the snapshot a valid reference names. */
-	put(ref, "kernels/0-0000000000000000.gz\n", 30);
-	put(snap, data, size);
+	fuzz_put(ref, "kernels/0-0000000000000000.gz\n", 30);
+	fuzz_put(snap, data, size);
 	if (read_checked(snap, &buf, &len) == 0)
 		free(buf);
 	/* Trimmed: no longer, and trimming again changes nothing. */

@@ -24,31 +24,12 @@
 #include <dcpi/pack.h>
 #include <dcpi/profile.h>
 
-#define CHECK(x) do { if (!(x)) abort(); } while (0)
+#include "fuzz_files.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static char	db[64], host[128], pack[160], member[256];
-
-static void
-cleanup(void)
-{
-	char cmd[96];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", db);
-	if (system(cmd) != 0)
-		fprintf(stderr, "fuzz_pack: cannot remove %s\n", db);
-}
-
-static void
-put(const char *path, const void *buf, size_t len)
-{
-	FILE *fp = fopen(path, "wb");
-
-	CHECK(fp != NULL);
-	CHECK(len == 0 || fwrite(buf, 1, len, fp) == len);
-	CHECK(fclose(fp) == 0);
-}
+static const char	*db;
+static char	host[128], pack[160], member[256];
 
 /* The stream as the parser sees it, and its members as the writer
  * would write them again. */
@@ -94,10 +75,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t n, len;
 	void *buf;
 
-	if (db[0] == '\0') {
-		snprintf(db, sizeof(db), "/tmp/fuzz_pack.XXXXXX");
-		CHECK(mkdtemp(db) != NULL);
-		atexit(cleanup);
+	if (db == NULL) {
+		db = fuzz_db("pack");
 		snprintf(host, sizeof(host), "%s/20260101000000", db);
 		CHECK(mkdir(host, 0700) == 0);
 		snprintf(host, sizeof(host), "%s/20260101000000/h", db);
@@ -111,7 +90,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 * fuzzing tenfold). */
 	if (size < 2 || data[0] != 0x1f || data[1] != 0x8b)
 		return 0;
-	put(pack, data, size);
+	fuzz_put(pack, data, size);
 	err.msg[0] = '\0';
 	if (dcpi_db_list(host, &names, &n, &err) == 0)
 		dcpi_strv_free(names, n);
