@@ -515,13 +515,16 @@ maps_add(struct proc *p, uint64_t start, uint64_t end, uint64_t pgoff,
 	p->last = i;
 }
 
-/* The mapped file of a path from MMAP2 or /proc/PID/maps. */
+/* The mapped file of a path from MMAP2 (with the build-id the kernel
+ * found in it, bidlen bytes) or /proc/PID/maps (bidlen 0).  A memfd is
+ * JIT code and trampolines, unless it holds an ELF image with a build-id:
+ * a program run from a memfd (fexecve, as runc and packers do). */
 static int
-is_file(const char *path)
+is_file(const char *path, size_t bidlen)
 {
 	return path[0] == '/' && strncmp(path, "//anon", 6) != 0 &&
 	    strncmp(path, "/anon_hugepage", 14) != 0 &&
-	    strncmp(path, "/memfd:", 7) != 0;
+	    (strncmp(path, "/memfd:", 7) != 0 || bidlen > 0);
 }
 
 static struct mfile *
@@ -533,7 +536,7 @@ classify(const char *path, uint64_t dev, uint64_t ino, const uint8_t *bid,
 	/* Anonymous memory, [heap], [stack], [anon:...], //anon, [vsyscall],
 	 * memfd: JIT code and trampolines.  (MMAP2 with a build-id field
 	 * but no build-id has no inode either: it is still a file.) */
-	if (!is_file(path))
+	if (!is_file(path, bidlen))
 		return &anon_mf;
 	return mf_get(path, dev, ino, bid, bidlen, pre);
 }
@@ -630,7 +633,7 @@ attr_prefetch(const struct attr_mmap *m)
 	struct img *im;
 	size_t bidlen = m->has_build_id ? m->build_id_size : 0;
 
-	if (!(m->prot & PROT_EXEC) || m->len == 0 || !is_file(m->filename) ||
+	if (!(m->prot & PROT_EXEC) || m->len == 0 || !is_file(m->filename, bidlen) ||
 	    m->start + m->len < m->start)
 		return;
 	if (bidlen > 0 && (im = image_by_build_id(m->build_id, bidlen)) != NULL) {

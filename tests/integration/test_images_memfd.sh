@@ -1,0 +1,34 @@
+#!/bin/sh
+# Programs run from a memfd (fexecve, as runc and packers do): the
+# mapping "/memfd:memfdexec (deleted)" holds a whole ELF image, whose
+# build-id the kernel gives in the MMAP2 record, so it is an image like
+# any other, read through the live mapping: prof names its hot function
+# with >= 90% of its samples.  Raw code in a memfd (a JIT's double
+# mapping) stays JIT code: its samples go to the pseudo-image
+# [jit:COMMAND], not to an image read from the memfd.
+. "$top_srcdir/tests/integration/lib.sh"
+require_perf
+[ "$(uname -m)" = x86_64 ] || skip "the raw code of memfdexec is x86-64's"
+
+cc_work memfdexec "$top_srcdir/tests/workload/memfdexec.c"
+start_dcpid -e perf::cpu-clock
+"$T/memfdexec" 2 || fail "memfdexec failed"
+cp "$T/memfdexec" "$T/dcpimemfdcode"
+"$T/dcpimemfdcode" code 1 || fail "memfdexec code failed"
+ctl flush >/dev/null || fail "dcpictl flush failed"
+
+e=$(current_epoch)
+f=$(profile_file "$e" memfdexec)
+[ -n "$f" ] || fail "no profile of memfdexec: $(ls "$DB/$e"/*/*/)"
+assert_hot "$e" memfdexec "$T/memfdexec" memfd_workload_hot 300
+ctl prof --image memfdexec -n 1 --csv >"$T/prof.csv" || fail "prof --image memfdexec failed"
+sed -n 2p "$T/prof.csv" | grep -q ',memfd_workload_hot,' ||
+    fail "prof does not name memfd_workload_hot: $(sed -n 2p "$T/prof.csv")"
+# The raw code: JIT code of its command, no image of the memfd.
+ctl prof -i >"$T/images.txt" || fail "prof -i failed"
+grep '\[jit:dcpimemfdcode\]' "$T/images.txt" || fail "no [jit:dcpimemfdcode]: $(cat "$T/images.txt")"
+n=$(awk '/\[jit:dcpimemfdcode\]/ { print $1 }' "$T/images.txt")
+[ "${n:-0}" -ge 200 ] || fail "[jit:dcpimemfdcode]: only ${n:-0} samples"
+grep -q 'dcpi-jitcode' "$T/images.txt" && fail "an image was read from the code's memfd"
+assert_db_valid
+stop_dcpid
