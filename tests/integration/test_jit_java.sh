@@ -25,7 +25,7 @@ start_dcpid -e perf::cpu-clock -g
 "$T/$cmd" -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit \
     -XX:+PreserveFramePointer -cp "$T/classes" JitHot 4 >"$T/java.out" 2>&1 & jp=$!
 map=/tmp/perf-$jp.map
-trap 'rm -f "$map"; cleanup' EXIT
+trap 'rm -f $map; cleanup' EXIT
 sleep 2
 # No map yet: a flush keeps the samples waiting rather than losing them
 # to [anon].
@@ -72,5 +72,27 @@ awk '{ n = split($0, f, ";") } f[n] ~ /hotJavaMethod/ {
     fail "only $2 of $1 samples in hotJavaMethod have it as their chains' leaf"
 [ $(($3 * 100)) -ge $(($2 * 90)) ] ||
     fail "only $3 of $2 chains of hotJavaMethod have a named caller"
+
+# A map written on request while java runs (jcmd PID Compiler.perfmap,
+# JDK 17): the chains sampled before it are named at the next flush.
+# (In an epoch of their own.)
+if command -v jcmd >/dev/null 2>&1; then
+	ln -s "$(command -v java)" "$T/dcpijit-jcmd" || fail "cannot link java"
+	ctl epoch >/dev/null || fail "dcpictl epoch failed"
+	"$T/dcpijit-jcmd" -XX:+PreserveFramePointer -cp "$T/classes" JitHot 4 \
+	    >"$T/java2.out" 2>&1 & jp=$!
+	map="$map /tmp/perf-$jp.map"
+	sleep 2
+	jcmd $jp Compiler.perfmap >"$T/jcmd.out" 2>&1 || fail "jcmd failed: $(cat "$T/jcmd.out")"
+	ctl flush >/dev/null || fail "dcpictl flush failed after jcmd"
+	ctl stacks >"$T/stacks2.txt" || fail "dcpictl stacks failed"
+	wait $jp || fail "java failed: $(cat "$T/java2.out")"
+	set -- $(awk '{ n = split($0, f, ";"); sub(/ [0-9]+$/, "", f[n]) }
+		f[n] ~ /hotJavaMethod/ { s += $NF; if (n > 1 && f[n - 1] != "[unknown]") c += $NF }
+		END { print s + 0, c + 0 }' "$T/stacks2.txt")
+	echo "jcmd: $1 chains with hotJavaMethod as their leaf, $2 of them under a named caller"
+	[ "$1" -ge 300 ] || fail "jcmd: only $1 chains end in hotJavaMethod"
+	[ $(($2 * 100)) -ge $(($1 * 90)) ] || fail "jcmd: only $2 of $1 have a named caller"
+fi
 assert_db_valid
 stop_dcpid
