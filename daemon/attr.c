@@ -534,9 +534,10 @@ classify(const char *path, uint64_t dev, uint64_t ino, const uint8_t *bid,
 	if (strcmp(path, "[vdso]") == 0)
 		return &vdso_mf;
 	/* Anonymous memory, [heap], [stack], [anon:...], //anon, [vsyscall],
-	 * memfd: JIT code and trampolines.  (MMAP2 with a build-id field
-	 * but no build-id has no inode either: it is still a file.) */
-	if (!is_file(path, bidlen))
+	 * memfd: JIT code and trampolines, unless an image was read from it.
+	 * (MMAP2 with a build-id field but no build-id has no inode
+	 * either: it is still a file.) */
+	if (!is_file(path, bidlen) && pre == NULL)
 		return &anon_mf;
 	return mf_get(path, dev, ino, bid, bidlen, pre);
 }
@@ -941,6 +942,17 @@ attr_file_learn_at(uint64_t dev, uint64_t ino, uint32_t pid, uint64_t pc)
 
 /* ---- the /proc scan ---- */
 
+/* An executable memfd mapping is JIT code, unless it holds an ELF image:
+ * a program run from a memfd, whose MMAP2 would have given its build-id.
+ * The image, read through the mapping, or NULL. */
+static struct img *
+scan_memfd(uint32_t pid, uint64_t start, uint64_t end, const char *name)
+{
+	if (strncmp(name, "/memfd:", 7) != 0)
+		return NULL;
+	return read_live(pid, start, end, name, NULL, 0);
+}
+
 static void
 scan_pid(uint32_t pid)
 {
@@ -972,7 +984,8 @@ scan_pid(uint32_t pid)
 			proc_free(pid);
 			p = proc_get(pid);
 		}
-		f = classify(name, makedev(maj, min), ino, NULL, 0, NULL);
+		f = classify(name, makedev(maj, min), ino, NULL, 0,
+		    scan_memfd(pid, start, end, name));
 		maps_add(p, start, end, pgoff, f);
 		/* map_files may be gone by the first sample. */
 		if (f->kind == MF_FILE && f->state == MF_UNRESOLVED &&

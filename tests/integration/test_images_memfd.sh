@@ -1,9 +1,11 @@
 #!/bin/sh
 # Programs run from a memfd (fexecve, as runc and packers do): the
-# mapping "/memfd:memfdexec (deleted)" holds a whole ELF image, whose
+# mapping "/memfd:NAME (deleted)" holds a whole ELF image, whose
 # build-id the kernel gives in the MMAP2 record, so it is an image like
 # any other, read through the live mapping: prof names its hot function
-# with >= 90% of its samples.  Raw code in a memfd (a JIT's double
+# with >= 90% of its samples; so is one that ran before dcpid started,
+# found by the scan of /proc (no build-id there: read through the mapping
+# to be known for an ELF image).  Raw code in a memfd (a JIT's double
 # mapping) stays JIT code: its samples go to the pseudo-image
 # [jit:COMMAND], not to an image read from the memfd.
 . "$top_srcdir/tests/integration/lib.sh"
@@ -11,8 +13,12 @@ require_perf
 [ "$(uname -m)" = x86_64 ] || skip "the raw code of memfdexec is x86-64's"
 
 cc_work memfdexec "$top_srcdir/tests/workload/memfdexec.c"
+cc_work memfdscan "$top_srcdir/tests/workload/memfdexec.c" -DMEMFD_NAME='"memfdscan"'
+"$T/memfdscan" 4 & sp=$!
+sleep 0.5
 start_dcpid -e perf::cpu-clock
 "$T/memfdexec" 2 || fail "memfdexec failed"
+wait $sp || fail "memfdscan failed"
 cp "$T/memfdexec" "$T/dcpimemfdcode"
 "$T/dcpimemfdcode" code 1 || fail "memfdexec code failed"
 ctl flush >/dev/null || fail "dcpictl flush failed"
@@ -21,6 +27,8 @@ e=$(current_epoch)
 f=$(profile_file "$e" memfdexec)
 [ -n "$f" ] || fail "no profile of memfdexec: $(ls "$DB/$e"/*/*/)"
 assert_hot "$e" memfdexec "$T/memfdexec" memfd_workload_hot 300
+# (Its only path, the memfd's: the profile is named after it.)
+assert_hot "$e" memfd:memfdscan "$T/memfdscan" memfd_workload_hot 300
 ctl prof --image memfdexec -n 1 --csv >"$T/prof.csv" || fail "prof --image memfdexec failed"
 sed -n 2p "$T/prof.csv" | grep -q ',memfd_workload_hot,' ||
     fail "prof does not name memfd_workload_hot: $(sed -n 2p "$T/prof.csv")"

@@ -5,7 +5,8 @@
  * named "/memfd:memfdexec (deleted)", and holds the whole ELF image.
  * `memfdexec code SECONDS` instead runs raw machine code (a jump to
  * itself) from an executable mapping of a memfd, as a JIT with
- * double-mapped code does: no ELF there.  (x86-64 only.)
+ * double-mapped code does: no ELF there.  (x86-64 only.)  Built with
+ * -DMEMFD_NAME='"NAME"', the memfd is NAME (and the build-id another).
  */
 #define _GNU_SOURCE
 #include <sys/mman.h>
@@ -20,6 +21,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#ifndef MEMFD_NAME
+#define MEMFD_NAME "memfdexec"
+#endif
 
 __attribute__((noinline)) unsigned long
 memfd_workload_hot(unsigned long n)
@@ -82,12 +87,12 @@ main(int argc, char **argv, char **envp)
 	}
 	if ((in = open("/proc/self/exe", O_RDONLY | O_CLOEXEC)) == -1 ||
 	    fstat(in, &st) == -1 ||
-	    (fd = memfd_create("memfdexec", MFD_CLOEXEC)) == -1 ||
+	    (fd = memfd_create(MEMFD_NAME, MFD_CLOEXEC)) == -1 ||
 	    sendfile(fd, in, NULL, (size_t)st.st_size) != st.st_size) {
 		perror("memfdexec");
 		return 1;
 	}
-	args[0] = "memfdexec";
+	args[0] = MEMFD_NAME;
 	args[1] = "run";
 	args[2] = argc > 1 ? argv[1] : "2";
 	args[3] = NULL;
