@@ -583,7 +583,9 @@ read_live(uint32_t pid, uint64_t start, uint64_t end, const char *path,
 	memset(&m, 0, sizeof(m));
 	if (bidlen > BUILD_ID_MAX)
 		bidlen = BUILD_ID_MAX;
-	memcpy(tmp.bid, bid, bidlen);
+	/* (No build-id: bid may be NULL, which memcpy is not given.) */
+	if (bidlen > 0)
+		memcpy(tmp.bid, bid, bidlen);
 	tmp.bidlen = bidlen;
 	m.start = start;
 	m.end = end;

@@ -17,9 +17,11 @@ unmount() {
 }
 trap unmount EXIT
 
-# Sum of the counts in every profile of the database.
+# Sum of the counts in every profile of the database: EPOCH/HOST/EVENT/
+# IMAGE, and EPOCH/HOST/EVENT/LABEL/IMAGE for labelled samples ([idle],
+# the host's services).
 db_samples() {
-	for f in $(find "$DB" -mindepth 4 -maxdepth 4 -type f ! -name '.*'); do
+	for f in $(find "$DB" -mindepth 4 -maxdepth 5 -type f ! -name '.*'); do
 		"$DCPICTL" cat "$f" || fail "dcpictl cat $f failed"
 	done | awk '$1 ~ /^0x/ { n += $2 } END { print n + 0 }'
 }
