@@ -448,6 +448,9 @@ name_leaf(uint32_t pid, const uint64_t *w, uint32_t nk, uint32_t li,
 		name_frame(pid, ip, f, arg);
 }
 
+/* Frames named so since dcpid started, for status. */
+static uint64_t	 jit_named_late;
+
 /* The pids whose frames are to be named (jit_name_again), sorted. */
 struct name_set {
 	uint32_t	*pid;
@@ -494,6 +497,7 @@ name_jit_frames(uint32_t pid, int all)
 		return;
 	qsort(ns.pid, ns.n, sizeof(*ns.pid), cmp_u32);
 	stack_rename(ns.pid, ns.n, name_callers, name_leaf, &n);
+	jit_named_late += n;
 	if (n > 0)
 		log_debug("%zu call chain frames of %zu processes named by "
 		    "their JIT maps", n, ns.n);
@@ -1217,7 +1221,8 @@ core_status(struct status_writer *w)
 	status_add(w, "labels-cgroups", "%zu", ls.cgroups);
 	if (chain_depth > 0)
 		status_add(w, "callchains", "fp, depth %u, %zu chains since the "
-		    "last flush", chain_depth, stack_entries());
+		    "last flush, %ju JIT frames named late", chain_depth,
+		    stack_entries(), (uintmax_t)jit_named_late);
 	else
 		status_add(w, "callchains", "none");
 	status_add(w, "memory", "%zu", agg_memory() + attr_memory() + order_memory() +

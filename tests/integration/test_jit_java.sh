@@ -72,6 +72,8 @@ awk '{ n = split($0, f, ";") } f[n] ~ /hotJavaMethod/ {
     fail "only $2 of $1 samples in hotJavaMethod have it as their chains' leaf"
 [ $(($3 * 100)) -ge $(($2 * 90)) ] ||
     fail "only $3 of $2 chains of hotJavaMethod have a named caller"
+late=$(ctl status | sed -n 's/^callchains .* \([0-9]*\) JIT frames named late$/\1/p')
+[ "${late:-0}" -ge 2 ] || fail "status: ${late:-no} JIT frames named late"
 
 # A map written on request while java runs (jcmd PID Compiler.perfmap,
 # JDK 17): the chains sampled before it are named at the next flush.
