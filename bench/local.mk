@@ -26,7 +26,8 @@ bench_sample_path_SOURCES = bench/sample_path.c
 bench_sample_path_CFLAGS = $(AM_CFLAGS) -I$(srcdir)/daemon $(ELF_CFLAGS)
 bench_sample_path_LDADD = daemon/libdcpid.la $(ELF_LIBS) -lm
 bench_sample_path_LDFLAGS = -Wl,--wrap=perf_sys_mmap
-EXTRA_DIST += bench/live_cost.sh bench/chain_build.sh bench/stack_flush.sh
+EXTRA_DIST += bench/live_cost.sh bench/chain_build.sh bench/stack_flush.sh \
+	bench/chain_cost.sh
 
 # dcpid's stack-file flush: peak RSS and time of one merge (section "Call
 # chains"), `bench/stack_flush [--old] DIR` on a copy of an epoch's stacks.
@@ -34,6 +35,12 @@ noinst_PROGRAMS += bench/stack_flush
 bench_stack_flush_SOURCES = bench/stack_flush.c tests/proc_status.h
 bench_stack_flush_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/tests
 bench_stack_flush_LDADD = lib/libdcpi.la
+
+# `make bench-chain-cost`: -G 16 against flat on sample_path, 11
+# interleaved rounds (issue 15's 2x).
+bench-chain-cost: bench/sample_path
+	$(SHELL) $(srcdir)/bench/chain_cost.sh . $(BENCH_ROUNDS)
+.PHONY: bench-chain-cost
 
 # `make bench-sample-path`: ns per sample on one core, then the instructions
 # per sample under callgrind (a figure free of timing noise).
