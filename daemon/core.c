@@ -451,7 +451,7 @@ name_leaf(uint32_t pid, const uint64_t *w, uint32_t nk, uint32_t li,
 /* Frames named so since dcpid started, for status. */
 static uint64_t	 jit_named_late;
 
-/* The pids whose frames are to be named (jit_name_again), sorted. */
+/* The pids whose frames are to be named (jit_name_again). */
 struct name_set {
 	uint32_t	*pid;
 	size_t		 n, cap;
@@ -471,14 +471,6 @@ name_want(uint32_t pid, void *arg)
 	ns->pid[ns->n++] = pid;
 }
 
-static int
-cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* Names the unnamed JIT frames of pid (at its exit or exec), or of every
  * process with some (all: at a flush). */
 static void
@@ -495,7 +487,6 @@ name_jit_frames(uint32_t pid, int all)
 		name_want(pid, &ns);
 	if (ns.n == 0)
 		return;
-	qsort(ns.pid, ns.n, sizeof(*ns.pid), cmp_u32);
 	stack_rename(ns.pid, ns.n, name_callers, name_leaf, &n);
 	jit_named_late += n;
 	if (n > 0)

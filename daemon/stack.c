@@ -590,7 +590,7 @@ cmp_pid(const void *a, const void *b)
 }
 
 void
-stack_rename(const uint32_t *set, size_t nset, stack_entry_cb cb,
+stack_rename(uint32_t *set, size_t nset, stack_entry_cb cb,
     stack_leaf_cb leaf_cb, void *arg)
 {
 	uint64_t *e;
@@ -599,6 +599,7 @@ stack_rename(const uint32_t *set, size_t nset, stack_entry_cb cb,
 
 	if (nset == 0)
 		return;
+	qsort(set, nset, sizeof(*set), cmp_pid);
 	for (o = 0; o < narena; o += e_words(e)) {
 		e = arena + o;
 		pid = e_pid(e);

@@ -71,7 +71,8 @@ void stack_exit(uint32_t pid);
 
 /* The chains of some processes, named again (a JIT's frames, by a perf
  * map that came after their samples): for each entry not folded yet of a
- * pid in pids[0..npids) (sorted, ascending), cb gets the pid, the entry's
+ * pid in pids[0..npids) (the caller's array, sorted here in place), cb
+ * gets the pid, the entry's
  * raw words w[0..nk) (the chain less its leaf, which was at w[li]) and
  * its attributed callers f[0..depth), nearest first, which it may change
  * in place; then for each leaf under those entries, leaf_cb gets the same
@@ -83,7 +84,7 @@ typedef void (*stack_entry_cb)(uint32_t pid, const uint64_t *w, uint32_t nk,
     uint32_t li, struct stack_frame *f, uint32_t depth, void *arg);
 typedef void (*stack_leaf_cb)(uint32_t pid, const uint64_t *w, uint32_t nk,
     uint32_t li, uint64_t ip, struct stack_frame *f, void *arg);
-void stack_rename(const uint32_t *pids, size_t npids, stack_entry_cb cb,
+void stack_rename(uint32_t *pids, size_t npids, stack_entry_cb cb,
     stack_leaf_cb leaf_cb, void *arg);
 
 /* Calls cb for every chain counted (frames f[0..depth), owned by stack.c,

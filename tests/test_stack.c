@@ -348,7 +348,7 @@ test_rename(void **state)
 	static const struct stack_frame c[] = { { STACK_NOIMAGE, 0 }, { 2, 0x30 } };
 	struct stack_frame nl = { STACK_NOIMAGE, 0 };
 	struct renamed r = { 0, 0 };
-	uint32_t want[] = { 50, 100, 150 };
+	uint32_t want[] = { 150, 100, 50 };	/* (sorted by stack_rename) */
 	const struct seen *p;
 	struct seen s[4];
 
