@@ -109,6 +109,35 @@ image_by_build_id(const uint8_t *bid, size_t len)
 	return image_by_id(hex);
 }
 
+/*
+ * path as profiles record it: " (deleted)" stripped, and a newline
+ * written \012 as /proc/PID/maps writes it (a path may hold one; a
+ * profile's header line and a stack file's image row cannot, and the
+ * escape makes the name the same whichever way the file was learnt).  A
+ * recorded path that no longer names a file is what sends the image to
+ * the build-id cache (image_release), which this one then always is.
+ */
+static char *
+recorded_path(const char *path)
+{
+	size_t plen = strlen(path), i, n = 0;
+	char *r, *w;
+
+	if (plen > 10 && strcmp(path + plen - 10, " (deleted)") == 0)
+		plen -= 10;
+	for (i = 0; i < plen; i++)
+		n += path[i] == '\n';
+	w = r = xmalloc(plen + 3 * n + 1);
+	for (i = 0; i < plen; i++)
+		if (path[i] == '\n') {
+			memcpy(w, "\\012", 4);
+			w += 4;
+		} else
+			*w++ = path[i];
+	*w = '\0';
+	return r;
+}
+
 /* Takes ownership of segs. */
 static struct img *
 image_add(const char *id, const char *idkind, const char *path, uint64_t tstart,
@@ -132,12 +161,8 @@ image_add(const char *id, const char *idkind, const char *path, uint64_t tstart,
 	im->pub.index = nimages;
 	im->pub.id = xstrdup(id);
 	im->pub.idkind = idkind;
-	plen = strlen(path);
-	if (plen > 10 && strcmp(path + plen - 10, " (deleted)") == 0)
-		plen -= 10;
-	im->pub.path = xmalloc(plen + 1);
-	memcpy(im->pub.path, path, plen);
-	im->pub.path[plen] = '\0';
+	im->pub.path = recorded_path(path);
+	plen = strlen(im->pub.path);
 	im->pub.tstart = tstart;
 	im->pub.tsize = tsize;
 	im->segs = segs;

@@ -84,6 +84,23 @@ strtab_intern(struct strtab *t, const char *s)
 	return (long)t->n++;
 }
 
+/* A name or path, which the grammar ends at its line's end
+ * (NoNewLineChar): a control byte (a symbol or file name may hold one)
+ * written \xHH, as prof prints it. */
+static void
+cg_text(struct ebuf *b, const char *s)
+{
+	const char *run = s;
+
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f) {
+			eb_append(b, run, (size_t)(s - run));
+			eb_printf(b, "\\x%02x", (unsigned char)*s);
+			run = s + 1;
+		}
+	eb_append(b, run, (size_t)(s - run));
+}
+
 /* Name compression: "(ID) name" the first time, "(ID)" after.  Returns the
  * interned copy of name (NULL and b->failed on ENOMEM).  Hashed: an image
  * whose symbols cannot be read gives a name per address. */
@@ -97,10 +114,13 @@ cg_name(struct ebuf *b, struct strtab *t, const char *key, const char *name)
 		b->failed = 1;
 		return NULL;
 	}
-	if (t->n == before)
+	if (t->n == before) {
 		eb_printf(b, "%s=(%ld)\n", key, i + 1);
-	else
-		eb_printf(b, "%s=(%ld) %s\n", key, i + 1, name);
+		return t->v[i];
+	}
+	eb_printf(b, "%s=(%ld) ", key, i + 1);
+	cg_text(b, name);
+	eb_append(b, "\n", 1);
 	return t->v[i];
 }
 

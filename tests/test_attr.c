@@ -763,48 +763,98 @@ test_file_keys(void **state)
 	assert_int_equal(attr_init(), 0);
 }
 
+/* A copy of libelf at tmp (a mkstemp template), its build-id changed
+ * when newbid (a new image, not libelf's), its text mapped into this
+ * process: *len bytes at the address returned.  The copy is closed and
+ * left on disk; its MMAP2 record (under the copy's inode, no build-id)
+ * is filled into *m, less its filename. */
+static void *
+map_lib_copy(char *tmp, int newbid, struct attr_mmap *m, uint64_t *len)
+{
+	int in, out, flipped = !newbid;
+	char buf[65536];
+	ssize_t n, i;
+	void *p;
+	uint64_t pgoff = lib.xoff & ~0xfffULL;
+	struct stat st;
+
+	in = open(lib.path, O_RDONLY);
+	out = mkstemp(tmp);
+	assert_true(in >= 0 && out >= 0);
+	while ((n = read(in, buf, sizeof(buf))) > 0) {
+		/* The build-id's bytes changed where they lie whole in one read. */
+		for (i = 0; !flipped && i + (ssize_t)lib.bidlen <= n; i++)
+			if (memcmp(buf + i, lib.bid, lib.bidlen) == 0) {
+				buf[i] ^= 0x5a;
+				flipped = 1;
+			}
+		assert_int_equal(write(out, buf, n), n);
+	}
+	assert_true(flipped);
+	close(in);
+	*len = (lib.xoff - pgoff + lib.xfilesz + 0xfff) & ~0xfffULL;
+	p = mmap(NULL, *len, PROT_READ | PROT_EXEC, MAP_PRIVATE, out, pgoff);
+	assert_true(p != MAP_FAILED);
+	fstat(out, &st);
+	close(out);
+	memset(m, 0, sizeof(*m));
+	m->pid = m->tid = getpid();
+	m->start = (uintptr_t)p;
+	m->len = *len;
+	m->pgoff = pgoff;
+	m->prot = PROT_READ | PROT_EXEC;
+	m->maj = major(st.st_dev);
+	m->min = minor(st.st_dev);
+	m->ino = st.st_ino;
+	return p;
+}
+
 /* A deleted binary still mapped by a live process is read through
  * /proc/PID/map_files. */
 static void
 test_deleted(void **state)
 {
 	char tmp[] = "/tmp/attrtestXXXXXX", name[4200];
-	int in, out;
-	char buf[65536];
-	ssize_t n;
-	void *p;
-	uint64_t pgoff = lib.xoff & ~0xfffULL, len;
 	struct attr_mmap m;
-	struct stat st;
+	uint64_t len;
+	void *p;
 
 	(void)state;
-	in = open(lib.path, O_RDONLY);
-	out = mkstemp(tmp);
-	assert_true(in >= 0 && out >= 0);
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		assert_int_equal(write(out, buf, n), n);
-	close(in);
-	len = (lib.xoff - pgoff + lib.xfilesz + 0xfff) & ~0xfffULL;
-	p = mmap(NULL, len, PROT_READ | PROT_EXEC, MAP_PRIVATE, out, pgoff);
-	assert_true(p != MAP_FAILED);
-	fstat(out, &st);
-	close(out);
+	p = map_lib_copy(tmp, 0, &m, &len);
 	unlink(tmp);
-	memset(&m, 0, sizeof(m));
-	m.pid = m.tid = getpid();
-	m.start = (uintptr_t)p;
-	m.len = len;
-	m.pgoff = pgoff;
-	m.prot = PROT_READ | PROT_EXEC;
-	m.maj = major(st.st_dev);
-	m.min = minor(st.st_dev);
-	m.ino = st.st_ino;
 	snprintf(name, sizeof(name), "%s (deleted)", tmp);
 	m.filename = name;
 	attr_mmap(&m);
 	expect_ok(getpid(), pc_of(&lib, (uintptr_t)p, lib_sym), NULL,
 	    lib_sym - lib.xvaddr);
 	munmap(p, len);
+	attr_exit(getpid(), 1, getpid(), 1);
+}
+
+/* A path may hold a newline, which a profile's header line cannot: the
+ * image's recorded path writes it \012, as /proc/PID/maps does. */
+static void
+test_newline_path(void **state)
+{
+	char tmp[] = "/tmp/attr\ntestXXXXXX", want[64];
+	struct attr_mmap m;
+	struct image *img = NULL;
+	uint32_t off = 0;
+	uint64_t len;
+	void *p;
+
+	(void)state;
+	assert_true(lib.bidlen > 0);
+	p = map_lib_copy(tmp, 1, &m, &len);
+	m.filename = tmp;
+	attr_mmap(&m);
+	assert_int_equal(attr_sample(getpid(), pc_of(&lib, (uintptr_t)p, lib_sym), USER,
+	    &img, &off), ATTR_OK);
+	assert_int_equal(off, lib_sym - lib.xvaddr);
+	snprintf(want, sizeof(want), "/tmp/attr\\012test%s", tmp + strlen("/tmp/attr\ntest"));
+	assert_string_equal(img->path, want);
+	munmap(p, len);
+	unlink(tmp);
 	attr_exit(getpid(), 1, getpid(), 1);
 }
 
@@ -879,6 +929,7 @@ main(void)
 		cmocka_unit_test(test_scan_self),
 		cmocka_unit_test(test_file_keys),
 		cmocka_unit_test(test_deleted),
+		cmocka_unit_test(test_newline_path),
 		cmocka_unit_test(test_fifo),
 		cmocka_unit_test(test_memory),
 	};
