@@ -25,6 +25,7 @@
 
 static struct agg_bpf	 *skel;
 static struct bpf_link	**links;
+static int		 *linkfds;	/* the perf fd of each link (perf.c's) */
 static size_t		  nlinks;
 static struct bpfagg_ctl *ctlp;		/* the maps, mapped (bpfagg_key.h) */
 static uint64_t		 *counts;
@@ -71,8 +72,11 @@ bpfagg_fini(void)
 	keys = NULL;
 	resetting = -1;
 	free(links);
+	free(linkfds);
 	links = NULL;
+	linkfds = NULL;
 	nlinks = 0;
+	perf_set_fd_cb(NULL);
 	agg_bpf__destroy(skel);
 	skel = NULL;
 }
@@ -105,6 +109,55 @@ map_of(struct bpf_map *m, size_t bytes)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/* The program attached to perf event fd (of event index ev): 0, or an
+ * errno. */
+static int
+attach(int fd, int ev)
+{
+	LIBBPF_OPTS(bpf_perf_event_opts, o);
+	struct bpf_link *l;
+	int dfd, err;
+
+	o.bpf_cookie = (uint64_t)ev;
+	/* The link closes the fd it is given when it is destroyed: a
+	 * duplicate, perf.c keeps its own. */
+	if ((dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) == -1)
+		return errno;
+	if ((l = bpf_program__attach_perf_event_opts(skel->progs.dcpi_sample, dfd,
+	    &o)) == NULL) {
+		err = errno;
+		close(dfd);
+		return err;
+	}
+	links = xreallocarray(links, nlinks + 1, sizeof(*links));
+	linkfds = xreallocarray(linkfds, nlinks + 1, sizeof(*linkfds));
+	links[nlinks] = l;
+	linkfds[nlinks++] = fd;
+	return 0;
+}
+
+/* A CPU's event opened again after hotplug (perf_set_fd_cb): the link to
+ * the old one destroyed (its duplicate fd would keep the dead event), the
+ * program attached to the new.  A refusal leaves that CPU's samples to
+ * the ring buffer (the program's pass-through path). */
+static void
+fd_changed(int oldfd, int newfd, int ev)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; oldfd != -1 && i < nlinks; i++)
+		if (linkfds[i] == oldfd) {
+			bpf_link__destroy(links[i]);
+			links[i] = links[--nlinks];
+			linkfds[i] = linkfds[nlinks];
+			break;
+		}
+	if ((err = attach(newfd, ev)) != 0)
+		log_warnx("attaching the BPF program to a CPU's new event: %s; "
+		    "its samples are counted from the ring buffer", strerror(err));
+}
+
 int
 bpfagg_init(char *why, size_t len)
 {
@@ -128,27 +181,14 @@ bpfagg_init(char *why, size_t len)
 		return fail(why, len, "mapping the BPF count maps", errno);
 	ctlp->gen = 0;
 	ctlp->pass_all = 0;
-	links = xreallocarray(NULL, perf_nfds() + 1, sizeof(*links));
 	for (i = 0; i < perf_nfds(); i++) {
-		LIBBPF_OPTS(bpf_perf_event_opts, o);
-
 		if ((fd = perf_fd(i, &ev)) == -1 || ev < 0)
 			continue;
-		o.bpf_cookie = (uint64_t)ev;
-		/* The link closes the fd it is given when it is destroyed:
-		 * a duplicate, perf.c keeps its own. */
-		if ((fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) == -1)
-			return fail(why, len, "duplicating a perf fd", errno);
-		links[nlinks] = bpf_program__attach_perf_event_opts(
-		    skel->progs.dcpi_sample, fd, &o);
-		if (links[nlinks] == NULL) {
-			err = errno;
-			close(fd);
+		if ((err = attach(fd, ev)) != 0)
 			return fail(why, len, "attaching the BPF program to a perf "
 			    "event (cookies need Linux 5.15)", err);
-		}
-		nlinks++;
 	}
+	perf_set_fd_cb(fd_changed);
 	ndrains = nsamples = nswitches = 0;
 	return 0;
 }

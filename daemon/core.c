@@ -1197,7 +1197,11 @@ core_status(struct status_writer *w)
 		status_add(w, "aggregate-bpf", "%ju samples in %ju drains, %ju "
 		    "count sets filled", (uintmax_t)bpfagg_samples(),
 		    (uintmax_t)bpfagg_drains(), (uintmax_t)bpfagg_switches());
-	status_add(w, "cpus", "%zu", perf_ncpus());
+	if (perf_cpus_offline() > 0 || perf_cpus_hotplugged() > 0)
+		status_add(w, "cpus", "%zu, %zu offline, %zu opened after coming online",
+		    perf_ncpus(), perf_cpus_offline(), perf_cpus_hotplugged());
+	else
+		status_add(w, "cpus", "%zu", perf_ncpus());
 	status_add(w, "images", "%zu", attr_nimages());
 	status_add(w, "images-read-live", "%ju", (uintmax_t)attr_prefetched());
 	status_add(w, "buildid-cache", "%ju bytes, %zu queued, %ju skipped",

@@ -72,12 +72,16 @@ struct rb {
 	int		 paired;	/* k was drawn, its negation is next */
 	unsigned char	*held;		/* perf_hold's copy, read before the buffer */
 	size_t		 nheld, heldoff, heldcap;	/* bytes; read up to heldoff */
+	uint64_t	 id;		/* PERF_EVENT_IOC_ID */
+	uint64_t	 enabled;	/* time_enabled at the last hotplug check */
 };
 
 struct event {
 	char		*name;
 	uint64_t	 period;
 	int		 refused;	/* an fd refused PERF_EVENT_IOC_PERIOD (logged) */
+	struct perf_event_attr attr;	/* as the kernel took it, for a CPU opened later */
+	size_t		 pages;		/* data pages of its buffers */
 };
 
 struct idmap {
@@ -87,11 +91,34 @@ struct idmap {
 
 static struct event	*events;
 static size_t		 nevents;
-static struct rb	*rbs;
-static size_t		 nrbs;
+static struct rb	*rbs;		/* never moved once the loop has them */
+static size_t		 nrbs, caprbs;
 static struct idmap	*ids;
-static int		*cpulist;
+static int		*cpulist;	/* the CPUs to sample, online or not */
 static size_t		 ncpu;
+
+/*
+ * CPU hotplug.  An event of a CPU that goes offline is taken off it for
+ * good: back online, the CPU is not sampled again by it, and enabling it
+ * changes nothing; nor can an event be opened on an offline CPU (ENODEV).
+ * So every HOTPLUG_MS the events' time_enabled is read: an event whose
+ * time stood still since the last check has been taken off, and once its
+ * CPU is online again (and its buffers read to their end) the CPU's
+ * events are opened anew in its slots; a CPU that was offline at the
+ * start (or added since) is opened when it comes online.  The buffers
+ * reserved for every CPU of the list at perf_init, the loop's pointers
+ * to them stay valid.  Samples are missed for up to HOTPLUG_MS after a
+ * CPU comes back.
+ */
+#define HOTPLUG_MS	5000
+static struct loop_timer *hotplug_timer;
+static int		 sampling;	/* between perf_enable and perf_disable */
+static size_t		 hotplug_opened;	/* CPUs opened after perf_init */
+static struct perf_event_attr sb_attr;	/* the sideband's, as taken */
+static size_t		 sb_pages;
+static unsigned char	 cpu_on[MAX_CPUS];	/* online at the last look */
+static unsigned char	 off_said[MAX_CPUS];	/* its going offline logged */
+static void		(*fd_cb)(int oldfd, int newfd, int event);	/* perf_set_fd_cb */
 static perf_record_cb	 record_cb;
 static void		(*ready_cb)(void);	/* perf_set_ready */
 static int		 pfm_ready;
@@ -116,16 +143,19 @@ static size_t		 held_total;
 static uint64_t		 last_id;
 static int		 last_event = -2;	/* -2: none */
 
+/* A CPU list in the kernel's form ("0-3,6", as /sys/devices/system/cpu
+ * writes them) into *list, *n entries (replacing what they held): 0, or
+ * -1 with a message. */
 static int
-parse_cpus(const char *s, char *err, size_t errlen)
+parse_list(const char *s, int **list, size_t *n, char *err, size_t errlen)
 {
 	const char *p = s;
 	char *end;
 	long a, b;
 
-	free(cpulist);
-	cpulist = NULL;
-	ncpu = 0;
+	free(*list);
+	*list = NULL;
+	*n = 0;
 	while (*p != '\0' && *p != '\n') {
 		a = strtol(p, &end, 10);
 		if (end == p || a < 0 || a >= MAX_CPUS)
@@ -138,8 +168,8 @@ parse_cpus(const char *s, char *err, size_t errlen)
 				goto bad;
 		}
 		for (; a <= b; a++) {
-			cpulist = xreallocarray(cpulist, ncpu + 1, sizeof(*cpulist));
-			cpulist[ncpu++] = (int)a;
+			*list = xreallocarray(*list, *n + 1, sizeof(**list));
+			(*list)[(*n)++] = (int)a;
 		}
 		p = end;
 		if (*p == ',')
@@ -147,7 +177,7 @@ parse_cpus(const char *s, char *err, size_t errlen)
 		else if (*p != '\0' && *p != '\n')
 			goto bad;
 	}
-	if (ncpu == 0)
+	if (*n == 0)
 		goto bad;
 	return 0;
 bad:
@@ -155,21 +185,38 @@ bad:
 	return -1;
 }
 
+/* The CPUs of /sys/devices/system/cpu/WHICH into *list, *n: 0, or -1
+ * with a message. */
 static int
-online_cpus(char *err, size_t errlen)
+sys_cpus(const char *which, int **list, size_t *n, char *err, size_t errlen)
 {
 	char buf[4096];
-	FILE *fp;
 
-	if ((fp = fopen("/sys/devices/system/cpu/online", "r")) == NULL ||
-	    fgets(buf, sizeof(buf), fp) == NULL) {
-		snprintf(err, errlen, "/sys/devices/system/cpu/online: %s", strerror(errno));
-		if (fp)
-			fclose(fp);
+	if (perf_sys_cpus(which, buf, sizeof(buf)) == -1) {
+		snprintf(err, errlen, "/sys/devices/system/cpu/%s: %s", which, strerror(errno));
 		return -1;
 	}
-	fclose(fp);
-	return parse_cpus(buf, err, errlen);
+	return parse_list(buf, list, n, err, errlen);
+}
+
+/* on[cpu] set for each CPU online now (MAX_CPUS entries): 0, or -1 (all
+ * then taken for online: a kernel without the file has no hotplug). */
+static int
+online_set(unsigned char *on)
+{
+	int *list = NULL;
+	size_t n = 0, i;
+	char err[256];
+
+	if (sys_cpus("online", &list, &n, err, sizeof(err)) == -1) {
+		memset(on, 1, MAX_CPUS);
+		return -1;
+	}
+	memset(on, 0, MAX_CPUS);
+	for (i = 0; i < n; i++)
+		on[list[i]] = 1;
+	free(list);
+	return 0;
 }
 
 static int
@@ -212,6 +259,8 @@ encode(const char *name, struct perf_event_attr *a, char *err, size_t errlen)
 	 * occurrence whatever sample_period says (perf_swevent_event). */
 	a->sample_type = record_daemon.sample_type;
 	a->sample_id_all = RECORD_SAMPLE_ID_ALL;
+	/* For perf_hotplug_check: a time that stops, an event taken off. */
+	a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED;
 	a->exclude_guest = 1;
 	if (callchain_depth > 0)
 		a->sample_max_stack = (uint16_t)callchain_depth;
@@ -682,27 +731,24 @@ want_sideband(struct perf_event_attr *a)
 	a->cgroup = (record_daemon.sample_type & PERF_SAMPLE_CGROUP) != 0;
 }
 
-/* Opens a's buffers on every CPU as event ev (SIDEBAND: not a sampling
- * event, its records have no event index). */
+/* Opens r: event ev (SIDEBAND: not a sampling event, its records have
+ * no event index) as a on cpu, with *pages data pages, halved (and said
+ * once) while the locked-memory limit refuses them, down to RB_PAGES_MIN:
+ * 0, or -1 with a message.  r is not in the loop yet. */
 static int
-open_rbs(const char *name, struct perf_event_attr *a, size_t ev, size_t pages,
-    char *err, size_t errlen)
+rb_open(struct rb *r, const char *name, struct perf_event_attr *a, size_t ev,
+    int cpu, size_t *pages, char *err, size_t errlen)
 {
-	size_t c, page = (size_t)sysconf(_SC_PAGESIZE), pages0 = pages, last_pages = 0;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	uint64_t id;
 
-	rbs = xreallocarray(rbs, nrbs + ncpu, sizeof(*rbs));
-	ids = xreallocarray(ids, nrbs + ncpu, sizeof(*ids));
-	/* (c moves on only once a CPU's buffer is mapped.) */
-	for (c = 0; c < ncpu;) {
-		struct rb *r = &rbs[nrbs];
-		uint64_t id;
-
+	for (;;) {
 		memset(r, 0, sizeof(*r));
-		if ((r->fd = open_one(name, a, cpulist[c], err, errlen)) == -1)
+		if ((r->fd = open_one(name, a, cpu, err, errlen)) == -1)
 			return -1;
-		r->cpu = cpulist[c];
+		r->cpu = cpu;
 		r->event = ev;
-		r->datasize = pages * page;
+		r->datasize = *pages * page;
 		/* Samples only, in time order: read in place.  A buffer
 		 * that carries the sideband too is copied into the queue
 		 * at each wake-up, as the sideband's are: its MMAP2s are
@@ -711,42 +757,60 @@ open_rbs(const char *name, struct perf_event_attr *a, size_t ev, size_t pages,
 		r->inplace = ev != SIDEBAND && !sideband_on_first;
 		r->mapsize = r->datasize + page;
 		r->base = perf_sys_mmap(r->fd, r->mapsize);
-		if (r->base == MAP_FAILED && errno == EPERM && pages > RB_PAGES_MIN) {
-			/* Over the locked-memory limit: smaller buffers,
-			 * for this CPU and the next, said once. */
-			if (!memlock_said)
-				log_warnx("event %s on CPU %d: a ring buffer of %zu KiB "
-				    "is over dcpid's locked-memory limit (RLIMIT_MEMLOCK "
-				    "beyond kernel.perf_event_mlock_kb per CPU): smaller "
-				    "buffers lose samples sooner; give dcpid "
-				    "LimitMEMLOCK=infinity or CAP_IPC_LOCK", name,
-				    r->cpu, r->datasize / 1024);
-			memlock_said = 1;
-			close(r->fd);
-			pages /= 2;
-			if (a->watermark && a->wakeup_watermark > 1)
-				a->wakeup_watermark = (uint32_t)(pages * page / 4);
-			continue;
-		}
-		if (r->base == MAP_FAILED) {
+		if (r->base != MAP_FAILED)
+			break;
+		if (errno != EPERM || *pages <= RB_PAGES_MIN) {
 			snprintf(err, errlen, "event %s on CPU %d: mmap of the ring buffer: %s",
 			    name, r->cpu, strerror(errno));
 			close(r->fd);
 			return -1;
 		}
-		if (pages < pages0 && (c == 0 || pages != last_pages))
-			log_notice("event %s on CPU %d: ring buffer of %zu KiB", name,
+		/* Over the locked-memory limit: smaller buffers, for this
+		 * CPU and the next, said once. */
+		if (!memlock_said)
+			log_warnx("event %s on CPU %d: a ring buffer of %zu KiB "
+			    "is over dcpid's locked-memory limit (RLIMIT_MEMLOCK "
+			    "beyond kernel.perf_event_mlock_kb per CPU): smaller "
+			    "buffers lose samples sooner; give dcpid "
+			    "LimitMEMLOCK=infinity or CAP_IPC_LOCK", name,
 			    r->cpu, r->datasize / 1024);
-		last_pages = pages;
-		if (perf_sys_ioctl(r->fd, PERF_EVENT_IOC_ID, &id) == -1) {
-			snprintf(err, errlen, "event %s: PERF_EVENT_IOC_ID: %s", name, strerror(errno));
-			perf_sys_munmap(r->base, r->mapsize);
-			close(r->fd);
+		memlock_said = 1;
+		close(r->fd);
+		*pages /= 2;
+		if (a->watermark && a->wakeup_watermark > 1)
+			a->wakeup_watermark = (uint32_t)(*pages * page / 4);
+	}
+	if (perf_sys_ioctl(r->fd, PERF_EVENT_IOC_ID, &id) == -1) {
+		snprintf(err, errlen, "event %s: PERF_EVENT_IOC_ID: %s", name, strerror(errno));
+		perf_sys_munmap(r->base, r->mapsize);
+		close(r->fd);
+		return -1;
+	}
+	r->id = id;
+	return 0;
+}
+
+/* Opens a's buffers on every CPU of the list online now as event ev;
+ * *pages: as rb_open's, for all of them. */
+static int
+open_rbs(const char *name, struct perf_event_attr *a, size_t ev, size_t *pages,
+    char *err, size_t errlen)
+{
+	size_t c, pages0 = *pages, last_pages = 0;
+	int first = 1;
+
+	rbs = xreallocarray(rbs, nrbs + ncpu, sizeof(*rbs));
+	for (c = 0; c < ncpu; c++) {
+		if (!cpu_on[cpulist[c]])
+			continue;
+		if (rb_open(&rbs[nrbs], name, a, ev, cpulist[c], pages, err, errlen) == -1)
 			return -1;
-		}
-		ids[nrbs] = (struct idmap){ id, ev };
+		if (*pages < pages0 && (first || *pages != last_pages))
+			log_notice("event %s on CPU %d: ring buffer of %zu KiB", name,
+			    cpulist[c], rbs[nrbs].datasize / 1024);
+		last_pages = *pages;
+		first = 0;
 		nrbs++;
-		c++;
 	}
 	return 0;
 }
@@ -764,8 +828,12 @@ open_event(const char *name, size_t ev, char *err, size_t errlen)
 	events[ev].name = xstrdup(name);
 	events[ev].period = a.sample_period;
 	events[ev].refused = 0;
+	events[ev].pages = RB_PAGES;
 	nevents = ev + 1;
-	return open_rbs(name, &a, ev, RB_PAGES, err, errlen);
+	if (open_rbs(name, &a, ev, &events[ev].pages, err, errlen) == -1)
+		return -1;
+	events[ev].attr = a;
+	return 0;
 }
 
 /*
@@ -789,6 +857,7 @@ open_sideband(void)
 	a.sample_period = 1;
 	a.sample_type = record_daemon.sample_type;
 	a.sample_id_all = RECORD_SAMPLE_ID_ALL;
+	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED;
 	a.exclude_guest = 1;
 	a.use_clockid = 1;
 	a.clockid = CLOCK_MONOTONIC;
@@ -796,8 +865,11 @@ open_sideband(void)
 	a.watermark = 1;
 	a.wakeup_watermark = 1;
 	want_sideband(&a);
-	if (open_rbs("sideband (dummy)", &a, SIDEBAND, SB_PAGES, err, sizeof(err)) == 0)
+	sb_pages = SB_PAGES;
+	if (open_rbs("sideband (dummy)", &a, SIDEBAND, &sb_pages, err, sizeof(err)) == 0) {
+		sb_attr = a;
 		return 0;
+	}
 	close_rbs();
 	log_notice("%s; the sampling event carries MMAP2, COMM, FORK and EXIT", err);
 	sideband_on_first = 1;
@@ -998,6 +1070,193 @@ jitter_tick(struct loop_timer *t, void *arg)
 	loop_timer_set(t, JITTER_MS / 2 + jitter_random() % (JITTER_MS + 1));
 }
 
+/* Every sample looks its event up by id: the ids of rbs[0..nrbs), sorted. */
+static void
+ids_rebuild(void)
+{
+	size_t i;
+
+	ids = xreallocarray(ids, nrbs > 0 ? nrbs : 1, sizeof(*ids));
+	for (i = 0; i < nrbs; i++)
+		ids[i] = (struct idmap){ rbs[i].id, rbs[i].event };
+	qsort(ids, nrbs, sizeof(*ids), cmp_id);
+	last_event = -2;
+}
+
+/* A buffer opened after perf_init (in the slot of oldfd, or -1): into
+ * the loop, its period drawn and the event enabled if sampling is on, and
+ * a sampling event's fd told to fd_cb (the BPF program's link). */
+static void
+rb_start(struct rb *r, int oldfd)
+{
+	loop_add(r->fd, EPOLLIN, rb_ready, r);
+	r->inloop = 1;
+	if (r->event != SIDEBAND && fd_cb != NULL)
+		fd_cb(oldfd, r->fd, (int)r->event);
+	if (!sampling)
+		return;
+	if (jitter > 0 && r->event != SIDEBAND) {
+		r->k = jitter_draw(jitter);
+		r->paired = 1;
+		set_period(r, jitter_apply(events[r->event].period, r->k));
+	}
+	if (perf_sys_ioctl(r->fd, PERF_EVENT_IOC_ENABLE, NULL) == -1)
+		log_warn("CPU %d: enabling event %s", r->cpu, rb_name(r));
+}
+
+static struct perf_event_attr *
+rb_attr(const struct rb *r, size_t *pages)
+{
+	if (r->event == SIDEBAND) {
+		*pages = sb_pages;
+		return &sb_attr;
+	}
+	*pages = events[r->event].pages;
+	return &events[r->event].attr;
+}
+
+/* r's event, taken off its CPU, opened anew in its slot: 0, or -1 (the
+ * old one kept, to be tried again). */
+static int
+rb_reopen(struct rb *r)
+{
+	struct rb nr;
+	size_t pages;
+	struct perf_event_attr *a = rb_attr(r, &pages);
+	char err[512];
+	int oldfd = r->fd;
+
+	if (rb_open(&nr, rb_name(r), a, r->event, r->cpu, &pages, err, sizeof(err)) == -1) {
+		log_warnx("CPU %d is online again, but %s; trying again in %d s",
+		    r->cpu, err, HOTPLUG_MS / 1000);
+		return -1;
+	}
+	if (r->inloop)
+		loop_del(r->fd);
+	perf_sys_munmap(r->base, r->mapsize);
+	close(r->fd);
+	free(r->held);
+	*r = nr;
+	rb_start(r, oldfd);
+	return 0;
+}
+
+/* Buffers for cpu, online and never opened: 0, or -1 (none kept). */
+static int
+open_cpu(int cpu)
+{
+	size_t first = nrbs, k, nk = nevents + !sideband_on_first, ev, pages, i;
+	struct perf_event_attr *a;
+	char err[512];
+
+	if (nrbs + nk > caprbs)
+		return -1;	/* (never: room for every CPU of the list) */
+	for (k = 0; k < nk; k++) {
+		ev = sideband_on_first ? k : k == 0 ? SIDEBAND : k - 1;
+		rbs[nrbs].event = ev;
+		a = rb_attr(&rbs[nrbs], &pages);
+		if (rb_open(&rbs[nrbs], ev == SIDEBAND ? "sideband (dummy)" :
+		    events[ev].name, a, ev, cpu, &pages, err, sizeof(err)) == -1) {
+			log_warnx("CPU %d is online, but %s; trying again in %d s",
+			    cpu, err, HOTPLUG_MS / 1000);
+			while (nrbs > first) {
+				nrbs--;
+				perf_sys_munmap(rbs[nrbs].base, rbs[nrbs].mapsize);
+				close(rbs[nrbs].fd);
+			}
+			return -1;
+		}
+		nrbs++;
+	}
+	for (i = first; i < nrbs; i++)
+		rb_start(&rbs[i], -1);
+	return 0;
+}
+
+/* Whether r's event has been taken off its CPU: its time_enabled stood
+ * still since the last check (while sampling).  A read that fails tells
+ * nothing: not taken off. */
+static int
+rb_stopped(struct rb *r)
+{
+	uint64_t v[2];
+
+	if (perf_sys_read(r->fd, v, sizeof(v)) != (ssize_t)sizeof(v))
+		return 0;
+	if (v[1] != r->enabled) {
+		r->enabled = v[1];
+		return 0;
+	}
+	return 1;
+}
+
+static int
+rb_empty(const struct rb *r)
+{
+	const struct perf_event_mmap_page *pg = r->base;
+
+	return r->nheld == r->heldoff &&
+	    __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE) == pg->data_tail;
+}
+
+void
+perf_hotplug_check(void)
+{
+	/* back: a buffer of the CPU opened anew; pending: one still waits. */
+	unsigned char back[MAX_CPUS], pending[MAX_CPUS], has[MAX_CPUS];
+	size_t i, n = nrbs;
+	int changed = 0;
+
+	if (!sampling)
+		return;
+	online_set(cpu_on);
+	memset(back, 0, sizeof(back));
+	memset(pending, 0, sizeof(pending));
+	memset(has, 0, sizeof(has));
+	for (i = 0; i < n; i++) {
+		struct rb *r = &rbs[i];
+
+		has[r->cpu] = 1;
+		if (!rb_stopped(r) || !cpu_on[r->cpu])
+			continue;
+		/* What it holds is read first (it gets no more). */
+		if (!rb_empty(r) || rb_reopen(r) == -1) {
+			pending[r->cpu] = 1;
+			continue;
+		}
+		back[r->cpu] = 1;
+		changed = 1;
+	}
+	for (i = 0; i < ncpu; i++) {
+		int c = cpulist[i];
+
+		if (!cpu_on[c] && has[c] && !off_said[c]) {
+			log_notice("CPU %d went offline: not sampled until it is "
+			    "back online", c);
+			off_said[c] = 1;
+		}
+		if (back[c] && !pending[c]) {
+			log_notice("CPU %d is back online: sampled again", c);
+			off_said[c] = 0;
+			hotplug_opened++;
+		} else if (!has[c] && cpu_on[c] && open_cpu(c) == 0) {
+			log_notice("CPU %d came online: sampled from now on", c);
+			hotplug_opened++;
+			changed = 1;
+		}
+	}
+	if (changed)
+		ids_rebuild();
+}
+
+static void
+hotplug_tick(struct loop_timer *t, void *arg)
+{
+	(void)arg;
+	perf_hotplug_check();
+	loop_timer_set(t, HOTPLUG_MS);
+}
+
 int
 perf_init(char *const *evnames, size_t nev, const char *cpus,
     perf_record_cb cb, char *err, size_t errlen)
@@ -1012,8 +1271,21 @@ perf_init(char *const *evnames, size_t nev, const char *cpus,
 	sb_lost_said_ms = 0;
 	if (pfm_init(err, errlen) == -1)
 		return -1;
-	if ((cpus ? parse_cpus(cpus, err, errlen) : online_cpus(err, errlen)) == -1)
+	/* Every CPU that may come online, or those of the list; those
+	 * offline now are opened when they come online (perf_hotplug_check). */
+	if ((cpus ? parse_list(cpus, &cpulist, &ncpu, err, errlen) :
+	    sys_cpus("possible", &cpulist, &ncpu, err, errlen)) == -1)
 		return -1;
+	online_set(cpu_on);
+	memset(off_said, 0, sizeof(off_said));
+	hotplug_opened = 0;
+	for (i = 0; i < ncpu && !cpu_on[cpulist[i]]; i++)
+		;
+	if (i == ncpu) {
+		snprintf(err, errlen, "no CPU of %s is online", cpus ? cpus : "the machine");
+		errno = ENODEV;
+		return -1;
+	}
 	sideband_on_first = 0;
 	open_sideband();
 	if (nev == 0) {
@@ -1032,15 +1304,17 @@ perf_init(char *const *evnames, size_t nev, const char *cpus,
 	for (i = 0; i < nev; i++)
 		if (open_event(evnames[i], i, err, errlen) == -1)
 			goto fail;
-	/* Every sample looks its event up by id. */
-	qsort(ids, nrbs, sizeof(*ids), cmp_id);
-	last_event = -2;
+	/* Room for every CPU of the list, now: the loop keeps pointers. */
+	caprbs = (nevents + !sideband_on_first) * ncpu;
+	rbs = xreallocarray(rbs, caprbs, sizeof(*rbs));
+	ids_rebuild();
 	for (i = 0; i < nrbs; i++) {
 		loop_add(rbs[i].fd, EPOLLIN, rb_ready, &rbs[i]);
 		rbs[i].inloop = 1;
 	}
 	if (jitter > 0)
 		jitter_timer = loop_timer_add(JITTER_MS, jitter_tick, NULL);
+	hotplug_timer = loop_timer_add(HOTPLUG_MS, hotplug_tick, NULL);
 	return 0;
 fail:
 	e = errno;
@@ -1058,6 +1332,7 @@ perf_enable(void)
 	/* The first periods drawn before the events count: nothing lost. */
 	if (jitter > 0)
 		perf_jitter_now();
+	sampling = 1;
 	for (i = 0; i < nrbs; i++)
 		if (perf_sys_ioctl(rbs[i].fd, PERF_EVENT_IOC_ENABLE, NULL) == -1)
 			fatal("CPU %d: enabling event %s", rbs[i].cpu, rb_name(&rbs[i]));
@@ -1068,6 +1343,7 @@ perf_disable(void)
 {
 	size_t i;
 
+	sampling = 0;
 	for (i = 0; i < nrbs; i++)
 		perf_sys_ioctl(rbs[i].fd, PERF_EVENT_IOC_DISABLE, NULL);
 }
@@ -1078,6 +1354,8 @@ perf_fini(void)
 	perf_disable();
 	loop_timer_del(jitter_timer);
 	jitter_timer = NULL;
+	loop_timer_del(hotplug_timer);
+	hotplug_timer = NULL;
 	close_rbs();
 	free_events();
 	free(cpulist);
@@ -1097,7 +1375,33 @@ perf_now(void)
 size_t perf_nevents(void) { return nevents; }
 const char *perf_event_name(size_t i) { return events[i].name; }
 uint64_t perf_event_period(size_t i) { return events[i].period; }
-size_t perf_ncpus(void) { return ncpu; }
+size_t
+perf_ncpus(void)
+{
+	unsigned char seen[MAX_CPUS];
+	size_t i, n = 0;
+
+	memset(seen, 0, sizeof(seen));
+	for (i = 0; i < nrbs; i++)
+		if (!seen[rbs[i].cpu] && cpu_on[rbs[i].cpu]) {
+			seen[rbs[i].cpu] = 1;
+			n++;
+		}
+	return n;
+}
+
+size_t
+perf_cpus_offline(void)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < ncpu; i++)
+		n += !cpu_on[cpulist[i]];
+	return n;
+}
+
+size_t perf_cpus_hotplugged(void) { return hotplug_opened; }
+void perf_set_fd_cb(void (*cb)(int, int, int)) { fd_cb = cb; }
 
 static int
 cmp_id(const void *a, const void *b)

@@ -1,6 +1,7 @@
 /*
  * Sampling: libpfm4 event strings encoded for perf_event_open, one fd per
- * online CPU and event (pid -1) with its mmap'd ring buffer.  The sideband
+ * online CPU and event (pid -1) with its mmap'd ring buffer, opened again
+ * as CPUs come online (perf_hotplug_check).  The sideband
  * records (MMAP2 with build-ids, COMM, FORK, EXIT) that the attribution
  * needs come from a dummy event per CPU whose buffers wake dcpid at every
  * record (else, on old kernels, from the first event's buffers).  Every
@@ -9,6 +10,8 @@
  */
 #ifndef DCPID_PERF_H
 #define DCPID_PERF_H
+
+#include <sys/types.h>
 
 #include <stddef.h>
 #include <stdint.h>
@@ -30,8 +33,9 @@ struct perf_event_attr;
  * around its end; either is valid only until the callback returns. */
 typedef void (*perf_record_cb)(const union record *rec, size_t size, uint64_t time);
 
-/* Opens events[0..nevents) on cpus[0..ncpus) (all online CPUs when ncpus
- * is 0).  With nevents 0, "cycles" is tried and, if it does not open,
+/* Opens events[0..nevents) on the CPUs of the list cpus ("0-3,6"; NULL:
+ * every CPU that may come online) that are online; the others are opened
+ * when they come online (perf_hotplug_check).  With nevents 0, "cycles" is tried and, if it does not open,
  * perf::cpu-clock, saying so in the log.  Registers the fds with the loop,
  * disabled.  Returns 0, or -1 with a message naming the event and the
  * reason in err[errlen]. */
@@ -102,7 +106,23 @@ uint64_t perf_now(void);
 size_t perf_nevents(void);
 const char *perf_event_name(size_t i);
 uint64_t perf_event_period(size_t i);
+/* CPUs sampled now (with buffers open), of the list given to perf_init
+ * (all CPUs that may come online when it was NULL); those of the list
+ * offline at the last look; and the times a CPU was opened after
+ * perf_init (it came online, or back online). */
 size_t perf_ncpus(void);
+size_t perf_cpus_offline(void);
+size_t perf_cpus_hotplugged(void);
+/* CPU hotplug, every 5 s while sampling (the tests call it): an event
+ * whose time_enabled stood still since the last call was taken off its
+ * CPU, which went offline; once the CPU is online and the buffer read to
+ * its end, the event is opened anew in the same slot.  A CPU of the list
+ * that had no buffers is opened when it is online.  Said in the log. */
+void perf_hotplug_check(void);
+/* Called with a sampling event's fd opened after perf_init (and the fd
+ * it replaces, or -1), before the event is enabled: the BPF program's
+ * link (bpfagg).  NULL: none. */
+void perf_set_fd_cb(void (*cb)(int oldfd, int newfd, int event));
 /* The event index of a record's IDENTIFIER; -1 if unknown. */
 int perf_event_of_id(uint64_t id);
 /* 1 if IDENTIFIER is a sideband buffer's (MMAP2, COMM, FORK, EXIT, CGROUP
@@ -139,10 +159,15 @@ size_t perf_memory(void);
 /* The system calls of the set-up, in perf_sys.c so that the unit tests can
  * replace them (-Wl,--wrap).  perf_sys_open opens a system-wide event on
  * cpu (pid -1, no group, close-on-exec); perf_sys_mmap maps len bytes of
- * fd's ring buffer read-write, MAP_FAILED on error.  All set errno. */
+ * fd's ring buffer read-write, MAP_FAILED on error; perf_sys_read is
+ * read(2) of an event's count and times (read_format); perf_sys_cpus puts
+ * the first line of /sys/devices/system/cpu/WHICH ("online", "possible":
+ * a CPU list such as "0-3,6\n") into buf[len], 0 or -1.  All set errno. */
 int perf_sys_open(struct perf_event_attr *a, int cpu);
 void *perf_sys_mmap(int fd, size_t len);
 int perf_sys_munmap(void *base, size_t len);
 int perf_sys_ioctl(int fd, unsigned long request, void *arg);
+ssize_t perf_sys_read(int fd, void *buf, size_t len);
+int perf_sys_cpus(const char *which, char *buf, size_t len);
 
 #endif

@@ -6,6 +6,8 @@
 
 #include <linux/perf_event.h>
 
+#include <errno.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include "perf.h"
@@ -32,4 +34,28 @@ int
 perf_sys_ioctl(int fd, unsigned long request, void *arg)
 {
 	return ioctl(fd, request, arg);
+}
+
+ssize_t
+perf_sys_read(int fd, void *buf, size_t len)
+{
+	return read(fd, buf, len);
+}
+
+int
+perf_sys_cpus(const char *which, char *buf, size_t len)
+{
+	char path[64];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/%s", which);
+	if ((fp = fopen(path, "re")) == NULL)
+		return -1;
+	if (fgets(buf, (int)len, fp) == NULL) {
+		fclose(fp);
+		errno = EIO;
+		return -1;
+	}
+	fclose(fp);
+	return 0;
 }

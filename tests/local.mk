@@ -132,6 +132,7 @@ tests_test_perf_CFLAGS = $(TESTS_CFLAGS)
 tests_test_perf_LDADD = daemon/libdcpid.la $(TESTS_LIBS)
 tests_test_perf_LDFLAGS = -Wl,--wrap=perf_sys_open -Wl,--wrap=perf_sys_mmap \
 	-Wl,--wrap=perf_sys_munmap -Wl,--wrap=perf_sys_ioctl \
+	-Wl,--wrap=perf_sys_read -Wl,--wrap=perf_sys_cpus \
 	-Wl,--wrap=attr_sample -Wl,--wrap=attr_exit -Wl,--wrap=order_push
 # The event loop's timers.
 check_PROGRAMS += tests/test_loop
@@ -607,3 +608,8 @@ tests_fuzz_fuzz_clickhouse_corpus_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ctl 
 	-DFUZZ_CORPUS='"$(abs_top_srcdir)/tests/fuzz/corpus/clickhouse"'
 tests_fuzz_fuzz_clickhouse_corpus_LDADD = ctl/libdcpictl.la lib/libdcpi.la lib/libdcpiutil.la
 EXTRA_DIST += tests/fuzz/fuzz_clickhouse.c
+
+# CPU hotplug, last: it waits for the tests running beside it to finish
+# (lib.sh's lock) before it takes a CPU offline.
+TESTS += tests/integration/test_daemon_hotplug.sh
+EXTRA_DIST += tests/integration/test_daemon_hotplug.sh

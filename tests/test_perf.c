@@ -74,6 +74,37 @@ int __wrap_perf_sys_open(struct perf_event_attr *, int);
 void *__wrap_perf_sys_mmap(int, size_t);
 int __wrap_perf_sys_munmap(void *, size_t);
 int __wrap_perf_sys_ioctl(int, unsigned long, void *);
+ssize_t __wrap_perf_sys_read(int, void *, size_t);
+int __wrap_perf_sys_cpus(const char *, char *, size_t);
+
+/* /sys/devices/system/cpu's lists, and the events taken off their CPU:
+ * their time_enabled stands still; the others' goes on at every read. */
+static const char	*mock_online, *mock_possible;
+static int		 stopped_fd[MAXCALLS];
+static size_t		 nstopped;
+static uint64_t		 mock_clock;
+
+ssize_t
+__wrap_perf_sys_read(int fd, void *buf, size_t len)
+{
+	uint64_t v[2] = { 0, ++mock_clock };
+	size_t i;
+
+	assert_int_equal(len, sizeof(v));
+	for (i = 0; i < nstopped; i++)
+		if (stopped_fd[i] == fd)
+			v[1] = 12345;
+	memcpy(buf, v, sizeof(v));
+	return (ssize_t)sizeof(v);
+}
+
+int
+__wrap_perf_sys_cpus(const char *which, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s\n", strcmp(which, "online") == 0 ? mock_online :
+	    mock_possible);
+	return 0;
+}
 
 int
 __wrap_perf_sys_open(struct perf_event_attr *a, int cpu)
@@ -179,6 +210,9 @@ setup(void **state)
 	nopen = nmmap = nmapped = nmunmap = nenable = 0;
 	nperiod = 0;
 	period_refuse_fd = -1;
+	mock_online = "0-63";
+	mock_possible = "0-63";
+	nstopped = 0;
 	perf_set_jitter(0);
 	loop_init();
 	return 0;
@@ -1101,11 +1135,128 @@ test_core_waits_behind_sideband(void **state)
 	perf_fini();
 }
 
+/* The index in maps[] of the buffer of open call i (one mmap each). */
+static size_t
+map_of_open(size_t i)
+{
+	return i;
+}
+
+/*
+ * CPU hotplug: of the machine's CPUs 0-2, 2 is offline at the start and
+ * comes online later (opened then); 1 goes offline (its events' time
+ * stands still) and comes back, when its events are opened anew in their
+ * slots, once its buffer is read to its end, and the old ids no longer
+ * name an event.
+ */
+static void
+test_hotplug(void **state)
+{
+	char err[512];
+	size_t i, n;
+	uint64_t old_sb, old_ev;
+
+	(void)state;
+	mock_possible = "0-2";
+	mock_online = "0-1";
+	assert_int_equal(perf_init(cpu_clock, 1, NULL, record, err, sizeof(err)), 0);
+	/* Sideband and cpu-clock on CPUs 0 and 1. */
+	assert_int_equal(nopen, 4);
+	assert_int_equal(perf_ncpus(), 2);
+	assert_int_equal(perf_cpus_offline(), 1);
+	perf_enable();
+	assert_int_equal(nenable, 4);
+	perf_hotplug_check();
+	assert_int_equal(nopen, 4);
+
+	/* CPU 2 comes online: its two events opened and enabled. */
+	mock_online = "0-2";
+	perf_hotplug_check();
+	assert_int_equal(nopen, 6);
+	assert_int_equal(opened_cpu[4], 2);
+	assert_int_equal(opened_cpu[5], 2);
+	assert_int_equal(opened[4].config, PERF_COUNT_SW_DUMMY);
+	assert_int_equal(opened[5].config, PERF_COUNT_SW_CPU_CLOCK);
+	assert_int_equal(opened[5].read_format, PERF_FORMAT_TOTAL_TIME_ENABLED);
+	assert_int_equal(nenable, 6);
+	assert_int_equal(perf_ncpus(), 3);
+	assert_int_equal(perf_cpus_offline(), 0);
+	assert_int_equal(perf_cpus_hotplugged(), 1);
+	assert_int_equal(perf_event_of_id(maps[map_of_open(5)].id), 0);
+	assert_int_equal(perf_id_is_sideband(maps[map_of_open(4)].id), 1);
+
+	/* CPU 1 goes offline: its events stop (open calls 1 and 3). */
+	mock_online = "0,2";
+	stopped_fd[nstopped++] = maps[map_of_open(1)].fd;
+	stopped_fd[nstopped++] = maps[map_of_open(3)].fd;
+	perf_hotplug_check();
+	perf_hotplug_check();
+	assert_int_equal(nopen, 6);
+	assert_int_equal(perf_ncpus(), 2);
+	assert_int_equal(perf_cpus_offline(), 1);
+
+	/* Back online, a sample still unread in its cpu-clock buffer: the
+	 * sideband's event is opened again, the other waits for its read. */
+	ring_sample(&maps[map_of_open(3)], 100, 0x1234);
+	mock_online = "0-2";
+	perf_hotplug_check();
+	assert_int_equal(nopen, 7);
+	assert_int_equal(opened_cpu[6], 1);
+	assert_int_equal(opened[6].config, PERF_COUNT_SW_DUMMY);
+	old_sb = maps[map_of_open(1)].id;
+	assert_int_equal(perf_id_is_sideband(old_sb), 0);
+	assert_int_equal(perf_id_is_sideband(maps[map_of_open(6)].id), 1);
+	nrecords = 0;
+	perf_drain();
+	assert_int_equal(nrecords, 1);
+	perf_hotplug_check();
+	assert_int_equal(nopen, 8);
+	assert_int_equal(opened_cpu[7], 1);
+	assert_int_equal(opened[7].config, PERF_COUNT_SW_CPU_CLOCK);
+	old_ev = maps[map_of_open(3)].id;
+	assert_int_equal(perf_event_of_id(old_ev), -1);
+	assert_int_equal(perf_event_of_id(maps[map_of_open(7)].id), 0);
+	assert_int_equal(nenable, 8);
+	assert_int_equal(perf_ncpus(), 3);
+	assert_int_equal(perf_cpus_hotplugged(), 2);
+	/* The old buffers are unmapped: 8 mapped, 2 given back. */
+	for (i = 0, n = 0; i < nmmap; i++)
+		n += maps[i].base != NULL;
+	assert_int_equal(n, 6);
+	/* Nothing more to do. */
+	perf_hotplug_check();
+	assert_int_equal(nopen, 8);
+}
+
+/* Sampling off (a reload, the exit): no event is taken for stopped. */
+static void
+test_hotplug_not_sampling(void **state)
+{
+	char err[512];
+
+	(void)state;
+	mock_possible = "0-1";
+	mock_online = "0-1";
+	assert_int_equal(perf_init(cpu_clock, 1, NULL, record, err, sizeof(err)), 0);
+	assert_int_equal(nopen, 4);
+	stopped_fd[nstopped++] = maps[1].fd;
+	perf_hotplug_check();
+	perf_hotplug_check();
+	assert_int_equal(nopen, 4);
+	/* No CPU online of those asked for. */
+	perf_fini();
+	mock_online = "0";
+	assert_int_equal(perf_init(cpu_clock, 1, "2-3", record, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "no CPU of 2-3 is online"));
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_each_cpu, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hotplug, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hotplug_not_sampling, setup, teardown),
 		cmocka_unit_test(test_jitter_draws),
 		cmocka_unit_test_setup_teardown(test_jitter_clock, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_jitter_hw, setup, teardown),

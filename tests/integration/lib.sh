@@ -24,6 +24,16 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# test_daemon_hotplug takes a CPU offline, which every other test's
+# workload and sample counts would feel: it holds this lock alone, the
+# others share it while they run (a test's background processes inherit
+# it until the test kills them).
+DCPI_TEST_LOCK=${TMPDIR:-/tmp}/dcpi-tests.lock
+if command -v flock >/dev/null; then
+	exec 8>>"$DCPI_TEST_LOCK"
+	flock -s 8
+fi
+
 fail() { echo "FAIL: $*" >&2; [ -f "$DCPID_LOG" ] && { echo "--- dcpid log:" >&2; tail -n 30 "$DCPID_LOG" >&2; }; exit 1; }
 skip() {
 	if [ "${DCPI_REQUIRE_PERF:-0}" = 1 ]; then fail "would skip, but DCPI_REQUIRE_PERF=1: $*"; fi
