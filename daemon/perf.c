@@ -117,6 +117,9 @@ static size_t		 hotplug_opened;	/* CPUs opened after perf_init */
 static struct perf_event_attr sb_attr;	/* the sideband's, as taken */
 static size_t		 sb_pages;
 static unsigned char	 cpu_on[MAX_CPUS];	/* online at the last look */
+/* Present (a CPU that may come online but is not there, a hot-add slot,
+ * is not offline). */
+static unsigned char	 cpu_present[MAX_CPUS];
 static unsigned char	 off_said[MAX_CPUS];	/* its going offline logged */
 static void		(*fd_cb)(int oldfd, int newfd, int event);	/* perf_set_fd_cb */
 static perf_record_cb	 record_cb;
@@ -199,24 +202,33 @@ sys_cpus(const char *which, int **list, size_t *n, char *err, size_t errlen)
 	return parse_list(buf, list, n, err, errlen);
 }
 
-/* on[cpu] set for each CPU online now (MAX_CPUS entries): 0, or -1 (all
- * then taken for online: a kernel without the file has no hotplug). */
+/* set[cpu] for each CPU of /sys/devices/system/cpu/WHICH now (MAX_CPUS
+ * entries): 0, or -1 (all then set: a kernel without the file has no
+ * hotplug). */
 static int
-online_set(unsigned char *on)
+cpu_set(const char *which, unsigned char *set)
 {
 	int *list = NULL;
 	size_t n = 0, i;
 	char err[256];
 
-	if (sys_cpus("online", &list, &n, err, sizeof(err)) == -1) {
-		memset(on, 1, MAX_CPUS);
+	if (sys_cpus(which, &list, &n, err, sizeof(err)) == -1) {
+		memset(set, 1, MAX_CPUS);
 		return -1;
 	}
-	memset(on, 0, MAX_CPUS);
+	memset(set, 0, MAX_CPUS);
 	for (i = 0; i < n; i++)
-		on[list[i]] = 1;
+		set[list[i]] = 1;
 	free(list);
 	return 0;
+}
+
+/* cpu_on and cpu_present as they are now. */
+static void
+online_set(void)
+{
+	cpu_set("online", cpu_on);
+	cpu_set("present", cpu_present);
 }
 
 static int
@@ -1209,7 +1221,7 @@ perf_hotplug_check(void)
 
 	if (!sampling)
 		return;
-	online_set(cpu_on);
+	online_set();
 	memset(back, 0, sizeof(back));
 	memset(pending, 0, sizeof(pending));
 	memset(has, 0, sizeof(has));
@@ -1276,7 +1288,7 @@ perf_init(char *const *evnames, size_t nev, const char *cpus,
 	if ((cpus ? parse_list(cpus, &cpulist, &ncpu, err, errlen) :
 	    sys_cpus("possible", &cpulist, &ncpu, err, errlen)) == -1)
 		return -1;
-	online_set(cpu_on);
+	online_set();
 	memset(off_said, 0, sizeof(off_said));
 	hotplug_opened = 0;
 	for (i = 0; i < ncpu && !cpu_on[cpulist[i]]; i++)
@@ -1396,7 +1408,7 @@ perf_cpus_offline(void)
 	size_t i, n = 0;
 
 	for (i = 0; i < ncpu; i++)
-		n += !cpu_on[cpulist[i]];
+		n += cpu_present[cpulist[i]] && !cpu_on[cpulist[i]];
 	return n;
 }
 

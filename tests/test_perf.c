@@ -79,7 +79,7 @@ int __wrap_perf_sys_cpus(const char *, char *, size_t);
 
 /* /sys/devices/system/cpu's lists, and the events taken off their CPU:
  * their time_enabled stands still; the others' goes on at every read. */
-static const char	*mock_online, *mock_possible;
+static const char	*mock_online, *mock_present, *mock_possible;
 static int		 stopped_fd[MAXCALLS];
 static size_t		 nstopped;
 static uint64_t		 mock_clock;
@@ -102,7 +102,7 @@ int
 __wrap_perf_sys_cpus(const char *which, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s\n", strcmp(which, "online") == 0 ? mock_online :
-	    mock_possible);
+	    strcmp(which, "present") == 0 ? mock_present : mock_possible);
 	return 0;
 }
 
@@ -211,6 +211,7 @@ setup(void **state)
 	nperiod = 0;
 	period_refuse_fd = -1;
 	mock_online = "0-63";
+	mock_present = "0-63";
 	mock_possible = "0-63";
 	nstopped = 0;
 	perf_set_jitter(0);
@@ -1143,8 +1144,8 @@ map_of_open(size_t i)
 }
 
 /*
- * CPU hotplug: of the machine's CPUs 0-2, 2 is offline at the start and
- * comes online later (opened then); 1 goes offline (its events' time
+ * CPU hotplug: of the machine's CPUs 0-2 (3 possible, not present), 2 is
+ * offline at the start and comes online later (opened then); 1 goes offline (its events' time
  * stands still) and comes back, when its events are opened anew in their
  * slots, once its buffer is read to its end, and the old ids no longer
  * name an event.
@@ -1157,10 +1158,12 @@ test_hotplug(void **state)
 	uint64_t old_sb, old_ev;
 
 	(void)state;
-	mock_possible = "0-2";
+	mock_possible = "0-3";
+	mock_present = "0-2";
 	mock_online = "0-1";
 	assert_int_equal(perf_init(cpu_clock, 1, NULL, record, err, sizeof(err)), 0);
-	/* Sideband and cpu-clock on CPUs 0 and 1. */
+	/* Sideband and cpu-clock on CPUs 0 and 1; 3, a slot for hot-add
+	 * that holds no CPU, is not offline. */
 	assert_int_equal(nopen, 4);
 	assert_int_equal(perf_ncpus(), 2);
 	assert_int_equal(perf_cpus_offline(), 1);
