@@ -286,6 +286,22 @@ tests_test_config_SOURCES = tests/test_config.c
 tests_test_config_CFLAGS = $(TESTS_CFLAGS)
 tests_test_config_LDADD = daemon/libdcpid.la $(TESTS_LIBS)
 endif
+# The configuration file's reader on the fuzz corpus.
+check_PROGRAMS += tests/fuzz/fuzz_conf_corpus
+TESTS += tests/fuzz/fuzz_conf_corpus
+tests_fuzz_fuzz_conf_corpus_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz_conf.c
+tests_fuzz_fuzz_conf_corpus_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib \
+	-DFUZZ_CORPUS='"$(abs_top_srcdir)/tests/fuzz/corpus/conf"'
+tests_fuzz_fuzz_conf_corpus_LDADD = lib/libdcpiutil.la lib/libdcpi.la
+EXTRA_DIST += tests/fuzz/fuzz_conf.c
+# The perf records' readers (daemon/record.c) on the fuzz corpus.
+check_PROGRAMS += tests/fuzz/fuzz_record_corpus
+TESTS += tests/fuzz/fuzz_record_corpus
+tests_fuzz_fuzz_record_corpus_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz_record.c
+tests_fuzz_fuzz_record_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFUZZ_CORPUS='"$(abs_top_srcdir)/tests/fuzz/corpus/record"'
+tests_fuzz_fuzz_record_corpus_LDADD = daemon/libdcpid.la
+EXTRA_DIST += tests/fuzz/fuzz_record.c
 TESTS += tests/integration/test_man.sh
 EXTRA_DIST += tests/integration/test_man.sh
 TESTS += tests/integration/test_service.sh
