@@ -20,6 +20,7 @@
 #include <dcpi/symbol.h>
 
 #include "commands.h"
+#include "output.h"
 
 #define EV	"perf::cpu-clock"
 #define E1	"20261120100000"
@@ -596,12 +597,45 @@ test_prof_paths(void **state)
 	free(err);
 }
 
+/* JSON strings are UTF-8: well-formed sequences pass, a byte that
+ * begins none (Latin-1, a cut sequence, an overlong form, a surrogate) is
+ * the text \\xHH; quotes, backslashes and control bytes are escaped. */
+static void
+test_json_string_utf8(void **state)
+{
+	static const struct { const char *in, *out; } cases[] = {
+		{ "plain", "\"plain\"" },
+		{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x94\xa5", "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x94\xa5\"" },
+		{ "caf\xe9", "\"caf\\\\xe9\"" },
+		{ "cut\xe2\x82", "\"cut\\\\xe2\\\\x82\"" },
+		{ "overlong\xc0\xaf", "\"overlong\\\\xc0\\\\xaf\"" },
+		{ "surrogate\xed\xa0\x80", "\"surrogate\\\\xed\\\\xa0\\\\x80\"" },
+		{ "big\xf4\x90\x80\x80", "\"big\\\\xf4\\\\x90\\\\x80\\\\x80\"" },
+		{ "q\"b\\n\nt\t", "\"q\\\"b\\\\n\\u000at\\u0009\"" },
+	};
+	size_t i, len;
+	char *buf;
+	FILE *fp;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		buf = NULL;
+		fp = open_memstream(&buf, &len);
+		assert_non_null(fp);
+		json_string(fp, cases[i].in);
+		assert_int_equal(fclose(fp), 0);
+		assert_string_equal(buf, cases[i].out);
+		free(buf);
+	}
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_prof_order_and_percent, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prof_json_images_limit, setup, teardown),
+		cmocka_unit_test(test_json_string_utf8),
 		cmocka_unit_test_setup_teardown(test_prof_hosts_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prof_corrupt_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_db_and_epoch, setup, teardown),
