@@ -140,28 +140,13 @@ utf8_clean(const char *name)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *s = (const unsigned char *)name;
-	size_t len = strlen(name), i, k, n;
+	size_t len = strlen(name), i, n;
 	char *out = xreallocarray(NULL, len * 4 + 1, 1), *o = out;
 
 	for (i = 0; i < len; i += n) {
-		n = 0;
-		if (s[i] >= 0x20 && s[i] < 0x80)
-			n = 1;
-		else if (s[i] >= 0xc2 && s[i] <= 0xdf)
-			n = 2;
-		else if (s[i] >= 0xe0 && s[i] <= 0xef)
-			n = 3;
-		else if (s[i] >= 0xf0 && s[i] <= 0xf4)
-			n = 4;
-		for (k = 1; n > 1 && k < n; k++)
-			if (i + k >= len || (s[i + k] & 0xc0) != 0x80)
-				n = 0;
-		/* Overlong forms, surrogates, past U+10FFFF, U+FFFE and U+FFFF. */
-		if ((n == 3 && s[i] == 0xe0 && s[i + 1] < 0xa0) ||
-		    (n == 3 && s[i] == 0xed && s[i + 1] >= 0xa0) ||
-		    (n == 3 && s[i] == 0xef && s[i + 1] == 0xbf && s[i + 2] >= 0xbe) ||
-		    (n == 4 && s[i] == 0xf0 && s[i + 1] < 0x90) ||
-		    (n == 4 && s[i] == 0xf4 && s[i + 1] >= 0x90))
+		n = s[i] < 0x20 || s[i] == 0x7f ? 0 : utf8_len(s + i);
+		/* XML 1.0 has no U+FFFE and U+FFFF either. */
+		if (n == 3 && s[i] == 0xef && s[i + 1] == 0xbf && s[i + 2] >= 0xbe)
 			n = 0;
 		if (n == 0) {
 			*o++ = '\\';

@@ -10,38 +10,7 @@
 #include <string.h>
 
 #include "output.h"
-
-/* The length of the well-formed UTF-8 sequence at s (RFC 3629: no
- * overlong form, no surrogate, nothing past U+10FFFF), or 0. */
-static size_t
-utf8_len(const unsigned char *s)
-{
-	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
-	size_t n, i;
-
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	if (c == 0xe0)
-		lo = 0xa0;
-	else if (c == 0xed)
-		hi = 0x9f;
-	else if (c == 0xf0)
-		lo = 0x90;
-	else if (c == 0xf4)
-		hi = 0x8f;
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (i = 2; i < n; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return n;
-}
+#include "util.h"
 
 /* A JSON text is UTF-8 (RFC 8259), and names are bytes (a file name in
  * Latin-1, a symbol that is not text): a byte that begins no well-formed
@@ -62,7 +31,7 @@ json_string(FILE *fp, const char *s)
 			fprintf(fp, "\\u%04x", c);
 		else if (c < 0x80)
 			putc(c, fp);
-		else if ((n = utf8_len(p)) > 0) {
+		else if ((n = utf8_len(p)) > 1) {
 			fwrite(p, 1, n, fp);
 			p += n;
 			continue;

@@ -150,30 +150,6 @@ struct proto {
 	int		 failed;
 };
 
-/* The length of the UTF-8 sequence at s (RFC 3629: shortest form, no
- * surrogates, at most U+10FFFF), or 0 if it is not one. */
-static size_t
-utf8_len(const unsigned char *s)
-{
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
-	if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 ||
-		    (s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f))
-			return 0;
-		return 3;
-	}
-	if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80 ||
-		    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] > 0x8f))
-			return 0;
-		return 4;
-	}
-	return 0;
-}
-
 /* s with each byte that starts no UTF-8 sequence made '?', malloc'd; NULL
  * if s is valid as it is (or on ENOMEM, with *failed set).  profile.proto's
  * strings are proto3 strings, which readers built on Go's protobuf refuse

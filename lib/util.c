@@ -88,3 +88,25 @@ mkdir_parents(const char *path, mode_t parent_mode, mode_t mode, char *failed,
 	}
 	return 0;
 }
+
+size_t
+utf8_len(const unsigned char *s)
+{
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 ||
+		    (s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f))
+			return 0;
+		return 3;
+	}
+	if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80 ||
+		    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] > 0x8f))
+			return 0;
+		return 4;
+	}
+	return 0;
+}

@@ -23,6 +23,14 @@ uint64_t fnv1a64_str(uint64_t h, const char *s);
  * (NUL-terminated). */
 void hex_encode(const uint8_t *b, size_t len, char *out);
 
+/* The length of the well-formed UTF-8 sequence at s (RFC 3629: shortest
+ * form, no surrogate, at most U+10FFFF; an ASCII byte, control bytes
+ * included, is 1), or 0 if none begins there.  s is NUL-terminated: a
+ * sequence cut by the NUL is none, and nothing past the NUL is read.
+ * Names are bytes (paths, symbols, labels); a reader of UTF-8 text
+ * (JSON, XML, proto3 strings) needs them as such. */
+size_t utf8_len(const unsigned char *s);
+
 /* CLOCK_MONOTONIC in milliseconds. */
 long long now_ms(void);
 
