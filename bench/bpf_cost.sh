@@ -10,6 +10,11 @@
 #  2. Slowdown at 5 kHz per CPU: NCPU copies of a fixed job, wall time,
 #     REPS rounds (default 5) each interleaved: none, bpf, ring, perf.
 # Run by hand, as root: sh bench/bpf_cost.sh BUILDDIR [SECS] [REPS].
+# WARM=1: each dcpid starts on a database an earlier dcpid (run a second
+# before, stopped) has already written this kernel's symbols and images
+# into, as a service's restart finds it (kallsyms stored once per kernel:
+# gzip of /proc/kallsyms is most of a first start's CPU); default: a new
+# database, a first start.
 SECS=${2:-30}
 REPS=${3:-5}
 NAME=bpf_cost
@@ -32,6 +37,14 @@ prog_stats() {
 printf "%-10s %7s %8s %9s %9s %s\n" tool cpu_s steady_s samples ring extra >"$T/table"
 run_dcpid() {	# MODE
 	mode=$1 db=$T/db.$1 sock=$T/sock.$1
+	if [ "${WARM:-0}" = 1 ]; then
+		"$DCPID" -f -d "$db" --socket "$sock" --aggregate "$mode" \
+		    -e perf::cpu-clock:period=100000 >/dev/null 2>&1 &
+		PROF=$!
+		wait_sock "$sock"
+		sleep 1
+		kill -TERM $PROF; wait $PROF; PROF=
+	fi
 	busy_start
 	"$DCPID" -f -d "$db" --socket "$sock" --flush-interval 30 --aggregate "$mode" \
 	    -e perf::cpu-clock:period=100000 >"$T/dcpid.$mode.log" 2>&1 &
@@ -70,7 +83,7 @@ run_dcpid bpf
 run_dcpid ring
 run_perf
 sysctl -qw kernel.bpf_stats_enabled="$old"
-echo "== $(date -u +%Y-%m-%dT%H:%MZ), $NCPU CPUs, 10 kHz per CPU, ${SECS} s each, all CPUs busy"
+echo "== $(date -u +%Y-%m-%dT%H:%MZ), $NCPU CPUs, 10 kHz per CPU, ${SECS} s each, all CPUs busy, $([ "${WARM:-0}" = 1 ] && echo "databases warm (a restart)" || echo "new databases (a first start)")"
 cat "$T/table"
 
 # Slowdown at 5 kHz per CPU (period 200,000 ns), interleaved rounds.
