@@ -8,6 +8,7 @@
 #include <perfmon/pfmlib_perf_event.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +57,7 @@ static uint64_t		 jitter_changes;	/* periods set since perf_init */
 /* The least a buffer is made when the locked-memory limit refuses more. */
 #define RB_PAGES_MIN	8
 #define SIDEBAND	((size_t)-1)	/* rb.event of the sideband buffers */
-#define MAX_CPUS	4096
+#define MAX_CPUS	8192	/* Debian's CONFIG_NR_CPUS on amd64 */
 
 struct rb {
 	int		 fd;
@@ -148,27 +149,34 @@ static int		 last_event = -2;	/* -2: none */
 
 /* A CPU list in the kernel's form ("0-3,6", as /sys/devices/system/cpu
  * writes them) into *list, *n entries (replacing what they held): 0, or
- * -1 with a message. */
+ * -1 with a message.  CPUs from MAX_CPUS on are an error, unless clamp
+ * (the kernel's own lists, which a kernel built for more CPUs may give):
+ * then they are left out and *clamped set. */
 static int
-parse_list(const char *s, int **list, size_t *n, char *err, size_t errlen)
+parse_list(const char *s, int **list, size_t *n, int clamp, int *clamped,
+    char *err, size_t errlen)
 {
 	const char *p = s;
 	char *end;
-	long a, b;
+	long a, b, top = clamp ? LONG_MAX : MAX_CPUS - 1;
 
 	free(*list);
 	*list = NULL;
 	*n = 0;
 	while (*p != '\0' && *p != '\n') {
 		a = strtol(p, &end, 10);
-		if (end == p || a < 0 || a >= MAX_CPUS)
+		if (end == p || a < 0 || a > top)
 			goto bad;
 		b = a;
 		if (*end == '-') {
 			p = end + 1;
 			b = strtol(p, &end, 10);
-			if (end == p || b < a || b >= MAX_CPUS)
+			if (end == p || b < a || b > top)
 				goto bad;
+		}
+		if (b >= MAX_CPUS) {
+			*clamped = 1;
+			b = MAX_CPUS - 1;
 		}
 		for (; a <= b; a++) {
 			*list = xreallocarray(*list, *n + 1, sizeof(**list));
@@ -189,17 +197,26 @@ bad:
 }
 
 /* The CPUs of /sys/devices/system/cpu/WHICH into *list, *n: 0, or -1
- * with a message. */
+ * with a message.  Those from MAX_CPUS on are left out, said once. */
 static int
 sys_cpus(const char *which, int **list, size_t *n, char *err, size_t errlen)
 {
-	char buf[4096];
+	static int said;
+	static char buf[65536];
+	int clamped = 0;
 
 	if (perf_sys_cpus(which, buf, sizeof(buf)) == -1) {
 		snprintf(err, errlen, "/sys/devices/system/cpu/%s: %s", which, strerror(errno));
 		return -1;
 	}
-	return parse_list(buf, list, n, err, errlen);
+	if (parse_list(buf, list, n, 1, &clamped, err, errlen) == -1)
+		return -1;
+	if (clamped && !said) {
+		said = 1;
+		log_warnx("/sys/devices/system/cpu/%s lists CPUs from %d on: they "
+		    "are not sampled", which, MAX_CPUS);
+	}
+	return 0;
 }
 
 /* set[cpu] for each CPU of /sys/devices/system/cpu/WHICH now (MAX_CPUS
@@ -1285,7 +1302,7 @@ perf_init(char *const *evnames, size_t nev, const char *cpus,
 		return -1;
 	/* Every CPU that may come online, or those of the list; those
 	 * offline now are opened when they come online (perf_hotplug_check). */
-	if ((cpus ? parse_list(cpus, &cpulist, &ncpu, err, errlen) :
+	if ((cpus ? parse_list(cpus, &cpulist, &ncpu, 0, NULL, err, errlen) :
 	    sys_cpus("possible", &cpulist, &ncpu, err, errlen)) == -1)
 		return -1;
 	online_set();

@@ -1231,6 +1231,26 @@ test_hotplug(void **state)
 	assert_int_equal(nopen, 8);
 }
 
+/* A kernel whose possible CPUs run past dcpid's MAX_CPUS starts all the
+ * same (those CPUs are not sampled); a list given past it is refused. */
+static void
+test_hotplug_many_possible(void **state)
+{
+	char err[512];
+
+	(void)state;
+	mock_possible = "0-99999";
+	mock_present = "0-1";
+	mock_online = "0-1";
+	assert_int_equal(perf_init(cpu_clock, 1, NULL, record, err, sizeof(err)), 0);
+	assert_int_equal(nopen, 4);
+	assert_int_equal(perf_ncpus(), 2);
+	assert_int_equal(perf_cpus_offline(), 0);
+	perf_fini();
+	assert_int_equal(perf_init(cpu_clock, 1, "0,99999", record, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "bad CPU list"));
+}
+
 /* Sampling off (a reload, the exit): no event is taken for stopped. */
 static void
 test_hotplug_not_sampling(void **state)
@@ -1260,6 +1280,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_each_cpu, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hotplug, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hotplug_not_sampling, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hotplug_many_possible, setup, teardown),
 		cmocka_unit_test(test_jitter_draws),
 		cmocka_unit_test_setup_teardown(test_jitter_clock, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_jitter_hw, setup, teardown),
