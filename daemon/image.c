@@ -110,7 +110,8 @@ image_by_build_id(const uint8_t *bid, size_t len)
 }
 
 /*
- * path as profiles record it: " (deleted)" stripped, and a newline
+ * path as profiles record it: " (deleted)" stripped (unless keep_suffix:
+ * the file's name ends so, see image_from_fd), and a newline
  * written \012 as /proc/PID/maps writes it (a path may hold one; a
  * profile's header line and a stack file's image row cannot, and the
  * escape makes the name the same whichever way the file was learnt).  A
@@ -118,12 +119,12 @@ image_by_build_id(const uint8_t *bid, size_t len)
  * the build-id cache (image_release), which this one then always is.
  */
 static char *
-recorded_path(const char *path)
+recorded_path(const char *path, int keep_suffix)
 {
 	size_t plen = strlen(path), i, n = 0;
 	char *r, *w;
 
-	if (plen > 10 && strcmp(path + plen - 10, " (deleted)") == 0)
+	if (!keep_suffix && plen > 10 && strcmp(path + plen - 10, " (deleted)") == 0)
 		plen -= 10;
 	for (i = 0; i < plen; i++)
 		n += path[i] == '\n';
@@ -140,8 +141,8 @@ recorded_path(const char *path)
 
 /* Takes ownership of segs. */
 static struct img *
-image_add(const char *id, const char *idkind, const char *path, uint64_t tstart,
-    uint64_t tsize, struct dcpi_image_seg *segs, uint32_t nsegs)
+image_add(const char *id, const char *idkind, const char *path, int keep_suffix,
+    uint64_t tstart, uint64_t tsize, struct dcpi_image_seg *segs, uint32_t nsegs)
 {
 	struct img *im;
 	size_t plen;
@@ -161,7 +162,7 @@ image_add(const char *id, const char *idkind, const char *path, uint64_t tstart,
 	im->pub.index = nimages;
 	im->pub.id = xstrdup(id);
 	im->pub.idkind = idkind;
-	im->pub.path = recorded_path(path);
+	im->pub.path = recorded_path(path, keep_suffix);
 	plen = strlen(im->pub.path);
 	im->pub.tstart = tstart;
 	im->pub.tsize = tsize;
@@ -180,15 +181,29 @@ image_add(const char *id, const char *idkind, const char *path, uint64_t tstart,
 
 /* Takes the segments of ei. */
 static struct img *
-image_from(struct dcpi_elf_image *ei, const char *path)
+image_from(struct dcpi_elf_image *ei, const char *path, int keep_suffix)
 {
 	struct img *im;
 
 	im = image_add(ei->id, ei->build_id_len ? NULL : DCPI_IDKIND_CONTENT, path,
-	    ei->tstart, ei->tsize, ei->segs, ei->nsegs);
+	    keep_suffix, ei->tstart, ei->tsize, ei->segs, ei->nsegs);
 	ei->segs = NULL;
 	dcpi_elf_image_clear(ei);
 	return im;
+}
+
+/* Whether path's " (deleted)" is the file's own name, not the kernel's
+ * word for an unlinked file: the whole path names the file open on fd.
+ * (An unlinked file named so is "... (deleted) (deleted)".) */
+static int
+named_deleted(const char *path, int fd)
+{
+	size_t n = strlen(path);
+	struct stat a, b;
+
+	return path[0] == '/' && n > 10 && strcmp(path + n - 10, " (deleted)") == 0 &&
+	    fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev &&
+	    a.st_ino == b.st_ino;
 }
 
 struct img *
@@ -214,7 +229,7 @@ image_from_fd(int fd, const char *path, const uint8_t *want, size_t want_len,
 		dcpi_elf_image_clear(&ei);
 		return NULL;
 	}
-	return image_from(&ei, path);
+	return image_from(&ei, path, named_deleted(path, fd));
 }
 
 struct img *
@@ -224,7 +239,7 @@ image_from_memory(const void *buf, size_t len, const char *path)
 
 	if (dcpi_elf_image_memory(buf, len, path, 0, &ei, NULL) < 0)
 		return NULL;
-	return image_from(&ei, path);
+	return image_from(&ei, path, 0);
 }
 
 struct img *
@@ -238,7 +253,7 @@ image_pseudo(const uint8_t *bid, size_t bidlen, const char *descr,
 	else
 		snprintf(id, sizeof(id), "%016llx",
 		    (unsigned long long)fnv1a64_str(FNV1A64_INIT, descr));
-	return image_add(id, bidlen > 0 ? NULL : DCPI_IDKIND_NAME, path, tstart,
+	return image_add(id, bidlen > 0 ? NULL : DCPI_IDKIND_NAME, path, 0, tstart,
 	    tsize, NULL, 0);
 }
 

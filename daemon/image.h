@@ -65,8 +65,9 @@ struct img *image_by_id(const char *id);
 /* The image with that raw build-id, or NULL. */
 struct img *image_by_build_id(const uint8_t *bid, size_t len);
 
-/* Reads the ELF open on fd (path names the image; " (deleted)" is
- * stripped).  When want_len > 0 the file must carry that build-id: if it
+/* Reads the ELF open on fd (path names the image: recorded with its
+ * " (deleted)" stripped, unless the whole path names the file open on fd,
+ * and a newline written \012).  When want_len > 0 the file must carry that build-id: if it
  * differs, returns NULL with *mismatch set.  Returns the existing image of
  * the same id, else a new one; NULL when the file is no usable ELF. */
 struct img *image_from_fd(int fd, const char *path, const uint8_t *want,
