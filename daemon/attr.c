@@ -503,6 +503,24 @@ maps_add(struct proc *p, uint64_t start, uint64_t end, uint64_t pgoff,
 	uint32_t i = maps_punch(p, start, end);
 	struct map *m;
 
+	/* Anonymous code (a JIT's) can come as tens of thousands of
+	 * mappings, each below the last (mmap's order), and each insertion
+	 * moved the array after it: 60,000 cost dcpid seconds and overflowed
+	 * the sideband.  An anonymous mapping beside another, with no mapping
+	 * dcpid knows between them, lengthens it instead: a sample cannot
+	 * land between two mappings in memory that is not executable, and an
+	 * executable mapping there comes with its own MMAP2, which splits the
+	 * range as any mapping does. */
+	if (f->kind == MF_ANON && i < p->n && p->maps[i].f->kind == MF_ANON) {
+		p->maps[i].start = start;
+		p->last = i;
+		return;
+	}
+	if (f->kind == MF_ANON && i > 0 && p->maps[i - 1].f->kind == MF_ANON) {
+		p->maps[i - 1].end = end;
+		p->last = i - 1;
+		return;
+	}
 	maps_reserve(p, 1);
 	m = &p->maps[i];
 	memmove(m + 1, m, (p->n - i) * sizeof(*m));

@@ -182,7 +182,7 @@ DAEMON_ITESTS = tests/integration/test_daemon_hot.sh \
 TESTS += $(DAEMON_ITESTS)
 EXTRA_DIST += $(DAEMON_ITESTS) tests/integration/lib.sh tests/workload/hot.c \
 	tests/workload/notify_listen.c tests/workload/faults.c tests/workload/cgstorm.c \
-	tests/workload/slowio.c tests/workload/churn.c \
+	tests/workload/slowio.c tests/workload/churn.c tests/workload/manymaps.c \
 	tests/workload/chain.c
 
 # Images on real machines: no build-id, chroots, mount namespaces, deleted
@@ -429,6 +429,7 @@ FAULT_ITESTS = tests/integration/test_fault_kill.sh \
 	tests/integration/test_fault_enospc.sh \
 	tests/integration/test_fault_dbdir.sh \
 	tests/integration/test_fault_storm.sh \
+	tests/integration/test_fault_jitmaps.sh \
 	tests/integration/test_fault_churn.sh \
 	tests/integration/test_fault_slowflush.sh \
 	tests/integration/test_fault_slowscan.sh \

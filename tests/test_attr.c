@@ -763,6 +763,32 @@ test_file_keys(void **state)
 	assert_int_equal(attr_init(), 0);
 }
 
+/* Anonymous mappings one below the other (a JIT's thousands) make one
+ * range: what lies between them is anonymous code too, until a file is
+ * mapped there, which splits the range as any mapping does. */
+static void
+test_anon_ranges(void **state)
+{
+	uint64_t lo = BASE, hi = BASE + 0x10000000, mid = BASE + 0x1000000;
+
+	(void)state;
+	anon_mmap(6000, hi, 0x2000, PROT_READ | PROT_EXEC);
+	anon_mmap(6000, lo, 0x2000, PROT_READ | PROT_EXEC);
+	assert_int_equal(sample(6000, hi + 0x10), ATTR_ANON);
+	assert_int_equal(sample(6000, lo + 0x10), ATTR_ANON);
+	assert_int_equal(sample(6000, mid), ATTR_ANON);
+	assert_int_equal(sample(6000, hi + 0x2000), ATTR_NO_MAP);
+	assert_int_equal(sample(6000, lo - 1), ATTR_NO_MAP);
+	mmap_exec(6000, &lib, mid, 0, NULL);
+	expect_ok(6000, pc_of(&lib, mid, lib_sym), NULL, lib_sym - lib.xvaddr);
+	assert_int_equal(sample(6000, mid - 1), ATTR_ANON);
+	assert_int_equal(sample(6000, hi + 0x10), ATTR_ANON);
+	/* Below the range: joins it, not a map of its own. */
+	anon_mmap(6000, lo - 0x3000, 0x1000, PROT_READ | PROT_EXEC);
+	assert_int_equal(sample(6000, lo - 0x1000), ATTR_ANON);
+	attr_exit(6000, 1, 6000, 1);
+}
+
 /* A copy of libelf at tmp (a mkstemp template), its build-id changed
  * when newbid (a new image, not libelf's), its text mapped into this
  * process: *len bytes at the address returned.  The copy is closed and
@@ -930,6 +956,7 @@ main(void)
 		cmocka_unit_test(test_file_keys),
 		cmocka_unit_test(test_deleted),
 		cmocka_unit_test(test_newline_path),
+		cmocka_unit_test(test_anon_ranges),
 		cmocka_unit_test(test_fifo),
 		cmocka_unit_test(test_memory),
 	};
