@@ -197,22 +197,33 @@ dcpi_db_profile_name(const char *path, const char *imageid, char *out, size_t ou
 {
 	const char *base = path ? path : "";
 	char name[NAME_MAX + 1];
-	size_t n = 0;
+	size_t n = 0, idlen = strlen(imageid), max;
 	int r;
 
-	/* Pseudo paths ("[kernel.kallsyms]", "[anon:a/b]") are names, not paths. */
-	if (*base != '[' && strrchr(base, '/') != NULL)
-		base = strrchr(base, '/') + 1;
-	for (; *base && n < NAME_MAX; base++)
-		if (*base != '[' && *base != ']' && *base != '/')
-			name[n++] = *base;
-	name[n] = '\0';
-	if (n == 0 || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-		strcpy(name, "unknown");
 	if (*imageid == '\0' || strchr(imageid, '/') != NULL) {
 		errno = EINVAL;
 		return -1;
 	}
+	/* A file's own name may take all of NAME_MAX: NAME is cut where
+	 * ".IMAGEID" still fits, at a UTF-8 character's start (readers know
+	 * a profile by its header, not by its file's name). */
+	max = idlen + 2 < NAME_MAX ? NAME_MAX - idlen - 1 : 1;
+	/* Pseudo paths ("[kernel.kallsyms]", "[anon:a/b]") are names, not paths. */
+	if (*base != '[' && strrchr(base, '/') != NULL)
+		base = strrchr(base, '/') + 1;
+	for (; *base && n < max; base++)
+		if (*base != '[' && *base != ']' && *base != '/')
+			name[n++] = *base;
+	/* Cut inside a character: back to its start. */
+	if (((unsigned char)*base & 0xc0) == 0x80) {
+		while (n > 0 && ((unsigned char)name[n - 1] & 0xc0) == 0x80)
+			n--;
+		if (n > 0 && ((unsigned char)name[n - 1] & 0xc0) == 0xc0)
+			n--;
+	}
+	name[n] = '\0';
+	if (n == 0 || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		strcpy(name, "unknown");
 	r = snprintf(out, outlen, "%s.%s", name, imageid);
 	if (r < 0 || (size_t)r >= outlen || r > NAME_MAX) {
 		errno = ENAMETOOLONG;

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -207,18 +208,18 @@ lib_unmap_file(void *map, size_t len)
  * is closed.  openat(O_EXCL) with our own name rather than mkstemp so that
  * mode goes through the umask like any new file; O_EXCL|O_NOFOLLOW so that
  * nothing planted under that name, a symlink least of all, is ever
- * opened. */
+ * opened.  NAME is cut to fit NAME_MAX: a name may be that long itself. */
 static int
 open_temp(int dirfd, const char *name, char **tmpp, mode_t mode)
 {
 	static unsigned long seq;
 	struct timespec ts;
 	char *tmp;
-	int fd, tries;
+	int fd, tries, keep = (int)strnlen(name, NAME_MAX - 8);
 
 	for (tries = 0; tries < 100; tries++) {
 		clock_gettime(CLOCK_REALTIME, &ts);
-		if (asprintf(&tmp, ".%s.%06lx", name,
+		if (asprintf(&tmp, ".%.*s.%06lx", keep, name,
 		    ((unsigned long)getpid() * 31 + (unsigned long)ts.tv_nsec +
 		    __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED)) & 0xffffff) < 0) {
 			errno = ENOMEM;

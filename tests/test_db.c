@@ -147,6 +147,31 @@ test_profile_name(void **state)
 	assert_int_equal(errno, ENAMETOOLONG);
 	assert_int_equal(dcpi_db_profile_name("/bin/true", "", out, sizeof(out)), -1);
 	assert_int_equal(errno, EINVAL);
+	/* A name of NAME_MAX bytes, and one cut inside a character. */
+	{
+		char path[NAME_MAX + 8], id[41];
+		size_t i;
+
+		path[0] = '/';
+		memset(path + 1, 'L', NAME_MAX);
+		path[NAME_MAX + 1] = '\0';
+		memset(id, 'b', 40);
+		id[40] = '\0';
+		assert_int_equal(dcpi_db_profile_name(path, id, out, sizeof(out)), 0);
+		assert_int_equal(strlen(out), NAME_MAX);
+		assert_int_equal(strspn(out, "L"), NAME_MAX - 41);
+		assert_string_equal(out + NAME_MAX - 41, ".bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb");
+		/* "\xc3\xa9" (U+00E9) across the cut (215 bytes of name
+		 * would fit beside 39 of id): left out whole, 214 kept. */
+		for (i = 1; i + 1 < NAME_MAX; i += 2)
+			memcpy(path + i, "\xc3\xa9", 2);
+		path[i] = '\0';
+		id[39] = '\0';
+		assert_int_equal(dcpi_db_profile_name(path, id, out, sizeof(out)), 0);
+		assert_int_equal(strlen(out), 214 + 1 + 39);
+		assert_int_equal((unsigned char)out[213], 0xa9);
+		assert_int_equal(out[214], '.');
+	}
 }
 
 static void

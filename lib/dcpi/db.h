@@ -61,9 +61,11 @@ int dcpi_db_event_from_dirname(const char *dirname, char *out, size_t outlen);
 
 /* Profile file name "NAME.IMAGEID" for an image path and id: NAME is the
  * basename of path with brackets and '/' dropped ("[kernel.kallsyms]" ->
- * "kernel.kallsyms"), or "unknown" if that leaves nothing (or "." or "..").
- * -1/EINVAL for an empty imageid or one holding '/'; -1/ENAMETOOLONG if the
- * name needs more than outlen bytes or NAME_MAX characters. */
+ * "kernel.kallsyms"), or "unknown" if that leaves nothing (or "." or ".."),
+ * cut (at a UTF-8 character's start) so that the whole is at most NAME_MAX
+ * bytes: a file's own name may be NAME_MAX long.  -1/EINVAL for an empty
+ * imageid or one holding '/'; -1/ENAMETOOLONG if the name needs more than
+ * outlen bytes, or the imageid leaves no room for a NAME. */
 int dcpi_db_profile_name(const char *path, const char *imageid, char *out, size_t outlen);
 
 /* malloc'd "DB/EPOCH/HOST/EVENTDIR" (caller frees); NULL with errno as

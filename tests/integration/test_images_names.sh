@@ -1,7 +1,9 @@
 #!/bin/sh
 # Names that any user can give a program: a newline, a blank, a comma and
 # a quote in its file name, one ending in " (deleted)" (the kernel's word
-# for an unlinked file, but this file is there), a newline in its command (JIT code is named
+# for an unlinked file, but this file is there), one 250 bytes long (its
+# profile's file name, NAME.IMAGEID, once did not fit NAME_MAX: every
+# flush failed), a newline in its command (JIT code is named
 # after it), a newline and markup in a symbol.  A profile's header and a
 # stack file's image row are lines, so a newline once made every flush
 # fail for as long as such a program had samples.  Now the recorded path
@@ -24,11 +26,17 @@ cc_work mmap "$src" -DWORKLOAD_TAG='"names-mmap"'
 cc_work blank "$src" -DWORKLOAD_TAG='"names-blank"'
 cc_work sym "$src" -DWORKLOAD_TAG='"names-sym"'
 cc_work deleted "$src" -DWORKLOAD_TAG='"names-deleted"'
+cc_work long "$src" -DWORKLOAD_TAG='"names-long"'
 mv "$T/scan" "$T/nl${nl}scan"
 mv "$T/mmap" "$T/nl${nl}mmap"
 mv "$T/blank" "$T/sp ace,\"q"
 # A name the kernel also writes for an unlinked file: this one is not.
 mv "$T/deleted" "$T/x (deleted)"
+# 250 bytes, of NAME_MAX's 255: the profile's file name is cut to fit
+# ".IMAGEID" (214 bytes of name beside a 40-digit build-id).
+long=$(printf 'L%.0s' $(seq 1 250))
+long214=$(printf 'L%.0s' $(seq 1 214))
+mv "$T/long" "$T/$long"
 # The symbol ctiny_hot, in the symbol table and the DWARF, renamed to
 # nine bytes of the same length; the program runs as before.
 perl -0777 -pe 's/ctiny_hot/ct\ny;h<&t/g' "$T/sym" >"$T/symx" && chmod +x "$T/symx" ||
@@ -43,6 +51,7 @@ start_dcpid -e perf::cpu-clock
 "$T/sp ace,\"q" 600 || [ $? = 1 ] || fail "the program named with a blank failed"
 "$T/symx" 600 || [ $? = 1 ] || fail "the program with a renamed symbol failed"
 "$T/x (deleted)" 600 || [ $? = 1 ] || fail "the program named '... (deleted)' failed"
+"$T/$long" 600 || [ $? = 1 ] || fail "the program with a 250-byte name failed"
 "$T/jit${nl}nl" code 1 || fail "memfdexec code failed"
 ctl flush >"$T/flush.out" 2>&1 || fail "the flush failed: $(cat "$T/flush.out")"
 # Again: a name that broke a flush broke every one after it.
@@ -57,6 +66,7 @@ assert_hot "$e" 'nl\012mmap' "$T/nl${nl}mmap" ctiny_hot 200
 assert_hot "$e" 'sp ace,"q' "$T/sp ace,\"q" ctiny_hot 200
 assert_hot "$e" symx "$T/sym" ctiny_hot 200
 assert_hot "$e" 'x (deleted)' "$T/x (deleted)" ctiny_hot 200
+assert_hot "$e" "$long214" "$T/$long" ctiny_hot 200
 ctl prof -i >"$T/images.txt" || fail "prof -i failed"
 for name in 'nl\\012scan' 'nl\\012mmap' 'sp ace,"q' 'symx' 'x (deleted)' '\[jit:jit\\012nl\]'; do
 	grep -q " $name\$" "$T/images.txt" || fail "prof -i has no image '$name': $(cat "$T/images.txt")"
