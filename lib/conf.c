@@ -296,14 +296,16 @@ set_group(const struct config_key *k, struct config *c, const char *value,
 	return set_path(k, c, value, err, errlen);
 }
 
-/* A string; NULL is printed as the comment k->unset. */
+/* A string; NULL is printed as the comment k->unset.  A value that
+ * begins with '#' (a file's "database =#x") follows the '=' at once: after
+ * a blank it would start a comment. */
 static void
 print_string(const struct config_key *k, const struct config *c, FILE *fp)
 {
 	const char *v = *FIELD(c, k, char *);
 
 	if (v != NULL)
-		fprintf(fp, "%s = %s\n", k->name, v);
+		fprintf(fp, "%s =%s%s\n", k->name, v[0] == '#' ? "" : " ", v);
 	else
 		fprintf(fp, "# %s: %s\n", k->name, k->unset);
 }
