@@ -91,7 +91,7 @@ usage(FILE *fp)
 	    "  -d, --db DB            profile database (default %s)\n"
 	    "  --flush-interval S     seconds between flushes (default from the config)\n"
 	    "  --socket PATH          control socket (default %s)\n"
-	    "  --cpus LIST            CPUs to sample, e.g. 0-3,6 (default all online)\n"
+	    "  --cpus LIST            CPUs to sample, e.g. 0-3,6 (default all, as they come online)\n"
 	    "  -g, --callchains       sample call chains (frame pointers); --callchain fp\n"
 	    "  --callchain fp|none    call chains with each sample (default none)\n"
 	    "  --label-by HOW         label samples by unit, cgroup or none (default unit)\n"

@@ -1188,11 +1188,7 @@ open_cpu(int cpu)
 		    events[ev].name, a, ev, cpu, &pages, err, sizeof(err)) == -1) {
 			log_warnx("CPU %d is online, but %s; trying again in %d s",
 			    cpu, err, HOTPLUG_MS / 1000);
-			while (nrbs > first) {
-				nrbs--;
-				perf_sys_munmap(rbs[nrbs].base, rbs[nrbs].mapsize);
-				close(rbs[nrbs].fd);
-			}
+			close_rbs_from(first);	/* (first > 0: a CPU was open) */
 			return -1;
 		}
 		nrbs++;

@@ -32,7 +32,7 @@ struct config {
 	char		*db;			/* database directory */
 	char		*socket;		/* control socket path */
 	char		*group;			/* control/database group name, or NULL */
-	char		*cpus;			/* CPU list "0-3,6", or NULL for all online */
+	char		*cpus;			/* CPU list "0-3,6", or NULL: every CPU, as it comes online */
 	unsigned	 flush_interval;	/* seconds */
 	size_t		 memory_cap;		/* bytes of counts before an early flush */
 	size_t		 cache_size;		/* bytes of the build-id cache, 0: no limit */
