@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,12 +179,15 @@ write_out(const char *path, const void *buf, size_t len)
 }
 
 /* A gmon file's suffix: NAME.IMAGEID, after LABELDIR. (the label as its
- * directory is named, '/' escaped) for a labelled profile; -1 if too long. */
+ * directory is named, '/' escaped) for a labelled profile.  NAME is cut
+ * (at a UTF-8 character's start) so that OUTPUT.SUFFIX, whose OUTPUT's own
+ * name takes prefix bytes, fits in NAME_MAX; -1 if even no NAME would. */
 static int
-gmon_name(const struct dcpi_profile *p, char *name, size_t len)
+gmon_name(const struct dcpi_profile *p, size_t prefix, char *name, size_t len)
 {
 	const char *label = dcpi_profile_label(p);
-	size_t l = 0;
+	size_t l = 0, idlen, nlen, total, cut;
+	char *np;
 
 	if (label != NULL) {
 		if (dcpi_label_dirname(label, name, len) == -1)
@@ -195,6 +199,21 @@ gmon_name(const struct dcpi_profile *p, char *name, size_t len)
 	}
 	if (dcpi_db_profile_name(p->path, p->image, name + l, len - l) == -1)
 		snprintf(name + l, len - l, "%s", p->image);
+	np = name + l;
+	idlen = strlen(p->image) + 1;
+	total = prefix + strlen(name);
+	if (total <= NAME_MAX)
+		return 0;
+	/* np is "NAME.IMAGEID" (or the image id alone: nothing to cut). */
+	nlen = strlen(np);
+	if (nlen <= idlen || total - NAME_MAX >= nlen - idlen)
+		return -1;
+	cut = nlen - idlen - (total - NAME_MAX);
+	while (cut > 0 && ((unsigned char)np[cut] & 0xc0) == 0x80)
+		cut--;
+	if (cut == 0)
+		return -1;
+	memmove(np + cut, np + nlen - idlen, idlen + 1);
 	return 0;
 }
 
@@ -382,22 +401,33 @@ cmd_export(const struct ctl_globals *g, int argc, char **argv)
 		free(labels);
 	}
 	else {
+		const char *base = strrchr(output, '/') ? strrchr(output, '/') + 1 : output;
+		int failed = 0;
+
 		for (i = 0; i < n; i++) {
 			char *path = NULL, name[1024];
 
 			/* [LABEL.]NAME.IMAGEID: images of one name (other builds,
 			 * other directories) and one image's labels must not
-			 * overwrite each other. */
-			if (gmon_name(profs[i], name, sizeof(name)) == -1) {
-				fprintf(stderr, "dcpictl: export: %s: label '%s' too long for a "
-				    "file name\n", output, dcpi_profile_label(profs[i]));
-				goto out;
+			 * overwrite each other.  One image that cannot be written
+			 * does not stop the others. */
+			if (n > 1 && gmon_name(profs[i], strlen(base) + 1, name,
+			    sizeof(name)) == -1) {
+				fprintf(stderr, "dcpictl: export: %s: no file name of at most "
+				    "%d bytes for image %s%s%s%s: skipped\n", output, NAME_MAX,
+				    profs[i]->image, dcpi_profile_label(profs[i]) ? " (label '" : "",
+				    dcpi_profile_label(profs[i]) ? dcpi_profile_label(profs[i]) : "",
+				    dcpi_profile_label(profs[i]) ? "')" : "");
+				failed = 1;
+				continue;
 			}
 
 			if (dcpi_gmon_encode_stacks(profs, n, i, so.v, so.n_v, &buf, &len,
 			    &err) == -1) {
-				fprintf(stderr, "dcpictl: export: %s\n", err.msg);
-				goto out;
+				fprintf(stderr, "dcpictl: export: %s: image %s: %s: skipped\n",
+				    output, profs[i]->image, err.msg);
+				failed = 1;
+				continue;
 			}
 			if (n > 1 && asprintf(&path, "%s.%s", output, name) == -1)
 				path = NULL;
@@ -408,9 +438,10 @@ cmd_export(const struct ctl_globals *g, int argc, char **argv)
 			free(buf);
 			buf = NULL;
 			if (x == -1)
-				goto out;
+				failed = 1;
 		}
-		rc = 0;
+		if (!failed)
+			rc = 0;
 		goto out;
 	}
 	if (x == -1) {

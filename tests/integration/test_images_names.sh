@@ -86,5 +86,18 @@ grep -q '^fn=([0-9]*) ct\\x0ay;h<&t$' "$T/sym.cg" || fail "no escaped fn= line: 
 grep -q '^y;h' "$T/sym.cg" && fail "a symbol's newline split a line of the Callgrind file"
 callgrind_annotate "$T/sym.cg" >"$T/cga.txt" 2>&1 || fail "callgrind_annotate failed: $(cat "$T/cga.txt")"
 grep -q 'ct\\x0ay;h<&t' "$T/cga.txt" || fail "callgrind_annotate: $(cat "$T/cga.txt")"
+# gmon writes a file per image, OUTPUT.NAME.IMAGEID: the long name is cut
+# further so that the whole fits NAME_MAX, and every image is written.
+mkdir "$T/gmon"
+ctl export --format=gmon -o "$T/gmon/gmon.out" >"$T/gmon.list" 2>"$T/gmon.err" ||
+    fail "export gmon failed: $(cat "$T/gmon.err")"
+g=$(grep "/gmon.out.LLLL" "$T/gmon.list") || fail "no gmon file for the long name: $(cat "$T/gmon.list")"
+[ -f "$g" ] && [ ${#g} -gt 255 ] && [ $(basename "$g" | wc -c) = 256 ] ||
+    fail "gmon file '$g': not a 255-byte name"
+gprof -b -p "$T/$long" "$g" | awk '$NF == "ctiny_hot" { s = $3 } END { exit !(s > 0.1) }' ||
+    fail "gprof reads no ctiny_hot in $g: $(gprof -b -p "$T/$long" "$g" 2>&1 | head -8)"
+for name in 'x (deleted)' 'sp ace,"q'; do
+	grep -qF "/gmon.out.$name." "$T/gmon.list" || fail "no gmon file for '$name': $(cat "$T/gmon.list")"
+done
 assert_db_valid
 stop_dcpid
