@@ -76,6 +76,7 @@ struct map {
 struct proc {
 	uint32_t	 pid;
 	uint32_t	 n, cap, last;	/* last: one-entry cache into maps */
+	uint32_t	 front;		/* free entries before maps[0] */
 	struct map	*maps;		/* sorted by start, disjoint */
 	char		 comm[16];	/* the main thread's, for JIT pseudo-images */
 };
@@ -421,23 +422,73 @@ proc_free(uint32_t pid)
 		lastproc = NULL;
 	proc_clear(p);
 	mem -= sizeof(*p) + p->cap * sizeof(*p->maps);
-	free(p->maps);
+	free(p->maps - p->front);
 	free(p);
 }
 
+/* p's array of maps has free entries at both ends, and an insertion or
+ * a removal moves the entries on its shorter side: mappings come in
+ * mmap's order (each below the last) or at the end as often as not, and
+ * a process may have 65,530 of them (vm.max_map_count).  Moving the
+ * longer side made 30,000 file mappings quadratic: seconds of dcpid's
+ * CPU, and every process's sideband records lost behind them.  This moves
+ * the n maps to the middle of an array of ncap entries (p's own when ncap
+ * is its cap). */
 static void
-maps_reserve(struct proc *p, uint32_t extra)
+maps_center(struct proc *p, uint32_t ncap)
 {
-	uint32_t ncap;
+	struct map *base = p->maps - p->front;
+	uint32_t front = (ncap - p->n) / 2;
 
-	if (p->n + extra <= p->cap)
-		return;
-	ncap = p->cap ? 2 * p->cap : 16;
-	while (ncap < p->n + extra)
-		ncap *= 2;
-	p->maps = xreallocarray(p->maps, ncap, sizeof(*p->maps));
-	mem += (ncap - p->cap) * sizeof(*p->maps);
-	p->cap = ncap;
+	if (ncap != p->cap) {
+		struct map *nb = xreallocarray(NULL, ncap, sizeof(*nb));
+
+		if (p->n > 0)
+			memcpy(nb + front, p->maps, p->n * sizeof(*nb));
+		free(base);
+		mem += (size_t)(ncap - p->cap) * sizeof(*nb);	/* only grows */
+		p->cap = ncap;
+		base = nb;
+	} else
+		memmove(base + front, p->maps, p->n * sizeof(*base));
+	p->maps = base + front;
+	p->front = front;
+}
+
+/* Opens a free entry at maps[i] (the one there, and those after it, are
+ * then at i + 1 on); its contents are undefined. */
+static struct map *
+maps_insert(struct proc *p, uint32_t i)
+{
+	int left = i < p->n - i;	/* fewer maps before i than after it */
+	uint32_t free_n = p->cap - p->n;
+
+	if ((left ? p->front : p->cap - p->front - p->n) == 0)
+		/* Centring buys free_n / 2 cheap insertions on each side for
+		 * one move of n: worth it while free_n is a fair part of n. */
+		maps_center(p, free_n >= 2 && free_n > p->n / 2 ? p->cap :
+		    2 * p->n + 16);
+	if (left) {
+		memmove(p->maps - 1, p->maps, i * sizeof(*p->maps));
+		p->maps--;
+		p->front--;
+	} else
+		memmove(p->maps + i + 1, p->maps + i, (p->n - i) * sizeof(*p->maps));
+	p->n++;
+	return &p->maps[i];
+}
+
+/* Removes maps[i, j). */
+static void
+maps_remove(struct proc *p, uint32_t i, uint32_t j)
+{
+	if (i < p->n - j) {
+		memmove(p->maps + (j - i), p->maps, i * sizeof(*p->maps));
+		p->maps += j - i;
+		p->front += j - i;
+	} else
+		memmove(&p->maps[i], &p->maps[j], (p->n - j) * sizeof(*p->maps));
+	p->n -= j - i;
 }
 
 /* First map whose end is above addr. */
@@ -465,11 +516,9 @@ maps_punch(struct proc *p, uint64_t start, uint64_t end)
 	uint32_t i = maps_lower(p, start), j;
 	struct map *m;
 
-	maps_reserve(p, 1);
 	if (i < p->n && p->maps[i].start < start && p->maps[i].end > end) {
-		m = &p->maps[i];
-		memmove(m + 1, m, (p->n - i) * sizeof(*m));
-		p->n++;
+		m = maps_insert(p, i);
+		m[0] = m[1];
 		m[0].end = start;
 		m[1].pgoff += end - m[1].start;
 		m[1].start = end;
@@ -488,10 +537,8 @@ maps_punch(struct proc *p, uint64_t start, uint64_t end)
 		p->maps[j].pgoff += end - p->maps[j].start;
 		p->maps[j].start = end;
 	}
-	if (j > i) {
-		memmove(&p->maps[i], &p->maps[j], (p->n - j) * sizeof(*p->maps));
-		p->n -= j - i;
-	}
+	if (j > i)
+		maps_remove(p, i, j);
 	p->last = 0;
 	return i;
 }
@@ -521,10 +568,7 @@ maps_add(struct proc *p, uint64_t start, uint64_t end, uint64_t pgoff,
 		p->last = i - 1;
 		return;
 	}
-	maps_reserve(p, 1);
-	m = &p->maps[i];
-	memmove(m + 1, m, (p->n - i) * sizeof(*m));
-	p->n++;
+	m = maps_insert(p, i);
 	m->start = start;
 	m->end = end;
 	m->pgoff = pgoff;
@@ -725,7 +769,7 @@ attr_fini(void)
 	memset(&it, 0, sizeof(it));
 	while ((p = (struct proc *)htab_each(&procs, &it)) != NULL) {
 		proc_clear(p);
-		free(p->maps);
+		free(p->maps - p->front);
 		free(p);
 	}
 	htab_fini(&procs);
@@ -809,10 +853,16 @@ attr_fork(uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid)
 	child = proc_get(pid);
 	/* A parent known only from its exec has no maps yet (and no array). */
 	if (parent->n > 0) {
-		maps_reserve(child, parent->n);
+		uint32_t ncap = parent->n + parent->n / 2 + 16;
+
+		child->front = (ncap - parent->n) / 2;
+		child->maps = xreallocarray(NULL, ncap, sizeof(*child->maps));
+		child->maps += child->front;
 		memcpy(child->maps, parent->maps, parent->n * sizeof(*child->maps));
+		child->n = parent->n;
+		child->cap = ncap;
+		mem += ncap * sizeof(*child->maps);
 	}
-	child->n = parent->n;
 	memcpy(child->comm, parent->comm, sizeof(child->comm));
 	for (i = 0; i < child->n; i++)
 		if (child->maps[i].f->kind == MF_FILE)

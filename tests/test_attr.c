@@ -789,6 +789,102 @@ test_anon_ranges(void **state)
 	attr_exit(6000, 1, 6000, 1);
 }
 
+/* One page of self's text, file page k of it, mapped at page slot of a
+ * window for pid. */
+static void
+page_mmap(uint32_t pid, uint64_t slot, uint64_t k)
+{
+	struct attr_mmap m;
+
+	memset(&m, 0, sizeof(m));
+	m.pid = m.tid = pid;
+	m.start = BASE + slot * 0x1000;
+	m.len = 0x1000;
+	m.pgoff = (self.xoff & ~0xfffULL) + k * 0x1000;
+	m.prot = PROT_READ | PROT_EXEC;
+	m.flags = MAP_PRIVATE;
+	m.maj = major(self.st.st_dev);
+	m.min = minor(self.st.st_dev);
+	m.ino = self.st.st_ino;
+	m.filename = self.path;
+	attr_mmap(&m);
+}
+
+/* pid's page at each slot against the model: no map (-1) or file page k,
+ * probed in the page's middle. */
+static void
+pages_check(uint32_t pid, const int *model, size_t w)
+{
+	size_t s;
+
+	for (s = 0; s < w; s++) {
+		uint64_t pc = BASE + s * 0x1000 + 0x800;
+
+		if (model[s] < 0)
+			assert_int_equal(sample(pid, pc), ATTR_NO_MAP);
+		else
+			expect_ok(pid, pc, self.path, (self.xoff & ~0xfffULL) +
+			    (uint64_t)model[s] * 0x1000 + 0x800 - self.xoff);
+	}
+}
+
+/* Thousands of single-page mappings in mmap's order (each below the
+ * last), in address order and at random, with data mappings punching
+ * holes: the sorted array of maps, which moves its shorter side, keeps
+ * every page where a model of the address space has it, and a fork copies
+ * it whole. */
+static void
+test_many_maps(void **state)
+{
+	enum { W = 3000 };
+	static int model[W];
+	uint64_t k0 = 1, nk = (self.xoff + self.xfilesz - 0x800) / 0x1000 -
+	    self.xoff / 0x1000 - 1;	/* pages whose middle is text */
+	size_t s, op;
+	unsigned seed = 12345;
+
+	(void)state;
+	assert_true(nk >= 4);
+	for (s = 0; s < W; s++)
+		model[s] = -1;
+	/* Downward, then upward in the rest: one side moves each time. */
+	for (s = W / 2; s-- > 0;) {
+		page_mmap(7000, s, k0 + s % nk);
+		model[s] = k0 + s % nk;
+	}
+	for (s = W / 2; s < W; s++) {
+		page_mmap(7000, s, k0 + (s * 7) % nk);
+		model[s] = k0 + (s * 7) % nk;
+	}
+	pages_check(7000, model, W);
+	for (op = 0; op < 20000; op++) {
+		size_t at = rand_r(&seed) % W, len = 1 + rand_r(&seed) % 3, j;
+
+		if (rand_r(&seed) % 5 == 0) {
+			/* Data memory over [at, at + len): a hole. */
+			len = at + len > W ? W - at : len;
+			anon_mmap(7000, BASE + at * 0x1000, len * 0x1000,
+			    PROT_READ | PROT_WRITE);
+			for (j = at; j < at + len; j++)
+				model[j] = -1;
+		} else {
+			int k = k0 + rand_r(&seed) % nk;
+
+			page_mmap(7000, at, k);
+			model[at] = k;
+		}
+		if (op % 2500 == 0)
+			pages_check(7000, model, W);
+	}
+	pages_check(7000, model, W);
+	attr_fork(7001, 7000, 7001, 7000);
+	pages_check(7001, model, W);
+	attr_exit(7000, 1, 7000, 1);
+	pages_check(7001, model, W);
+	attr_exit(7001, 1, 7001, 1);
+	assert_int_equal(attr_nprocs(), 0);
+}
+
 /* A copy of libelf at tmp (a mkstemp template), its build-id changed
  * when newbid (a new image, not libelf's), its text mapped into this
  * process: *len bytes at the address returned.  The copy is closed and
@@ -957,6 +1053,7 @@ main(void)
 		cmocka_unit_test(test_deleted),
 		cmocka_unit_test(test_newline_path),
 		cmocka_unit_test(test_anon_ranges),
+		cmocka_unit_test(test_many_maps),
 		cmocka_unit_test(test_fifo),
 		cmocka_unit_test(test_memory),
 	};

@@ -4,9 +4,13 @@
  * its second page made inaccessible so that none merges with the next,
  * then MS (second argument) milliseconds spent in code copied into the
  * first and the last of them (x86-64).  A third argument: a file created
- * once every mapping is made.
+ * once every mapping is made.  N written fN: N executable mappings of
+ * this program's first page instead, each below the last (none merges
+ * with the next: their file offsets are all 0), and the time spent in
+ * the anonymous code of one mapping.
  */
 #include <sys/mman.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,11 +31,23 @@ now(void)
 int
 main(int argc, char **argv)
 {
-	long n = argc > 1 ? atol(argv[1]) : 1000, i;
+	int file = argc > 1 && argv[1][0] == 'f';
+	long n = argc > 1 ? atol(argv[1] + file) : 1000, i;
 	double ms = argc > 2 ? atof(argv[2]) : 300, end;
 	unsigned char *p, *first = NULL, *last = NULL;
+	int fd = open("/proc/self/exe", O_RDONLY);
 
-	for (i = 0; i < n; i++) {
+	if (fd == -1) {
+		perror("/proc/self/exe");
+		return 1;
+	}
+	for (i = 0; file && i < n; i++)
+		if (mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0) ==
+		    MAP_FAILED) {
+			perror("mmap");
+			return 1;
+		}
+	for (i = 0; i < (file ? 1 : n); i++) {
 		p = mmap(NULL, 8192, PROT_READ | PROT_WRITE | PROT_EXEC,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (p == MAP_FAILED) {
