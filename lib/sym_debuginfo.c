@@ -227,9 +227,19 @@ sym_load_elsewhere(struct dcpi_symtab *t, const char *path, const char *imageid,
 	if (imageid == NULL || imageid[0] == '\0')
 		goto out;
 	if (o != NULL && o->db != NULL &&
-	    (cand = dcpi_db_buildid_path(o->db, imageid, "executable")) != NULL &&
-	    (rc = try_file(t, cand, imageid, o, NULL)) == 0)
-		goto out;
+	    (cand = dcpi_db_buildid_path(o->db, imageid, "executable")) != NULL) {
+		struct dcpi_error cerr;
+
+		if ((rc = try_file(t, cand, imageid, o, &cerr)) == 0)
+			goto out;
+		/* The cache holds the image, but no symbols (a stripped
+		 * file): say so, as the file at its path would have, rather
+		 * than that the path is gone. */
+		if (errno == ENODATA) {
+			first = cerr;
+			e = ENODATA;
+		}
+	}
 	free(cand);
 	cand = NULL;
 	if (strlen(imageid) > 2 && asprintf(&cand, "%s/.build-id/%.2s/%s.debug", root,

@@ -237,6 +237,25 @@ test_separate_debuginfo(void **state)
 	assert_string_equal(sym->name, "dcpi_test_known_function");
 	dcpi_symtab_close(t);
 
+	/* The path gone, the stripped file in a database's build-id
+	 * cache: no symbols, said as for the file at its path (ENODATA,
+	 * which prof keeps quiet about), not that the path is gone. */
+	snprintf(cmd, sizeof(cmd), "set -e; cd %s; mkdir -p db/buildid/%s; "
+	    "cp stripped db/buildid/%s/executable", dir, s.buildid, s.buildid);
+	assert_int_equal(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "%s/db", dir);
+	o.db = cmd;
+	o.debugdir = "/nonexistent";
+	t = dcpi_symtab_open("/nonexistent/stripped", s.buildid, s.tstart, &o, &err);
+	if (t == NULL) {
+		assert_int_equal(errno, ENODATA);
+		assert_null(strstr(err.msg, "No such file"));
+		assert_non_null(strstr(err.msg, "buildid"));
+	} else
+		assert_null(dcpi_symtab_find(t, "dcpi_test_known_function"));
+	dcpi_symtab_close(t);
+	o.db = NULL;
+
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	assert_int_equal(system(cmd), 0);
 }
