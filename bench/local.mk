@@ -71,6 +71,14 @@ bench-ring-cost: daemon/dcpid ctl/dcpictl
 	$(SHELL) $(srcdir)/bench/ring_cost.sh .
 .PHONY: bench-ring-cost
 
+# `make bench-image-storm` (as root): dcpid's CPU while 400 distinct
+# programs start; BEFORE=BUILDDIR adds another build's dcpid (bench/README,
+# "Image reads on helper threads").
+EXTRA_DIST += bench/image_storm.sh
+bench-image-storm: daemon/dcpid ctl/dcpictl
+	$(SHELL) $(srcdir)/bench/image_storm.sh 5 . $(BEFORE)
+.PHONY: bench-image-storm
+
 # period-jitter (section "Period jitter"), as root: `make bench-jitter`.
 noinst_PROGRAMS += bench/jitter
 bench_jitter_SOURCES = bench/jitter.c

@@ -13,6 +13,10 @@
  *      mapped file itself even if deleted or replaced, while it is alive;
  *   4. else the mapping is unreadable (ATTR_UNREADABLE), and stays so: a
  *      short-lived process running a since-replaced binary is lost.
+ * Opens and reads run on fsio's helpers with a deadline: a file system
+ * that does not answer in time (a hung NFS or FUSE server) leaves the
+ * mapping unresolved, its samples unreadable, and it is tried again
+ * MF_RETRY_MS later.
  * An opened file whose (device, inode, mtime, size) was read before reuses
  * that image without reading the ELF again (an open and fstat per mapped
  * file; the inode alone could have been reused by another file).
@@ -42,6 +46,7 @@
 #include <unistd.h>
 
 #include "attr.h"
+#include "fsio.h"
 #include "htab.h"
 #include "image.h"
 #include "kernel.h"
@@ -51,6 +56,7 @@
 
 enum { MF_FILE, MF_ANON, MF_VDSO };
 enum { MF_UNRESOLVED, MF_OK, MF_FAILED };
+#define MF_RETRY_MS	2000
 
 struct mfile {
 	uint64_t	 hash;		/* mf_hash of the key */
@@ -58,6 +64,8 @@ struct mfile {
 	uint8_t		 kind, state, bidlen;
 	uint8_t		 bid[BUILD_ID_MAX];
 	uint64_t	 dev, ino;	/* 0 when the MMAP2 carried a build-id */
+	uint64_t	 retry_at;	/* its file system held up the last try:
+					 * tried again from then (now_ms) */
 	struct img	*pre;		/* read at the record's arrival: part of
 					 * the key, since a path without a
 					 * build-id names other files in other
@@ -261,10 +269,11 @@ deleted(const char *path)
 }
 
 /* Opens candidate and reads its image, named path; see the policy at
- * the top. */
+ * the top.  NULL with *held set when the file system did not answer
+ * within fsio's deadline. */
 static struct img *
 mf_try_path(struct mfile *f, const char *path, const char *candidate,
-    int check_inode)
+    int check_inode, int *held)
 {
 	struct stat st;
 	struct img *im;
@@ -274,10 +283,13 @@ mf_try_path(struct mfile *f, const char *path, const char *candidate,
 
 	/* The path may have been replaced by a FIFO or a device since the
 	 * mapping: never block on it, never read one. */
-	if ((fd = open(candidate, O_RDONLY | O_CLOEXEC | O_NONBLOCK |
-	    O_NOCTTY | (check_inode ? O_NOFOLLOW : 0))) < 0)
+	if ((fd = fsio_open(candidate, O_RDONLY | O_NONBLOCK | O_NOCTTY |
+	    (check_inode ? O_NOFOLLOW : 0), f->dev ? f->dev : fsio_key(path),
+	    &st)) < 0) {
+		*held = fsio_held_up(errno);
 		return NULL;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (check_inode &&
+	}
+	if (!S_ISREG(st.st_mode) || (check_inode &&
 	    f->ino != 0 && (uint64_t)st.st_ino != f->ino)) {
 		close(fd);
 		return NULL;
@@ -290,8 +302,9 @@ mf_try_path(struct mfile *f, const char *path, const char *candidate,
 		if (strcmp(im->pub.id, hex) != 0)
 			im = NULL;
 	}
-	if (im == NULL)
-		im = image_from_fd(fd, path, f->bid, f->bidlen, &mismatch);
+	if (im == NULL && (im = image_from_fd(fd, st.st_dev, path, f->bid,
+	    f->bidlen, &mismatch)) == NULL)
+		*held = fsio_held_up(errno);
 	if (im) {
 		image_set_inode(st.st_dev, st.st_ino, stamp, im);
 		file_learn(kdev(st.st_dev), st.st_ino, im);
@@ -304,9 +317,9 @@ mf_try_path(struct mfile *f, const char *path, const char *candidate,
 }
 
 static struct img *
-mf_try(struct mfile *f, const char *candidate, int check_inode)
+mf_try(struct mfile *f, const char *candidate, int check_inode, int *held)
 {
-	return mf_try_path(f, f->path, candidate, check_inode);
+	return mf_try_path(f, f->path, candidate, check_inode, held);
 }
 
 static void
@@ -314,28 +327,52 @@ mf_resolve(struct mfile *f, uint32_t pid, const struct map *m)
 {
 	char mf[64];
 	struct img *im = NULL;
+	int held = 0;
 
 	if (f->bidlen)
 		im = image_by_build_id(f->bid, f->bidlen);
 	if (im == NULL && f->path[0] == '/' && !deleted(f->path))
-		im = mf_try(f, f->path, 1);
-	if (im == NULL) {
+		im = mf_try(f, f->path, 1, &held);
+	/* A file system that did not answer for the path would not for the
+	 * mapping either (the same file). */
+	if (im == NULL && !held) {
 		snprintf(mf, sizeof(mf), "/proc/%u/map_files/%" PRIx64 "-%"
 		    PRIx64, pid, m->start, m->end);
-		im = mf_try(f, mf, 0);
+		im = mf_try(f, mf, 0, &held);
 	}
-	if (im == NULL && f->path[0] == '/' && !deleted(f->path)) {
+	if (im == NULL && !held && f->path[0] == '/' && !deleted(f->path)) {
 		/* Another mount namespace or a chroot: its root. */
 		char *root;
 
 		xasprintf(&root, "/proc/%u/root%s", pid, f->path);
-		im = mf_try(f, root, 1);
+		im = mf_try(f, root, 1, &held);
 		free(root);
 	}
+	if (im == NULL && held) {
+		/* Its samples are unreadable until a later try succeeds. */
+		if (f->retry_at == 0)
+			log_warnx("pid %u: image %s: its file system did not answer in "
+			    "time: its samples are counted unreadable until it does "
+			    "(tried again every %d s)", pid, f->path, MF_RETRY_MS / 1000);
+		f->retry_at = (uint64_t)now_ms() + MF_RETRY_MS;
+		return;
+	}
+	if (f->retry_at != 0 && im != NULL)
+		log_notice("pid %u: image %s read: its file system answers again", pid,
+		    f->path);
+	f->retry_at = 0;
 	f->img = im;
 	f->state = im ? MF_OK : MF_FAILED;
 	if (im == NULL)
 		log_info("pid %u: cannot read image %s", pid, f->path);
+}
+
+/* Whether f is to be resolved now: not yet tried, or held up and due. */
+static inline int
+mf_due(const struct mfile *f)
+{
+	return f->state == MF_UNRESOLVED && (f->retry_at == 0 ||
+	    (uint64_t)now_ms() >= f->retry_at);
 }
 
 /* The image's file for the build-id cache, from the sampled mapping,
@@ -349,8 +386,8 @@ hold_mapped(struct img *im, uint32_t pid, const struct map *m)
 
 	snprintf(mf, sizeof(mf), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid,
 	    m->start, m->end);
-	if ((fd = open(mf, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)) == -1 ||
-	    fstat(fd, &st) == -1 || image_by_inode(st.st_dev, st.st_ino,
+	if ((fd = fsio_open(mf, O_RDONLY | O_NONBLOCK | O_NOCTTY, image_key(im), &st)) == -1 ||
+	    image_by_inode(st.st_dev, st.st_ino,
 	    image_stamp(&st)) != im) {
 		/* Not this file, or gone: not held this interval. */
 		if (fd != -1)
@@ -632,10 +669,11 @@ pf_slot(uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff)
 /* Reads the file mapped at [start, end) of a live process: the mapping
  * itself (map_files: the very file, deleted or replaced or not, in any
  * mount namespace), else the path under the process's root.  The file is
- * held for the build-id cache. */
+ * held for the build-id cache.  NULL with *held set when the file system
+ * did not answer in time. */
 static struct img *
 read_live(uint32_t pid, uint64_t start, uint64_t end, const char *path,
-    const uint8_t *bid, size_t bidlen)
+    const uint8_t *bid, size_t bidlen, int *held)
 {
 	struct mfile tmp;
 	struct map m;
@@ -658,12 +696,12 @@ read_live(uint32_t pid, uint64_t start, uint64_t end, const char *path,
 
 		snprintf(mf, sizeof(mf), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64,
 		    pid, start, end);
-		if ((im = mf_try_path(&tmp, path, mf, 0)) != NULL)
+		if ((im = mf_try_path(&tmp, path, mf, 0, held)) != NULL)
 			return im;
-		if (deleted(path))
+		if (deleted(path) || *held)
 			return NULL;
 		xasprintf(&root, "/proc/%u/root%s", pid, path);
-		im = mf_try_path(&tmp, path, root, 1);
+		im = mf_try_path(&tmp, path, root, 1, held);
 		free(root);
 	}
 	return im;
@@ -677,6 +715,7 @@ static void
 learn_by_path(const struct attr_mmap *m, size_t bidlen)
 {
 	struct mfile tmp;
+	int held = 0;
 
 	if (m->filename[0] != '/' || deleted(m->filename))
 		return;
@@ -686,9 +725,43 @@ learn_by_path(const struct attr_mmap *m, size_t bidlen)
 	memcpy(tmp.bid, m->build_id, bidlen);
 	tmp.bidlen = bidlen;
 	tmp.ino = m->has_build_id ? 0 : m->ino;
+	tmp.dev = m->has_build_id ? 0 : makedev(m->maj, m->min);
 	if (bidlen == 0 && tmp.ino == 0)
 		return;		/* nothing to check the file against */
-	mf_try_path(&tmp, m->filename, m->filename, 1);
+	mf_try_path(&tmp, m->filename, m->filename, 1, &held);
+}
+
+/* A program run from a memfd has no build-id in its MMAP2 when it has no
+ * GNU build-id (a Go binary, fexecve'd as runc does): it is an ELF image
+ * all the same, read through the mapping as the /proc scan reads one
+ * (scan_memfd), unless this process's memfd of that name was found to
+ * hold none (a JIT's double-mapped code: one look per memfd, not one per
+ * mapping). */
+#define MEMFD_NOT_ELF	256
+static uint64_t memfd_not_elf[MEMFD_NOT_ELF];
+
+static void
+prefetch_memfd(const struct attr_mmap *m)
+{
+	uint64_t h = fnv1a64_str(FNV1A64_INIT, m->filename) ^
+	    (m->pid * 0x9e3779b97f4a7c15ULL), *slot;
+	struct prefetched *s;
+	struct img *im;
+	int held = 0;
+
+	h |= 1;		/* 0: an empty slot */
+	slot = &memfd_not_elf[(h >> 32) % MEMFD_NOT_ELF];
+	if (*slot == h)
+		return;
+	if ((im = read_live(m->pid, m->start, m->start + m->len, m->filename, NULL, 0,
+	    &held)) == NULL) {
+		if (!held)
+			*slot = h;
+		return;
+	}
+	nprefetched++;
+	s = pf_slot(m->pid, m->start, m->len, m->pgoff);
+	*s = (struct prefetched){ m->pid, m->start, m->len, m->pgoff, im };
 }
 
 void
@@ -697,10 +770,15 @@ attr_prefetch(const struct attr_mmap *m)
 	struct prefetched *s;
 	struct img *im;
 	size_t bidlen = m->has_build_id ? m->build_id_size : 0;
+	int held = 0;
 
-	if (!(m->prot & PROT_EXEC) || m->len == 0 || !is_file(m->filename, bidlen) ||
-	    m->start + m->len < m->start)
+	if (!(m->prot & PROT_EXEC) || m->len == 0 || m->start + m->len < m->start)
 		return;
+	if (!is_file(m->filename, bidlen)) {
+		if (bidlen == 0 && strncmp(m->filename, "/memfd:", 7) == 0)
+			prefetch_memfd(m);
+		return;
+	}
 	if (bidlen > 0 && (im = image_by_build_id(m->build_id, bidlen)) != NULL) {
 		/* Known: nothing to read; only which file it is, for the
 		 * kernel's counts (a stat of the mapping itself). */
@@ -714,15 +792,16 @@ attr_prefetch(const struct attr_mmap *m)
 			return;
 		snprintf(mf, sizeof(mf), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64,
 		    m->pid, m->start, m->start + m->len);
-		if (stat(mf, &st) == 0)
+		if (fsio_stat(mf, image_key(im), &st) == 0)
 			file_learn(kdev(st.st_dev), st.st_ino, im);
-		else
+		else if (!fsio_held_up(errno))
 			learn_by_path(m, bidlen);
 		return;
 	}
 	if ((im = read_live(m->pid, m->start, m->start + m->len, m->filename,
-	    m->build_id, bidlen)) == NULL) {
-		learn_by_path(m, bidlen);
+	    m->build_id, bidlen, &held)) == NULL) {
+		if (!held)
+			learn_by_path(m, bidlen);
 		return;
 	}
 	nprefetched++;
@@ -942,7 +1021,7 @@ attr_sample(uint32_t pid, uint64_t pc, uint16_t cpumode, struct image **img,
 	case MF_ANON:
 		return ATTR_ANON;
 	case MF_FILE:
-		if (m->f->state == MF_UNRESOLVED)
+		if (mf_due(m->f))
 			mf_resolve(m->f, pid, m);
 		break;
 	}
@@ -995,14 +1074,16 @@ attr_file_learn_at(uint64_t dev, uint64_t ino, uint32_t pid, uint64_t pc)
 	 * is (or, the process gone, if the MMAP2 or scan named its inode). */
 	snprintf(mf, sizeof(mf), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64,
 	    pid, m->start, m->end);
-	if (stat(mf, &st) == 0 ? kdev(st.st_dev) != dev || st.st_ino != ino :
+	if (fsio_stat(mf, m->f->kind == MF_FILE && m->f->img ? image_key(m->f->img) :
+	    fsio_key(m->f->kind == MF_FILE ? m->f->path : mf), &st) == 0 ?
+	    kdev(st.st_dev) != dev || st.st_ino != ino :
 	    m->f->ino == 0 || kdev(m->f->dev) != dev || m->f->ino != ino)
 		return ATTR_NO_MAP;
 	if (m->f->kind != MF_FILE) {
 		file_learn(dev, ino, NULL);
 		return ATTR_ANON;
 	}
-	if (m->f->state == MF_UNRESOLVED)
+	if (mf_due(m->f))
 		mf_resolve(m->f, pid, m);
 	if (m->f->img == NULL)
 		return ATTR_UNREADABLE;
@@ -1020,7 +1101,9 @@ scan_memfd(uint32_t pid, uint64_t start, uint64_t end, const char *name)
 {
 	if (strncmp(name, "/memfd:", 7) != 0)
 		return NULL;
-	return read_live(pid, start, end, name, NULL, 0);
+	int held = 0;
+
+	return read_live(pid, start, end, name, NULL, 0, &held);
 }
 
 static void

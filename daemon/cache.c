@@ -27,6 +27,7 @@
 #include <dcpi/profile.h>
 
 #include "cache.h"
+#include "fsio.h"
 #include "log.h"
 #include "xmalloc.h"
 
@@ -381,58 +382,131 @@ fail:
 	return NULL;
 }
 
+/* An entry's file loaded on a helper (fsio): the file may be on a file
+ * system that stops answering.  Its bytes are copied (or reduced), so
+ * that the write reads memory only. */
+struct loadcall {
+	int		 fd;		/* the call's own */
+	char		*path;
+	uint64_t	 limit;
+	int		 rc;		/* 0 loaded; -1: why[], or not regular */
+	int		 not_regular, reduced;
+	off_t		 size;		/* the file's */
+	void		*buf;		/* malloc'd, or mapped when reduced */
+	size_t		 len;
+	char		 why[512];
+};
+
+static void
+load_run(void *a)
+{
+	struct loadcall *c = a;
+	struct stat st;
+	ssize_t n = 0;
+
+	c->rc = -1;
+	if (fstat(c->fd, &st) == -1 || !S_ISREG(st.st_mode)) {
+		c->not_regular = 1;
+		return;
+	}
+	c->size = st.st_size;
+	/* A file that would take more than an eighth of the cache keeps
+	 * its symbols only. */
+	if ((size_t)st.st_size > CACHE_WHOLE_MAX ||
+	    (c->limit != 0 && (uint64_t)st.st_size > c->limit / 8)) {
+		if ((c->buf = reduce(c->fd, c->path, &c->len, c->why,
+		    sizeof(c->why))) != NULL) {
+			c->reduced = 1;
+			c->rc = 0;
+		}
+		return;
+	}
+	c->buf = xmalloc(st.st_size > 0 ? (size_t)st.st_size : 1);
+	while (c->len < (size_t)st.st_size &&
+	    ((n = pread(c->fd, (char *)c->buf + c->len, (size_t)st.st_size - c->len,
+	    (off_t)c->len)) > 0 || (n == -1 && errno == EINTR)))
+		if (n > 0)
+			c->len += (size_t)n;
+	if (c->len < (size_t)st.st_size) {
+		snprintf(c->why, sizeof(c->why), "%s: read %zu of %jd bytes: %s", c->path,
+		    c->len, (intmax_t)st.st_size, n == 0 ? "the file got shorter" :
+		    strerror(errno));
+		return;
+	}
+	c->rc = 0;
+}
+
+static void
+load_late(void *a)
+{
+	struct loadcall *c = a;
+
+	if (c->buf != NULL) {
+		if (c->reduced)
+			munmap(c->buf, c->len);
+		else
+			free(c->buf);
+	}
+	close(c->fd);
+	free(c->path);
+	free(c);
+}
+
 /* Writes one queued entry: 0 written or dropped, -1 to retry. */
 static int
 write_entry(struct entry *e, char *err, size_t errlen)
 {
-	struct stat st;
-	void *map = NULL;
+	struct loadcall *c = NULL;
 	const void *buf = e->buf;
-	size_t len = e->len, maplen = 0;
-	char why[512];
+	size_t len = e->len;
 	int r;
 
 	if (cache_has_file(e->id))
 		return 0;
 	if (e->fd != -1) {
-		if (fstat(e->fd, &st) == -1 || !S_ISREG(st.st_mode)) {
-			log_warnx("build-id cache: %s: not a regular file; not kept", e->path);
+		c = xcalloc(1, sizeof(*c));
+		if ((c->fd = fcntl(e->fd, F_DUPFD_CLOEXEC, 0)) == -1) {
+			log_warn("build-id cache: %s", e->path);
+			free(c);
 			return 0;
 		}
-		len = (size_t)st.st_size;
-		/* A file that would take more than an eighth of the cache
-		 * keeps its symbols only. */
-		if (len > CACHE_WHOLE_MAX || (limit != 0 && len > limit / 8)) {
-			if ((map = reduce(e->fd, e->path, &len, why, sizeof(why))) == NULL) {
-				log_warnx("build-id cache: %s; not kept", why);
-				return 0;
-			}
-			log_info("build-id cache: %s is %jd bytes: keeping its symbols "
-			    "only (%zu bytes)", e->path, (intmax_t)st.st_size, len);
-			buf = map;
-			maplen = len;
+		c->path = xstrdup(e->path);
+		c->limit = limit;
+		if (fsio_call(fsio_key(e->path), load_run, load_late, c,
+		    FSIO_DEADLINE_MS) == -1) {
+			if (errno == EAGAIN)
+				load_late(c);
+			log_warnx("build-id cache: %s: its file system did not answer in "
+			    "time; not kept", e->path);
+			return 0;
 		}
+		if (c->rc == -1) {
+			if (c->not_regular)
+				log_warnx("build-id cache: %s: not a regular file; not kept",
+				    e->path);
+			else
+				log_warnx("build-id cache: %s; not kept", c->why);
+			load_late(c);
+			return 0;
+		}
+		if (c->reduced)
+			log_info("build-id cache: %s is %jd bytes: keeping its symbols "
+			    "only (%zu bytes)", e->path, (intmax_t)c->size, c->len);
+		buf = c->buf;
+		len = c->len;
 	}
 	if (limit != 0 && bytes + len > limit) {
-		if (map != NULL)
-			munmap(map, maplen);
+		if (c != NULL)
+			load_late(c);
 		log_warnx("build-id cache: %s (image %s, %zu bytes) would take the cache "
 		    "over buildid-cache-size (%ju of %ju bytes used): not kept",
 		    e->path, e->id, len, (uintmax_t)bytes, (uintmax_t)limit);
 		skipped++;
 		return 0;
 	}
-	if (e->fd != -1 && len > 0 && map == NULL) {
-		if ((map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, e->fd, 0)) == MAP_FAILED) {
-			log_warn("build-id cache: %s", e->path);
-			return 0;
-		}
-		buf = map;
-		maplen = len;
-	}
 	r = cache_put(e->id, "executable", buf, len, err, errlen);
-	if (map != NULL)
-		munmap(map, maplen);
+	if (c != NULL)
+		load_late(c);
 	if (r == 0) {
 		bytes += len;
 		log_info("build-id cache: kept %s as image %s (%zu bytes)", e->path, e->id, len);

@@ -18,6 +18,7 @@
 #include "cache.h"
 #include "conf.h"
 #include "core.h"
+#include "fsio.h"
 #include "flush.h"
 #include "jit.h"
 #include "label.h"
@@ -1178,6 +1179,9 @@ core_status(struct status_writer *w)
 		    (uintmax_t)sw.wait_max_ms, (uintmax_t)sw.overflows);
 	status_add(w, "throttled", "%ju", (uintmax_t)nthrottled);
 	loss_status(w);
+	status_add(w, "file-system-waits", "%lu calls past their deadline, %u held up "
+	    "now, of %lu calls (%lu on local file systems)", fsio_timeouts(), fsio_held(),
+	    fsio_calls(), fsio_direct());
 	for (i = 1; i < ATTR_NREASONS; i++)
 		status_add(w, "unattributed", "%s %ju", attr_reason_name((enum attr_reason)i),
 		    (uintmax_t)nunattr[i]);

@@ -29,6 +29,7 @@
 #include "label.h"
 #include "control.h"
 #include "core.h"
+#include "fsio.h"
 #include "flush.h"
 #include "log.h"
 #include "loop.h"
@@ -434,6 +435,7 @@ main(int argc, char **argv)
 	gid_t gid = (gid_t)-1;
 	size_t i;
 	int rc = 0;
+	unsigned held;
 
 	/* A daemon that runs for months must give memory back after a burst
 	 * (a storm of processes, a flood of records).  glibc raises its mmap
@@ -502,6 +504,7 @@ main(int argc, char **argv)
 	running_config = &c;
 	running_cmdline = &cl;
 	cache_set_limit(c.cache_size);
+	fsio_init();
 	if (attr_init() == -1)
 		fatalx("attribution failed to start");
 	label_init(c.label_by, c.label_max);
@@ -574,8 +577,16 @@ main(int argc, char **argv)
 	core_fini();
 	label_fini();
 	attr_fini();
+	held = fsio_held();
+	fsio_fini();
 	flush_fini();
 	loop_fini();
 	config_free(&c);
+	/* A helper held up in the kernel may never return: no atexit
+	 * handler may wait for it (LeakSanitizer's stops every thread). */
+	if (held > 0) {
+		fflush(NULL);
+		_exit(rc);
+	}
 	return rc;
 }

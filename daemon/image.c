@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cache.h"
+#include "fsio.h"
 #include "htab.h"
 #include "image.h"
 #include "log.h"
@@ -206,30 +207,90 @@ named_deleted(const char *path, int fd)
 	    a.st_ino == b.st_ino;
 }
 
-struct img *
-image_from_fd(int fd, const char *path, const uint8_t *want, size_t want_len,
-    int *mismatch)
+/* An ELF read on a helper (fsio): the read touches only the call. */
+struct readcall {
+	int			 fd;		/* the helper's own */
+	char			*path;
+	uint8_t			 want[BUILD_ID_MAX];
+	size_t			 want_len;
+	int			 rc, err, mismatch, named;
+	struct dcpi_elf_image	 ei;
+	struct dcpi_error	 error;
+};
+
+static void
+read_run(void *a)
 {
-	struct dcpi_elf_image ei;
-	struct dcpi_error err;
+	struct readcall *c = a;
+
+	/* A file that must carry a build-id is never worth hashing. */
+	if ((c->rc = dcpi_elf_image_fd(c->fd, c->path, c->want_len > 0 ?
+	    DCPI_IMAGE_NO_HASH : 0, &c->ei, &c->error)) < 0) {
+		c->err = errno;
+		return;
+	}
+	if (c->want_len > 0 && (c->ei.build_id_len != c->want_len ||
+	    memcmp(c->ei.build_id, c->want, c->want_len) != 0)) {
+		c->mismatch = 1;
+		dcpi_elf_image_clear(&c->ei);
+		c->rc = -1;
+		c->err = 0;
+		return;
+	}
+	c->named = named_deleted(c->path, c->fd);
+}
+
+static void
+read_late(void *a)
+{
+	struct readcall *c = a;
+
+	if (c->rc == 0)
+		dcpi_elf_image_clear(&c->ei);
+	close(c->fd);
+	free(c->path);
+	free(c);
+}
+
+struct img *
+image_from_fd(int fd, uint64_t dev, const char *path, const uint8_t *want,
+    size_t want_len, int *mismatch)
+{
+	struct readcall *c;
+	struct img *im = NULL;
+	int e;
 
 	if (mismatch)
 		*mismatch = 0;
-	/* A file that must carry a build-id is never worth hashing. */
-	if (dcpi_elf_image_fd(fd, path, want_len > 0 ? DCPI_IMAGE_NO_HASH : 0,
-	    &ei, &err) < 0) {
-		if (errno == EFBIG)
-			log_info("%s", err.msg);
+	c = xcalloc(1, sizeof(*c));
+	if ((c->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) == -1) {
+		free(c);
 		return NULL;
 	}
-	if (want_len > 0 && (ei.build_id_len != want_len ||
-	    memcmp(ei.build_id, want, want_len) != 0)) {
-		if (mismatch)
-			*mismatch = 1;
-		dcpi_elf_image_clear(&ei);
+	c->path = xstrdup(path);
+	c->want_len = want_len > BUILD_ID_MAX ? BUILD_ID_MAX : want_len;
+	if (c->want_len > 0)
+		memcpy(c->want, want, c->want_len);
+	c->rc = -1;
+	if (fsio_call(dev, read_run, read_late, c, FSIO_DEADLINE_MS) == -1) {
+		e = errno;
+		if (e == EAGAIN)
+			read_late(c);
+		errno = e;
 		return NULL;
 	}
-	return image_from(&ei, path, named_deleted(path, fd));
+	if (c->rc == 0)
+		im = image_from(&c->ei, path, c->named);
+	else if (c->mismatch && mismatch)
+		*mismatch = 1;
+	else if (c->err == EFBIG)
+		log_info("%s", c->error.msg);
+	e = c->rc == 0 || c->mismatch ? 0 : c->err;
+	close(c->fd);
+	free(c->path);
+	free(c);
+	errno = e;
+	return im;
 }
 
 struct img *
@@ -330,6 +391,7 @@ image_set_inode(uint64_t dev, uint64_t ino, uint64_t stamp, struct img *img)
 	}
 	e->stamp = stamp;
 	e->img = img;
+	img->dev = dev;
 }
 
 static void
@@ -367,6 +429,12 @@ image_no_file(struct img *im)
 	im->held = 1;
 }
 
+uint64_t
+image_key(const struct img *im)
+{
+	return im->dev != 0 ? im->dev : fsio_key(im->pub.path);
+}
+
 /* Whether the recorded path still names the file open on fd. */
 static int
 path_holds(const char *path, int fd)
@@ -379,6 +447,54 @@ path_holds(const char *path, int fd)
 	    image_stamp(&a) == image_stamp(&b);
 }
 
+/* path_holds on a helper (fsio). */
+struct holdcall {
+	int		 fd;		/* the helper's own */
+	int		 holds;
+	char		*path;
+};
+
+static void
+holds_run(void *a)
+{
+	struct holdcall *c = a;
+
+	c->holds = path_holds(c->path, c->fd);
+}
+
+static void
+holds_late(void *a)
+{
+	struct holdcall *c = a;
+
+	close(c->fd);
+	free(c->path);
+	free(c);
+}
+
+/* path_holds within the deadline: 1 or 0, or -1 if the file system did
+ * not answer (or no helper could ask it). */
+static int
+path_holds_within(const char *path, int fd, uint64_t dev)
+{
+	struct holdcall *c = xcalloc(1, sizeof(*c));
+	int r;
+
+	if ((c->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) == -1) {
+		free(c);
+		return -1;
+	}
+	c->path = xstrdup(path);
+	if (fsio_call(dev, holds_run, holds_late, c, FSIO_DEADLINE_MS) == -1) {
+		if (errno == EAGAIN)
+			holds_late(c);
+		return -1;
+	}
+	r = c->holds;
+	holds_late(c);
+	return r;
+}
+
 void
 image_release(void)
 {
@@ -388,7 +504,13 @@ image_release(void)
 		struct img *im = touched[i];
 
 		if (im->fd != -1) {
-			if (!path_holds(im->pub.path, im->fd) && !cache_has(im->pub.id)) {
+			int r = path_holds_within(im->pub.path, im->fd, image_key(im));
+
+			if (r == -1)
+				log_info("%s (image %s): its file system did not answer in "
+				    "time: not kept in the build-id cache this time",
+				    im->pub.path, im->pub.id);
+			else if (r == 0 && !cache_has(im->pub.id)) {
 				log_info("%s (image %s) is not at that path on this host: "
 				    "keeping it in the build-id cache", im->pub.path, im->pub.id);
 				cache_add_fd(im->pub.id, im->fd, im->pub.path);

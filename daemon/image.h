@@ -53,12 +53,18 @@ struct img {
 					 * or none is needed (pseudo, cached) */
 	uint8_t		 cached;	/* in the build-id cache */
 	uint8_t		 file_known;	/* a file of it is in attr.c's file table */
+	uint64_t	 dev;		/* st_dev of its file last opened, for
+					 * fsio's calls; 0 if none */
 };
 
 #define BUILD_ID_MAX	DCPI_BUILD_ID_MAX
 
 void image_init(void);
 void image_fini(void);
+
+/* What fsio's calls about im's file are about (fsio_call's key): its
+ * file system, or its path when no file of it was opened yet. */
+uint64_t image_key(const struct img *im);
 
 /* The image with that id, or NULL. */
 struct img *image_by_id(const char *id);
@@ -69,9 +75,13 @@ struct img *image_by_build_id(const uint8_t *bid, size_t len);
  * " (deleted)" stripped, unless the whole path names the file open on fd,
  * and a newline written \012).  When want_len > 0 the file must carry that build-id: if it
  * differs, returns NULL with *mismatch set.  Returns the existing image of
- * the same id, else a new one; NULL when the file is no usable ELF. */
-struct img *image_from_fd(int fd, const char *path, const uint8_t *want,
-    size_t want_len, int *mismatch);
+ * the same id, else a new one; NULL when the file is no usable ELF.  The
+ * file (on file system dev, its st_dev) is read on a helper within
+ * FSIO_DEADLINE_MS: NULL with errno
+ * ETIMEDOUT or EAGAIN (fsio_held_up) when its file system did not answer
+ * in time; fd stays the caller's either way. */
+struct img *image_from_fd(int fd, uint64_t dev, const char *path,
+    const uint8_t *want, size_t want_len, int *mismatch);
 /* Same for an ELF image in memory (the vdso); buf is copied as needed. */
 struct img *image_from_memory(const void *buf, size_t len, const char *path);
 /* A pseudo image (kernel, module): id from bid, or the hash of descr. */

@@ -53,6 +53,7 @@
 #include "attr.h"
 #include "cache.h"
 #include "control.h"
+#include "fsio.h"
 #include "htab.h"
 #include "image.h"
 #include "jit.h"
@@ -403,22 +404,42 @@ cmd_get(const char *comm)
 
 /* ---- maps ---- */
 
+/* A map or dump read on a helper (fsio: it may be on a file system that
+ * stops answering, a jitdump in an NFS home): the call's own copies of
+ * what it needs of the process, and what it found. */
+struct srcread {
+	uint32_t	 pid, nspid;
+	int		 rootfd;	/* the call's dup of the jproc's, or -1 */
+	char		*dumppath;	/* the dump's; NULL: the map */
+	int		 uid_known;
+	uid_t		 uid[4];
+	size_t		 max;
+	int		 have;		/* a version is held, of: */
+	uint64_t	 dev, ino, size;
+	struct timespec	 mtime;
+	enum { SR_NONE, SR_BAD, SR_SAME, SR_BIG, SR_READ } result;
+	struct stat	 st;
+	char		*buf;
+	size_t		 len;
+	char		 name[PATH_MAX + 64];
+};
+
 static int
-owner_ok(const struct jproc *p, uid_t owner)
+owner_ok(const struct srcread *r, uid_t owner)
 {
 	int i;
 
-	if (owner == 0 || !p->uid_known)
+	if (owner == 0 || !r->uid_known)
 		return 1;
 	for (i = 0; i < 4; i++)
-		if (p->uid[i] == owner)
+		if (r->uid[i] == owner)
 			return 1;
 	return 0;
 }
 
 /* The map of p open for reading, name set for messages; -1 if none. */
 static int
-map_open(const struct jproc *p, char *name, size_t namelen)
+map_open(const struct srcread *p, char *name, size_t namelen)
 {
 	char rel[64];
 	int fd = -1, flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW |
@@ -446,7 +467,7 @@ map_open(const struct jproc *p, char *name, size_t namelen)
  * host's file of that path only when the process's root is not held: in
  * another root the same path is another file. */
 static int
-dump_open(const struct jproc *p, char *name, size_t namelen)
+dump_open(const struct srcread *p, char *name, size_t namelen)
 {
 	int fd, flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW |
 	    O_NOCTTY;
@@ -538,53 +559,121 @@ dump_parse(struct jproc *p, const char *buf, size_t len, const char *name,
 /* Reads p's perf map (dump 0) or jitdump (dump 1) unless the one held is
  * current: 1 when read anew, 0 when the one held stands, -1 when there is
  * none. */
+static void
+srcread_run(void *a)
+{
+	struct srcread *r = a;
+	ssize_t n;
+	int fd;
+
+	fd = r->dumppath ? dump_open(r, r->name, sizeof(r->name)) :
+	    map_open(r, r->name, sizeof(r->name));
+	r->result = SR_NONE;
+	if (fd == -1)
+		return;
+	if (fstat(fd, &r->st) == -1 || !S_ISREG(r->st.st_mode) ||
+	    !owner_ok(r, r->st.st_uid))
+		r->result = SR_BAD;
+	else if (r->have && r->dev == (uint64_t)r->st.st_dev &&
+	    r->ino == (uint64_t)r->st.st_ino && r->size == (uint64_t)r->st.st_size &&
+	    r->mtime.tv_sec == r->st.st_mtim.tv_sec &&
+	    r->mtime.tv_nsec == r->st.st_mtim.tv_nsec)
+		r->result = SR_SAME;
+	else if ((uint64_t)r->st.st_size > r->max)
+		r->result = SR_BIG;
+	else {
+		r->buf = xmalloc((size_t)r->st.st_size + 1);
+		while (r->len < (size_t)r->st.st_size &&
+		    ((n = read(fd, r->buf + r->len, (size_t)r->st.st_size - r->len)) > 0 ||
+		    (n == -1 && errno == EINTR)))
+			if (n > 0)
+				r->len += (size_t)n;
+		r->result = SR_READ;
+	}
+	close(fd);
+}
+
+static void
+srcread_late(void *a)
+{
+	struct srcread *r = a;
+
+	if (r->rootfd != -1)
+		close(r->rootfd);
+	free(r->dumppath);
+	free(r->buf);
+	free(r);
+}
+
+/* Reads p's map (dump 0) or jitdump (1) unless the one held is current:
+ * 1 read anew, 0 the one held stays, -1 none. */
 static int
 src_refresh(struct jproc *p, int dump)
 {
-	char name[PATH_MAX + 64];
 	struct jmap *m, **mp = dump ? &p->dump : &p->map;
+	struct srcread *r;
+	char *buf, *name;
 	struct stat st;
-	char *buf;
-	size_t len = 0, i, max = dump ? JIT_DUMP_MAX : JIT_MAP_MAX;
-	ssize_t r;
-	int fd, *warned = dump ? &p->dumpwarned : &p->warned;
+	size_t len, i;
+	int *warned = dump ? &p->dumpwarned : &p->warned;
 
-	fd = dump ? dump_open(p, name, sizeof(name)) :
-	    map_open(p, name, sizeof(name));
-	if (fd == -1)
+	r = xcalloc(1, sizeof(*r));
+	r->pid = p->pid;
+	r->nspid = p->nspid;
+	r->rootfd = p->rootfd == -1 ? -1 : fcntl(p->rootfd, F_DUPFD_CLOEXEC, 0);
+	if (p->rootfd != -1 && r->rootfd == -1) {
+		free(r);
 		return *mp ? 0 : -1;
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
-	    !owner_ok(p, st.st_uid)) {
+	}
+	r->dumppath = dump ? xstrdup(p->dumppath) : NULL;
+	r->uid_known = p->uid_known;
+	memcpy(r->uid, p->uid, sizeof(r->uid));
+	r->max = dump ? JIT_DUMP_MAX : JIT_MAP_MAX;
+	if ((m = *mp) != NULL) {
+		r->have = 1;
+		r->dev = m->dev;
+		r->ino = m->ino;
+		r->size = m->size;
+		r->mtime = m->mtime;
+	}
+	if (fsio_call(fsio_key(dump ? p->dumppath : "/tmp"), srcread_run,
+	    srcread_late, r, FSIO_DEADLINE_MS) == -1) {
+		if (errno == EAGAIN)
+			srcread_late(r);
+		if (!*warned)
+			log_warnx("pid %u: its %s: the file system did not answer in time: "
+			    "read again later", p->pid, dump ? "jitdump" : "perf map");
+		*warned = 1;
+		return *mp ? 0 : -1;
+	}
+	name = r->name;
+	st = r->st;
+	switch (r->result) {
+	case SR_NONE:
+		srcread_late(r);
+		return *mp ? 0 : -1;
+	case SR_BAD:
 		if (!*warned)
 			log_warnx("%s: not a regular file owned by pid %u's user "
 			    "or root: ignored", name, p->pid);
 		*warned = 1;
-		close(fd);
+		srcread_late(r);
 		return *mp ? 0 : -1;
-	}
-	m = *mp;
-	if (m && m->dev == (uint64_t)st.st_dev && m->ino == (uint64_t)st.st_ino &&
-	    m->size == (uint64_t)st.st_size &&
-	    m->mtime.tv_sec == st.st_mtim.tv_sec &&
-	    m->mtime.tv_nsec == st.st_mtim.tv_nsec) {
-		close(fd);
+	case SR_SAME:
+		srcread_late(r);
 		return 0;
-	}
-	if ((uint64_t)st.st_size > max) {
+	case SR_BIG:
 		if (!*warned)
 			log_warnx("%s: %jd bytes, more than the limit of %zu: "
-			    "ignored", name, (intmax_t)st.st_size, max);
+			    "ignored", name, (intmax_t)st.st_size, r->max);
 		*warned = 1;
-		close(fd);
+		srcread_late(r);
 		return *mp ? 0 : -1;
+	case SR_READ:
+		break;
 	}
-	buf = xmalloc((size_t)st.st_size + 1);
-	while (len < (size_t)st.st_size &&
-	    ((r = read(fd, buf + len, (size_t)st.st_size - len)) > 0 ||
-	    (r == -1 && errno == EINTR)))
-		if (r > 0)
-			len += (size_t)r;
-	close(fd);
+	buf = r->buf;
+	len = r->len;
 	m = xcalloc(1, sizeof(*m));
 	if (dump) {
 		/* The parser stops at a record cut short. */
@@ -597,7 +686,6 @@ src_refresh(struct jproc *p, int dump)
 		m->e = map_parse(p, buf, len, name, &m->n);
 		nmaps++;
 	}
-	free(buf);
 	m->dev = (uint64_t)st.st_dev;
 	m->ino = (uint64_t)st.st_ino;
 	m->size = (uint64_t)st.st_size;
@@ -609,6 +697,7 @@ src_refresh(struct jproc *p, int dump)
 	map_free(*mp);
 	*mp = m;
 	log_debug("%s (pid %u, %s): %zu symbols", name, p->pid, p->comm, m->n);
+	srcread_late(r);
 	return 1;
 }
 

@@ -42,6 +42,10 @@ daemon_libdcpid_la_SOURCES += daemon/epoch.c daemon/flush.c
 # modules and vdso (kernel.c), the build-id cache (cache.c).
 noinst_HEADERS += daemon/attr.h daemon/image.h daemon/kernel.h daemon/cache.h
 daemon_libdcpid_la_SOURCES += daemon/attr.c daemon/image.c daemon/kernel.c daemon/cache.c
+# Their files' calls (open, stat, reading) with a deadline, on helper
+# threads (fsio.c): a hung NFS or FUSE server must not stop the loop.
+noinst_HEADERS += daemon/fsio.h
+daemon_libdcpid_la_SOURCES += daemon/fsio.c
 # JIT code: anonymous executable memory named by perf maps (jit.c).
 noinst_HEADERS += daemon/jit.h
 daemon_libdcpid_la_SOURCES += daemon/jit.c

@@ -183,6 +183,7 @@ TESTS += $(DAEMON_ITESTS)
 EXTRA_DIST += $(DAEMON_ITESTS) tests/integration/lib.sh tests/workload/hot.c \
 	tests/workload/notify_listen.c tests/workload/faults.c tests/workload/cgstorm.c \
 	tests/workload/slowio.c tests/workload/churn.c tests/workload/manymaps.c \
+	tests/workload/hangfs.c \
 	tests/workload/chain.c
 
 # Images on real machines: no build-id, chroots, mount namespaces, deleted
@@ -211,6 +212,14 @@ EXTRA_DIST += $(AGG_ITESTS)
 # Attribution, linking the daemon's library (only the attribution's objects
 # and what they need come in).
 if ENABLE_TESTS
+check_PROGRAMS += tests/test_fsio
+TESTS += tests/test_fsio
+tests_test_fsio_SOURCES = tests/test_fsio.c
+tests_test_fsio_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon
+tests_test_fsio_CFLAGS = $(TESTS_CFLAGS)
+tests_test_fsio_LDADD = daemon/libdcpid.la $(TESTS_LIBS)
+tests_test_fsio_LDFLAGS = -Wl,--wrap=pthread_create
+
 check_PROGRAMS += tests/test_attr
 TESTS += tests/test_attr
 tests_test_attr_SOURCES = tests/test_attr.c
@@ -626,7 +635,8 @@ tests_fuzz_fuzz_clickhouse_corpus_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ctl 
 tests_fuzz_fuzz_clickhouse_corpus_LDADD = ctl/libdcpictl.la lib/libdcpi.la lib/libdcpiutil.la
 EXTRA_DIST += tests/fuzz/fuzz_clickhouse.c
 
-# CPU hotplug, last: it waits for the tests running beside it to finish
-# (lib.sh's lock) before it takes a CPU offline.
-TESTS += tests/integration/test_daemon_hotplug.sh
-EXTRA_DIST += tests/integration/test_daemon_hotplug.sh
+# A hung file system, then CPU hotplug, last: each waits for the tests
+# running beside it to finish (lib.sh's lock), since every dcpid samples
+# the program on the hung file system, and every test feels a CPU going.
+TESTS += tests/integration/test_fault_hungfs.sh tests/integration/test_daemon_hotplug.sh
+EXTRA_DIST += tests/integration/test_fault_hungfs.sh tests/integration/test_daemon_hotplug.sh

@@ -1,5 +1,5 @@
-// fuzz-sources: daemon/image.c daemon/cache.c lib/image.c lib/internal.c lib/log.c lib/xmalloc.c lib/db.c lib/file.c lib/profile.c lib/util.c lib/htab.c lib/pack.c
-// fuzz-libs: -lelf -ldw -lz
+// fuzz-sources: daemon/image.c daemon/cache.c daemon/fsio.c lib/image.c lib/internal.c lib/log.c lib/xmalloc.c lib/db.c lib/file.c lib/profile.c lib/util.c lib/htab.c lib/pack.c
+// fuzz-libs: -lelf -ldw -lz -lpthread
 /*
  * dcpid reads the ELF of whatever a process maps executable, which any
  * user can point at a file of their making: the image reader and the

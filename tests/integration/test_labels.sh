@@ -141,7 +141,7 @@ u=$(cat "$DB/$ep"/*/unattributed 2>/dev/null | awk 'NR > 1 { s += $2 } END { pri
 lost=$(awk '$1 == "lost" { print $2 }' "$T/status.txt")
 lostsb=$(awk '$1 == "lost-sideband" { print $2 }' "$T/status.txt")
 echo "status counted $samples samples ($lost lost, $lostsb sideband records lost); profiles hold $total, unattributed $u"
-grep -E '^(lost|throttled|sideband-watch)' "$T/status.txt"
+grep -E "^(lost|throttled|sideband-watch|file-system)" "$T/status.txt"
 [ "$lost" = 0 ] || fail "$lost samples lost in the ring buffers"
 [ "$lostsb" = 0 ] || fail "$lostsb sideband records lost"
 [ $((total + u)) -ge "$samples" ] || fail "samples lost: $samples counted, $((total + u)) stored"

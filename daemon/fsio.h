@@ -1,0 +1,80 @@
+/*
+ * File-system calls with a deadline.  dcpid reads the images its samples
+ * land in, and a file on a hung NFS server or a stuck FUSE server blocks
+ * whoever touches it, for minutes or for good: the event loop stopped
+ * there, every CPU's buffer overflowed and the control socket went quiet.
+ * Calls on the images' files (open, stat, reading an ELF image or a file
+ * for the build-id cache) run on a helper thread instead, and the loop
+ * waits for each at most a deadline.  A call past its deadline is left to
+ * finish on its helper, which then releases what the call holds; the
+ * caller treats the file as unreadable for now and tries again later.
+ * The helpers touch nothing of the daemon's but the call's own argument.
+ */
+#ifndef DCPID_FSIO_H
+#define DCPID_FSIO_H
+
+#include <sys/stat.h>
+
+#include <stdint.h>
+
+/* How long the loop waits for one call, in milliseconds; while a call is
+ * held up, FSIO_DEADLINE_HELD_MS for the others (calls about other files
+ * of the hung file system, under keys not yet known to be the same, would
+ * otherwise cost the whole deadline each). */
+#define FSIO_DEADLINE_MS	500
+#define FSIO_DEADLINE_HELD_MS	100
+/* Helpers at most, held-up ones included: past that many calls held up,
+ * new calls fail at once (EAGAIN) until one returns. */
+#define FSIO_HELPERS		16
+
+void fsio_init(void);
+/* Stops the idle helpers; a held-up one is left to the process's exit. */
+void fsio_fini(void);
+
+/* Runs fn(arg) on a helper and waits for it at most ms milliseconds
+ * (FSIO_DEADLINE_HELD_MS at most while another call is held up).
+ * key says what the call is about (a file system's st_dev, or a value
+ * that fsio_key gives for a path), 0 nothing known: while a call about
+ * key is held up, the next ones about it fail at once (EAGAIN).  A key
+ * that fsio_dev_local calls local runs fn in the caller and returns 0.
+ * 0: fn returned, and arg is the caller's again.  -1 with errno ETIMEDOUT:
+ * fn still runs; when it returns, the helper calls late(arg), which must
+ * release what arg holds (close, free) and touch nothing else; arg is no
+ * longer the caller's.  -1 with errno EAGAIN: FSIO_HELPERS calls are held
+ * up, or one about key is; fn did not run.  Where no thread can be started
+ * at all (and none is held up), fn runs in the caller, logged once, and 0
+ * is returned.  Main thread only. */
+int fsio_call(uint64_t key, void (*fn)(void *arg), void (*late)(void *arg),
+    void *arg, int ms);
+/* A key for calls about path when its file system is not known: never an
+ * st_dev (its top bit is set). */
+uint64_t fsio_key(const char *path);
+
+/* open(path, flags | O_CLOEXEC) and fstat of it within the deadline: the
+ * fd (the caller closes it) and *st, or -1 with errno: open's or fstat's,
+ * or ETIMEDOUT or EAGAIN as fsio_call's. */
+int fsio_open(const char *path, int flags, uint64_t key, struct stat *st);
+/* stat(path) within the deadline: 0, or -1 with errno (as fsio_open). */
+int fsio_stat(const char *path, uint64_t key, struct stat *st);
+/* fstat(fd) within the deadline: 0, or -1 with errno (as fsio_open). */
+int fsio_fstat(int fd, uint64_t key, struct stat *st);
+/* Whether errno, after a failed fsio call, says the file system did not
+ * answer (ETIMEDOUT, EAGAIN) rather than that the file is not there. */
+int fsio_held_up(int err);
+
+/* Calls that passed their deadline and have not returned yet. */
+unsigned fsio_held(void);
+/* Calls made since fsio_init (fsio_call's, the wrappers' included), and
+ * of them those run in the caller, their key a device on a local file
+ * system. */
+unsigned long fsio_calls(void);
+unsigned long fsio_direct(void);
+/* Whether dev (an st_dev; 0 or an fsio_key: no) is on a file system that
+ * only the local kernel answers for (a local disk's, tmpfs, overlay, proc)
+ * as /proc/self/mountinfo says, read again after 10 s; such a call runs
+ * in the caller. */
+int fsio_dev_local(uint64_t dev);
+/* Calls that have passed their deadline since fsio_init. */
+unsigned long fsio_timeouts(void);
+
+#endif
