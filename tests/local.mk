@@ -11,7 +11,12 @@ AM_TESTS_ENVIRONMENT = \
 	DCPID='$(abs_top_builddir)/daemon/dcpid' DCPICTL='$(abs_top_builddir)/ctl/dcpictl'; \
 	export top_srcdir top_builddir DCPID DCPICTL;
 TEST_EXTENSIONS = .sh
-SH_LOG_COMPILER = $(SHELL)
+# One test's time limit, in seconds: a test held up (a hung mount, a stuck
+# wait) fails with a report of its processes (lib.sh's on_term) instead of
+# holding up the suite, and CI, for good.  timeout(1) sends TERM to the
+# test's whole process group, then KILL a minute later.
+DCPI_TEST_TIMEOUT = 1800
+SH_LOG_COMPILER = timeout -k 60 $(DCPI_TEST_TIMEOUT) $(SHELL)
 TESTS_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(ELF_CFLAGS) $(DW_CFLAGS)
 TESTS_LIBS = $(CMOCKA_LIBS)
 

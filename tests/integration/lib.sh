@@ -34,6 +34,69 @@ if command -v flock >/dev/null; then
 	flock -s 8
 fi
 
+# What each process named is doing, for the report of a test held up: its
+# threads' states, where each sleeps and the kernel's stack (root reads
+# it), on stderr.  proc_report PID...
+proc_report() {
+	for p in "$@"; do
+		[ -d "/proc/$p/task" ] || continue
+		echo "  pid $p: $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | cut -c1-150)"
+		for t in /proc/"$p"/task/*; do
+			echo "    thread ${t##*/}: $(sed 's/.*) //; s/ .*//' "$t/stat" 2>/dev/null)" \
+			    "in $(cat "$t/wchan" 2>/dev/null);" \
+			    "$(tr '\n' ' ' <"$t/stack" 2>/dev/null | cut -c1-400)"
+		done
+	done >&2
+}
+
+# The threads of PID not yet ended (a zombie leader's live threads count).
+live_threads() {
+	cat /proc/"$1"/task/*/stat 2>/dev/null | sed 's/.*) //' | awk '$1 != "Z"' | wc -l
+}
+
+# Holds the tests' lock alone (test_daemon_hotplug, test_fault_hungfs):
+# waits for the tests beside it to finish, but 20 minutes at most, then
+# fails naming what still holds the lock (a process some test left
+# running, which would otherwise hold up the whole suite for good).
+lock_alone() {
+	command -v flock >/dev/null || fail "flock is missing (Debian package util-linux)"
+	flock -x -w 1200 8 && return 0
+	holders=$(lock_holders 8>&-)
+	proc_report $holders
+	fail "$DCPI_TEST_LOCK still held after 20 minutes by pids $holders"
+}
+lock_holders() {
+	for p in /proc/[0-9]*; do
+		[ "${p#/proc/}" = $$ ] && continue
+		ls -l "$p/fd" 2>/dev/null | grep -q " -> $DCPI_TEST_LOCK\$" && printf '%s ' "${p#/proc/}"
+	done
+}
+
+# Waits for the background child PID to end, SECS seconds at most (a
+# process stuck on a hung file system would hold the test up for good);
+# its exit status is wait's.  wait_child PID SECS
+wait_child() {
+	for _ in $(seq 1 $(($2 * 10))); do
+		[ "$(live_threads "$1")" = 0 ] && { wait "$1"; return; }
+		sleep 0.1
+	done
+	proc_report "$1"
+	fail "pid $1 did not end within $2 s"
+}
+
+# The suite's time limit for one test (tests/local.mk: timeout sends TERM
+# to the test's process group): say what each of its processes was doing,
+# then fail, so that the EXIT trap cleans up (a CPU back online, a mount
+# undone).
+on_term() {
+	trap - TERM
+	sleep 1		# what TERM does not end is what held the test up
+	echo "FAIL: over the suite's time limit for one test; its processes:" >&2
+	proc_report $(pgrep -g "$(ps -o pgid= -p $$ | tr -d ' ')" | grep -vx -e $$ -e $PPID)
+	fail "over the time limit"
+}
+trap on_term TERM
+
 fail() { echo "FAIL: $*" >&2; [ -f "$DCPID_LOG" ] && { echo "--- dcpid log:" >&2; tail -n 30 "$DCPID_LOG" >&2; }; exit 1; }
 skip() {
 	if [ "${DCPI_REQUIRE_PERF:-0}" = 1 ]; then fail "would skip, but DCPI_REQUIRE_PERF=1: $*"; fi
@@ -70,10 +133,11 @@ start_dcpid() {
 	fail "dcpid did not answer on $SOCK within 10 s"
 }
 
-# Stops dcpid with SIGTERM and waits for it; fails unless it exits 0.
+# Stops dcpid with SIGTERM and waits for it (5 minutes at most); fails
+# unless it exits 0.
 stop_dcpid() {
 	kill -TERM "$DCPID_PID" || fail "dcpid is not running"
-	wait "$DCPID_PID"; rc=$?
+	wait_child "$DCPID_PID" 300; rc=$?
 	DCPID_PID=
 	[ "$rc" = 0 ] || fail "dcpid exited $rc after SIGTERM"
 }

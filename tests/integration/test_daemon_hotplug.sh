@@ -15,10 +15,9 @@ for d in /sys/devices/system/cpu/cpu[1-9]*; do
 	[ -w "$d/online" ] && [ "$(cat "$d/online")" = 1 ] && { cpu=${d##*/cpu}; onf=$d/online; }
 done
 if [ -z "$cpu" ]; then echo "SKIP: no CPU here can go offline"; exit 77; fi
-command -v flock >/dev/null || fail "flock is missing (Debian package util-linux)"
 # Alone: the other tests finish first (their shared locks), and the CPU
 # comes back whatever happens.
-flock -x 8 || fail "cannot hold $DCPI_TEST_LOCK"
+lock_alone
 trap 'echo 1 >"$onf" 2>/dev/null; cleanup' EXIT
 # (onf: lib.sh's functions use f.)
 set_online() {

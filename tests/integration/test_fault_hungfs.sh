@@ -21,23 +21,33 @@ command -v fusermount3 >/dev/null && pkg-config --exists fuse3 ||
 fuse_skip() { echo "SKIP: $*"; exit 77; }
 [ -c /dev/fuse ] || fuse_skip "no /dev/fuse: FUSE is not available here"
 
-command -v flock >/dev/null || fail "flock is missing (Debian package util-linux)"
 # Alone: every dcpid samples the program on the hung file system, and
 # would wait for it as this one does.
-flock -x 8 || fail "cannot hold $DCPI_TEST_LOCK"
+lock_alone
 cc_work hangfs "$top_srcdir/tests/workload/hangfs.c" $(pkg-config --cflags --libs fuse3)
 cc_work served "$top_srcdir/tests/workload/ctiny.c" -DWORKLOAD_TAG='"hungfs-served"'
 cc_work local "$top_srcdir/tests/workload/ctiny.c" -DWORKLOAD_TAG='"hungfs-local"'
 mkdir "$T/mnt"
-"$T/hangfs" "$T/served" "$T/hang" "$T/mnt" || fuse_skip "cannot mount a FUSE file system here"
+# (The server, a daemon, would hold the tests' lock while it lives.)
+"$T/hangfs" "$T/served" "$T/hang" "$T/mnt" 8>&- || fuse_skip "cannot mount a FUSE file system here"
 unhang() { rm -f "$T/hang"; }
 trap 'unhang; fusermount3 -u "$T/mnt" 2>/dev/null || umount -l "$T/mnt"; cleanup' EXIT
 [ -x "$T/mnt/prog" ] || fail "hangfs serves no $T/mnt/prog"
+# Until PID, started from the mount, sleeps waiting for its go file: its
+# pages are in (exec and loading read them through the server) before
+# the server hangs, since a page it faulted in meanwhile would hold it up.
+wait_asleep() {
+	for _ in $(seq 1 100); do
+		case $(cat "/proc/$1/wchan" 2>/dev/null) in *nanosleep*) return 0 ;; esac
+		sleep 0.1
+	done
+	fail "$T/mnt/prog did not start within 10 s: $(cat "/proc/$1/wchan" 2>/dev/null)"
+}
 field() { awk -v k="$1" '$1 == k { $1 = ""; print substr($0, 2); exit }' "$T/status.txt"; }
 
 # 1. The image's first read, with the server hung.
 "$T/mnt/prog" 60000 "$T/go1" & p1=$!
-sleep 0.3
+wait_asleep $p1
 touch "$T/hang"
 start_dcpid -e perf::cpu-clock
 touch "$T/go1"
@@ -68,20 +78,20 @@ grep -q "image $T/mnt/prog read: its file system answers again" "$DCPID_LOG" ||
     fail "the image was not read within 10 s of the file system answering"
 sleep 0.5
 kill $p1
-wait $p1
+wait_child $p1 30
 ctl flush >/dev/null || fail "flush failed"
 assert_hot "$e1" prog "$T/served" ctiny_hot 100
 
 # 2. Its image known, the server hangs again.
 "$T/mnt/prog" 1500 "$T/go2" & p2=$!
-sleep 0.3
+wait_asleep $p2
 touch "$T/hang"
 ctl status >"$T/status.txt" || fail "status failed"
 before=$(awk '$1 == "unattributed" && $2 == "unreadable" { print $3 }' "$T/status.txt")
 ctl flush >/dev/null || fail "flush failed"
 e2=$(current_epoch)
 touch "$T/go2"
-wait $p2 || [ $? = 1 ] || fail "the second program on the hung file system failed"
+wait_child $p2 60 || [ $? = 1 ] || fail "the second program on the hung file system failed"
 timeout 10 "$DCPICTL" -d "$DB" --socket "$SOCK" flush >/dev/null ||
     fail "flush went unanswered while the file system hung"
 assert_hot "$e2" prog "$T/served" ctiny_hot 500
@@ -108,6 +118,6 @@ mv "$DCPID_LOG" "$T/dcpid1.log"
 start_dcpid -e perf::cpu-clock
 ctl status >/dev/null || fail "the new dcpid does not answer"
 unhang
-wait "$old" || fail "the first dcpid exited $?"
+wait_child "$old" 60 || fail "the first dcpid exited $?"
 stop_dcpid
 assert_db_valid
