@@ -408,7 +408,7 @@ static int
 fcall_run(uint64_t key, void (*fn)(void *), struct fcall *c, int *fd,
     struct stat *st)
 {
-	int rc;
+	int rc, err;
 
 	if (fsio_call(key, fn, fcall_late, c, FSIO_DEADLINE_MS) == -1) {
 		int e = errno;
@@ -421,13 +421,16 @@ fcall_run(uint64_t key, void (*fn)(void *), struct fcall *c, int *fd,
 	if ((rc = c->rc) == -1) {
 		if (c->fd != -1)
 			close(c->fd);
-		errno = c->err;
 	} else {
 		*fd = c->fd;
 		*st = c->st;
 	}
+	err = c->err;
 	free(c->path);
 	free(c);
+	/* After the frees: not every free keeps errno (ASan's does not). */
+	if (rc == -1)
+		errno = err;
 	return rc;
 }
 
