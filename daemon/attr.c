@@ -271,21 +271,26 @@ deleted(const char *path)
 /* Opens candidate and reads its image, named path; see the policy at
  * the top.  NULL with *held set when the file system did not answer
  * within fsio's deadline. */
+static int mf_refused;	/* the last mf_try_path's open was refused:
+			 * its errno (EACCES, EPERM), else 0 */
+
 static struct img *
 mf_try_path(struct mfile *f, const char *path, const char *candidate,
-    int check_inode, int *held)
+    int check_inode, int *held, const struct fsio_cred *as)
 {
 	struct stat st;
 	struct img *im;
-	int fd, mismatch = 0;
-	uint64_t stamp;
+	int fd, mismatch = 0, flags;
+	uint64_t stamp, key = f->dev ? f->dev : fsio_key(path);
 	char hex[2 * BUILD_ID_MAX + 1];
 
 	/* The path may have been replaced by a FIFO or a device since the
 	 * mapping: never block on it, never read one. */
-	if ((fd = fsio_open(candidate, O_RDONLY | O_NONBLOCK | O_NOCTTY |
-	    (check_inode ? O_NOFOLLOW : 0), f->dev ? f->dev : fsio_key(path),
-	    &st)) < 0) {
+	flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | (check_inode ? O_NOFOLLOW : 0);
+	mf_refused = 0;
+	if ((fd = as ? fsio_open_as(candidate, flags, key, &st, as) :
+	    fsio_open(candidate, flags, key, &st)) < 0) {
+		mf_refused = errno == EACCES || errno == EPERM ? errno : 0;
 		*held = fsio_held_up(errno);
 		return NULL;
 	}
@@ -319,7 +324,38 @@ mf_try_path(struct mfile *f, const char *path, const char *candidate,
 static struct img *
 mf_try(struct mfile *f, const char *candidate, int check_inode, int *held)
 {
-	return mf_try_path(f, f->path, candidate, check_inode, held);
+	return mf_try_path(f, f->path, candidate, check_inode, held, NULL);
+}
+
+/* After root was refused the file (path, mapped by pid): the open again,
+ * as the process's own user and groups, through its root (the same file
+ * in its mount namespace; map_files would want CAP_SYS_ADMIN, which a
+ * thread that took a user's credentials has not).  Root may not open a
+ * file on a FUSE mount without allow_other (sshfs, an AppImage, rootless
+ * Podman's fuse-overlayfs) or on NFS with root_squash in a home directory
+ * of mode 0700, while the process running from it may. */
+static struct img *
+mf_try_as(struct mfile *f, const char *path, uint32_t pid, int *held)
+{
+	static int warned;
+	struct fsio_cred cred;
+	struct img *im;
+	char *root;
+
+	if (path[0] != '/' || deleted(path) || fsio_cred_of(pid, &cred) == -1 ||
+	    (cred.uid[0] == 0 && cred.uid[1] == 0 && cred.uid[2] == 0))
+		return NULL;
+	xasprintf(&root, "/proc/%u/root%s", pid, path);
+	im = mf_try_path(f, path, root, 1, held, &cred);
+	free(root);
+	if (im == NULL && mf_refused == EPERM && !warned) {
+		warned = 1;
+		log_warnx("images that root may not open (FUSE without allow_other, "
+		    "NFS with root_squash) cannot be opened as their processes' "
+		    "users either, first %s of pid %u: taking a user's credentials "
+		    "needs CAP_SETUID and CAP_SETGID", path, pid);
+	}
+	return im;
 }
 
 static void
@@ -327,18 +363,21 @@ mf_resolve(struct mfile *f, uint32_t pid, const struct map *m)
 {
 	char mf[64];
 	struct img *im = NULL;
-	int held = 0;
+	int held = 0, refused = 0;
 
 	if (f->bidlen)
 		im = image_by_build_id(f->bid, f->bidlen);
-	if (im == NULL && f->path[0] == '/' && !deleted(f->path))
+	if (im == NULL && f->path[0] == '/' && !deleted(f->path)) {
 		im = mf_try(f, f->path, 1, &held);
+		refused |= mf_refused != 0;
+	}
 	/* A file system that did not answer for the path would not for the
 	 * mapping either (the same file). */
 	if (im == NULL && !held) {
 		snprintf(mf, sizeof(mf), "/proc/%u/map_files/%" PRIx64 "-%"
 		    PRIx64, pid, m->start, m->end);
 		im = mf_try(f, mf, 0, &held);
+		refused |= mf_refused != 0;
 	}
 	if (im == NULL && !held && f->path[0] == '/' && !deleted(f->path)) {
 		/* Another mount namespace or a chroot: its root. */
@@ -347,7 +386,10 @@ mf_resolve(struct mfile *f, uint32_t pid, const struct map *m)
 		xasprintf(&root, "/proc/%u/root%s", pid, f->path);
 		im = mf_try(f, root, 1, &held);
 		free(root);
+		refused |= mf_refused != 0;
 	}
+	if (im == NULL && !held && refused)
+		im = mf_try_as(f, f->path, pid, &held);
 	if (im == NULL && held) {
 		/* Its samples are unreadable until a later try succeeds. */
 		if (f->retry_at == 0)
@@ -689,20 +731,24 @@ read_live(uint32_t pid, uint64_t start, uint64_t end, const char *path,
 	tmp.bidlen = bidlen;
 	m.start = start;
 	m.end = end;
-	/* mf_resolve's last two steps, without logging a failure: the
-	 * process may already be gone, and the sample path tries again. */
+	/* mf_resolve's last steps, without logging a failure: the process
+	 * may already be gone, and the sample path tries again. */
 	{
 		char mf[64], *root;
+		int refused;
 
 		snprintf(mf, sizeof(mf), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64,
 		    pid, start, end);
-		if ((im = mf_try_path(&tmp, path, mf, 0, held)) != NULL)
+		if ((im = mf_try_path(&tmp, path, mf, 0, held, NULL)) != NULL)
 			return im;
+		refused = mf_refused;
 		if (deleted(path) || *held)
 			return NULL;
 		xasprintf(&root, "/proc/%u/root%s", pid, path);
-		im = mf_try_path(&tmp, path, root, 1, held);
+		im = mf_try_path(&tmp, path, root, 1, held, NULL);
 		free(root);
+		if (im == NULL && !*held && (refused || mf_refused))
+			im = mf_try_as(&tmp, path, pid, held);
 	}
 	return im;
 }
@@ -728,7 +774,7 @@ learn_by_path(const struct attr_mmap *m, size_t bidlen)
 	tmp.dev = m->has_build_id ? 0 : makedev(m->maj, m->min);
 	if (bidlen == 0 && tmp.ino == 0)
 		return;		/* nothing to check the file against */
-	mf_try_path(&tmp, m->filename, m->filename, 1, &held);
+	mf_try_path(&tmp, m->filename, m->filename, 1, &held, NULL);
 }
 
 /* A program run from a memfd has no build-id in its MMAP2 when it has no

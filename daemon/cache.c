@@ -405,7 +405,23 @@ load_run(void *a)
 	ssize_t n = 0;
 
 	c->rc = -1;
-	if (fstat(c->fd, &st) == -1 || !S_ISREG(st.st_mode)) {
+	if (fstat(c->fd, &st) == -1) {
+		off_t end;
+
+		/* Root is refused even an fstat on a FUSE mount without
+		 * allow_other: the file was opened as its process's user
+		 * (fsio_open_as, a regular file then), and reads through
+		 * the fd are not checked again. */
+		if ((errno != EACCES && errno != EPERM) ||
+		    (end = lseek(c->fd, 0, SEEK_END)) == -1) {
+			snprintf(c->why, sizeof(c->why), "%s: %s", c->path,
+			    strerror(errno));
+			return;
+		}
+		st.st_mode = S_IFREG;
+		st.st_size = end;
+	}
+	if (!S_ISREG(st.st_mode)) {
 		c->not_regular = 1;
 		return;
 	}

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
@@ -364,6 +365,8 @@ struct fcall {
 	char		*path;
 	int		 flags, fd, rc, err;
 	struct stat	 st;
+	struct fsio_cred cred;	/* fsio_open_as's own copy: a call past its
+				 * deadline outlives the caller's */
 };
 
 static void
@@ -380,6 +383,42 @@ open_run(void *a)
 		c->fd = -1;
 	} else
 		c->rc = 0;
+}
+
+/* Takes c's credentials, for this thread only: the raw system calls, since
+ * glibc's setresuid and setgroups make every thread of the process take
+ * them.  Groups first, then the group, then the user, while the thread
+ * still has CAP_SETGID. */
+static void *
+open_as_thread(void *a)
+{
+	struct fcall *c = a;
+	const struct fsio_cred *k = &c->cred;
+
+	if (syscall(SYS_setgroups, (size_t)k->ngroups, k->groups) == -1 ||
+	    syscall(SYS_setresgid, k->gid[0], k->gid[1], k->gid[2]) == -1 ||
+	    syscall(SYS_setresuid, k->uid[0], k->uid[1], k->uid[2]) == -1) {
+		c->rc = -1;
+		c->err = errno;
+		return NULL;
+	}
+	open_run(c);
+	return NULL;
+}
+
+/* On a helper: a thread of its own for the open, joined. */
+static void
+open_as_run(void *a)
+{
+	struct fcall *c = a;
+	pthread_t th;
+
+	c->rc = -1;
+	if ((c->err = pthread_create(&th, NULL, open_as_thread, c)) != 0) {
+		c->err = EAGAIN;
+		return;
+	}
+	pthread_join(th, NULL);
 }
 
 static void
@@ -452,6 +491,84 @@ fsio_open(const char *path, int flags, uint64_t key, struct stat *st)
 
 	return fcall_run(key, open_run, fcall_new(path, flags, -1), &fd, st) == -1 ?
 	    -1 : fd;
+}
+
+int
+fsio_open_as(const char *path, int flags, uint64_t key, struct stat *st,
+    const struct fsio_cred *cred)
+{
+	struct fcall *c = fcall_new(path, flags, -1);
+	int fd;
+
+	c->cred = *cred;
+	return fcall_run(key, open_as_run, c, &fd, st) == -1 ? -1 : fd;
+}
+
+/* The numbers after a /proc/PID/status line's name, n of them at most: how
+ * many, or -1 if one is not a number. */
+static int
+status_ids(const char *s, uint32_t *ids, int n)
+{
+	int i = 0;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	while (*s != '\0' && *s != '\n') {
+		char *end;
+		unsigned long v;
+
+		if (i == n)
+			return -1;
+		errno = 0;
+		v = strtoul(s, &end, 10);
+		if (end == s || errno != 0 || v > UINT32_MAX)
+			return -1;
+		ids[i++] = (uint32_t)v;
+		s = end;
+		while (*s == ' ' || *s == '\t')
+			s++;
+	}
+	return i;
+}
+
+int
+fsio_cred_of(uint32_t pid, struct fsio_cred *cred)
+{
+	char path[64], line[1024];
+	uint32_t ids[4];
+	int got = 0, n;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/%u/status", pid);
+	if ((fp = fopen(path, "re")) == NULL)
+		return -1;
+	memset(cred, 0, sizeof(*cred));
+	while (fgets(line, sizeof(line), fp) != NULL) {
+		if (strncmp(line, "Uid:", 4) == 0) {
+			if (status_ids(line + 4, ids, 4) != 4)
+				break;
+			memcpy(cred->uid, ids, sizeof(cred->uid));
+			got |= 1;
+		} else if (strncmp(line, "Gid:", 4) == 0) {
+			if (status_ids(line + 4, ids, 4) != 4)
+				break;
+			memcpy(cred->gid, ids, sizeof(cred->gid));
+			got |= 2;
+		} else if (strncmp(line, "Groups:", 7) == 0) {
+			/* A line longer than the buffer has more groups than fit. */
+			if (strchr(line, '\n') == NULL || (n = status_ids(line + 7,
+			    cred->groups, FSIO_GROUPS_MAX)) < 0)
+				break;
+			cred->ngroups = (uint32_t)n;
+			got |= 4;
+		}
+	}
+	fclose(fp);
+	if (got != 7) {
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
 }
 
 int

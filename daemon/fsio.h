@@ -54,6 +54,29 @@ uint64_t fsio_key(const char *path);
  * fd (the caller closes it) and *st, or -1 with errno: open's or fstat's,
  * or ETIMEDOUT or EAGAIN as fsio_call's. */
 int fsio_open(const char *path, int flags, uint64_t key, struct stat *st);
+/* Whose credentials an open takes: a process's user and groups, as its
+ * /proc/PID/status gives them. */
+#define FSIO_GROUPS_MAX	64
+struct fsio_cred {
+	uint32_t	 uid[3], gid[3];	/* real, effective, saved */
+	uint32_t	 ngroups, groups[FSIO_GROUPS_MAX];
+};
+/* Reads pid's credentials from /proc/PID/status: 0, or -1 with errno
+ * (ENOENT: the process is gone; EINVAL: a line unparsed, or more than
+ * FSIO_GROUPS_MAX supplementary groups). */
+int fsio_cred_of(uint32_t pid, struct fsio_cred *cred);
+/* fsio_open, the open made with cred's user and groups instead of dcpid's:
+ * on a thread of its own that takes them (setgroups, setresgid, setresuid:
+ * CAP_SETGID and CAP_SETUID) and ends with the call, so that no other
+ * thread ever runs as another user.  For a file that root may not open but
+ * the process that maps it may: a FUSE mount without allow_other (sshfs,
+ * an AppImage, rootless Podman's fuse-overlayfs), NFS with root_squash.
+ * The fd is dcpid's like any other: reads through it are not checked
+ * again.  -1 with errno as fsio_open's, or EPERM where the credentials
+ * cannot be taken (no CAP_SETUID or CAP_SETGID, a seccomp filter), or
+ * EAGAIN where no thread can be started. */
+int fsio_open_as(const char *path, int flags, uint64_t key, struct stat *st,
+    const struct fsio_cred *cred);
 /* stat(path) within the deadline: 0, or -1 with errno (as fsio_open). */
 int fsio_stat(const char *path, uint64_t key, struct stat *st);
 /* fstat(fd) within the deadline: 0, or -1 with errno (as fsio_open). */

@@ -3,7 +3,8 @@
  * a pipe here, as on a hung NFS server) is left behind at its deadline and
  * released by its late function once it returns; while it is held up, the
  * next call about the same key fails at once; with every helper held up,
- * every call does; the open and stat wrappers give the syscalls' results.
+ * every call does; the open and stat wrappers give the syscalls' results;
+ * an open as another user's credentials leaves the caller's alone.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -304,6 +305,71 @@ test_open_stat(void **state)
 	fsio_fini();
 }
 
+/* Opens as another user's credentials, on a thread of its own: the
+ * caller's stay root's; a user's refusal is the open's (EACCES); where no
+ * thread can be started the open is not made at all (never on the caller's
+ * thread). */
+static void
+test_open_as(void **state)
+{
+	char secret[] = "/tmp/test_fsio_s.XXXXXX", open_[] = "/tmp/test_fsio_o.XXXXXX";
+	struct fsio_cred me, nobody = { { 65534, 65534, 65534 }, { 65534, 65534, 65534 },
+	    0, { 0 } };
+	gid_t groups[FSIO_GROUPS_MAX];
+	struct stat st, want;
+	int fd, sfd, ofd, n;
+
+	(void)state;
+	fsio_init();
+	assert_int_equal(fsio_cred_of((uint32_t)getpid(), &me), 0);
+	assert_int_equal(me.uid[0], getuid());
+	assert_int_equal(me.uid[1], geteuid());
+	assert_int_equal(me.gid[1], getegid());
+	n = getgroups(FSIO_GROUPS_MAX, groups);
+	assert_int_equal(me.ngroups, n);
+	assert_int_equal(fsio_cred_of(0x7ffffff0, &me), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(fsio_cred_of((uint32_t)getpid(), &me), 0);
+
+	sfd = mkstemp(secret);		/* mode 0600 */
+	ofd = mkstemp(open_);
+	assert_true(sfd >= 0 && ofd >= 0);
+	assert_int_equal(fchmod(ofd, 0644), 0);
+	assert_int_equal(fstat(ofd, &want), 0);
+	if (geteuid() != 0) {
+		/* setgroups needs CAP_SETGID: not taken, not opened. */
+		assert_int_equal(fsio_open_as(open_, O_RDONLY, 0, &st, &nobody), -1);
+		assert_int_equal(errno, EPERM);
+	} else {
+		assert_int_equal(fsio_open_as(secret, O_RDONLY, 0, &st, &nobody), -1);
+		assert_int_equal(errno, EACCES);
+		assert_false(fsio_held_up(errno));
+		fd = fsio_open_as(open_, O_RDONLY, K(1), &st, &nobody);
+		assert_true(fd >= 0);
+		assert_int_equal(st.st_ino, want.st_ino);
+		close(fd);
+		fd = fsio_open_as(secret, O_RDONLY, 0, &st, &me);
+		assert_true(fd >= 0);
+		close(fd);
+		/* The caller's credentials are its own still. */
+		assert_int_equal(getuid(), 0);
+		assert_int_equal(geteuid(), 0);
+		assert_int_equal(getgroups(FSIO_GROUPS_MAX, groups), n);
+		fd = open(secret, O_RDONLY);
+		assert_true(fd >= 0);
+		close(fd);
+	}
+	fail_create = 1;
+	assert_int_equal(fsio_open_as(open_, O_RDONLY, 0, &st, &me), -1);
+	assert_int_equal(errno, EAGAIN);
+	fail_create = 0;
+	close(sfd);
+	close(ofd);
+	unlink(secret);
+	unlink(open_);
+	fsio_fini();
+}
+
 int
 main(void)
 {
@@ -312,6 +378,7 @@ main(void)
 		cmocka_unit_test(test_held_up),
 		cmocka_unit_test(test_all_held),
 		cmocka_unit_test(test_open_stat),
+		cmocka_unit_test(test_open_as),
 		cmocka_unit_test(test_local_direct),
 		cmocka_unit_test(test_no_thread),
 		/* Last: its helper outlives fsio_fini. */

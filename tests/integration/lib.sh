@@ -110,6 +110,16 @@ require_perf() {
 	[ -r /proc/sys/kernel/perf_event_paranoid ] || skip "no perf_event_open on this kernel"
 }
 
+# The FUSE tests' needs (tests/workload/hangfs.c): fuse3 must be installed;
+# a machine without FUSE itself skips (fuse_skip), even under
+# DCPI_REQUIRE_PERF=1, since that is not a matter of perf.
+fuse_skip() { echo "SKIP: $*"; exit 77; }
+require_fuse() {
+	command -v fusermount3 >/dev/null && pkg-config --exists fuse3 ||
+	    fail "fuse3 is not installed (README's test packages: fuse3, libfuse3-dev)"
+	[ -c /dev/fuse ] || fuse_skip "no /dev/fuse: FUSE is not available here"
+}
+
 # Compiles a C file with debug info into $T: cc_work OUT SRC [CFLAGS...].
 cc_work() {
 	out=$1 src=$2; shift 2
@@ -120,9 +130,10 @@ cc_work() {
 # arguments are passed on (e.g. -e perf::cpu-clock).  Waits until the
 # control socket answers STATUS.  DCPI_AGGREGATE=auto|bpf|ring picks where
 # the samples are counted (the default is ring; CI runs the attribution
-# tests once more with bpf: test_aggregate_bpf_attr.sh).
+# tests once more with bpf: test_aggregate_bpf_attr.sh).  DCPID_WRAP: a
+# command that runs dcpid (setpriv with fewer capabilities).
 start_dcpid() {
-	"$DCPID" -f -d "$DB" --socket "$SOCK" ${DCPI_AGGREGATE:+--aggregate "$DCPI_AGGREGATE"} \
+	${DCPID_WRAP:-} "$DCPID" -f -d "$DB" --socket "$SOCK" ${DCPI_AGGREGATE:+--aggregate "$DCPI_AGGREGATE"} \
 	    "$@" >"$DCPID_LOG" 2>&1 &
 	DCPID_PID=$!
 	for _ in $(seq 1 100); do

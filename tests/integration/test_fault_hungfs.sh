@@ -14,12 +14,7 @@
 #      flush answers, and dcpid stops when told, the server still hung.
 . "$top_srcdir/tests/integration/lib.sh"
 require_perf
-command -v fusermount3 >/dev/null && pkg-config --exists fuse3 ||
-    fail "fuse3 is not installed (README's test packages: fuse3, libfuse3-dev)"
-# Not a matter of perf: a machine without FUSE skips even under
-# DCPI_REQUIRE_PERF=1.
-fuse_skip() { echo "SKIP: $*"; exit 77; }
-[ -c /dev/fuse ] || fuse_skip "no /dev/fuse: FUSE is not available here"
+require_fuse
 
 # Alone: every dcpid samples the program on the hung file system, and
 # would wait for it as this one does.

@@ -185,10 +185,17 @@ else
 			esac
 		done
 	}
-	filters=$(sed -n 's/^SystemCallFilter=//p' "$unit")
-	printf '%s\n' "$filters" | grep -v '^~' | while read -r l; do allowed $l; done | sort -u >"$T/allow"
-	printf '%s\n' "$filters" | sed -n 's/^~//p' | while read -r l; do allowed $l; done | sort -u >"$T/deny"
-	comm -23 "$T/allow" "$T/deny" >"$T/filter"
+	# In order: the first line's allow list, then each line takes its
+	# calls out (~) or puts them back in.
+	: >"$T/filter"
+	sed -n 's/^SystemCallFilter=//p' "$unit" >"$T/filters"
+	while read -r l; do
+		case $l in
+		~*) allowed ${l#\~} | sort -u | comm -23 "$T/filter" - >"$T/filter.new" ;;
+		*) { cat "$T/filter"; allowed $l; } | sort -u >"$T/filter.new" ;;
+		esac
+		mv "$T/filter.new" "$T/filter"
+	done <"$T/filters"
 	[ -s "$T/filter" ] || fail "could not expand SystemCallFilter= of $unit"
 	# libtool runs strace on the program itself, not on its wrapper; the
 	# gid and umask are the unit's (Group=, UMask=), as they decide
