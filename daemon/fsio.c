@@ -426,7 +426,7 @@ stat_run(void *a)
 {
 	struct fcall *c = a;
 
-	if ((c->rc = c->path ? stat(c->path, &c->st) : fstat(c->fd, &c->st)) == -1)
+	if ((c->rc = stat(c->path, &c->st)) == -1)
 		c->err = errno;
 }
 
@@ -474,13 +474,13 @@ fcall_run(uint64_t key, void (*fn)(void *), struct fcall *c, int *fd,
 }
 
 static struct fcall *
-fcall_new(const char *path, int flags, int fd)
+fcall_new(const char *path, int flags)
 {
 	struct fcall *c = xcalloc(1, sizeof(*c));
 
-	c->path = path ? xstrdup(path) : NULL;
+	c->path = xstrdup(path);
 	c->flags = flags;
-	c->fd = fd;
+	c->fd = -1;
 	return c;
 }
 
@@ -489,7 +489,7 @@ fsio_open(const char *path, int flags, uint64_t key, struct stat *st)
 {
 	int fd;
 
-	return fcall_run(key, open_run, fcall_new(path, flags, -1), &fd, st) == -1 ?
+	return fcall_run(key, open_run, fcall_new(path, flags), &fd, st) == -1 ?
 	    -1 : fd;
 }
 
@@ -497,7 +497,7 @@ int
 fsio_open_as(const char *path, int flags, uint64_t key, struct stat *st,
     const struct fsio_cred *cred)
 {
-	struct fcall *c = fcall_new(path, flags, -1);
+	struct fcall *c = fcall_new(path, flags);
 	int fd;
 
 	c->cred = *cred;
@@ -576,19 +576,5 @@ fsio_stat(const char *path, uint64_t key, struct stat *st)
 {
 	int fd;
 
-	return fcall_run(key, stat_run, fcall_new(path, 0, -1), &fd, st);
-}
-
-int
-fsio_fstat(int fd, uint64_t key, struct stat *st)
-{
-	int dup;
-
-	/* The helper's own descriptor: the caller may close fd meanwhile. */
-	if ((dup = fcntl(fd, F_DUPFD_CLOEXEC, 0)) == -1)
-		return -1;
-	if (fcall_run(key, stat_run, fcall_new(NULL, 0, dup), &dup, st) == -1)
-		return -1;
-	close(dup);
-	return 0;
+	return fcall_run(key, stat_run, fcall_new(path, 0), &fd, st);
 }

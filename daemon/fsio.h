@@ -79,8 +79,6 @@ int fsio_open_as(const char *path, int flags, uint64_t key, struct stat *st,
     const struct fsio_cred *cred);
 /* stat(path) within the deadline: 0, or -1 with errno (as fsio_open). */
 int fsio_stat(const char *path, uint64_t key, struct stat *st);
-/* fstat(fd) within the deadline: 0, or -1 with errno (as fsio_open). */
-int fsio_fstat(int fd, uint64_t key, struct stat *st);
 /* Whether errno, after a failed fsio call, says the file system did not
  * answer (ETIMEDOUT, EAGAIN) rather than that the file is not there. */
 int fsio_held_up(int err);
