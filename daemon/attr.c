@@ -345,15 +345,21 @@ mf_try_as(struct mfile *f, const char *path, uint32_t pid, int *held)
 	if (path[0] != '/' || deleted(path) || fsio_cred_of(pid, &cred) == -1 ||
 	    (cred.uid[0] == 0 && cred.uid[1] == 0 && cred.uid[2] == 0))
 		return NULL;
-	xasprintf(&root, "/proc/%u/root%s", pid, path);
-	im = mf_try_path(f, path, root, 1, held, &cred);
-	free(root);
+	/* Without the capabilities, not tried: said once. */
+	im = NULL;
+	mf_refused = EPERM;
+	if (fsio_can_open_as()) {
+		xasprintf(&root, "/proc/%u/root%s", pid, path);
+		im = mf_try_path(f, path, root, 1, held, &cred);
+		free(root);
+	}
 	if (im == NULL && mf_refused == EPERM && !warned) {
 		warned = 1;
 		log_warnx("images that root may not open (FUSE without allow_other, "
 		    "NFS with root_squash) cannot be opened as their processes' "
 		    "users either, first %s of pid %u: taking a user's credentials "
-		    "needs CAP_SETUID and CAP_SETGID", path, pid);
+		    "needs CAP_SETUID and CAP_SETGID (dcpid.service: a drop-in, "
+		    "dcpid(8) CAVEATS)", path, pid);
 	}
 	return im;
 }

@@ -504,6 +504,29 @@ fsio_open_as(const char *path, int flags, uint64_t key, struct stat *st,
 	return fcall_run(key, open_as_run, c, &fd, st) == -1 ? -1 : fd;
 }
 
+int
+fsio_can_open_as(void)
+{
+	static int can = -1;
+	unsigned long long eff;
+	char line[256];
+	FILE *fp;
+
+	if (can != -1)
+		return can;
+	can = 0;
+	if ((fp = fopen("/proc/self/status", "re")) == NULL)
+		return can;
+	while (fgets(line, sizeof(line), fp) != NULL)
+		if (sscanf(line, "CapEff: %llx", &eff) == 1) {
+			/* CAP_SETGID is 6, CAP_SETUID 7 (linux/capability.h). */
+			can = (eff & 0xc0) == 0xc0;
+			break;
+		}
+	fclose(fp);
+	return can;
+}
+
 /* The numbers after a /proc/PID/status line's name, n of them at most: how
  * many, or -1 if one is not a number. */
 static int

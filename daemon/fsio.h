@@ -77,6 +77,10 @@ int fsio_cred_of(uint32_t pid, struct fsio_cred *cred);
  * EAGAIN where no thread can be started. */
 int fsio_open_as(const char *path, int flags, uint64_t key, struct stat *st,
     const struct fsio_cred *cred);
+/* Whether dcpid has CAP_SETUID and CAP_SETGID in its effective set (its
+ * /proc/self/status, read once), without which fsio_open_as cannot take a
+ * user's credentials and is better not tried: 1 or 0. */
+int fsio_can_open_as(void);
 /* stat(path) within the deadline: 0, or -1 with errno (as fsio_open). */
 int fsio_stat(const char *path, uint64_t key, struct stat *st);
 /* Whether errno, after a failed fsio call, says the file system did not

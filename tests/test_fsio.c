@@ -332,6 +332,8 @@ test_open_as(void **state)
 	assert_true(sfd >= 0 && ofd >= 0);
 	assert_int_equal(fchmod(ofd, 0644), 0);
 	assert_int_equal(fstat(ofd, &want), 0);
+	/* (A root test has every capability; anyone else none.) */
+	assert_int_equal(fsio_can_open_as(), geteuid() == 0);
 	if (geteuid() != 0) {
 		/* setgroups needs CAP_SETGID: not taken, not opened. */
 		assert_int_equal(fsio_open_as(open_, O_RDONLY, 0, &st, &nobody), -1);

@@ -7,14 +7,18 @@
 # the file again as the process's user and groups, on a thread of its own
 # that takes them: the samples are in the program's hot function, and the
 # build-id cache keeps the file (read through that descriptor, as root).
+# The same through sshfs, a FUSE client nobody here wrote, from Debian's
+# sshd on loopback, with Debian's python3 (stripped) run from the mount.
 # Without CAP_SETUID and CAP_SETGID it cannot: the samples are unreadable,
 # as before, and the log says what is missing.
 . "$top_srcdir/tests/integration/lib.sh"
 require_perf
 require_fuse
-for t in useradd userdel setpriv; do
+for t in useradd userdel usermod setpriv; do
 	command -v $t >/dev/null || fail "$t is missing (Debian packages passwd, util-linux)"
 done
+command -v sshfs >/dev/null && command -v ssh-keygen >/dev/null && [ -x /usr/sbin/sshd ] ||
+    fail "sshfs or sshd is missing (README's test packages: sshfs, openssh-server)"
 
 cc_work hangfs "$top_srcdir/tests/workload/hangfs.c" $(pkg-config --cflags --libs fuse3)
 cc_work served "$top_srcdir/tests/workload/ctiny.c" -DWORKLOAD_TAG='"refused-served"'
@@ -22,8 +26,10 @@ cc_work served "$top_srcdir/tests/workload/ctiny.c" -DWORKLOAD_TAG='"refused-ser
 U=dcpi-refused-$$
 useradd -r -M -d /nonexistent -s /usr/sbin/nologin "$U" || fail "useradd $U failed"
 D=$(mktemp -d "${TMPDIR:-/tmp}/dcpi-refused.XXXXXX")
-trap 'fusermount3 -u "$D/mnt" 2>/dev/null || umount -l "$D/mnt" 2>/dev/null;
-    rm -rf "$D"; userdel "$U" 2>/dev/null; cleanup' EXIT
+S=$D/ssh
+trap 'for m in "$D/mnt" "$S/mnt"; do fusermount3 -u "$m" 2>/dev/null || umount -l "$m" 2>/dev/null; done
+    [ -f "$S/sshd.pid" ] && kill "$(cat "$S/sshd.pid")"
+    rm -rf "$D"; userdel -f "$U" 2>/dev/null; cleanup' EXIT
 cp "$T/hangfs" "$T/served" "$D/" && mkdir "$D/mnt" && chmod 755 "$D" &&
     chown -R "$U:" "$D" || fail "cannot prepare $D"
 as_user() { setpriv --reuid="$U" --regid="$U" --init-groups "$@"; }
@@ -36,6 +42,37 @@ grep -q " $D/mnt .* fuse\.hangfs .*user_id=" /proc/self/mountinfo ||
 as_user test -x "$D/mnt/prog" || fail "$U cannot run $D/mnt/prog"
 # The premise: root may not even look.
 cat "$D/mnt/prog" >/dev/null 2>&1 && fail "root reads $D/mnt/prog: not the case this test is about"
+# sshd on a free loopback port, the user's key its only way in (the
+# account unlocked, with no password), sftp inside sshd (the user's shell
+# is nologin); sshfs mounts, as the user, a directory of the user's own.
+mkdir -p "$S/srv" "$S/mnt" /run/sshd && usermod -p '*' "$U" &&
+    ssh-keygen -q -t ed25519 -N '' -f "$S/hostkey" &&
+    ssh-keygen -q -t ed25519 -N '' -f "$S/userkey" &&
+    cp "$S/userkey.pub" "$S/authorized_keys" &&
+    cp "$(readlink -f /usr/bin/python3)" "$S/srv/python3" || fail "cannot prepare sshd"
+port=2222
+while grep -qi ":$(printf '%04X' $port) " /proc/net/tcp; do port=$((port + 1)); done
+cat >"$S/sshd_config" <<EOF
+ListenAddress 127.0.0.1:$port
+HostKey $S/hostkey
+PidFile $S/sshd.pid
+AuthorizedKeysFile $S/authorized_keys
+AllowUsers $U
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+Subsystem sftp internal-sftp
+EOF
+chown -R "$U:" "$S/srv" "$S/mnt" "$S/userkey" || fail "cannot prepare sshd"
+/usr/sbin/sshd -f "$S/sshd_config" -E "$S/sshd.log" 8>&- || fail "sshd did not start"
+as_user sshfs -o "IdentityFile=$S/userkey,port=$port,BatchMode=yes" \
+    -o StrictHostKeyChecking=no,UserKnownHostsFile=/dev/null \
+    "$U@127.0.0.1:$S/srv" "$S/mnt" 8>&- 2>"$T/sshfs.err" ||
+    fail "sshfs did not mount: $(cat "$T/sshfs.err" "$S/sshd.log")"
+grep -q " $S/mnt .* fuse\.sshfs .*user_id=" /proc/self/mountinfo ||
+    fail "no user's sshfs mount at $S/mnt"
+cat "$S/mnt/python3" >/dev/null 2>&1 && fail "root reads $S/mnt/python3 over sshfs"
 unr() { ctl status | awk '$1 == "unattributed" && $2 == "unreadable" { print $3 }'; }
 
 # 1. dcpid as root: the file opened as the program's user.
@@ -49,17 +86,31 @@ id=$(sed -n 's/^image //p' "$(profile_file "$e1" prog)")
 cmp -s "$DB/buildid/$id/executable" "$D/served" ||
     fail "the build-id cache did not keep $D/mnt/prog (image $id): $(grep -i "build-id cache" "$DCPID_LOG")"
 echo "build-id cache: $D/mnt/prog kept as image $id"
+as_user "$S/mnt/python3" -c 'i = 0
+while i < 20000000: i += 1' || fail "python3 from sshfs failed"
+ctl flush >/dev/null || fail "flush failed"
+e2=$(current_epoch)
+ctl prof --epoch "$e2" -n 10 >"$T/py.txt" || fail "prof failed"
+n=$(awk '$NF == "python3" { s += $1 } END { print s + 0 }' "$T/py.txt")
+[ "$n" -ge 500 ] || fail "python3 over sshfs: $n samples in its procedures: $(cat "$T/py.txt")"
+grep -q '_PyEval_EvalFrameDefault *python3$' "$T/py.txt" ||
+    fail "python3 over sshfs: no _PyEval_EvalFrameDefault: $(cat "$T/py.txt")"
+echo "python3 over sshfs: $n samples in its top procedures; unreadable: $(unr)"
 stop_dcpid
 
 # 2. Without CAP_SETUID and CAP_SETGID: unreadable, and the log says why.
+# (A database of its own: nothing of step 1's in it.)
 mv "$DCPID_LOG" "$T/dcpid1.log"
+DB=$T/db2
 DCPID_WRAP="setpriv --bounding-set=-setuid,-setgid --inh-caps=-setuid,-setgid --" \
     start_dcpid -e perf::cpu-clock
-as_user "$D/mnt/prog" 500 || [ $? = 1 ] || fail "the program failed"
+# (Long enough to be alive when its first samples are read: the user is
+# that of a live process.)
+as_user "$D/mnt/prog" 1500 || [ $? = 1 ] || fail "the program failed"
 ctl flush >/dev/null || fail "flush failed"
-n=$(unr)
-[ "${n:-0}" -ge 150 ] || fail "without CAP_SETUID: only ${n:-0} samples unreadable"
-echo "without CAP_SETUID and CAP_SETGID: $n samples unreadable"
+[ -z "$(profile_file "$(current_epoch)" prog)" ] ||
+    fail "without CAP_SETUID: $D/mnt/prog was read"
+echo "without CAP_SETUID and CAP_SETGID: unreadable $(unr) (the program's and others')"
 grep -q "taking a user's credentials needs CAP_SETUID and CAP_SETGID" "$DCPID_LOG" ||
     fail "the log does not say what is missing"
 stop_dcpid

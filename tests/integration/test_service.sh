@@ -200,7 +200,10 @@ else
 	# libtool runs strace on the program itself, not on its wrapper; the
 	# gid and umask are the unit's (Group=, UMask=), as they decide
 	# whether dcpid has to chown.
+	# Nor has it CAP_SETUID or CAP_SETGID, as under the unit (another
+	# test's user FUSE mount would have it open a binary as its user).
 	(umask "$umask_unit" && exec setpriv --regid="$grp" --keep-groups \
+	    --bounding-set=-setuid,-setgid --inh-caps=-setuid,-setgid \
 	    "$top_builddir/libtool" --mode=execute strace -f -qq -o "$T/strace" "$DCPID" "$@" --config "$T/dcpid.conf" -d "$DB" --socket "$SOCK") \
 	    >"$DCPID_LOG" 2>&1 &
 	DCPID_PID=$!
