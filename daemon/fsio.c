@@ -84,13 +84,15 @@ helper_main(void *a)
 		fn(arg);
 		pthread_mutex_lock(&lock);
 		if (h->abandoned) {
+			/* The call has returned: no longer held up, its key
+			 * free; the helper busy until late is done. */
 			late = h->late;
+			h->abandoned = 0;
+			nheld--;
 			pthread_mutex_unlock(&lock);
 			late(arg);
 			pthread_mutex_lock(&lock);
-			h->abandoned = 0;
 			h->busy = 0;
-			nheld--;
 		} else {
 			h->done = 1;
 			pthread_cond_broadcast(&done_cv);
@@ -413,8 +415,9 @@ open_as_run(void *a)
 	struct fcall *c = a;
 	pthread_t th;
 
+	/* The thread owns c until joined: nothing of c is touched here. */
 	c->rc = -1;
-	if ((c->err = pthread_create(&th, NULL, open_as_thread, c)) != 0) {
+	if (pthread_create(&th, NULL, open_as_thread, c) != 0) {
 		c->err = EAGAIN;
 		return;
 	}

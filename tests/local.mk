@@ -17,6 +17,8 @@ TEST_EXTENSIONS = .sh
 # test's whole process group, then KILL a minute later.
 DCPI_TEST_TIMEOUT = 1800
 SH_LOG_COMPILER = timeout -k 60 $(DCPI_TEST_TIMEOUT) $(SHELL)
+# The unit tests too (a test_fsio that failed once hung in fsio_fini).
+LOG_COMPILER = timeout -k 60 $(DCPI_TEST_TIMEOUT)
 TESTS_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(ELF_CFLAGS) $(DW_CFLAGS)
 TESTS_LIBS = $(CMOCKA_LIBS)
 
