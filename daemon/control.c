@@ -25,6 +25,7 @@
 #include "control.h"
 #include "ctlsock.h"
 #include "log.h"
+#include "procstatus.h"
 
 struct status_writer {
 	struct ctl_conn	*c;
@@ -113,6 +114,7 @@ conn_label(struct ctl_conn *c, uint32_t seq, const unsigned char *payload,
 	char name[DCPI_CTL_LABEL_MAX + 1], shown[DCPI_CTL_LABEL_MAX + 1];
 	char msg[1024];
 	uid_t ruid, euid, uid = c->cred.uid;
+	struct procstatus ps;
 	uint32_t pid;
 	size_t i;
 	int code, rc;
@@ -141,17 +143,20 @@ conn_label(struct ctl_conn *c, uint32_t seq, const unsigned char *payload,
 		}
 		pid = (uint32_t)c->cred.pid;
 	}
-	if (pid > INT_MAX || ctlsock_proc_uids((pid_t)pid, &ruid, &euid) == -1) {
-		if (pid > INT_MAX || errno == ENOENT || errno == ESRCH)
+	rc = pid > INT_MAX ? -1 : procstatus_read(pid, &ps);
+	if (rc == -1 || !(ps.have & PROCSTATUS_UID)) {
+		if (rc == -1 && (pid > INT_MAX || errno == ENOENT))
 			snprintf(msg, sizeof(msg), "no such process %lu",
 			    (unsigned long)pid);
 		else
 			snprintf(msg, sizeof(msg), "pid %lu: reading /proc/%lu/status: "
-			    "%s", (unsigned long)pid, (unsigned long)pid,
-			    strerror(errno));
+			    "%s", (unsigned long)pid, (unsigned long)pid, rc == -1 ?
+			    strerror(errno) : "no readable \"Uid:\" line");
 		conn_result(c, seq, DCPI_CTL_EFAIL, msg);
 		return;
 	}
+	ruid = (uid_t)ps.uid[0];
+	euid = (uid_t)ps.uid[1];
 	/* Both uids, so that a set-uid program is not labelled by the user
 	 * who runs it (nor by the owner it runs as).  The peer's uid is its
 	 * effective uid when it connected. */

@@ -175,33 +175,6 @@ ctlsock_nrefused(void)
 	return nrefused;
 }
 
-int
-ctlsock_proc_uids(pid_t pid, uid_t *ruid, uid_t *euid)
-{
-	char path[64], line[256];
-	unsigned long r, e;
-	int found = 0, saved;
-	FILE *fp;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if ((fp = fopen(path, "re")) == NULL)
-		return -1;
-	/* "Uid:\tREAL\tEFFECTIVE\tSAVED\tFS", proc(5). */
-	while (!found && fgets(line, sizeof(line), fp) != NULL)
-		found = strncmp(line, "Uid:", 4) == 0 &&
-		    sscanf(line + 4, "%lu %lu", &r, &e) == 2;
-	/* A process that exits while the file is read leaves it empty. */
-	saved = ferror(fp) ? errno : found ? 0 : EPROTO;
-	fclose(fp);
-	if (saved != 0) {
-		errno = saved;
-		return -1;
-	}
-	*ruid = (uid_t)r;
-	*euid = (uid_t)e;
-	return 0;
-}
-
 static int
 in_group(gid_t g, const gid_t *groups, size_t n)
 {

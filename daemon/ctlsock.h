@@ -53,13 +53,6 @@ void ctlsock_watch(struct ctl_conn *c, uint32_t events);
 /* c's client has had its reply: its idle time starts again. */
 void ctlsock_served(struct ctl_conn *c);
 
-/* The real and effective uid of process pid, from the "Uid:" line of
- * /proc/PID/status (here, apart from control.c, so that a unit test can
- * wrap it with -Wl,--wrap).  0, or -1 with errno: ENOENT (or ESRCH) when
- * there is no such process, EPROTO for a file without a readable "Uid:"
- * line, else fopen(3)'s. */
-int ctlsock_proc_uids(pid_t pid, uid_t *ruid, uid_t *euid);
-
 /* The socket's group by name (or number), for messages. */
 const char *ctlsock_group(void);
 /* Connections open now, and refused since ctlsock_open(). */

@@ -30,6 +30,7 @@
 
 #include "fsio.h"
 #include "log.h"
+#include "procstatus.h"
 #include "util.h"
 #include "xmalloc.h"
 
@@ -511,89 +512,33 @@ int
 fsio_can_open_as(void)
 {
 	static int can = -1;
-	unsigned long long eff;
-	char line[256];
-	FILE *fp;
+	struct procstatus me;
 
-	if (can != -1)
-		return can;
-	can = 0;
-	if ((fp = fopen("/proc/self/status", "re")) == NULL)
-		return can;
-	while (fgets(line, sizeof(line), fp) != NULL)
-		if (sscanf(line, "CapEff: %llx", &eff) == 1) {
-			/* CAP_SETGID is 6, CAP_SETUID 7 (linux/capability.h). */
-			can = (eff & 0xc0) == 0xc0;
-			break;
-		}
-	fclose(fp);
+	/* CAP_SETGID is 6, CAP_SETUID 7 (linux/capability.h). */
+	if (can == -1)
+		can = procstatus_read(0, &me) == 0 && (me.have & PROCSTATUS_CAPEFF) &&
+		    (me.cap_eff & 0xc0) == 0xc0;
 	return can;
-}
-
-/* The numbers after a /proc/PID/status line's name, n of them at most: how
- * many, or -1 if one is not a number. */
-static int
-status_ids(const char *s, uint32_t *ids, int n)
-{
-	int i = 0;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	while (*s != '\0' && *s != '\n') {
-		char *end;
-		unsigned long v;
-
-		if (i == n)
-			return -1;
-		errno = 0;
-		v = strtoul(s, &end, 10);
-		if (end == s || errno != 0 || v > UINT32_MAX)
-			return -1;
-		ids[i++] = (uint32_t)v;
-		s = end;
-		while (*s == ' ' || *s == '\t')
-			s++;
-	}
-	return i;
 }
 
 int
 fsio_cred_of(uint32_t pid, struct fsio_cred *cred)
 {
-	char path[64], line[1024];
-	uint32_t ids[4];
-	int got = 0, n;
-	FILE *fp;
+	const unsigned need = PROCSTATUS_UID | PROCSTATUS_GID | PROCSTATUS_GROUPS;
+	struct procstatus ps;
 
-	snprintf(path, sizeof(path), "/proc/%u/status", pid);
-	if ((fp = fopen(path, "re")) == NULL)
+	if (procstatus_read(pid, &ps) == -1)
 		return -1;
-	memset(cred, 0, sizeof(*cred));
-	while (fgets(line, sizeof(line), fp) != NULL) {
-		if (strncmp(line, "Uid:", 4) == 0) {
-			if (status_ids(line + 4, ids, 4) != 4)
-				break;
-			memcpy(cred->uid, ids, sizeof(cred->uid));
-			got |= 1;
-		} else if (strncmp(line, "Gid:", 4) == 0) {
-			if (status_ids(line + 4, ids, 4) != 4)
-				break;
-			memcpy(cred->gid, ids, sizeof(cred->gid));
-			got |= 2;
-		} else if (strncmp(line, "Groups:", 7) == 0) {
-			/* A line longer than the buffer has more groups than fit. */
-			if (strchr(line, '\n') == NULL || (n = status_ids(line + 7,
-			    cred->groups, FSIO_GROUPS_MAX)) < 0)
-				break;
-			cred->ngroups = (uint32_t)n;
-			got |= 4;
-		}
-	}
-	fclose(fp);
-	if (got != 7) {
+	if ((ps.have & need) != need) {
 		errno = EINVAL;
 		return -1;
 	}
+	_Static_assert(FSIO_GROUPS_MAX == PROCSTATUS_GROUPS_MAX, "groups");
+	memset(cred, 0, sizeof(*cred));
+	memcpy(cred->uid, ps.uid, sizeof(cred->uid));
+	memcpy(cred->gid, ps.gid, sizeof(cred->gid));
+	cred->ngroups = ps.ngroups;
+	memcpy(cred->groups, ps.groups, ps.ngroups * sizeof(*cred->groups));
 	return 0;
 }
 

@@ -61,9 +61,10 @@ struct fsio_cred {
 	uint32_t	 uid[3], gid[3];	/* real, effective, saved */
 	uint32_t	 ngroups, groups[FSIO_GROUPS_MAX];
 };
-/* Reads pid's credentials from /proc/PID/status: 0, or -1 with errno
- * (ENOENT: the process is gone; EINVAL: a line unparsed, or more than
- * FSIO_GROUPS_MAX supplementary groups). */
+/* Reads pid's credentials from /proc/PID/status (procstatus_read): 0, or
+ * -1 with errno (ENOENT: the process is gone; EINVAL: no well-formed
+ * "Uid:", "Gid:" or "Groups:" line, or more than FSIO_GROUPS_MAX
+ * supplementary groups; procstatus_read's). */
 int fsio_cred_of(uint32_t pid, struct fsio_cred *cred);
 /* fsio_open, the open made with cred's user and groups instead of dcpid's:
  * on a thread of its own that takes them (setgroups, setresgid, setresuid:

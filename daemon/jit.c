@@ -58,6 +58,7 @@
 #include "image.h"
 #include "jit.h"
 #include "log.h"
+#include "procstatus.h"
 #include "util.h"
 #include "xmalloc.h"
 
@@ -165,35 +166,18 @@ proc_find(uint32_t pid)
 static void
 proc_status(struct jproc *p)
 {
-	char path[64], line[256], *s, *end;
-	unsigned long v;
-	FILE *fp;
+	struct procstatus ps;
 	int i;
 
-	snprintf(path, sizeof(path), "/proc/%u/status", p->pid);
-	if ((fp = fopen(path, "re")) == NULL)
+	if (procstatus_read(p->pid, &ps) == -1)
 		return;
-	while (fgets(line, sizeof(line), fp) != NULL) {
-		if (strncmp(line, "NSpid:", 6) == 0) {
-			for (s = line + 6; ; s = end) {
-				v = strtoul(s, &end, 10);
-				if (end == s)
-					break;
-				if (v > 0 && v <= UINT32_MAX)
-					p->nspid = (uint32_t)v;
-			}
-		} else if (strncmp(line, "Uid:", 4) == 0) {
-			s = line + 4;
-			for (i = 0; i < 4; i++, s = end) {
-				v = strtoul(s, &end, 10);
-				if (end == s)
-					break;
-				p->uid[i] = (uid_t)v;
-			}
-			p->uid_known = i == 4;
-		}
+	if (ps.have & PROCSTATUS_NSPID)
+		p->nspid = ps.nspid;
+	if (ps.have & PROCSTATUS_UID) {
+		for (i = 0; i < 4; i++)
+			p->uid[i] = (uid_t)ps.uid[i];
+		p->uid_known = 1;
 	}
-	fclose(fp);
 }
 
 static struct jproc *

@@ -46,6 +46,10 @@ daemon_libdcpid_la_SOURCES += daemon/attr.c daemon/image.c daemon/kernel.c daemo
 # threads (fsio.c): a hung NFS or FUSE server must not stop the loop.
 noinst_HEADERS += daemon/fsio.h
 daemon_libdcpid_la_SOURCES += daemon/fsio.c
+# A process's /proc/PID/status: its credentials, its pid in its own
+# namespace, dcpid's capabilities and seccomp mode (procstatus.c).
+noinst_HEADERS += daemon/procstatus.h
+daemon_libdcpid_la_SOURCES += daemon/procstatus.c
 # JIT code: anonymous executable memory named by perf maps (jit.c).
 noinst_HEADERS += daemon/jit.h
 daemon_libdcpid_la_SOURCES += daemon/jit.c

@@ -18,6 +18,7 @@
 #include "log.h"
 #include "loop.h"
 #include "perf.h"
+#include "procstatus.h"
 #include "record.h"
 #include "xmalloc.h"
 
@@ -325,20 +326,15 @@ paranoid(void)
 static void
 self_status(int *filtered, int *capable)
 {
-	char line[256];
-	unsigned long long eff;
-	FILE *fp;
+	struct procstatus me;
 
 	*filtered = *capable = 0;
-	if ((fp = fopen("/proc/self/status", "re")) == NULL)
+	if (procstatus_read(0, &me) == -1)
 		return;
-	while (fgets(line, sizeof(line), fp) != NULL) {
-		if (strncmp(line, "Seccomp:", 8) == 0)
-			*filtered = atoi(line + 8) == 2;
-		else if (sscanf(line, "CapEff: %llx", &eff) == 1)
-			*capable = (eff >> 38 & 1) || (eff >> 21 & 1);
-	}
-	fclose(fp);
+	*filtered = (me.have & PROCSTATUS_SECCOMP) && me.seccomp == 2;
+	/* CAP_PERFMON is 38, CAP_SYS_ADMIN 21. */
+	*capable = (me.have & PROCSTATUS_CAPEFF) &&
+	    ((me.cap_eff >> 38 & 1) || (me.cap_eff >> 21 & 1));
 }
 
 static void

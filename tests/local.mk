@@ -549,6 +549,20 @@ tests_fuzz_fuzz_cgroup_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
 tests_fuzz_fuzz_cgroup_corpus_LDADD = daemon/libdcpid.la
 EXTRA_DIST += tests/fuzz/fuzz_cgroup.c
 
+# /proc/PID/status: kernels' texts, malformed ones, this process's own; and
+# the parser on the fuzz corpus.
+check_PROGRAMS += tests/test_procstatus tests/fuzz/fuzz_procstatus_corpus
+TESTS += tests/test_procstatus tests/fuzz/fuzz_procstatus_corpus
+tests_test_procstatus_SOURCES = tests/test_procstatus.c
+tests_test_procstatus_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon
+tests_test_procstatus_CFLAGS = $(TESTS_CFLAGS)
+tests_test_procstatus_LDADD = daemon/libdcpid.la $(TESTS_LIBS)
+tests_fuzz_fuzz_procstatus_corpus_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz_procstatus.c
+tests_fuzz_fuzz_procstatus_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFUZZ_CORPUS='"$(abs_top_srcdir)/tests/fuzz/corpus/procstatus"'
+tests_fuzz_fuzz_procstatus_corpus_LDADD = daemon/libdcpid.la
+EXTRA_DIST += tests/fuzz/fuzz_procstatus.c
+
 # The cmocka unit tests and fuzz corpora only: what a package build can run
 # (debian/rules), where perf_event_open and daemons are not allowed.
 check-unit:
