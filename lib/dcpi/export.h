@@ -216,6 +216,12 @@ struct dcpi_pprof {
 	struct dcpi_pprof_mapping *maps;	/* executable mappings, file order */
 	size_t		 n_maps;
 };
+/* Parses a legacy CPU profile (specs/gperftools-cpuprofile.txt): the
+ * header in 4- or 8-byte slots (which it finds), the records (count, PCs:
+ * summed by leaf PC; a count of 0 or a chain starting at PC 0 is an
+ * error), the trailer, and the text after it: the mappings of
+ * /proc/self/maps format, the executable ones kept in file order, with
+ * the "dcpi-image:" lines dcpi_pprof_encode writes. */
 int dcpi_pprof_parse(const void *buf, size_t len, const char *name,
     struct dcpi_pprof **out, struct dcpi_error *err);
 void dcpi_pprof_free(struct dcpi_pprof *pp);
