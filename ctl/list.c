@@ -13,6 +13,7 @@
 #include <capstone/capstone.h>
 
 #include "analysis.h"
+#include "callsite.h"
 #include "commands.h"
 #include "xmalloc.h"
 
@@ -102,24 +103,6 @@ sampled_addresses(const struct dcpi_dataset *d, const struct dcpi_dataset_image 
 	return insn;
 }
 
-static int
-host_arch(cs_arch *arch, cs_mode *mode)
-{
-#if defined(__x86_64__)
-	*arch = CS_ARCH_X86;
-	*mode = CS_MODE_64;
-#elif defined(__i386__)
-	*arch = CS_ARCH_X86;
-	*mode = CS_MODE_32;
-#elif defined(__aarch64__)
-	*arch = CS_ARCH_ARM64;
-	*mode = CS_MODE_LITTLE_ENDIAN;
-#else
-	return -1;
-#endif
-	return 0;
-}
-
 int
 cmd_list(const struct ctl_globals *g, int argc, char **argv)
 {
@@ -139,8 +122,6 @@ cmd_list(const struct ctl_globals *g, int argc, char **argv)
 	const char *proc, *file, *text, *lastfile = NULL;
 	int ch, stale, line, lastline = -1, rc = 1, *w, synthetic = 0;
 	cs_insn *insn = NULL;
-	cs_arch arch;
-	cs_mode mode;
 	csh cs;
 	void *code = NULL;
 
@@ -194,7 +175,7 @@ cmd_list(const struct ctl_globals *g, int argc, char **argv)
 		insn = sampled_addresses(d, found, sym, &n_insn);
 		synthetic = 1;
 	} else {
-		if (host_arch(&arch, &mode) == -1 || cs_open(arch, mode, &cs) != CS_ERR_OK) {
+		if (callsite_open(&cs, 0) == -1) {
 			fprintf(stderr, "dcpictl: list: no disassembler for this machine\n");
 			goto out;
 		}

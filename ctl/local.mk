@@ -18,7 +18,7 @@ ctl_libdcpictl_la_SOURCES += ctl/prof.c ctl/list.c ctl/diff.c ctl/epochs.c
 ctl_libdcpictl_la_LIBADD += $(CAPSTONE_LIBS) -lm
 # Call chains: stacks (folded stacks), and the callers and callees of a
 # procedure for stacks and prof.
-ctl_libdcpictl_la_SOURCES += ctl/stacks.c ctl/stacks.h
+ctl_libdcpictl_la_SOURCES += ctl/stacks.c ctl/stacks.h ctl/callsite.c ctl/callsite.h
 # flamegraph: the folded stacks as an interactive SVG file.
 ctl_libdcpictl_la_SOURCES += ctl/flamegraph.c
 # What they share: the selection options, the symbol cache, the row table

@@ -15,6 +15,7 @@
 #include <dcpi/stackfile.h>
 
 #include "analysis.h"
+#include "callsite.h"
 #include "commands.h"
 #include "htab.h"
 #include "stacks.h"
@@ -257,14 +258,200 @@ chains_file(struct chains *ch, const struct selection *s, struct filesym *fs)
 }
 
 /*
+ * Callers that the frame pointers miss.  A function without a frame of its
+ * own (in Go a small leaf that keeps its variables in registers, assembly
+ * such as runtime.memmove; any function at its first instruction) leaves
+ * the frame pointer at its caller's frame, so the kernel's chain goes from
+ * it to its caller's caller: the return address there follows a call of
+ * another function than the one below it.  Where that call is direct (its
+ * target is in the code) the target is the caller the chain missed, and it
+ * goes back in between, as a frame at its first byte.  An indirect call
+ * tells nothing, and a call through the PLT lands on no procedure's first
+ * byte, so neither restores anything.
+ */
+struct restore {
+	struct filesym	 fs;		/* the file's symbol tables */
+	csh		 cs;
+	int		 cs_ok;		/* -1 none, 0 not opened, 1 open */
+	struct htab	 seen;		/* pair key -> pairs index + 1 */
+	struct {
+		uint64_t key;		/* callee frame << 32 | caller frame */
+		uint32_t offset;	/* the missed caller's first byte */
+		int	 missed;
+	}		*pairs;
+	size_t		 n_pairs, cap_pairs;
+};
+
+/* The kernel and its modules: their frames' callers are the kernel's
+ * (ORC, not frame pointers), and a user frame after one is the PC the
+ * process entered the kernel at, no return address. */
+static int
+kernel_image(const struct dcpi_stack_image *im)
+{
+	return im->path[0] == '[' && strcmp(im->path, "[vdso]") != 0 &&
+	    strncmp(im->path, "[jit:", 5) != 0;
+}
+
+/* Whether the chain missed a caller between frames fa (callee) and fb
+ * (its caller in the chain), and at which offset of fb's image. */
+static int
+missed_caller(struct restore *r, uint32_t fa, uint32_t fb, uint32_t *off)
+{
+	const struct dcpi_stackfile *sf = r->fs.sf;
+	const struct dcpi_stack_frame *a = &sf->frames[fa], *b = &sf->frames[fb];
+	const struct dcpi_stack_image *im;
+	const struct dcpi_symbol *sym;
+	struct dcpi_symtab *t;
+	uint64_t ra, target;
+	size_t n, got;
+	void *code;
+	int ok;
+
+	if (a->image == DCPI_STACK_NOIMAGE || b->image == DCPI_STACK_NOIMAGE ||
+	    kernel_image(&sf->images[a->image]) ||
+	    (t = image_tab(&r->fs, b->image)) == NULL)
+		return 0;
+	if (r->cs_ok == 0)
+		r->cs_ok = callsite_open(&r->cs, 1) == 0 ? 1 : -1;
+	if (r->cs_ok != 1)
+		return 0;
+	/* A caller's frame is its return address less one (dcpi(5)). */
+	im = &sf->images[b->image];
+	ra = (uint64_t)b->offset + 1;
+	n = ra < CALLSITE_BYTES ? (size_t)ra : CALLSITE_BYTES;
+	if (n == 0 || dcpi_symtab_read(t, ra - n, n, &code, &got) == -1)
+		return 0;
+	ok = got == n && callsite_target(r->cs, code, n, im->tstart + ra, &target);
+	free(code);
+	if (!ok || target < im->tstart || target - im->tstart >= im->tsize)
+		return 0;
+	*off = (uint32_t)(target - im->tstart);
+	if ((sym = dcpi_symtab_lookup(t, *off)) == NULL || sym->start != *off)
+		return 0;
+	/* The callee in the same image: missed unless it is the target. */
+	if (a->image == b->image)
+		return (sym = dcpi_symtab_lookup(t, a->offset)) != NULL &&
+		    sym->start != *off;
+	return 1;
+}
+
+/* missed_caller, once per pair of frames of the file. */
+static int
+missed_caller_once(struct restore *r, uint32_t fa, uint32_t fb, uint32_t *off)
+{
+	uint64_t key = (uint64_t)fa << 32 | fb, h = fnv1a64(FNV1A64_INIT, &key, sizeof(key));
+	struct htab_iter it;
+	uintptr_t v;
+
+	for (v = htab_first(&r->seen, h, &it); v != 0; v = htab_next(&r->seen, &it))
+		if (r->pairs[v - 1].key == key) {
+			*off = r->pairs[v - 1].offset;
+			return r->pairs[v - 1].missed;
+		}
+	if (r->n_pairs == r->cap_pairs) {
+		r->cap_pairs = r->cap_pairs ? r->cap_pairs * 2 : 256;
+		r->pairs = xreallocarray(r->pairs, r->cap_pairs, sizeof(*r->pairs));
+	}
+	r->pairs[r->n_pairs].key = key;
+	r->pairs[r->n_pairs].missed = missed_caller(r, fa, fb, off);
+	r->pairs[r->n_pairs].offset = r->pairs[r->n_pairs].missed ? *off : 0;
+	xhtab_add(&r->seen, h, ++r->n_pairs);
+	return r->pairs[r->n_pairs - 1].missed;
+}
+
+/* The file's frame f as dcpi_stackfile_add takes it. */
+static void
+addframe(const struct dcpi_stackfile *sf, uint32_t image, uint32_t offset,
+    struct dcpi_stack_addframe *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (image == DCPI_STACK_NOIMAGE)
+		return;
+	out->id = sf->images[image].id;
+	out->tstart = sf->images[image].tstart;
+	out->tsize = sf->images[image].tsize;
+	out->path = sf->images[image].path;
+	out->offset = offset;
+}
+
+/*
+ * sf with the callers its chains missed put back (above): a new file, or
+ * sf itself where none was missed (or one cannot be added: the stack is
+ * kept as it was).  d and c are the selection's, for the symbol tables.
+ */
+static struct dcpi_stackfile *
+restore_callers(struct dcpi_stackfile *sf, const struct dcpi_dataset *d,
+    struct symcache *c, const char *kallsyms)
+{
+	struct dcpi_stack_addframe *fr = NULL;
+	struct dcpi_stackfile *out = NULL;
+	const struct dcpi_stack *st;
+	struct dcpi_error err;
+	struct restore r;
+	uint32_t k, depth, off, f;
+	size_t i, missed = 0;
+
+	memset(&r, 0, sizeof(r));
+	r.fs.sf = sf;
+	r.fs.d = d;
+	r.fs.c = c;
+	r.fs.kallsyms = xstrdup(kallsyms);
+	r.fs.tab = xcalloc(sf->n_images + 1, sizeof(*r.fs.tab));
+	r.fs.looked = xcalloc(sf->n_images + 1, 1);
+	for (i = 0; i < sf->n_stacks; i++) {
+		st = &sf->stacks[i];
+		for (k = 0; k + 1 < st->depth; k++)
+			missed += missed_caller_once(&r, st->frames[k], st->frames[k + 1], &off);
+	}
+	if (missed == 0 || (out = dcpi_stackfile_new(sf->epoch, sf->host)) == NULL)
+		goto done;
+	fr = xreallocarray(NULL, 2 * DCPI_STACK_DEPTH_MAX, sizeof(*fr));
+	for (i = 0; i < sf->n_stacks; i++) {
+		st = &sf->stacks[i];
+		for (k = depth = 0; k < st->depth; k++) {
+			f = st->frames[k];
+			addframe(sf, sf->frames[f].image, sf->frames[f].offset, &fr[depth++]);
+			if (k + 1 < st->depth && missed_caller_once(&r, f, st->frames[k + 1], &off))
+				addframe(sf, sf->frames[st->frames[k + 1]].image, off,
+				    &fr[depth++]);
+		}
+		if (depth > DCPI_STACK_DEPTH_MAX)
+			depth = DCPI_STACK_DEPTH_MAX;
+		if (dcpi_stackfile_add(out, sf->events[st->event],
+		    st->label == DCPI_STACK_NOLABEL ? NULL : sf->labels[st->label],
+		    fr, depth, st->count, &err) == -1) {
+			/* (The file's own stacks were accepted as they are.) */
+			fprintf(stderr, "dcpictl: warning: %s/%s: call chains kept as "
+			    "recorded: %s\n", sf->epoch, sf->host, err.msg);
+			dcpi_stackfile_free(out);
+			out = NULL;
+			break;
+		}
+	}
+done:
+	if (r.cs_ok == 1)
+		cs_close(&r.cs);
+	htab_fini(&r.seen);
+	free(r.pairs);
+	free(fr);
+	free(r.fs.kallsyms);
+	free(r.fs.tab);
+	free(r.fs.looked);
+	if (out == NULL)
+		return sf;
+	dcpi_stackfile_free(sf);
+	return out;
+}
+
+/*
  * The stacks that s selects, symbolized, into ch: the stack files of the
  * epochs and hosts whose profiles sel_load selects (a corrupt one is
  * skipped with a warning, as profiles are).  -1 after printing a one-line
  * error: no profiles, no stack files, stacks of several events.
  */
 size_t
-stacks_each_file(const char *db, const struct dcpi_dataset *d, stacks_file_fn fn,
-    void *arg, size_t *skipped)
+stacks_each_file(const char *db, const struct dcpi_dataset *d, struct symcache *c,
+    stacks_file_fn fn, void *arg, size_t *skipped)
 {
 	struct dcpi_stackfile *sf;
 	struct dcpi_error err;
@@ -286,6 +473,7 @@ stacks_each_file(const char *db, const struct dcpi_dataset *d, stacks_file_fn fn
 			free(path);
 			n++;
 			xasprintf(&kallsyms, "%s/%s/%s/kallsyms", db, d->epochs[e], d->hosts[h]);
+			sf = restore_callers(sf, d, c, kallsyms);
 			fn(arg, sf, kallsyms);
 			free(kallsyms);
 			dcpi_stackfile_free(sf);
@@ -339,7 +527,7 @@ chains_load(const char *db, const struct selection *s, const char *cmd, struct c
 	a.s = s;
 	a.d = d;
 	a.c = c;
-	ch->n_files = stacks_each_file(db, d, chains_one, &a, &ch->n_skipped);
+	ch->n_files = stacks_each_file(db, d, c, chains_one, &a, &ch->n_skipped);
 	if (ch->n_files == 0) {
 		if (ch->n_skipped > 0)
 			fprintf(stderr, "dcpictl: %s: no readable stack files (see the "

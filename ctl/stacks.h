@@ -14,6 +14,7 @@
 
 #include "commands.h"
 #include "selection.h"
+#include "symcache.h"
 
 /* Which neighbours of a procedure stacks_calls lists. */
 enum stacks_rel { STACKS_CALLERS, STACKS_CALLEES };
@@ -34,12 +35,15 @@ int stacks_calls(const struct ctl_globals *g, const struct selection *s, const c
  * epoch's and host's kallsyms (for the kernel's frames; it need not
  * exist).  A missing file is no error (dcpid ran without -g); a corrupt
  * one is skipped with a warning, as profiles are, and counted in
- * *skipped.  Returns the number of files given to fn.
+ * *skipped.  The chains fn sees have the callers back that the frame
+ * pointers missed (a function without a frame of its own, called
+ * directly: stacks.c), found with the symbol tables of c.  Returns the
+ * number of files given to fn.
  */
 typedef void (*stacks_file_fn)(void *arg, const struct dcpi_stackfile *sf,
     const char *kallsyms);
 size_t stacks_each_file(const char *db, const struct dcpi_dataset *d,
-    stacks_file_fn fn, void *arg, size_t *skipped);
+    struct symcache *c, stacks_file_fn fn, void *arg, size_t *skipped);
 
 /* Nonzero if the selection s keeps the stack st of sf: its event (-e, else
  * all) and its label (--label, the idle task's only with --idle), as

@@ -185,13 +185,14 @@ DAEMON_ITESTS = tests/integration/test_daemon_hot.sh \
 	tests/integration/test_daemon_events.sh \
 	tests/integration/test_labels.sh \
 	tests/integration/test_label_run.sh \
-	tests/integration/test_callchain.sh
+	tests/integration/test_callchain.sh \
+	tests/integration/test_callchain_go.sh
 TESTS += $(DAEMON_ITESTS)
 EXTRA_DIST += $(DAEMON_ITESTS) tests/integration/lib.sh tests/workload/hot.c \
 	tests/workload/notify_listen.c tests/workload/faults.c tests/workload/cgstorm.c \
 	tests/workload/slowio.c tests/workload/churn.c tests/workload/manymaps.c \
 	tests/workload/hangfs.c \
-	tests/workload/chain.c
+	tests/workload/chain.c tests/workload/gochain.go
 
 # Images on real machines: no build-id, chroots, mount namespaces, deleted
 # files, the vdso, separate debug files, programs run from a memfd, names
@@ -333,9 +334,9 @@ tests_test_symbol_CFLAGS = $(TESTS_CFLAGS) -g -O1
 tests_test_symbol_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ctl
 tests_test_symbol_LDADD = lib/libdcpi.la $(TESTS_LIBS) $(ELF_LIBS) $(DW_LIBS)
 tests_test_analysis_SOURCES = tests/test_analysis.c tests/analysis_util.h
-tests_test_analysis_CFLAGS = $(TESTS_CFLAGS) -g -O1
+tests_test_analysis_CFLAGS = $(TESTS_CFLAGS) $(CAPSTONE_CFLAGS) -g -O1
 tests_test_analysis_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ctl
-tests_test_analysis_LDADD = ctl/libdcpictl.la lib/libdcpi.la lib/libdcpiutil.la $(TESTS_LIBS) $(ELF_LIBS) $(DW_LIBS)
+tests_test_analysis_LDADD = ctl/libdcpictl.la lib/libdcpi.la lib/libdcpiutil.la $(TESTS_LIBS) $(ELF_LIBS) $(DW_LIBS) $(CAPSTONE_LIBS)
 endif
 TESTS += tests/integration/test_prof.sh tests/integration/test_gc_config.sh \
 	tests/integration/test_buildid_cache.sh tests/integration/test_kallsyms_once.sh

@@ -19,6 +19,7 @@
 #include <dcpi/image.h>
 #include <dcpi/symbol.h>
 
+#include "callsite.h"
 #include "commands.h"
 #include "output.h"
 
@@ -629,6 +630,47 @@ test_json_string_utf8(void **state)
 	}
 }
 
+/* The call before a return address (ctl/callsite.c): only a direct call
+ * that ends exactly there gives a target. */
+static void
+test_callsite(void **state)
+{
+#if defined(__x86_64__)
+	/* call rel32 to 0x1000 from ra 0x2005: rel32 = 0x1000 - 0x2005. */
+	static const unsigned char direct[] = { 0x90, 0x90, 0x90,
+	    0xe8, 0xfb, 0xef, 0xff, 0xff };
+	static const unsigned char reg[] = { 0x90, 0x90, 0x90, 0x90, 0x90,
+	    0x90, 0xff, 0xd0 };					/* call *%rax */
+	static const unsigned char mem[] = { 0x90, 0x90, 0xff, 0x15,
+	    0x10, 0x00, 0x00, 0x00 };				/* call *0x10(%rip) */
+	static const unsigned char jmp[] = { 0x90, 0x90, 0x90,
+	    0xe9, 0xfb, 0xef, 0xff, 0xff };			/* jmp rel32 */
+	/* An e8 byte that is not where the call would start. */
+	static const unsigned char shifted[] = { 0x90, 0x90, 0xe8,
+	    0xfb, 0xef, 0xff, 0xff, 0x90 };
+	uint64_t target = 0;
+	csh cs;
+
+	(void)state;
+	assert_int_equal(callsite_open(&cs, 1), 0);
+	assert_int_equal(callsite_target(cs, direct, sizeof(direct), 0x2005, &target), 1);
+	assert_true(target == 0x1000);
+	/* Five bytes are enough; four are not. */
+	assert_int_equal(callsite_target(cs, direct + 3, 5, 0x2005, &target), 1);
+	assert_int_equal(callsite_target(cs, direct + 4, 4, 0x2005, &target), 0);
+	assert_int_equal(callsite_target(cs, reg, sizeof(reg), 0x2005, &target), 0);
+	assert_int_equal(callsite_target(cs, mem, sizeof(mem), 0x2005, &target), 0);
+	assert_int_equal(callsite_target(cs, jmp, sizeof(jmp), 0x2005, &target), 0);
+	assert_int_equal(callsite_target(cs, shifted, sizeof(shifted), 0x2005, &target), 0);
+	/* No room below address 5 for the call. */
+	assert_int_equal(callsite_target(cs, direct, sizeof(direct), 4, &target), 0);
+	cs_close(&cs);
+#else
+	(void)state;
+	skip();
+#endif
+}
+
 int
 main(void)
 {
@@ -647,6 +689,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_epochs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prof_vdso, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prof_paths, setup, teardown),
+		cmocka_unit_test(test_callsite),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

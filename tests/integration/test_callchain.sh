@@ -37,10 +37,11 @@ pb=$((100 * nb / (nb + nc))) pc=$((100 * nc / (nb + nc)))
 awk -v b="$pb" -v c="$pc" 'BEGIN { exit !(b >= 70 && b <= 80 && c >= 20 && c <= 30) }' ||
     fail "callers of hot: b $pb%, c $pc%, expected 75 and 25"
 
-# The syscall loop: one stack holding the user frames (libc's getppid has
-# no frame pointer of its own, so sys(), its caller, is skipped as perf
-# skips it) and the kernel's below them, nearer the leaf.
-line=$(grep -E '(^|;)main;(sys;)?getppid;([^;]*;)*do_syscall_64' "$T/folded" | head -1)
+# The syscall loop: one stack holding the user frames and the kernel's
+# below them, nearer the leaf.  libc's getppid has no frame pointer of its
+# own, so the chain skips sys(), its caller, as perf's does; dcpictl puts
+# sys back from main's direct call of it.
+line=$(grep -E '(^|;)main;sys;getppid;([^;]*;)*do_syscall_64' "$T/folded" | head -1)
 [ -n "$line" ] || fail "no stack of getppid with kernel frames: $(grep 'getppid' "$T/folded" | head -3)"
 echo "kernel under user: $line"
 stop_dcpid
