@@ -55,6 +55,27 @@ elf_syms(Elf *elf, Elf_Scn *scn, uint64_t tstart, struct rawsym **raw, size_t *n
 	return 0;
 }
 
+/* The functions of a Go program's .gopclntab (a PIE's is in
+ * .data.rel.ro.gopclntab), if it has one: 0, or -1 as sym_gopclntab. */
+static int
+go_syms(Elf *elf, uint64_t tstart, struct rawsym **raw, size_t *n, size_t *cap)
+{
+	Elf_Scn *scn, *text;
+	Elf_Data *data;
+	GElf_Shdr sh;
+
+	if ((scn = sym_find_section(elf, SHT_PROGBITS, ".gopclntab")) == NULL &&
+	    (scn = sym_find_section(elf, SHT_PROGBITS, ".data.rel.ro.gopclntab")) == NULL)
+		return 0;
+	if ((text = sym_find_section(elf, SHT_PROGBITS, ".text")) == NULL ||
+	    gelf_getshdr(text, &sh) == NULL || (data = elf_getdata(scn, NULL)) == NULL ||
+	    data->d_buf == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	return sym_gopclntab(data->d_buf, data->d_size, sh.sh_addr, tstart, raw, n, cap);
+}
+
 Elf_Scn *
 sym_find_section(Elf *elf, Elf64_Word type, const char *name)
 {
@@ -170,10 +191,19 @@ sym_load_elf(struct dcpi_symtab *t, const char *path, const char *imageid,
 	else if ((t->dwelf = sym_find_debug(path, t->elf, bid, o, &t->debugpath, &t->dwfd)) != NULL)
 		rc = elf_syms(t->dwelf, sym_find_section(t->dwelf, SHT_SYMTAB, NULL), t->tstart,
 		    &raw, &n, &cap);
-	else if ((scn = sym_find_section(t->elf, SHT_DYNSYM, NULL)) != NULL)
-		rc = elf_syms(t->elf, scn, t->tstart, &raw, &n, &cap);
-	else
-		rc = 0;
+	else {
+		/* A stripped Go program still has its function table; a cgo
+		 * one its C exports beside it. */
+		rc = go_syms(t->elf, t->tstart, &raw, &n, &cap);
+		if (rc == 0 && (scn = sym_find_section(t->elf, SHT_DYNSYM, NULL)) != NULL)
+			rc = elf_syms(t->elf, scn, t->tstart, &raw, &n, &cap);
+	}
+	if (rc == -1 && errno == EINVAL) {
+		sym_rawfree(raw, n);
+		lib_seterr(err, EINVAL, "%s: its Go function table (.gopclntab) cannot be "
+		    "read: corrupt, or a layout newer than Go 1.20's", path);
+		return -1;
+	}
 	if (rc == -1) {
 		sym_rawfree(raw, n);
 		lib_seterr(err, ENOMEM, "%s: out of memory", path);

@@ -80,6 +80,17 @@ int sym_load_elf(struct dcpi_symtab *t, const char *path, const char *imageid,
 void sym_close_files(struct dcpi_symtab *t);
 int sym_reopen(struct dcpi_symtab *t);
 
+/* A Go program's function table (lib/sym_gopclntab.c): the functions of
+ * its .gopclntab section, data[0..len), in the layouts of Go 1.2, 1.16 and
+ * 1.18 and 1.20 on (debug/gosym), pushed to raw as global symbols, each up to the
+ * next (start and limit relative to tstart; those below it are left out).
+ * text is the address of the .text section, from which Go 1.18 on counts
+ * its entries.  0, or -1 with errno: ENOMEM; EINVAL for a table that
+ * cannot be read (magic, header, an offset or a name past the section's
+ * end, entries out of order), raw then holding what was pushed before. */
+int sym_gopclntab(const unsigned char *data, size_t len, uint64_t text, uint64_t tstart,
+    struct rawsym **raw, size_t *n, size_t *cap);
+
 /* Finding the files (lib/sym_debuginfo.c).  sym_find_debug: separate
  * debuginfo with the image's build-id bid and a .symtab, its path
  * malloc'd into *dpath and descriptor into *dfd; NULL if none.

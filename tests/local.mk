@@ -550,6 +550,22 @@ tests_fuzz_fuzz_cgroup_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
 tests_fuzz_fuzz_cgroup_corpus_LDADD = daemon/libdcpid.la
 EXTRA_DIST += tests/fuzz/fuzz_cgroup.c
 
+# Go's function table (lib/sym_gopclntab.c): each layout, broken tables;
+# and the reader on the fuzz corpus.
+check_PROGRAMS += tests/test_gopclntab tests/fuzz/fuzz_gopclntab_corpus
+TESTS += tests/test_gopclntab tests/fuzz/fuzz_gopclntab_corpus
+tests_test_gopclntab_SOURCES = tests/test_gopclntab.c lib/sym_gopclntab.c
+tests_test_gopclntab_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib \
+	-DTOP_SRCDIR='"$(abs_top_srcdir)"'
+tests_test_gopclntab_CFLAGS = $(TESTS_CFLAGS) $(ELF_CFLAGS) $(DW_CFLAGS)
+tests_test_gopclntab_LDADD = $(TESTS_LIBS)
+tests_fuzz_fuzz_gopclntab_corpus_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz_gopclntab.c \
+	lib/sym_gopclntab.c
+tests_fuzz_fuzz_gopclntab_corpus_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib \
+	-DFUZZ_CORPUS='"$(abs_top_srcdir)/tests/fuzz/corpus/gopclntab"'
+tests_fuzz_fuzz_gopclntab_corpus_CFLAGS = $(AM_CFLAGS) $(ELF_CFLAGS) $(DW_CFLAGS)
+EXTRA_DIST += tests/fuzz/fuzz_gopclntab.c
+
 # /proc/PID/status: kernels' texts, malformed ones, this process's own; and
 # the parser on the fuzz corpus.
 check_PROGRAMS += tests/test_procstatus tests/fuzz/fuzz_procstatus_corpus

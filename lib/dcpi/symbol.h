@@ -26,7 +26,10 @@
  *          DEBUGINFOD_URLS is set and not empty and opts->no_debuginfod is 0.
  *     In the file found: .symtab, else that of its separate debuginfo (by
  *     build-id as in 3, then .gnu_debuglink in the file's directory, its
- *     .debug/ and DEBUGDIR/DIR, then debuginfod), else .dynsym.
+ *     .debug/ and DEBUGDIR/DIR, then debuginfod), else a Go program's
+ *     .gopclntab (.data.rel.ro.gopclntab in a PIE; the layouts of Go 1.2,
+ *     1.16, 1.18 and 1.20 on) with its .dynsym, else .dynsym.  A .gopclntab that
+ *     cannot be read fails the open (EINVAL naming the file).
  *     Function symbols (STT_FUNC, STT_GNU_IFUNC) only; a symbol of size 0
  *     runs to the next one.  C++ and Rust (legacy) names are demangled.
  * A file whose id differs from the image id is never used; when no source

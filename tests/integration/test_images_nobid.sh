@@ -3,7 +3,9 @@
 # a Go program (Go writes only its own .note.go.buildid).  Both get a content
 # hash as id, written as plain hex with "idkind content"; the flush succeeds
 # (flush-errors 0) and prof names each hot function with >= 90% of its
-# image's samples.
+# image's samples.  The same Go program stripped (-ldflags='-s -w', as Go
+# programs in containers are), also as a PIE: no .symtab, so prof names
+# its functions from Go's own table, .gopclntab.
 . "$top_srcdir/tests/integration/lib.sh"
 require_perf
 command -v go >/dev/null || skip "no go compiler (Debian package golang-go)"
@@ -15,12 +17,25 @@ cp "$top_srcdir/tests/workload/gohot.go" "$T/gohot/main.go"
 (cd "$T/gohot" && GOCACHE=$T/gocache GOPATH=$T/gopath GO111MODULE=off \
     go build -o "$T/gohot_bin" main.go) || fail "go build failed"
 readelf -n "$T/gohot_bin" | grep -q 'GNU_BUILD_ID' && fail "the Go program has a GNU build-id"
+(cd "$T/gohot" && GOCACHE=$T/gocache GOPATH=$T/gopath GO111MODULE=off \
+    go build -ldflags='-s -w' -o "$T/gohot_strip" main.go &&
+    GOCACHE=$T/gocache GOPATH=$T/gopath GO111MODULE=off \
+    go build -buildmode=pie -ldflags='-s -w' -o "$T/gohot_pie" main.go) ||
+    fail "go build (stripped) failed"
+for f in gohot_strip gohot_pie; do
+	readelf -SW "$T/$f" | grep -q ' \.symtab ' && fail "$f has a .symtab"
+	readelf -SW "$T/$f" | grep -q 'gopclntab' || fail "$f has no .gopclntab"
+done
 
 start_dcpid -e perf::cpu-clock
 "$T/nobid" 2 & p1=$!
 "$T/gohot_bin" 2 & p2=$!
 wait $p1 || fail "nobid failed"
 wait $p2 || fail "gohot failed"
+"$T/gohot_strip" 1 & p1=$!
+"$T/gohot_pie" 1 & p2=$!
+wait $p1 || fail "gohot_strip failed"
+wait $p2 || fail "gohot_pie failed"
 ctl flush || fail "dcpictl flush failed: $(ctl status | grep flush)"
 ctl status >"$T/status"
 grep -q '^flush-errors *0$' "$T/status" || fail "flush errors: $(grep flush "$T/status")"
@@ -46,5 +61,7 @@ check_top() {	# IMAGE PROCEDURE
 }
 check_top nobid dcpi_workload_hot
 check_top gohot_bin main.hotGoFunction
+check_top gohot_strip main.hotGoFunction
+check_top gohot_pie main.hotGoFunction
 assert_db_valid
 stop_dcpid
