@@ -300,7 +300,7 @@ missed_caller(struct restore *r, uint32_t fa, uint32_t fb, uint32_t *off)
 	const struct dcpi_stackfile *sf = r->fs.sf;
 	const struct dcpi_stack_frame *a = &sf->frames[fa], *b = &sf->frames[fb];
 	const struct dcpi_stack_image *im;
-	const struct dcpi_symbol *sym;
+	const struct dcpi_symbol *sym, *tsym;
 	struct dcpi_symtab *t;
 	uint64_t ra, target;
 	size_t n, got;
@@ -326,12 +326,17 @@ missed_caller(struct restore *r, uint32_t fa, uint32_t fb, uint32_t *off)
 	if (!ok || target < im->tstart || target - im->tstart >= im->tsize)
 		return 0;
 	*off = (uint32_t)(target - im->tstart);
-	if ((sym = dcpi_symtab_lookup(t, *off)) == NULL || sym->start != *off)
+	if ((tsym = dcpi_symtab_lookup(t, *off)) == NULL || tsym->start != *off)
 		return 0;
 	/* The callee in the same image: missed unless it is the target. */
-	if (a->image == b->image)
-		return (sym = dcpi_symtab_lookup(t, a->offset)) != NULL &&
-		    sym->start != *off;
+	if (a->image == b->image &&
+	    ((sym = dcpi_symtab_lookup(t, a->offset)) == NULL || sym->start == *off))
+		return 0;
+	/* Its frame a byte into it, as a caller's frame is a byte into its
+	 * call: the exports that take it for a return address (pprof's)
+	 * move back a byte, to the procedure's first. */
+	if (tsym->size > 1 && *off + 1 < im->tsize)
+		(*off)++;
 	return 1;
 }
 

@@ -6,10 +6,13 @@
 # caller back from main's direct call: `prof --callers main.hot` gives
 # main.b 75% and main.c 25% (within 5 points), `stacks` the chain
 # main.main;main.b;main.hot, and the exports with calls the same split
-# (gprof's call graph).
+# (gprof's call graph, google-pprof's cumulative counts).
 . "$top_srcdir/tests/integration/lib.sh"
 require_perf
 command -v go >/dev/null || fail "go is not installed (README's test packages: golang-go)"
+for tool in gprof google-pprof; do
+	command -v $tool >/dev/null || fail "$tool is not installed (README's test packages: binutils, google-perftools)"
+done
 
 mkdir -p "$T/gochain"
 cp "$top_srcdir/tests/workload/gochain.go" "$T/gochain/main.go"
@@ -53,10 +56,25 @@ gprof -q -b "$T/gochain_bin" "$gmon" >"$T/gprof.txt" 2>&1 || fail "gprof failed:
 awk '/^-----/ { buf = ""; next } /^\[[0-9]+\]/ && / main\.hot \[/ { printf "%s", buf; exit } { buf = buf $0 "\n" }' \
     "$T/gprof.txt" >"$T/parents"
 cat "$T/parents"
-called() { awk -v f="$1" '$(NF - 1) == f && $(NF - 2) ~ /^[0-9]+\/[0-9]+$/ { split($(NF - 2), v, "/"); print v[1] }' "$T/parents"; }
+called() { awk -v f="$1" 'NF >= 3 && $(NF - 1) == f && $(NF - 2) ~ /^[0-9]+\/[0-9]+$/ { split($(NF - 2), v, "/"); print v[1] }' "$T/parents"; }
 gb=$(called main.b) gc=$(called main.c)
 [ -n "$gb" ] && [ -n "$gc" ] || fail "gprof -q: main.hot's parents lack main.b or main.c: $(cat "$T/gprof.txt" | head -40)"
 awk -v b="$gb" -v c="$gc" 'BEGIN { p = 100 * b / (b + c); exit !(p >= 70 && p <= 80) }' ||
     fail "gprof -q: main.hot called by main.b $gb, main.c $gc, expected 3:1"
 echo "gprof -q: main.hot called by main.b $gb, main.c $gc"
+
+# google-pprof on the legacy export: main.b and main.c cumulative, 3:1 (a
+# frame put back lies a byte into its procedure, so that pprof, which
+# takes a caller's address for a return address and moves back a byte,
+# still finds the procedure).
+ctl export --format=pprof -e perf::cpu-clock -o "$T/x.prof" >"$T/pprof.list" ||
+    fail "export --format=pprof failed"
+google-pprof --text --cum "$T/gochain_bin" "$T/x.prof" >"$T/pprof.txt" 2>"$T/pprof.err" ||
+    fail "google-pprof failed: $(cat "$T/pprof.err")"
+cum() { awk -v f="$1" '$6 == f { print $4; exit }' "$T/pprof.txt"; }
+pb=$(cum main.b) pc=$(cum main.c)
+echo "google-pprof --cum: main.b $pb main.c $pc"
+[ -n "$pb" ] && [ -n "$pc" ] || fail "google-pprof: no main.b or main.c: $(head -20 "$T/pprof.txt")"
+awk -v b="$pb" -v c="$pc" 'BEGIN { p = 100 * b / (b + c); exit !(p >= 70 && p <= 80) }' ||
+    fail "google-pprof: main.b $pb, main.c $pc cumulative, expected 3:1"
 stop_dcpid
