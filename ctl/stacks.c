@@ -265,7 +265,7 @@ chains_file(struct chains *ch, const struct selection *s, struct filesym *fs)
  * it to its caller's caller: the return address there follows a call of
  * another function than the one below it.  Where that call is direct (its
  * target is in the code) the target is the caller the chain missed, and it
- * goes back in between, as a frame at its first byte.  An indirect call
+ * goes back in between, as a frame a byte into it.  An indirect call
  * tells nothing, and a call through the PLT lands on no procedure's first
  * byte, so neither restores anything.
  */
@@ -276,7 +276,7 @@ struct restore {
 	struct htab	 seen;		/* pair key -> pairs index + 1 */
 	struct {
 		uint64_t key;		/* callee frame << 32 | caller frame */
-		uint32_t offset;	/* the missed caller's first byte */
+		uint32_t offset;	/* the missed caller's frame */
 		int	 missed;
 	}		*pairs;
 	size_t		 n_pairs, cap_pairs;
