@@ -32,6 +32,7 @@ struct mm_struct;
 
 struct task_struct {
 	struct mm_struct	*mm;
+	__u64			 self_exec_id;	/* one more at each exec */
 } __attribute__((preserve_access_index));
 
 /* mm->mm_lock_seq (Linux 6.4, CONFIG_PER_VMA_LOCK): changes with every
@@ -121,11 +122,22 @@ struct {
  * self-interrupt per call: about 5 us on this VM, more than the rest of
  * the sample.  The cache keeps the answer per (process, mm, page) with the
  * mm's mm_lock_seq at the lookup: the same seq later means no mapping of
- * that mm has changed since, so the answer is still exact.
+ * that mm has changed since, so the answer is still exact.  The mm's
+ * address alone does not name one address space: an exited process's
+ * mm_struct is freed, and the next one may be allocated at its address,
+ * where a program with the same layout (two builds of one Go program)
+ * reaches the same seq after the same start-up.  So the key also has the
+ * process (its tgid) and its exec (self_exec_id): a key of an exited
+ * process could be met again only by a process of its pid after the pids
+ * have wrapped around, with the same mm address, execs and seq, while the
+ * entry outlived the 8,192 more recent ones of an LRU.
  */
 struct vma_key {
-	__u64	mm;		/* the mm_struct's address: a new one at exec */
+	__u64	mm;		/* the mm_struct's address */
 	__u64	page;		/* pc >> 12 */
+	__u64	exec_id;	/* the task's self_exec_id */
+	__u32	tgid;
+	__u32	pad;
 };
 
 struct vma_val {
@@ -223,6 +235,9 @@ dcpi_sample(struct bpf_perf_event_data *ctx)
 
 		vk.mm = (__u64)BPF_CORE_READ(task, mm);
 		vk.page = k.addr >> 12;
+		vk.exec_id = BPF_CORE_READ(task, self_exec_id);
+		vk.tgid = pid_tgid >> 32;
+		vk.pad = 0;
 		seq_ok = vk.mm != 0 && mm_seq((struct mm_struct *)vk.mm, &seq) == 0;
 		if (seq_ok && (vp = bpf_map_lookup_elem(&vmacache, &vk)) != 0 &&
 		    vp->seq == seq) {
