@@ -153,6 +153,31 @@ image_tab(struct filesym *fs, uint32_t i)
 	return fs->tab[i] = symcache_get(fs->c, &di, &stale);
 }
 
+/* fs for the file sf of the selection d, its tables looked up in c;
+ * filesym_fini frees what it holds. */
+static void
+filesym_init(struct filesym *fs, const struct dcpi_stackfile *sf,
+    const struct dcpi_dataset *d, struct symcache *c, const char *kallsyms)
+{
+	memset(fs, 0, sizeof(*fs));
+	fs->sf = sf;
+	fs->d = d;
+	fs->c = c;
+	fs->kallsyms = xstrdup(kallsyms);	/* the dataset's field is not const */
+	fs->frame = xcalloc(sf->n_frames + 1, sizeof(*fs->frame));
+	fs->tab = xcalloc(sf->n_images + 1, sizeof(*fs->tab));
+	fs->looked = xcalloc(sf->n_images + 1, 1);
+}
+
+static void
+filesym_fini(struct filesym *fs)
+{
+	free(fs->kallsyms);
+	free(fs->frame);
+	free(fs->tab);
+	free(fs->looked);
+}
+
 /* The proc index of the file's frame f: its procedure, else IMAGE+0xOFF
  * (no symbol table, or no symbol there: the offset at least tells two
  * such frames apart), else [unknown] for a frame dcpid did not attribute. */
@@ -397,12 +422,7 @@ restore_callers(struct dcpi_stackfile *sf, const struct dcpi_dataset *d,
 	size_t i, missed = 0;
 
 	memset(&r, 0, sizeof(r));
-	r.fs.sf = sf;
-	r.fs.d = d;
-	r.fs.c = c;
-	r.fs.kallsyms = xstrdup(kallsyms);
-	r.fs.tab = xcalloc(sf->n_images + 1, sizeof(*r.fs.tab));
-	r.fs.looked = xcalloc(sf->n_images + 1, 1);
+	filesym_init(&r.fs, sf, d, c, kallsyms);
 	for (i = 0; i < sf->n_stacks; i++) {
 		st = &sf->stacks[i];
 		for (k = 0; k + 1 < st->depth; k++)
@@ -439,21 +459,14 @@ done:
 	htab_fini(&r.seen);
 	free(r.pairs);
 	free(fr);
-	free(r.fs.kallsyms);
-	free(r.fs.tab);
-	free(r.fs.looked);
+	filesym_fini(&r.fs);
 	if (out == NULL)
 		return sf;
 	dcpi_stackfile_free(sf);
 	return out;
 }
 
-/*
- * The stacks that s selects, symbolized, into ch: the stack files of the
- * epochs and hosts whose profiles sel_load selects (a corrupt one is
- * skipped with a warning, as profiles are).  -1 after printing a one-line
- * error: no profiles, no stack files, stacks of several events.
- */
+/* stacks.h; each file's missed callers put back before fn sees it. */
 size_t
 stacks_each_file(const char *db, const struct dcpi_dataset *d, struct symcache *c,
     stacks_file_fn fn, void *arg, size_t *skipped)
@@ -500,19 +513,9 @@ chains_one(void *arg, const struct dcpi_stackfile *sf, const char *kallsyms)
 	struct chains_arg *a = arg;
 	struct filesym fs;
 
-	memset(&fs, 0, sizeof(fs));
-	fs.sf = sf;
-	fs.d = a->d;
-	fs.c = a->c;
-	fs.kallsyms = xstrdup(kallsyms);	/* the dataset's field is not const */
-	fs.frame = xcalloc(sf->n_frames + 1, sizeof(*fs.frame));
-	fs.tab = xcalloc(sf->n_images + 1, sizeof(*fs.tab));
-	fs.looked = xcalloc(sf->n_images + 1, 1);
+	filesym_init(&fs, sf, a->d, a->c, kallsyms);
 	chains_file(a->ch, a->s, &fs);
-	free(fs.kallsyms);
-	free(fs.frame);
-	free(fs.tab);
-	free(fs.looked);
+	filesym_fini(&fs);
 }
 
 static int
