@@ -79,6 +79,13 @@ bench-image-storm: daemon/dcpid ctl/dcpictl
 	$(SHELL) $(srcdir)/bench/image_storm.sh 5 . $(BEFORE)
 .PHONY: bench-image-storm
 
+# `make bench-image-churn` (as root): dcpid's memory while rounds of new
+# programs run (bench/README, "Images freed once unused").
+EXTRA_DIST += bench/image_churn.sh
+bench-image-churn: daemon/dcpid ctl/dcpictl
+	$(SHELL) $(srcdir)/bench/image_churn.sh .
+.PHONY: bench-image-churn
+
 # period-jitter (section "Period jitter"), as root: `make bench-jitter`.
 noinst_PROGRAMS += bench/jitter
 bench_jitter_SOURCES = bench/jitter.c

@@ -21,6 +21,9 @@
  * that image without reading the ELF again (an open and fstat per mapped
  * file; the inode alone could have been reused by another file).
  * The /proc scan resolves deleted files at once, while map_files is there.
+ * Images read from files are freed once unused (attr_reclaim, after a
+ * flush), so a dcpid of months holds the images of its host's present,
+ * not of every program it ever sampled.
  *
  * Processes are keyed by pid (the tgid): threads share theirs.  FORK of a
  * new process copies the parent's maps; COMM with exec drops them; EXIT of
@@ -112,8 +115,11 @@ static uint64_t		  nprefetched;
 struct fent {
 	uint64_t	 dev, ino;
 	struct img	*img;		/* NULL: anonymous to attribution (memfd) */
+	uint32_t	 used;		/* the reclaim pass it was last learnt or
+					 * counted in */
 };
 static struct htab	  files;
+static uint32_t		  reclaim_pass;
 
 static uint64_t
 fent_hash(uint64_t dev, uint64_t ino)
@@ -153,8 +159,10 @@ file_learn(uint64_t dev, uint64_t ino, struct img *im)
 	struct htab_iter it;
 	struct fent *e;
 
-	if ((e = fent_find(dev, ino, &it)) != NULL && e->img == im)
+	if ((e = fent_find(dev, ino, &it)) != NULL && e->img == im) {
+		e->used = reclaim_pass;
 		return;
+	}
 	if (im != NULL)
 		im->file_known = 1;
 	if (im != NULL && nlearnt < LEARNT_MAX) {
@@ -163,10 +171,11 @@ file_learn(uint64_t dev, uint64_t ino, struct img *im)
 	}
 	if (e != NULL) {
 		e->img = im;
+		e->used = reclaim_pass;
 		return;
 	}
 	e = xcalloc(1, sizeof(*e));
-	*e = (struct fent){ dev, ino, im };
+	*e = (struct fent){ dev, ino, im, reclaim_pass };
 	xhtab_add(&files, fent_hash(dev, ino), (uintptr_t)e);
 	mem += sizeof(*e);
 }
@@ -1092,6 +1101,7 @@ attr_file_sample(uint64_t dev, uint64_t ino, uint64_t foff, struct image **img,
 
 	if ((e = fent_find(dev, ino, &it)) == NULL)
 		return ATTR_NO_MAP;
+	e->used = reclaim_pass;
 	if (e->img == NULL)
 		return ATTR_ANON;
 	return file_offset(e->img, foff, &seg, img, offset);
@@ -1241,6 +1251,74 @@ size_t
 attr_nimages(void)
 {
 	return image_count();
+}
+
+size_t
+attr_image_slots(void)
+{
+	return image_slots();
+}
+
+/*
+ * What a long-running dcpid would otherwise keep for good: every image
+ * ever sampled, and a file entry for every file (device, inode) met, on
+ * a host that builds or deploys new programs all day, or starts
+ * containers (a new overlay device each).  Images that no mapping holds
+ * and that had no count or chain flushed (attr_image_used) are doomed by
+ * image_doom's two-pass rule; file entries go with their image,
+ * or once two passes went by without the file's being learnt or counted
+ * (one still mapped is learnt again from its next sample, which takes
+ * the ring until then: forget tells the kernel's table).
+ */
+size_t
+attr_reclaim(void (*forget)(uint64_t dev, uint64_t ino))
+{
+	struct htab_iter it;
+	struct mfile *f;
+	struct fent *e;
+	struct img *im;
+	size_t i;
+
+	reclaim_pass++;
+	memset(&it, 0, sizeof(it));
+	while ((f = (struct mfile *)htab_each(&mfiles, &it)) != NULL) {
+		if (f->img != NULL)
+			f->img->mark = reclaim_pass;
+		if (f->pre != NULL)
+			f->pre->mark = reclaim_pass;
+	}
+	for (i = 0; i < PF_SLOTS; i++)
+		if (pf[i].img != NULL)
+			pf[i].img->mark = reclaim_pass;
+	image_doom(reclaim_pass);
+	memset(&it, 0, sizeof(it));
+	while ((e = (struct fent *)htab_each(&files, &it)) != NULL)
+		if (e->img != NULL ? e->img->doomed || reclaim_pass - e->used >= 2 :
+		    reclaim_pass - e->used >= 2) {
+			if (forget != NULL)
+				forget(e->dev, e->ino);
+			htab_del(&files, &it);
+			mem -= sizeof(*e);
+			free(e);
+		}
+	/* file_known says a file of the image is in the table: again. */
+	for (i = 0; i < image_slots(); i++)
+		if ((im = image_at((uint32_t)i)) != NULL)
+			im->file_known = 0;
+	memset(&it, 0, sizeof(it));
+	while ((e = (struct fent *)htab_each(&files, &it)) != NULL)
+		if (e->img != NULL)
+			e->img->file_known = 1;
+	return image_free_doomed();
+}
+
+void
+attr_image_used(uint32_t index)
+{
+	struct img *im = image_at(index);
+
+	if (im != NULL)
+		im->mark = reclaim_pass + 1;
 }
 
 struct image *

@@ -85,8 +85,20 @@ enum attr_reason attr_file_learn_at(uint64_t dev, uint64_t ino, uint32_t pid,
  * the last 64): 0, or -1 when there is none. */
 int attr_file_learnt(uint64_t *dev, uint64_t *ino);
 
+/* Images held, and the bound of their indexes; attr_image(index) is NULL
+ * for an index no image has now. */
 size_t attr_nimages(void);
+size_t attr_image_slots(void);
 struct image *attr_image(uint32_t index);
+/* Says that the image at index had counts or chains written by this flush:
+ * used, as if a mapping held it, at the next attr_reclaim. */
+void attr_image_used(uint32_t index);
+/* Frees what no process, count or chain holds any more (attr.c's comment
+ * above it says what and when): called after a flush that wrote every
+ * count and chain, never while any is held.  forget (or NULL) is told each
+ * file (dev, ino) dropped from the table attr_file_sample reads.  Returns
+ * the number of images freed. */
+size_t attr_reclaim(void (*forget)(uint64_t dev, uint64_t ino));
 /* Processes modelled and bytes of memory held, for status. */
 size_t attr_nprocs(void);
 size_t attr_memory(void);

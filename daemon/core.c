@@ -976,6 +976,7 @@ write_counts(uint32_t stream, uint32_t image, const struct dcpi_count *c,
 	size_t e = AGG_STREAM_EVENT(stream);
 
 	(void)arg;
+	attr_image_used(image);
 	if (e < perf_nevents()) {
 		d.event = perf_event_name(e);
 		d.period = perf_event_period(e);
@@ -1025,6 +1026,7 @@ add_stack(uint32_t stream, const struct stack_frame *f, uint32_t depth,
 			af[i] = (struct dcpi_stack_addframe){ NULL, 0, 0, NULL, 0 };
 			continue;
 		}
+		attr_image_used(f[i].image);
 		af[i] = (struct dcpi_stack_addframe){ img->id, img->tstart,
 		    img->tsize, img->path, f[i].offset };
 	}
@@ -1052,10 +1054,23 @@ write_stacks(void)
 	dcpi_stackfile_free(sf);
 }
 
+/* A file the attribution forgot: the kernel's counts of it stop until it
+ * is learnt again (its samples take the ring meanwhile). */
+static uint64_t nimages_freed;
+
+static void
+bpf_forget(uint64_t dev, uint64_t ino)
+{
+	if (bpfagg_active())
+		bpfagg_file_state(dev, ino, -1);
+}
+
 int
 core_flush_run(char *msg, size_t msglen)
 {
-	if (flush_begin(msg, msglen) == 0) {
+	int rc, begun;
+
+	if ((begun = flush_begin(msg, msglen) == 0)) {
 		/* The JIT samples whose maps are there now join the counts,
 		 * and their chains' frames are named alike. */
 		name_jit_frames(0, 1);
@@ -1067,7 +1082,17 @@ core_flush_run(char *msg, size_t msglen)
 		 * flush_end writes. */
 		attr_release_images();
 	}
-	return flush_end();
+	rc = flush_end();
+	/* Images are freed only while no count or chain names them. */
+	if (begun && agg_entries() == 0 && stack_entries() == 0) {
+		size_t n = attr_reclaim(bpf_forget);
+
+		nimages_freed += n;
+		if (n > 0)
+			log_debug("%zu images unused for two flushes freed, %zu held",
+			    n, attr_nimages());
+	}
+	return rc;
 }
 
 int
@@ -1207,6 +1232,8 @@ core_status(struct status_writer *w)
 	else
 		status_add(w, "cpus", "%zu", perf_ncpus());
 	status_add(w, "images", "%zu", attr_nimages());
+	status_add(w, "images-freed", "%ju since the start (unused for two flushes)",
+	    (uintmax_t)nimages_freed);
 	status_add(w, "images-read-live", "%ju", (uintmax_t)attr_prefetched());
 	status_add(w, "buildid-cache", "%ju bytes, %zu queued, %ju skipped",
 	    (uintmax_t)cache_bytes(), cache_pending(), (uintmax_t)cache_skipped());

@@ -18,10 +18,13 @@
 #include "util.h"
 #include "xmalloc.h"
 
-/* Images live until image_fini(); the tables only grow, so lookups, which
- * happen once per mapped file rather than per sample, stay simple. */
+/* Images by index; a freed image's index waits in freeidx for the next
+ * image, so the indexes (which the aggregation's arrays follow) stay as
+ * few as the images held at once. */
 static struct img	**images;
-static size_t		  nimages, capimages;
+static size_t		  nimages, capimages;	/* slots used, allocated */
+static uint32_t		 *freeidx;
+static size_t		  nfree, capfree;
 static size_t		  mem;
 
 /* Images by id, and the image last seen at each (device, inode). */
@@ -65,6 +68,8 @@ image_fini(void)
 
 	nheld = nheld_skipped = 0;
 	for (i = 0; i < nimages; i++) {
+		if (images[i] == NULL)
+			continue;
 		if (images[i]->fd != -1)
 			close(images[i]->fd);
 		free(images[i]->pub.id);
@@ -73,6 +78,9 @@ image_fini(void)
 		free(images[i]);
 	}
 	free(images);
+	free(freeidx);
+	freeidx = NULL;
+	nfree = capfree = 0;
 	htab_fini(&byid);
 	memset(&it, 0, sizeof(it));
 	while ((e = (struct inode_ent *)htab_each(&byinode, &it)) != NULL)
@@ -152,7 +160,7 @@ image_add(const char *id, const char *idkind, const char *path, int keep_suffix,
 		free(segs);
 		return im;
 	}
-	if (nimages == capimages) {
+	if (nfree == 0 && nimages == capimages) {
 		size_t ncap = capimages ? 2 * capimages : 64;
 
 		images = xreallocarray(images, ncap, sizeof(*images));
@@ -160,7 +168,7 @@ image_add(const char *id, const char *idkind, const char *path, int keep_suffix,
 		capimages = ncap;
 	}
 	im = xcalloc(1, sizeof(*im));
-	im->pub.index = nimages;
+	im->pub.index = nfree > 0 ? freeidx[--nfree] : nimages++;
 	im->pub.id = xstrdup(id);
 	im->pub.idkind = idkind;
 	im->pub.path = recorded_path(path, keep_suffix);
@@ -173,7 +181,7 @@ image_add(const char *id, const char *idkind, const char *path, int keep_suffix,
 	/* Only images read from files have a file to hold. */
 	im->held = segs == NULL;
 	mem += sizeof(*im) + strlen(id) + 1 + plen + 1 + nsegs * sizeof(*segs);
-	images[nimages++] = im;
+	images[im->pub.index] = im;
 	xhtab_add(&byid, fnv1a64_str(FNV1A64_INIT, id), (uintptr_t)im);
 	log_debug("image %u %s %s tstart %#llx tsize %llu", im->pub.index, id,
 	    im->pub.path, (unsigned long long)tstart, (unsigned long long)tsize);
@@ -279,8 +287,15 @@ image_from_fd(int fd, uint64_t dev, const char *path, const uint8_t *want,
 		errno = e;
 		return NULL;
 	}
-	if (c->rc == 0)
+	if (c->rc == 0) {
+		size_t before = image_count();
+
 		im = image_from(&c->ei, path, c->named);
+		/* Only an image this read made: one of the same id made
+		 * otherwise (the vdso's, a pseudo image) is held elsewhere. */
+		if (image_count() > before)
+			im->from_file = 1;
+	}
 	else if (c->mismatch && mismatch)
 		*mismatch = 1;
 	else if (c->err == EFBIG)
@@ -531,6 +546,12 @@ image_release(void)
 size_t
 image_count(void)
 {
+	return nimages - nfree;
+}
+
+size_t
+image_slots(void)
+{
 	return nimages;
 }
 
@@ -541,7 +562,71 @@ image_at(uint32_t index)
 }
 
 size_t
+image_doom(uint32_t pass)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < nimages; i++) {
+		struct img *im = images[i];
+
+		if (im == NULL || !im->from_file)
+			continue;
+		if (im->mark == pass)
+			im->idle = 0;
+		else if (im->idle < 2)
+			im->idle++;
+		if ((im->doomed = im->idle >= 2))
+			n++;
+	}
+	return n;
+}
+
+size_t
+image_free_doomed(void)
+{
+	struct htab_iter it;
+	struct inode_ent *e;
+	struct img *im, *g;
+	size_t i, n = 0;
+
+	memset(&it, 0, sizeof(it));
+	while ((e = (struct inode_ent *)htab_each(&byinode, &it)) != NULL)
+		if (e->img->doomed) {
+			htab_del(&byinode, &it);
+			mem -= sizeof(*e);
+			free(e);
+		}
+	for (i = 0; i < nimages; i++) {
+		if ((im = images[i]) == NULL || !im->doomed)
+			continue;
+		for (g = (struct img *)htab_first(&byid, fnv1a64_str(FNV1A64_INIT,
+		    im->pub.id), &it); g != NULL && g != im;
+		    g = (struct img *)htab_next(&byid, &it))
+			;
+		if (g == im)
+			htab_del(&byid, &it);
+		if (nfree == capfree) {
+			capfree = capfree ? 2 * capfree : 64;
+			freeidx = xreallocarray(freeidx, capfree, sizeof(*freeidx));
+		}
+		freeidx[nfree++] = im->pub.index;
+		images[i] = NULL;
+		if (im->fd != -1)
+			close(im->fd);
+		mem -= sizeof(*im) + strlen(im->pub.id) + 1 + strlen(im->pub.path) + 1 +
+		    im->nsegs * sizeof(*im->segs);
+		free(im->pub.id);
+		free(im->pub.path);
+		free(im->segs);
+		free(im);
+		n++;
+	}
+	return n;
+}
+
+size_t
 image_memory(void)
 {
-	return mem + htab_memory(&byid) + htab_memory(&byinode);
+	return mem + capfree * sizeof(*freeidx) + htab_memory(&byid) +
+	    htab_memory(&byinode);
 }

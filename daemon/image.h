@@ -18,9 +18,13 @@
 #include <dcpi/image.h>
 
 /* An image.  Owned by the attribution module; the pointer and index stay
- * valid until attr_fini(), so the aggregation may index arrays by it. */
+ * valid while any count, chain or mapping holds it: an image read from a
+ * file that no process has mapped for two flushes, and that has no
+ * counts, is freed at a flush (attr_reclaim) and its index given to a
+ * later image.  The index is dense enough for the aggregation to index
+ * arrays by it. */
 struct image {
-	uint32_t	 index;		/* dense, 0..attr_nimages()-1 */
+	uint32_t	 index;		/* 0..attr_image_slots()-1 */
 	char		*id;		/* hex build-id or stable hash */
 	const char	*idkind;	/* NULL: id is a GNU build-id; else
 					 * DCPI_IDKIND_CONTENT or _NAME (dcpi/image.h) */
@@ -55,6 +59,10 @@ struct img {
 	uint8_t		 file_known;	/* a file of it is in attr.c's file table */
 	uint64_t	 dev;		/* st_dev of its file last opened, for
 					 * fsio's calls; 0 if none */
+	uint8_t		 from_file;	/* read from a file: freed once unused */
+	uint8_t		 idle;		/* reclaim passes in a row it was unused at */
+	uint8_t		 doomed;	/* to be freed (image_doom) */
+	uint32_t	 mark;		/* the last reclaim pass that found it used */
 };
 
 #define BUILD_ID_MAX	DCPI_BUILD_ID_MAX
@@ -117,8 +125,25 @@ void image_release(void);
 /* Marks im as needing no file (pseudo images, the vdso once cached). */
 void image_no_file(struct img *im);
 
+/* Images held, and the bound of their indexes: image_at(i) for i below
+ * image_slots() is an image or NULL (a freed one's index, not yet given
+ * again). */
 size_t image_count(void);
+size_t image_slots(void);
 struct img *image_at(uint32_t index);
+/*
+ * Images read from files are freed once unused: at a flush that left no
+ * count or chain, attr_reclaim marks every image a mapping holds with
+ * that pass's number and calls image_doom(pass), which sets doomed on
+ * each image read from a file that was unmarked at this pass and the one
+ * before (two flush intervals: any sample of it is counted and flushed
+ * by then, whichever route it took); once the caller has dropped its own
+ * pointers to them, image_free_doomed frees them, with the inode cache's
+ * entries naming them; their ids are free for a new read, their indexes
+ * for new images.  Both return how many images are doomed.
+ */
+size_t image_doom(uint32_t pass);
+size_t image_free_doomed(void);
 size_t image_memory(void);
 
 #endif

@@ -196,7 +196,8 @@ EXTRA_DIST += $(DAEMON_ITESTS) tests/integration/lib.sh tests/workload/hot.c \
 
 # Images on real machines: no build-id, chroots, mount namespaces, deleted
 # files, the vdso, separate debug files, programs run from a memfd, names
-# holding newlines, files that root may not open.
+# holding newlines, files that root may not open; images freed once
+# unused.
 IMAGE_ITESTS = tests/integration/test_images_nobid.sh \
 	tests/integration/test_images_elsewhere.sh \
 	tests/integration/test_images_vdso.sh \
@@ -204,7 +205,8 @@ IMAGE_ITESTS = tests/integration/test_images_nobid.sh \
 	tests/integration/test_images_onebad.sh \
 	tests/integration/test_images_memfd.sh \
 	tests/integration/test_images_names.sh \
-	tests/integration/test_images_refused.sh
+	tests/integration/test_images_refused.sh \
+	tests/integration/test_images_reclaim.sh
 TESTS += $(IMAGE_ITESTS)
 EXTRA_DIST += $(IMAGE_ITESTS) tests/workload/ctiny.c tests/workload/vdsoloop.c \
 	tests/workload/memfdexec.c \

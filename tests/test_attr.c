@@ -1002,6 +1002,101 @@ test_fifo(void **state)
 	rmdir(dir);
 }
 
+/* The files attr_reclaim told the kernel's table to forget. */
+static uint64_t forgot_dev[64], forgot_ino[64];
+static size_t nforgot;
+
+static void
+forget(uint64_t dev, uint64_t ino)
+{
+	if (nforgot < 64) {
+		forgot_dev[nforgot] = dev;
+		forgot_ino[nforgot] = ino;
+	}
+	nforgot++;
+}
+
+static int
+forgotten(uint64_t dev, uint64_t ino)
+{
+	size_t i;
+
+	for (i = 0; i < nforgot && i < 64; i++)
+		if (forgot_dev[i] == dev && forgot_ino[i] == ino)
+			return 1;
+	return 0;
+}
+
+/* Images read from files are freed once no mapping holds them and no
+ * count was flushed for them at two reclaim passes in a row; their file
+ * entries go (the kernel's table told), their indexes serve new images. */
+static void
+test_reclaim(void **state)
+{
+	struct image *img = NULL, *limg = NULL;
+	uint32_t off, si, li;
+	uint64_t dev = kdev_of(self.st.st_dev), ino = self.st.st_ino;
+	uint64_t foff = self_sym - self.xvaddr + self.xoff;
+	size_t n0;
+	int i;
+
+	(void)state;
+	attr_fini();
+	assert_int_equal(attr_init(), 0);
+	n0 = attr_nimages();	/* the kernel's and the vdso's: never freed */
+	mmap_exec(6000, &self, BASE, 0, NULL);
+	mmap_exec(6000, &lib, BASE + 0x10000000, 0, NULL);
+	assert_int_equal(attr_sample(6000, pc_of(&self, BASE, self_sym), USER, &img,
+	    &off), ATTR_OK);
+	assert_int_equal(attr_sample(6000, pc_of(&lib, BASE + 0x10000000, lib_sym),
+	    USER, &limg, &off), ATTR_OK);
+	si = img->index;
+	li = limg->index;
+	assert_int_equal(attr_file_sample(dev, ino, foff, &img, &off), ATTR_OK);
+	assert_int_equal(attr_nimages(), n0 + 2);
+	/* Mapped: kept, however many passes. */
+	nforgot = 0;
+	for (i = 0; i < 4; i++)
+		assert_int_equal(attr_reclaim(forget), 0);
+	assert_int_equal(attr_nimages(), n0 + 2);
+	/* But its file entry, not counted for two passes, went (the kernel's
+	 * table told); the program's next sample learns it again. */
+	assert_true(forgotten(dev, ino));
+	assert_int_equal(attr_file_sample(dev, ino, foff, &img, &off), ATTR_NO_MAP);
+	assert_int_equal(attr_file_learn_at(dev, ino, 6000, pc_of(&self, BASE, self_sym)),
+	    ATTR_OK);
+	assert_int_equal(attr_file_sample(dev, ino, foff, &img, &off), ATTR_OK);
+	assert_int_equal(img->index, si);
+	/* Unmapped, but the library's counts flushed at each pass: only the
+	 * program goes, at the second pass. */
+	attr_exit(6000, 1, 6000, 1);
+	nforgot = 0;
+	attr_image_used(li);
+	assert_int_equal(attr_reclaim(forget), 0);
+	assert_non_null(attr_image(si));
+	attr_image_used(li);
+	assert_int_equal(attr_reclaim(forget), 1);
+	assert_null(attr_image(si));
+	assert_non_null(attr_image(li));
+	assert_int_equal(attr_nimages(), n0 + 1);
+	assert_true(forgotten(dev, ino));
+	assert_int_equal(attr_file_sample(dev, ino, foff, &img, &off), ATTR_NO_MAP);
+	/* The library too, two passes after its last count. */
+	assert_int_equal(attr_reclaim(forget), 0);
+	assert_int_equal(attr_reclaim(forget), 1);
+	assert_null(attr_image(li));
+	assert_int_equal(attr_nimages(), n0);
+	/* Mapped again: read again, under a freed index, whole. */
+	mmap_exec(6001, &self, BASE, 0, NULL);
+	expect_ok(6001, pc_of(&self, BASE, self_sym), self.path, self_sym - self.xvaddr);
+	attr_sample(6001, pc_of(&self, BASE, self_sym), USER, &img, &off);
+	assert_true(img->index == si || img->index == li);
+	assert_true(attr_image_slots() <= n0 + 2);
+	attr_exit(6001, 1, 6001, 1);
+	attr_fini();
+	assert_int_equal(attr_init(), 0);
+}
+
 /* Processes come and go; memory returns to where it was. */
 static void
 test_memory(void **state)
@@ -1056,6 +1151,7 @@ main(void)
 		cmocka_unit_test(test_many_maps),
 		cmocka_unit_test(test_fifo),
 		cmocka_unit_test(test_memory),
+		cmocka_unit_test(test_reclaim),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
