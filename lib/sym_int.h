@@ -90,6 +90,14 @@ int sym_reopen(struct dcpi_symtab *t);
  * end, entries out of order), raw then holding what was pushed before. */
 int sym_gopclntab(const unsigned char *data, size_t len, uint64_t text, uint64_t tstart,
     struct rawsym **raw, size_t *n, size_t *cap);
+/* The source file and line of the instruction at address pc (the ELF's
+ * vaddr) from the same table's pc-value tables (debug/gosym's
+ * PCToLine, PCToFile): 0 with *file pointing into data (NUL-terminated
+ * there) and *line >= 1; -1 with errno ENOENT where the table gives none
+ * (pc in no function, no line or file for it), EINVAL for a table that
+ * cannot be read. */
+int sym_gopclntab_line(const unsigned char *data, size_t len, uint64_t text, uint64_t pc,
+    const char **file, int *line);
 
 /* Finding the files (lib/sym_debuginfo.c).  sym_find_debug: separate
  * debuginfo with the image's build-id bid and a .symtab, its path

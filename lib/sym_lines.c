@@ -1,6 +1,6 @@
 /*
- * Source lines of a symbol table's addresses from DWARF:
- * dcpi_symtab_srcline.
+ * Source lines of a symbol table's addresses from DWARF, or for a Go
+ * program without it from its .gopclntab: dcpi_symtab_srcline.
  */
 #include "config.h"
 
@@ -37,6 +37,32 @@ get_dwarf(struct dcpi_symtab *t)
 	return t->dw;
 }
 
+/* A Go program without DWARF (go build -ldflags='-s -w'): the lines of
+ * its own table, .gopclntab, which the runtime keeps for its tracebacks. */
+static int
+go_srcline(struct dcpi_symtab *t, uint64_t addr, const char **file, int *line)
+{
+	Elf_Scn *scn, *text;
+	Elf_Data *data;
+	GElf_Shdr sh;
+
+	if (sym_reopen(t) == -1)
+		return -1;		/* ESTALE: another file now */
+	if (((scn = sym_find_section(t->elf, SHT_PROGBITS, ".gopclntab")) == NULL &&
+	    (scn = sym_find_section(t->elf, SHT_PROGBITS, ".data.rel.ro.gopclntab")) == NULL) ||
+	    (text = sym_find_section(t->elf, SHT_PROGBITS, ".text")) == NULL ||
+	    gelf_getshdr(text, &sh) == NULL || (data = elf_getdata(scn, NULL)) == NULL ||
+	    data->d_buf == NULL) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (sym_gopclntab_line(data->d_buf, data->d_size, sh.sh_addr, addr, file, line) == -1) {
+		errno = ENOENT;
+		return -1;
+	}
+	return 0;
+}
+
 int
 dcpi_symtab_srcline(struct dcpi_symtab *t, uint64_t offset, const char **file, int *line)
 {
@@ -48,10 +74,8 @@ dcpi_symtab_srcline(struct dcpi_symtab *t, uint64_t offset, const char **file, i
 	Dwarf *dw;
 	int ln;
 
-	if ((dw = get_dwarf(t)) == NULL) {
-		errno = ENOENT;
-		return -1;
-	}
+	if ((dw = get_dwarf(t)) == NULL)
+		return go_srcline(t, addr, file, line);
 	if (t->have_cu && dwarf_haspc(&t->last_cu, addr) == 1) {
 		cu = t->last_cu;
 		cup = &cu;

@@ -117,8 +117,9 @@ const struct dcpi_symbol *dcpi_symtab_find(const struct dcpi_symtab *t, const ch
 
 /*
  * Source position of the instruction at offset, from DWARF (libdw) of the
- * file or its separate debuginfo: *file (owned by t, valid until close) and
- * *line (1-based).  0 on success; -1 with ENOENT when there is no line
+ * file or its separate debuginfo, else, for a Go program without DWARF,
+ * from its .gopclntab's line tables: *file (owned by t, valid until close)
+ * and *line (1-based).  0 on success; -1 with ENOENT when there is no line
  * information for offset (or no DWARF at all), ESTALE if the file changed
  * since dcpi_symtab_open().  The table holds no open file after
  * dcpi_symtab_open(); the first call of this function or of

@@ -4,6 +4,8 @@
  * Go's function table (lib/sym_gopclntab.c) on arbitrary bytes.  Whatever
  * it pushes lies within the table's text and names a string of the
  * input; it fails only with EINVAL; the same bytes give the same symbols.
+ * The line of a PC in (and beside) each function names a file that is a
+ * string of the input, or fails with ENOENT or EINVAL.
  * sym_push is this file's: it keeps what it is given.
  */
 #include "config.h"
@@ -72,6 +74,28 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	CHECK(run(data, size, 0x401000, 0x400000, &again, &m) == rc && m == n);
 	CHECK(n == 0 || memcmp(raw, again, n * sizeof(*raw)) == 0);
+	/* Lines: at each function's first and middle byte, and beside. */
+	for (i = 0; i < n + 1; i++) {
+		uint64_t pcs[3], pc;
+		const char *file;
+		int line, j;
+
+		pc = i < n ? 0x400000 + raw[i].start : 0x401000;
+		pcs[0] = pc;
+		pcs[1] = i < n ? pc + raw[i].size / 2 : pc - 1;
+		pcs[2] = i < n ? pc + raw[i].size : ~(uint64_t)0;
+		for (j = 0; j < 3; j++) {
+			errno = 0;
+			if (sym_gopclntab_line(data, size, 0x401000, pcs[j], &file, &line) == 0) {
+				CHECK((const uint8_t *)file >= data &&
+				    (const uint8_t *)file < data + size);
+				CHECK(file[0] != '\0' && memchr(file, '\0', (size_t)(data + size -
+				    (const uint8_t *)file)) != NULL);
+				CHECK(line >= 1);
+			} else
+				CHECK(errno == ENOENT || errno == EINVAL);
+		}
+	}
 	free(raw);
 	free(again);
 	return 0;

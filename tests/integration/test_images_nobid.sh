@@ -5,7 +5,8 @@
 # (flush-errors 0) and prof names each hot function with >= 90% of its
 # image's samples.  The same Go program stripped (-ldflags='-s -w', as Go
 # programs in containers are), also as a PIE: no .symtab, so prof names
-# its functions from Go's own table, .gopclntab.
+# its functions from Go's own table, .gopclntab, and list its source lines
+# from the same table's line tables.
 . "$top_srcdir/tests/integration/lib.sh"
 require_perf
 command -v go >/dev/null || skip "no go compiler (Debian package golang-go)"
@@ -63,5 +64,21 @@ check_top nobid dcpi_workload_hot
 check_top gohot_bin main.hotGoFunction
 check_top gohot_strip main.hotGoFunction
 check_top gohot_pie main.hotGoFunction
+# Source lines: the stripped programs have no DWARF, only Go's own line
+# tables; list shows the same FILE:LINE lines as for the program with
+# DWARF (the same source, the same compiler), and the hot loop's line.
+srclines() {	# IMAGE: the FILE:LINE lines of list, the directory left out
+	ctl list main.hotGoFunction --image "$1" >"$T/list.$1" || fail "list --image $1 failed"
+	grep -o '[^/ ]*\.go:[0-9][0-9]*' "$T/list.$1" | sort -u
+}
+srclines gohot_bin >"$T/lines.dwarf"
+loop=$(grep -n 'x += uint64(i\*i)' "$top_srcdir/tests/workload/gohot.go" | cut -d: -f1)
+echo "list main.hotGoFunction (DWARF): $(tr '\n' ' ' <"$T/lines.dwarf")"
+grep -qx "main.go:$loop" "$T/lines.dwarf" || fail "list of gohot_bin: no main.go:$loop: $(cat "$T/list.gohot_bin")"
+for f in gohot_strip gohot_pie; do
+	srclines $f >"$T/lines.$f"
+	cmp -s "$T/lines.dwarf" "$T/lines.$f" ||
+	    fail "list --image $f: lines $(tr '\n' ' ' <"$T/lines.$f"), not those of DWARF"
+done
 assert_db_valid
 stop_dcpid
