@@ -54,7 +54,8 @@ live_threads() {
 	cat /proc/"$1"/task/*/stat 2>/dev/null | sed 's/.*) //' | awk '$1 != "Z"' | wc -l
 }
 
-# Holds the tests' lock alone (test_daemon_hotplug, test_fault_hungfs, test_fault_storm):
+# Holds the tests' lock alone (test_daemon_hotplug, test_fault_hungfs, test_fault_storm,
+# test_labels, test_images_reclaim):
 # waits for the tests beside it to finish, but 20 minutes at most, then
 # fails naming what still holds the lock (a process some test left
 # running, which would otherwise hold up the whole suite for good).

@@ -6,10 +6,10 @@
 require_perf
 
 stat_field() { ctl status | awk -v k="$1" '$1 == k { print $2; exit }'; }
-# Alone: the attribution keeps each new file's image for as long as dcpid
-# runs, and the tests beside it (Go builds: the toolchain's programs and
-# theirs) would add theirs to the memory measured (CI's ASan pass: 163 KB
-# more, over the 128 KB allowed for the host's other users).
+# Alone: the attribution keeps each new file's image until two flushes
+# after its last use, and the tests beside it (Go builds: the toolchain's
+# programs and theirs) would add theirs to the memory measured (CI's ASan
+# pass: 163 KB more, over the 128 KB allowed for the host's other users).
 lock_alone
 build_hot hot_storm
 start_dcpid -e perf::cpu-clock

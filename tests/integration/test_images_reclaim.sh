@@ -10,6 +10,10 @@
 # lost (the database passes the format reader).
 . "$top_srcdir/tests/integration/lib.sh"
 require_perf
+# Alone: dcpid samples the whole host, and another run of this test (the
+# aggregate = bpf one) running the same programs would move the counts
+# this one checks.
+lock_alone
 
 N=150
 # The programs stay in the build tree (tests/.cache, made once): the
