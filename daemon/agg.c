@@ -221,3 +221,15 @@ agg_entries(void)
 {
 	return entries;
 }
+
+int
+agg_image_counted(uint32_t image)
+{
+	size_t e;
+
+	for (e = 0; e < nev; e++)
+		if (image < ev[e].nimg && ev[e].img[image] != NULL &&
+		    ev[e].img[image]->used > 0)
+			return 1;
+	return 0;
+}

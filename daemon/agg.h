@@ -43,5 +43,7 @@ void agg_flush(agg_cb cb, void *arg);
 /* Bytes held by the tables; distinct (event, image, offset) triples. */
 size_t agg_memory(void);
 size_t agg_entries(void);
+/* Whether any stream holds counts of image (its index): 1 or 0. */
+int agg_image_counted(uint32_t image);
 
 #endif

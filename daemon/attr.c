@@ -1270,8 +1270,17 @@ attr_image_slots(void)
  * (one still mapped is learnt again from its next sample, which takes
  * the ring until then: forget tells the kernel's table).
  */
+/* The file entry is to go: its image's, or not learnt or counted for two
+ * passes. */
+static int
+fent_stale(const struct fent *e)
+{
+	return (e->img != NULL && e->img->doomed) || reclaim_pass - e->used >= 2;
+}
+
 size_t
-attr_reclaim(void (*forget)(uint64_t dev, uint64_t ino))
+attr_reclaim(void (*forget)(uint64_t dev, uint64_t ino), void (*drain)(void),
+    int (*counted)(uint32_t index))
 {
 	struct htab_iter it;
 	struct mfile *f;
@@ -1291,12 +1300,23 @@ attr_reclaim(void (*forget)(uint64_t dev, uint64_t ino))
 		if (pf[i].img != NULL)
 			pf[i].img->mark = reclaim_pass;
 	image_doom(reclaim_pass);
+	/* The kernel stops counting the files first; what it counted until
+	 * then is drained while their entries still name their images (a
+	 * process that mapped one during the flush, its MMAP2 not handled
+	 * yet), and an image so counted stays. */
 	memset(&it, 0, sizeof(it));
 	while ((e = (struct fent *)htab_each(&files, &it)) != NULL)
-		if (e->img != NULL ? e->img->doomed || reclaim_pass - e->used >= 2 :
-		    reclaim_pass - e->used >= 2) {
-			if (forget != NULL)
-				forget(e->dev, e->ino);
+		if (fent_stale(e) && forget != NULL)
+			forget(e->dev, e->ino);
+	if (drain != NULL)
+		drain();
+	for (i = 0; i < image_slots(); i++)
+		if ((im = image_at((uint32_t)i)) != NULL && im->doomed && counted != NULL &&
+		    counted((uint32_t)i))
+			im->doomed = im->idle = 0;	/* used at this pass */
+	memset(&it, 0, sizeof(it));
+	while ((e = (struct fent *)htab_each(&files, &it)) != NULL)
+		if (fent_stale(e)) {
 			htab_del(&files, &it);
 			mem -= sizeof(*e);
 			free(e);

@@ -96,9 +96,12 @@ void attr_image_used(uint32_t index);
 /* Frees what no process, count or chain holds any more (attr.c's comment
  * above it says what and when): called after a flush that wrote every
  * count and chain, never while any is held.  forget (or NULL) is told each
- * file (dev, ino) dropped from the table attr_file_sample reads.  Returns
- * the number of images freed. */
-size_t attr_reclaim(void (*forget)(uint64_t dev, uint64_t ino));
+ * file (dev, ino) to be dropped from the table attr_file_sample reads;
+ * then drain (or NULL) is called, which may count samples of those files
+ * through attr_file_sample; an image to be freed for which counted(index)
+ * then says 1 is kept.  Returns the number of images freed. */
+size_t attr_reclaim(void (*forget)(uint64_t dev, uint64_t ino), void (*drain)(void),
+    int (*counted)(uint32_t index));
 /* Processes modelled and bytes of memory held, for status. */
 size_t attr_nprocs(void);
 size_t attr_memory(void);

@@ -1065,6 +1065,15 @@ bpf_forget(uint64_t dev, uint64_t ino)
 		bpfagg_file_state(dev, ino, -1);
 }
 
+/* What the kernel counted of the files just forgotten, while the
+ * attribution still knows them. */
+static void
+bpf_drain_now(void)
+{
+	if (bpfagg_active())
+		bpfagg_drain(bpf_count, NULL);
+}
+
 int
 core_flush_run(char *msg, size_t msglen)
 {
@@ -1085,7 +1094,7 @@ core_flush_run(char *msg, size_t msglen)
 	rc = flush_end();
 	/* Images are freed only while no count or chain names them. */
 	if (begun && agg_entries() == 0 && stack_entries() == 0) {
-		size_t n = attr_reclaim(bpf_forget);
+		size_t n = attr_reclaim(bpf_forget, bpf_drain_now, agg_image_counted);
 
 		nimages_freed += n;
 		if (n > 0)
