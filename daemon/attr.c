@@ -1259,6 +1259,14 @@ attr_image_slots(void)
 	return image_slots();
 }
 
+/* The file entry is to go: its image's, or not learnt or counted for two
+ * passes. */
+static int
+fent_stale(const struct fent *e)
+{
+	return (e->img != NULL && e->img->doomed) || reclaim_pass - e->used >= 2;
+}
+
 /*
  * What a long-running dcpid would otherwise keep for good: every image
  * ever sampled, and a file entry for every file (device, inode) met, on
@@ -1270,14 +1278,6 @@ attr_image_slots(void)
  * (one still mapped is learnt again from its next sample, which takes
  * the ring until then: forget tells the kernel's table).
  */
-/* The file entry is to go: its image's, or not learnt or counted for two
- * passes. */
-static int
-fent_stale(const struct fent *e)
-{
-	return (e->img != NULL && e->img->doomed) || reclaim_pass - e->used >= 2;
-}
-
 size_t
 attr_reclaim(void (*forget)(uint64_t dev, uint64_t ino), void (*drain)(void),
     int (*counted)(uint32_t index))

@@ -1054,10 +1054,10 @@ write_stacks(void)
 	dcpi_stackfile_free(sf);
 }
 
-/* A file the attribution forgot: the kernel's counts of it stop until it
- * is learnt again (its samples take the ring meanwhile). */
 static uint64_t nimages_freed;
 
+/* A file the attribution forgot: the kernel's counts of it stop until it
+ * is learnt again (its samples take the ring meanwhile). */
 static void
 bpf_forget(uint64_t dev, uint64_t ino)
 {

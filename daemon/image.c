@@ -295,8 +295,7 @@ image_from_fd(int fd, uint64_t dev, const char *path, const uint8_t *want,
 		 * otherwise (the vdso's, a pseudo image) is held elsewhere. */
 		if (image_count() > before)
 			im->from_file = 1;
-	}
-	else if (c->mismatch && mismatch)
+	} else if (c->mismatch && mismatch)
 		*mismatch = 1;
 	else if (c->err == EFBIG)
 		log_info("%s", c->error.msg);
