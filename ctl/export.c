@@ -369,7 +369,7 @@ cmd_export(const struct ctl_globals *g, int argc, char **argv)
 		so.s = &s;
 		so.profs = profs;
 		so.n = n;
-		stacks_each_file(g->db, d, r.c, stacks_one, &so, &skipped);
+		stacks_each_file(g->db, d, so.s, r.c, stacks_one, &so, &skipped);
 	}
 	if (strcmp(format, "pprof") == 0) {
 		text_offsets(profs, n, toff);

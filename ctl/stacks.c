@@ -405,13 +405,15 @@ addframe(const struct dcpi_stackfile *sf, uint32_t image, uint32_t offset,
 }
 
 /*
- * sf with the callers its chains missed put back (above): a new file, or
- * sf itself where none was missed (or one cannot be added: the stack is
- * kept as it was).  d and c are the selection's, for the symbol tables.
+ * sf with the callers its chains missed put back (above): a new file of
+ * the stacks s keeps, or sf itself where none was missed (or one cannot
+ * be added: the stack is kept as it was).  d and c are the selection's,
+ * for the symbol tables.  The stacks s drops are not looked at: a narrow
+ * --label pays for its own stacks, not the file's.
  */
 static struct dcpi_stackfile *
-restore_callers(struct dcpi_stackfile *sf, const struct dcpi_dataset *d,
-    struct symcache *c, const char *kallsyms)
+restore_callers(struct dcpi_stackfile *sf, const struct selection *s,
+    const struct dcpi_dataset *d, struct symcache *c, const char *kallsyms)
 {
 	struct dcpi_stack_addframe *fr = NULL;
 	struct dcpi_stackfile *out = NULL;
@@ -425,6 +427,8 @@ restore_callers(struct dcpi_stackfile *sf, const struct dcpi_dataset *d,
 	filesym_init(&r.fs, sf, d, c, kallsyms);
 	for (i = 0; i < sf->n_stacks; i++) {
 		st = &sf->stacks[i];
+		if (!stacks_kept(s, sf, st))
+			continue;
 		for (k = 0; k + 1 < st->depth; k++)
 			missed += missed_caller_once(&r, st->frames[k], st->frames[k + 1], &off);
 	}
@@ -433,6 +437,8 @@ restore_callers(struct dcpi_stackfile *sf, const struct dcpi_dataset *d,
 	fr = xreallocarray(NULL, 2 * DCPI_STACK_DEPTH_MAX, sizeof(*fr));
 	for (i = 0; i < sf->n_stacks; i++) {
 		st = &sf->stacks[i];
+		if (!stacks_kept(s, sf, st))
+			continue;
 		for (k = depth = 0; k < st->depth; k++) {
 			f = st->frames[k];
 			addframe(sf, sf->frames[f].image, sf->frames[f].offset, &fr[depth++]);
@@ -468,8 +474,8 @@ done:
 
 /* stacks.h; each file's missed callers put back before fn sees it. */
 size_t
-stacks_each_file(const char *db, const struct dcpi_dataset *d, struct symcache *c,
-    stacks_file_fn fn, void *arg, size_t *skipped)
+stacks_each_file(const char *db, const struct dcpi_dataset *d, const struct selection *s,
+    struct symcache *c, stacks_file_fn fn, void *arg, size_t *skipped)
 {
 	struct dcpi_stackfile *sf;
 	struct dcpi_error err;
@@ -491,7 +497,7 @@ stacks_each_file(const char *db, const struct dcpi_dataset *d, struct symcache *
 			free(path);
 			n++;
 			xasprintf(&kallsyms, "%s/%s/%s/kallsyms", db, d->epochs[e], d->hosts[h]);
-			sf = restore_callers(sf, d, c, kallsyms);
+			sf = restore_callers(sf, s, d, c, kallsyms);
 			fn(arg, sf, kallsyms);
 			free(kallsyms);
 			dcpi_stackfile_free(sf);
@@ -535,7 +541,7 @@ chains_load(const char *db, const struct selection *s, const char *cmd, struct c
 	a.s = s;
 	a.d = d;
 	a.c = c;
-	ch->n_files = stacks_each_file(db, d, c, chains_one, &a, &ch->n_skipped);
+	ch->n_files = stacks_each_file(db, d, s, c, chains_one, &a, &ch->n_skipped);
 	if (ch->n_files == 0) {
 		if (ch->n_skipped > 0)
 			fprintf(stderr, "dcpictl: %s: no readable stack files (see the "

@@ -37,13 +37,16 @@ int stacks_calls(const struct ctl_globals *g, const struct selection *s, const c
  * one is skipped with a warning, as profiles are, and counted in
  * *skipped.  The chains fn sees have the callers back that the frame
  * pointers missed (a function without a frame of its own, called
- * directly: stacks.c), found with the symbol tables of c.  Returns the
+ * directly: stacks.c), found with the symbol tables of c; where some
+ * were put back, the file fn sees holds only the stacks the selection s
+ * keeps (stacks_kept), which is all fn is to read of it.  Returns the
  * number of files given to fn.
  */
 typedef void (*stacks_file_fn)(void *arg, const struct dcpi_stackfile *sf,
     const char *kallsyms);
 size_t stacks_each_file(const char *db, const struct dcpi_dataset *d,
-    struct symcache *c, stacks_file_fn fn, void *arg, size_t *skipped);
+    const struct selection *s, struct symcache *c, stacks_file_fn fn, void *arg,
+    size_t *skipped);
 
 /* Nonzero if the selection s keeps the stack st of sf: its event (-e, else
  * all) and its label (--label, the idle task's only with --idle), as

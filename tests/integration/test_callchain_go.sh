@@ -46,6 +46,27 @@ grep -E '(^|;)main\.main;main\.b;main\.hot [0-9]+$' "$T/folded" ||
 grep -E '(^|;)main\.main;main\.c;main\.hot [0-9]+$' "$T/folded" || fail "no main.main;main.c;main.hot"
 ctl prof --callees main.b --csv | grep -q ',main.hot,' || fail "main.b does not call main.hot"
 
+# A narrow selection (a label run's own stacks) gets its callers put back
+# too: only its stacks are looked at.
+"$DCPICTL" --socket "$SOCK" label gorun -- "$T/gochain_bin" 1 || fail "dcpictl label gorun failed"
+ctl flush >/dev/null || fail "flush failed"
+ctl stacks --label gorun >"$T/folded.gorun" || fail "stacks --label gorun failed"
+grep -Eq '(^|;)main\.main;main\.b;main\.hot [0-9]+$' "$T/folded.gorun" ||
+    fail "stacks --label gorun: no main.main;main.b;main.hot: $(grep 'main.hot' "$T/folded.gorun" | head -3)"
+# Its 1 s, not the 3 s run's stacks before it as well.
+ctl stacks >"$T/folded.all" || fail "dcpictl stacks failed"
+sr=$(awk '{ s += $NF } END { print s + 0 }' "$T/folded.gorun")
+sa=$(awk '{ s += $NF } END { print s + 0 }' "$T/folded.all")
+echo "stacks: $sr samples in the label run's, $sa in all"
+[ $((sr * 2)) -lt "$sa" ] || fail "stacks --label gorun: $sr samples of $sa"
+ctl prof --callers main.hot --label gorun --csv >"$T/callers.gorun" ||
+    fail "prof --callers main.hot --label gorun failed"
+nb=$(awk -F, '$3 == "main.b" { print $1 }' "$T/callers.gorun")
+nc=$(awk -F, '$3 == "main.c" { print $1 }' "$T/callers.gorun")
+[ -n "$nb" ] && [ -n "$nc" ] || fail "prof --callers main.hot --label gorun: $(cat "$T/callers.gorun")"
+echo "callers of main.hot in the label run: main.b $nb, main.c $nc samples"
+[ $((nb * 10)) -ge $((nc * 20)) ] || fail "label run: main.b $nb against main.c $nc, expected 3:1"
+
 # gprof's call graph from the gmon export: hot's parents (the lines
 # above its own in its entry) are main.b and main.c, 3:1.
 ctl export --format=gmon -e perf::cpu-clock -o "$T/gmon.out" >"$T/gmon.list" ||
