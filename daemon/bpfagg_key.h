@@ -33,11 +33,14 @@ struct bpfagg_key {
 /*
  * The files the program has met, by (dev, ino): a file is counted in the
  * kernel only once dcpid has learnt which image it is (state KNOWN); until
- * then, and for good when dcpid takes it as anonymous (a memfd: PASS), its
+ * then, and while dcpid takes it as anonymous (a memfd: PASS), its
  * samples take the ring buffer.  A file met anew is entered NEW and queued
  * (the news queue) with a process that maps it and a PC in it, for dcpid
  * to look at; dcpid then sets KNOWN or PASS, or deletes the entry (it
- * could not tell yet: the next sample queues it again).
+ * could not tell yet: the next sample queues it again).  dcpid also
+ * deletes the entries of files it has forgotten (not counted for two
+ * flushes, or their image freed: attr_reclaim), so that the table holds
+ * the files in use, not every file ever met.
  */
 struct bpfagg_file {
 	__u64	dev;
