@@ -259,7 +259,7 @@ pcvalues(struct tb *t, size_t base, const int32_t *v, const uint32_t *bytes, siz
 static void
 build(struct tb *t, int ver, int be)
 {
-	static const int32_t la[] = { 10, 12 }, lb[] = { 20 }, f0[] = { 0 };
+	static const int32_t la[] = { 10, 12 }, lb[] = { 20 };
 	static const uint32_t ba[] = { 0x10, 0x30 }, bb[] = { 0x40 };
 	uint32_t magic = ver == 12 ? 0xfffffffb : ver == 116 ? 0xfffffffa : 0xfffffff1;
 	uint64_t text = 0x401000, entry[3] = { 0, 0x40, 0x80 };
@@ -304,7 +304,6 @@ build(struct tb *t, int ver, int be)
 	lnb = pcvalues(t, pctab, lb, bb, 1);
 	fla = pcvalues(t, pctab, (const int32_t[]){ (int32_t)fa }, bb, 1);
 	flb = pcvalues(t, pctab, (const int32_t[]){ (int32_t)fb }, bb, 1);
-	(void)f0;
 	t->n = (t->n + 7) & ~(size_t)7;
 	functab = ver == 12 ? hdr : t->n;
 	sz0 = field;
