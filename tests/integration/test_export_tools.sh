@@ -35,7 +35,10 @@ itotal=$(awk -F, 'NR > 1 { s += $1 } END { print s }' "$T/img.csv")
 [ -n "$hot" ] && [ "$hot" -gt 100 ] || fail "dcpi saw only '$hot' samples in dcpi_workload_hot"
 echo "dcpi: dcpi_workload_hot $hot of $total samples ($itotal in its image)"
 
-# near A B TOL: |A - B| <= TOL
+# near A B TOL: |A - B| <= TOL.  The counts are compared exactly; the
+# shares within a printed digit: google-pprof's percentages are of a base
+# that can be a sample under its Total line (2952 of 6261 printed 47.2%,
+# 47.149% exactly).
 near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }
 
 # pprof of the whole system: several images at synthetic ranges, and
@@ -47,7 +50,7 @@ set -- $(awk "$is_hot { print; exit }" "$T/pprof.txt")
 echo "pprof (all images): $*"
 [ "${1:-}" = "$hot" ] || fail "pprof counts '${1:-}' samples in dcpi_workload_hot, dcpi $hot"
 share=$(awk -v h="$hot" -v t="$total" 'BEGIN { printf "%.1f", 100 * h / t }')
-near "${2%\%}" "$share" 0.051 || fail "pprof share $2, dcpi $share%"
+near "${2%\%}" "$share" 0.101 || fail "pprof share $2, dcpi $share%"
 
 # Callgrind of the whole system: every image under its ob=.
 ctl export --format=callgrind -o "$T/all.cg" 2>/dev/null || fail "export callgrind failed"
@@ -66,7 +69,7 @@ set -- $(awk '$1 ~ /^[0-9]+$/ && NF >= 6 { print; exit }' "$T/pprof1.txt")
 echo "pprof: $*"
 echo "$*" | awk "$is_hot { ok = 1 } END { exit !ok }" || fail "pprof puts '${6:-}' first: $(head -5 "$T/pprof1.txt")"
 [ "$1" = "$hot" ] || fail "pprof counts $1 samples in dcpi_workload_hot, dcpi $hot"
-near "${2%\%}" "$share" 0.051 || fail "pprof share $2, dcpi $share%"
+near "${2%\%}" "$share" 0.101 || fail "pprof share $2, dcpi $share%"
 
 # gmon.out: gprof's flat profile.
 ctl export --format=gmon --image $W -o "$T/gmon.out" || fail "export gmon failed"
