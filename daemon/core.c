@@ -310,7 +310,7 @@ static uint32_t	 chain_depth;		/* frames kept per stack; 0: no chains */
  * handed out without chain_ahead) is only hashed again.  At most
  * CHAIN_AHEAD + 1 are held.
  * The samples read in place (read_until) are shown to chain_ahead alike,
- * by perf_read_until.
+ * by perf_read_until, CHAIN_AHEAD / 2 to CHAIN_AHEAD records ahead.
  */
 #define CHAIN_AHEAD	16
 #define AHEAD_RING	32		/* a power of two above CHAIN_AHEAD */
@@ -340,12 +340,15 @@ chain_of(const union record *rec, size_t size, uint32_t *n)
 }
 
 /* The leaf of a raw chain of n words: the first that is no context
- * marker (the PC); n if none is. */
+ * marker (the PC); n if none is.  (One marker, then the PC, is what the
+ * kernel gives: tested first.) */
 static inline uint32_t
 leaf_of(const uint64_t *ips, uint32_t n)
 {
 	uint32_t li;
 
+	if (n > 1 && ips[0] >= PERF_CONTEXT_MAX && ips[1] < PERF_CONTEXT_MAX)
+		return 1;
 	for (li = 0; li < n && ips[li] >= PERF_CONTEXT_MAX; li++)
 		;
 	return li;

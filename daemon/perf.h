@@ -90,9 +90,10 @@ void perf_drain(void);
  */
 void perf_drain_queued(void);
 /* ahead (NULL: none) sees each record of a buffer that cb will get, in
- * the same order and at the same address, record i + dist before cb gets
- * record i (for a prefetch: core.c's chains), but a record that wraps
- * around the buffer's end (cb gets a copy). */
+ * the same order and at the same address, dist / 2 to dist records before
+ * cb gets it (for a prefetch: core.c's chains), but a record that wraps
+ * around the buffer's end (cb gets a copy); at most dist + 1 records
+ * are seen and not yet got. */
 typedef void (*perf_ahead_cb)(const union record *rec, size_t size);
 size_t perf_read_until(uint64_t until, perf_record_cb cb, perf_ahead_cb ahead,
     size_t dist, uint64_t *next);

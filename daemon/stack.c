@@ -36,7 +36,7 @@
 
 #define FOLDED		UINT16_MAX	/* an entry's nk: keyed by frames */
 #define FOLD_MIN	4096		/* dead entries before a fold */
-#define K		0x9e3779b97f4a7c15ULL
+#define K		STACK_K
 #define HUGE_PAGE	(2u << 20)	/* x86-64's, for the leaf table */
 
 /*
@@ -49,20 +49,7 @@
  * An entry is named by its o, which fits 32 bits (the memory cap flushes
  * long before 32 GiB).
  */
-#define E_HDR		3
-
-/* A leaf is keyed by its entry, its raw word (the sampled PC as the
- * kernel gave it: what the hash of a raw chain covers) and its attributed
- * frame (the same PC may be another image's after a remap).  Under a
- * folded entry the raw word is 0 and the hash is hash_leaf's of the
- * entry's and f. */
-struct leaf {				/* 32 bytes, never across two lines */
-	uint32_t	 tag;		/* the hash's top 32 bits: the home slot */
-	uint32_t	 entry;		/* its o */
-	uint64_t	 count;		/* 0: an empty slot */
-	uint64_t	 ip;
-	struct stack_frame f;
-};
+#define E_HDR		STACK_E_HDR
 
 struct pidc {				/* raw entries of a process */
 	uint32_t	 pid, dead;
@@ -75,10 +62,18 @@ static uint64_t			*arena;
 static size_t			 narena, caparena, nents;
 /* The leaves are the slots of their own table (open addressing, linear
  * probing, at most 3/4 full), not values of a lib/htab.h one: a sample
- * seen before then costs one cache miss in this large table, not two. */
-static struct leaf		*leaves;
+ * seen before then costs one cache miss in this large table, not two.
+ * A leaf (struct stack_leaf, stack.h) is keyed by its entry, its raw word
+ * (the sampled PC as the kernel gave it: what the hash of a raw chain
+ * covers) and its attributed frame (the same PC may be another image's
+ * after a remap).  Under a folded entry the raw word is 0 and the hash is
+ * hash_leaf's of the entry's and f. */
+static struct stack_leaf	*leaves;
 static size_t			 nleaves, capleaves;	/* capleaves: 0 or 2^k */
 static unsigned			 leafshift;		/* 32 - k */
+/* What stack.h's inline lookups read: the above, as publish() leaves
+ * them (stack.c writes them nowhere else). */
+struct stack_tab		 stack_tab;
 static struct stack_frame	*frames;
 static size_t			 nframes, capframes;
 static struct pidc		*pids;
@@ -93,6 +88,17 @@ static inline size_t
 e_words(const uint64_t *e)
 {
 	return E_HDR + (e_nk(e) == FOLDED ? 1 : e_nk(e));
+}
+
+/* The arena and the leaf table changed (grown, emptied, rebuilt): the
+ * inline lookups are told. */
+static void
+publish(void)
+{
+	stack_tab.arena = arena;
+	stack_tab.leaves = leaves;
+	stack_tab.mask = capleaves > 0 ? capleaves - 1 : 0;
+	stack_tab.shift = leafshift;
 }
 
 void
@@ -117,6 +123,7 @@ reset(void)
 	narena = caparena = nents = nleaves = capleaves = 0;
 	nframes = capframes = npids = cappids = ndead = 0;
 	leafshift = 0;
+	publish();
 }
 
 void
@@ -193,39 +200,10 @@ hash_leaf(uint64_t callers, struct stack_frame f)
 	return h ^ h >> 32;
 }
 
-/* A raw chain's hash, leaf included, stream left out (it takes a label
- * lookup; the compare checks it): hash_key's lanes without its prefix,
- * for it runs on every sample. */
-static inline uint64_t
-hash_raw(uint32_t pid, const uint64_t *w, uint32_t n)
-{
-	uint64_t a = (uint64_t)pid << 32 | n, b = a ^ 0x6a09e667f3bcc908ULL;
-	uint64_t c = a ^ 0xbb67ae8584caa73bULL, d = a ^ 0x3c6ef372fe94f82bULL;
-	const uint64_t *end = w + n, *end4 = w + (n & ~3U);
-
-	/* (Pointers, not a 32-bit index that each load would extend.) */
-	for (; w < end4; w += 4) {
-		a = (a ^ w[0]) * K;
-		b = (b ^ w[1]) * K;
-		c = (c ^ w[2]) * K;
-		d = (d ^ w[3]) * K;
-	}
-	for (; w < end; w++)
-		a = (a ^ *w) * K;
-	a ^= (b << 16 | b >> 48) ^ (c << 32 | c >> 32) ^ (d << 48 | d >> 16);
-	return (a ^ a >> 29) * K;
-}
-
-uint64_t
-stack_hash(uint32_t pid, const uint64_t *ips, uint32_t n)
-{
-	return hash_raw(pid, ips, n);
-}
-
 static inline uint32_t
 tag_of(uint64_t h)
 {
-	return (uint32_t)(h >> 32);
+	return stack_tag(h);
 }
 
 static void *
@@ -247,30 +225,20 @@ leaf_home(uint32_t tag)
 	return (size_t)(tag >> leafshift);
 }
 
-uint64_t
-stack_ahead(uint32_t pid, const uint64_t *ips, uint32_t n)
-{
-	uint64_t h = hash_raw(pid, ips, n);
-
-	if (capleaves > 0)
-		__builtin_prefetch(&leaves[leaf_home(tag_of(h))]);
-	return h;
-}
-
 /* n zeroed slots aligned to a cache line, so that a slot is one line,
  * not two; from 2 MiB on, in huge pages where the kernel gives them
  * (transparent_hugepage madvise, Debian's default): the probes are random,
  * and in 4 KiB pages each would also miss the TLB (sample_path -G 16,
  * uniform: 5% of the time, bench/README). */
-static struct leaf *
+static struct stack_leaf *
 leaves_alloc(size_t n)
 {
-	size_t size = n * sizeof(struct leaf);
+	size_t size = n * sizeof(struct stack_leaf);
 	void *p;
 
 	/* (n is a power of two of at most 2^32: the size cannot wrap.) */
 	if ((errno = posix_memalign(&p, size >= HUGE_PAGE ? HUGE_PAGE : 64, size)) != 0)
-		fatal("posix_memalign %zu x %zu bytes", n, sizeof(struct leaf));
+		fatal("posix_memalign %zu x %zu bytes", n, sizeof(struct stack_leaf));
 	if (size >= HUGE_PAGE)
 		(void)madvise(p, size, MADV_HUGEPAGE);
 	return memset(p, 0, size);
@@ -284,7 +252,7 @@ leaves_alloc(size_t n)
 static void
 leaves_resize(size_t n)
 {
-	struct leaf *old = leaves;
+	struct stack_leaf *old = leaves;
 	size_t ocap = capleaves, i, j;
 
 	for (capleaves = 1024; n * 4 > capleaves * 3; capleaves *= 2)
@@ -301,6 +269,7 @@ leaves_resize(size_t n)
 		leaves[j] = old[i];
 	}
 	free(old);
+	publish();
 }
 
 /* Room for one more leaf: the slots doubled and refilled past 3/4. */
@@ -317,7 +286,7 @@ static void
 count_leaf(uint32_t o, uint32_t tag, uint64_t ip, struct stack_frame f,
     uint64_t count)
 {
-	struct leaf *l;
+	struct stack_leaf *l;
 	size_t i;
 
 	leaves_room();
@@ -328,68 +297,42 @@ count_leaf(uint32_t o, uint32_t tag, uint64_t ip, struct stack_frame f,
 			    l->count + count;
 			return;
 		}
-	*l = (struct leaf){ tag, o, count, ip, f };
+	*l = (struct stack_leaf){ tag, o, count, ip, f };
 	nleaves++;
 }
 
-/* Does entry e hold ips[0..n) less ips[li]? */
-static inline int
-same_key(const uint64_t *e, uint32_t stream, uint32_t pid,
-    const uint64_t *ips, uint32_t n, uint32_t li)
-{
-	const uint64_t *k = e + E_HDR;
-	uint32_t i;
-
-	if (e[0] != ((uint64_t)stream << 32 | pid) ||
-	    (uint32_t)e[1] != (li << 16 | (n - 1)))
-		return 0;
-	/* Before the leaf: context markers, one or two words. */
-	for (i = 0; i < li; i++)
-		if (k[i] != ips[i])
-			return 0;
-	return li + 1 == n ||
-	    memcmp(k + li, ips + li + 1, (n - li - 1) * sizeof(*ips)) == 0;
-}
-
-/* A leaf new under known callers: counted, 1; or callers not known, 0.
- * (Out of stack_count_hashed, whose usual path then stays small.) */
-static int __attribute__((noinline))
-count_new_leaf(uint32_t tag, uint32_t stream, uint32_t pid,
+int
+stack_count_from(size_t i, uint64_t h, uint32_t stream, uint32_t pid,
     const uint64_t *ips, uint32_t n, uint32_t li, struct stack_frame leaf)
 {
-	struct htab_iter it;
-	uint64_t h = hash_split(stream, pid, ips, n, li);
-	uintptr_t v;
+	struct stack_leaf *l;
+	uint32_t tag = tag_of(h);
 
-	for (v = htab_first(&table, h, &it); v != 0; v = htab_next(&table, &it))
-		if (same_key(arena + v - 1, stream, pid, ips, n, li)) {
-			count_leaf((uint32_t)(v - 1), tag, ips[li], leaf, 1);
+	for (; (l = &leaves[i])->count != 0; i = (i + 1) & (capleaves - 1))
+		if (l->tag == tag && l->ip == ips[li] &&
+		    l->f.image == leaf.image && l->f.offset == leaf.offset &&
+		    stack_same_key(arena + l->entry, stream, pid, ips, n, li)) {
+			if (l->count < UINT64_MAX)
+				l->count++;
 			return 1;
 		}
-	return 0;
+	return stack_count_new(h, stream, pid, ips, n, li, leaf);
 }
 
 int
-stack_count_hashed(uint64_t h, uint32_t stream, uint32_t pid,
+stack_count_new(uint64_t h, uint32_t stream, uint32_t pid,
     const uint64_t *ips, uint32_t n, uint32_t li, struct stack_frame leaf)
 {
-	struct leaf *l;
-	uint32_t tag = tag_of(h);
-	uint64_t ip = ips[li];
-	size_t i;
+	struct htab_iter it;
+	uint64_t hk = hash_split(stream, pid, ips, n, li);
+	uintptr_t v;
 
-	/* The leaf seen before under these callers: the usual case. */
-	if (capleaves > 0)
-		for (i = leaf_home(tag); (l = &leaves[i])->count != 0;
-		    i = (i + 1) & (capleaves - 1))
-			if (l->tag == tag && l->ip == ip &&
-			    l->f.image == leaf.image && l->f.offset == leaf.offset &&
-			    same_key(arena + l->entry, stream, pid, ips, n, li)) {
-				if (l->count < UINT64_MAX)
-					l->count++;
-				return 1;
-			}
-	return count_new_leaf(tag, stream, pid, ips, n, li, leaf);
+	for (v = htab_first(&table, hk, &it); v != 0; v = htab_next(&table, &it))
+		if (stack_same_key(arena + v - 1, stream, pid, ips, n, li)) {
+			count_leaf((uint32_t)(v - 1), tag_of(h), ips[li], leaf, 1);
+			return 1;
+		}
+	return 0;
 }
 
 int
@@ -411,6 +354,7 @@ new_entry(uint32_t stream, uint32_t pid, uint32_t nk, uint32_t li,
 	if (o + w > UINT32_MAX)
 		return -1;
 	arena = grow(arena, &caparena, narena + w, sizeof(*arena));
+	publish();
 	frames = grow(frames, &capframes, nframes + depth, sizeof(*frames));
 	arena[o] = (uint64_t)stream << 32 | pid;
 	arena[o + 1] = (uint64_t)depth << 32 | li << 16 | nk;
@@ -470,7 +414,7 @@ static void
 fold(void)
 {
 	uint64_t *oarena = arena, *e;
-	struct leaf *oleaves = leaves, *l;
+	struct stack_leaf *oleaves = leaves, *l;
 	struct stack_frame *oframes = frames;
 	struct pidc *opids = pids;
 	size_t onarena = narena, ocapleaves = capleaves, onleaves = nleaves;

@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define STACK_NOIMAGE	UINT32_MAX	/* a frame that could not be attributed */
 
@@ -48,17 +49,145 @@ void stack_add(uint32_t stream, uint32_t pid, const uint64_t *ips, uint32_t n,
     uint32_t li, const struct stack_frame *c, uint32_t depth,
     struct stack_frame leaf);
 
-/* The hash of a raw chain ips[0..n) of pid, as stack_count looks it up:
- * it needs only the record, so that the lookup's cache miss can be started
- * records ahead of the count: stack_ahead returns the same hash and
- * prefetches the table's slot for it (a hint, which changes no count; a
- * table grown since only makes it useless).  The _hashed functions take
- * it, h = stack_hash(pid, ips, n), and are otherwise stack_count's and
- * stack_add's. */
-uint64_t stack_hash(uint32_t pid, const uint64_t *ips, uint32_t n);
-uint64_t stack_ahead(uint32_t pid, const uint64_t *ips, uint32_t n);
-int stack_count_hashed(uint64_t h, uint32_t stream, uint32_t pid,
+/*
+ * The sample path's lookup, inline: core.c hashes each record's chain
+ * records ahead of its count (stack_ahead) and counts it (_hashed); as
+ * calls into stack.c, their arguments, spills and saved registers were 27
+ * of the 390 instructions a chain added to a sample (bench/README).  They
+ * read stack.c's arena and leaf table through stack_tab, which only
+ * stack.c writes.
+ */
+#define STACK_K		0x9e3779b97f4a7c15ULL
+#define STACK_E_HDR	3		/* an entry's header words (stack.c) */
+
+struct stack_leaf {			/* 32 bytes, never across two lines */
+	uint32_t	 tag;		/* the hash's top 32 bits: the home slot */
+	uint32_t	 entry;		/* its entry's place in the arena */
+	uint64_t	 count;		/* 0: an empty slot */
+	uint64_t	 ip;		/* the raw word of the leaf */
+	struct stack_frame f;
+};
+
+struct stack_tab {
+	const uint64_t		*arena;		/* the entries (stack.c) */
+	struct stack_leaf	*leaves;	/* 2^k slots, or NULL */
+	size_t			 mask;		/* 2^k - 1 */
+	unsigned		 shift;		/* 32 - k: a tag's home slot */
+};
+extern struct stack_tab stack_tab;
+
+/* The hash of a raw chain ips[0..n) of pid, as stack_count looks it up,
+ * leaf included, stream left out (that takes a label lookup; the compare
+ * checks it): it needs only the record, so that the lookup's cache miss
+ * can be started records ahead of the count.  Four multiplicative lanes,
+ * whose multiplies wait on each other only within a lane. */
+static inline uint64_t
+stack_hash(uint32_t pid, const uint64_t *w, uint32_t n)
+{
+	uint64_t a = (uint64_t)pid << 32 | n, b = a ^ 0x6a09e667f3bcc908ULL;
+	uint64_t c = a ^ 0xbb67ae8584caa73bULL, d = a ^ 0x3c6ef372fe94f82bULL;
+	const uint64_t *end = w + n, *end4 = w + (n & ~3U);
+
+	/* (Pointers, not a 32-bit index that each load would extend.) */
+	for (; w < end4; w += 4) {
+		a = (a ^ w[0]) * STACK_K;
+		b = (b ^ w[1]) * STACK_K;
+		c = (c ^ w[2]) * STACK_K;
+		d = (d ^ w[3]) * STACK_K;
+	}
+	for (; w < end; w++)
+		a = (a ^ *w) * STACK_K;
+	a ^= (b << 16 | b >> 48) ^ (c << 32 | c >> 32) ^ (d << 48 | d >> 16);
+	return (a ^ a >> 29) * STACK_K;
+}
+
+/* A hash's tag: its top 32 bits, whose top k bits are its home slot. */
+static inline uint32_t
+stack_tag(uint64_t h)
+{
+	return (uint32_t)(h >> 32);
+}
+
+/* stack_hash's, and the lines of the leaf table where its lookup will
+ * start prefetched (a hint, which changes no count; a table grown since
+ * only makes it useless): the home slot's and the next, into which linear
+ * probing goes for about a fifth of the lookups of a table 3/8 full. */
+static inline uint64_t
+stack_ahead(uint32_t pid, const uint64_t *ips, uint32_t n)
+{
+	uint64_t h = stack_hash(pid, ips, n);
+	size_t i;
+
+	if (stack_tab.leaves != NULL) {
+		i = stack_tag(h) >> stack_tab.shift;
+		__builtin_prefetch(&stack_tab.leaves[i]);
+		__builtin_prefetch(&stack_tab.leaves[((i | 1) + 1) & stack_tab.mask]);
+	}
+	return h;
+}
+
+/* Does the entry at e hold ips[0..n) less its leaf ips[li], of stream in
+ * pid? */
+static inline int
+stack_same_key(const uint64_t *e, uint32_t stream, uint32_t pid,
+    const uint64_t *ips, uint32_t n, uint32_t li)
+{
+	const uint64_t *k = e + STACK_E_HDR;
+	uint32_t i;
+
+	if (e[0] != ((uint64_t)stream << 32 | pid) ||
+	    (uint32_t)e[1] != (li << 16 | (n - 1)))
+		return 0;
+	/* Before the leaf: context markers, one or two words. */
+	for (i = 0; i < li; i++)
+		if (k[i] != ips[i])
+			return 0;
+	return li + 1 == n ||
+	    memcmp(k + li, ips + li + 1, (n - li - 1) * sizeof(*ips)) == 0;
+}
+
+/* stack_count_hashed's other cases (below): the probe of the leaf table
+ * gone on at slot i (stack_count_from), then the callers looked up
+ * (stack_count_new); the sample counted if they are known, 1 (its leaf
+ * found under them, or added); else 0. */
+int stack_count_from(size_t i, uint64_t h, uint32_t stream, uint32_t pid,
     const uint64_t *ips, uint32_t n, uint32_t li, struct stack_frame leaf);
+int stack_count_new(uint64_t h, uint32_t stream, uint32_t pid,
+    const uint64_t *ips, uint32_t n, uint32_t li, struct stack_frame leaf);
+
+/* stack_count, with h = stack_hash(pid, ips, n).  The leaf seen before
+ * under these callers (the usual case) is one probe of the leaf table and
+ * one compare of the entry's words: the first leaf of its hash, raw word
+ * and frame.  The hash leaves the stream out, so the same chain counted
+ * under another stream (event or label) may come first: the probe goes on
+ * out of line, where the usual path saves no registers for it. */
+static inline int
+stack_count_hashed(uint64_t h, uint32_t stream, uint32_t pid,
+    const uint64_t *ips, uint32_t n, uint32_t li, struct stack_frame leaf)
+{
+	struct stack_leaf *l;
+	uint32_t tag = stack_tag(h);
+	uint64_t ip = ips[li];
+	size_t i;
+
+	if (stack_tab.leaves == NULL)
+		return stack_count_new(h, stream, pid, ips, n, li, leaf);
+	for (i = tag >> stack_tab.shift; (l = &stack_tab.leaves[i])->count != 0;
+	    i = (i + 1) & stack_tab.mask)
+		if (l->tag == tag && l->ip == ip &&
+		    l->f.image == leaf.image && l->f.offset == leaf.offset)
+			break;
+	if (l->count == 0)
+		return stack_count_new(h, stream, pid, ips, n, li, leaf);
+	if (!stack_same_key(stack_tab.arena + l->entry, stream, pid, ips, n, li))
+		return stack_count_from((i + 1) & stack_tab.mask, h, stream, pid,
+		    ips, n, li, leaf);
+	if (l->count < UINT64_MAX)
+		l->count++;
+	return 1;
+}
+
+/* stack_add, with h = stack_hash(pid, ips, n). */
 void stack_add_hashed(uint64_t h, uint32_t stream, uint32_t pid,
     const uint64_t *ips, uint32_t n, uint32_t li, const struct stack_frame *c,
     uint32_t depth, struct stack_frame leaf);

@@ -1004,8 +1004,8 @@ test_read_held(void **state)
 }
 
 /* The look-ahead: ahead sees each record cb gets, at the same address and
- * dist records before it; never one stamped after until, nor one that
- * wraps, and goes on after it. */
+ * dist / 2 to dist records before it; never one stamped after until, nor
+ * one that wraps, and goes on after it. */
 static const void	*ahead_at[8];
 static size_t		 nahead, ahead_when[8];
 
@@ -1031,18 +1031,23 @@ test_read_ahead(void **state)
 	assert_int_equal(perf_init(cpu_clock, 1, "0", record, err, sizeof(err)), 0);
 	m = &maps[1];
 	pg = m->base;
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 8; i++)
 		ring_sample(m, 100 + i, i);
 	ninplace = nrecords = nahead = 0;
-	assert_int_equal(perf_read_until(102, record_where, record_ahead, 1, &next), 3);
-	assert_int_equal(next, 103);
-	/* Samples 100 - 102 seen ahead, 103 (after until) not. */
-	assert_int_equal(nahead, 3);
-	for (i = 0; i < 3; i++) {
+	assert_int_equal(perf_read_until(106, record_where, record_ahead, 4, &next), 7);
+	assert_int_equal(next, 107);
+	/* Samples 100 - 106 seen ahead, 107 (after until) not. */
+	assert_int_equal(nahead, 7);
+	for (i = 0; i < 7; i++) {
 		assert_ptr_equal(ahead_at[i], inplace_at[i]);
-		/* Record i + 1 before cb's record i: 0 and 1 at once. */
-		assert_int_equal(ahead_when[i], i <= 1 ? 0 : i - 1);
+		/* Record i seen 2 to 4 records before cb gets it. */
+		assert_true(i - ahead_when[i] <= 4);
+		assert_true(i < 2 || i - ahead_when[i] >= 2);
 	}
+	/* In runs: 0 - 4 at once, then 5 and 6 once cb has had 3. */
+	assert_int_equal(ahead_when[4], 0);
+	assert_int_equal(ahead_when[5], 3);
+	assert_int_equal(ahead_when[6], 3);
 	/* The wrapped record is not shown ahead; the one after it is. */
 	assert_int_equal(perf_read_until(UINT64_MAX, record_where, NULL, 0, &next), 1);
 	start = (m->len - page) - 2 * sizeof(struct record_daemon_sample) + 8;

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <linux/perf_event.h>
+
 #include "stack.h"
 
 struct seen {
@@ -150,6 +152,42 @@ test_leaf_only(void **state)
 	stack_each(collect, s);
 	assert_int_equal(s[0].depth, 1);
 	assert_int_equal(s[0].count, 2);
+	stack_fini();
+}
+
+/* The same chain of one process under three streams (events or labels):
+ * one hash, so each stream's lookup may meet another's leaf first, and
+ * must go on to its own. */
+static void
+test_streams(void **state)
+{
+	static const uint64_t a[] = { PERF_CONTEXT_USER, 0x401000, 0x402000, 0x403000 };
+	static const struct stack_frame ca[] = { { 1, 0x20 }, { 2, 0x30 } };
+	struct stack_frame l = { 1, 0x10 };
+	struct seen s[4];
+	uint32_t st, i;
+
+	(void)state;
+	stack_init();
+	for (st = 1; st <= 3; st++) {
+		assert_int_equal(stack_count(st, 100, a, 4, 1, l), 0);
+		stack_add(st, 100, a, 4, 1, ca, 2, l);
+		/* Stream st once more than its number, the others alike. */
+		for (i = 0; i < st; i++)
+			assert_int_equal(stack_count(st, 100, a, 4, 1, l), 1);
+	}
+	assert_int_equal(stack_count(1, 100, a, 4, 1, l), 1);
+	assert_int_equal(stack_count(4, 100, a, 4, 1, l), 0);
+	assert_int_equal(stack_entries(), 3);
+	memset(s, 0, sizeof(s));
+	assert_int_equal(stack_each(collect, s), 0);
+	for (i = 0; i < 3; i++) {
+		assert_in_range(s[i].stream, 1, 3);
+		assert_int_equal(s[i].depth, 3);
+		assert_int_equal(s[i].count, s[i].stream == 1 ? 3 : s[i].stream + 1);
+		assert_memory_equal(&s[i].f[1], ca, sizeof(ca));
+	}
+	assert_int_equal(s[3].count, 0);
 	stack_fini();
 }
 
@@ -381,6 +419,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_count_add, teardown),
 		cmocka_unit_test_teardown(test_leaf_only, teardown),
+		cmocka_unit_test_teardown(test_streams, teardown),
 		cmocka_unit_test_teardown(test_many, teardown),
 		cmocka_unit_test_teardown(test_fold, teardown),
 		cmocka_unit_test_teardown(test_hashed, teardown),
