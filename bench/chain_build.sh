@@ -10,20 +10,25 @@
 # (memory-cap, dcpid.conf(5): 64M by default), and the bytes of the epoch's
 # stack file.
 # PERIOD is perf::cpu-clock's in ns (default 100000: 10 kHz per CPU).
+# With -f, each build also runs flat (no -g) just before its -g run, for
+# the cost a sample and the RSS with and without chains.
 # Run by hand, as root:
-#   sh bench/chain_build.sh [-p PERIOD] [-r ROUNDS] BUILDDIR...
+#   sh bench/chain_build.sh [-f] [-p PERIOD] [-r ROUNDS] BUILDDIR...
 set -u
 PERIOD=100000
 ROUNDS=2
-while getopts p:r: o; do
+MODES=-g
+USAGE="usage: chain_build.sh [-f] [-p PERIOD] [-r ROUNDS] BUILDDIR..."
+while getopts fp:r: o; do
 	case $o in
+	f) MODES="flat -g" ;;
 	p) PERIOD=$OPTARG ;;
 	r) ROUNDS=$OPTARG ;;
-	*) echo "usage: chain_build.sh [-p PERIOD] [-r ROUNDS] BUILDDIR..." >&2; exit 2 ;;
+	*) echo "$USAGE" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -ge 1 ] || { echo "usage: chain_build.sh [-p PERIOD] [-r ROUNDS] BUILDDIR..." >&2; exit 2; }
+[ $# -ge 1 ] || { echo "$USAGE" >&2; exit 2; }
 [ "$(id -u)" = 0 ] || { echo "chain_build: needs root (system-wide sampling)" >&2; exit 1; }
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 NCPU=$(nproc)
@@ -48,16 +53,18 @@ cpu_secs() { awk -v hz="$HZ" '{ sub(/.*\) /, ""); printf "%.2f", ($12 + $13) / h
 hwm_mb() { awk '/^VmHWM/ { printf "%.1f", $2 / 1024 }' "/proc/$1/status"; }
 # memory-stacks bytes and chains held, from a status dump.
 held() { awk '$1 == "memory-stacks" { m = $2 } $1 == "callchains" { c = $5 }
-	END { printf "%s %s", m, c }' "$1"; }
+	END { printf "%d %d", m, c }' "$1"; }
 
-printf "%-4s %-24s %10s %6s %8s %12s %9s %12s %9s %5s %11s %6s\n" round build samples cpu_s hwm_MB \
-    peak_stackB peak_ch flush_stackB flush_ch early stackfile build_s >"$T/table"
+printf "%-4s %-24s %-4s %10s %6s %8s %12s %9s %12s %9s %5s %11s %6s %7s\n" round build mode \
+    samples cpu_s hwm_MB peak_stackB peak_ch flush_stackB flush_ch early stackfile \
+    build_s us_samp >"$T/table"
 
-run() {	# ROUND BUILDDIR
-	b=$(cd "$2" && pwd) db=$T/db sock=$T/sock
+run() {	# ROUND BUILDDIR MODE (-g or flat)
+	b=$(cd "$2" && pwd) db=$T/db sock=$T/sock mode=$3 g=
+	[ "$mode" = -g ] && g=-g
 	rm -rf "$db"
 	(cd "$T/work" && make clean >/dev/null 2>&1)
-	"$b/daemon/dcpid" -f -g -d "$db" --socket "$sock" --flush-interval 3600 \
+	"$b/daemon/dcpid" -f $g -d "$db" --socket "$sock" --flush-interval 3600 \
 	    -e "perf::cpu-clock:period=$PERIOD" >"$T/dcpid.log" 2>&1 &
 	PROF=$!
 	for _ in $(seq 1 50); do [ -S "$sock" ] && break; sleep 0.1; done
@@ -83,13 +90,17 @@ run() {	# ROUND BUILDDIR
 	kill -TERM $PROF; wait $PROF; PROF=
 	sb=$(find "$db" -type f -name stacks -printf '%s\n' | awk '{ n += $1 } END { print n + 0 }')
 	early=$(grep -c "over the cap" "$T/dcpid.log")
-	printf "%-4s %-24s %10s %6s %8s %12s %9s %12s %9s %5s %11s %6s\n" "$ROUND_N" "$(basename "$(dirname "$b")")/$(basename "$b")" \
-	    "$n" "$cpu" "$rss" "$peakm" "$peakc" "$fm" "$fc" "$early" "$sb" "$(cat "$T/build_s" 2>/dev/null)" >>"$T/table"
+	printf "%-4s %-24s %-4s %10s %6s %8s %12s %9s %12s %9s %5s %11s %6s %7s\n" "$ROUND_N" \
+	    "$(basename "$(dirname "$b")")/$(basename "$b")" "$mode" "$n" "$cpu" "$rss" \
+	    "$peakm" "$peakc" "$fm" "$fc" "$early" "$sb" "$(cat "$T/build_s" 2>/dev/null)" \
+	    "$(echo "$cpu $n" | awk '{ printf "%.2f", $2 ? $1 * 1e6 / $2 : 0 }')" >>"$T/table"
 }
 
 for r in $(seq 1 "$ROUNDS"); do
 	ROUND_N=$r
-	for b in "$@"; do run "$r" "$b"; done
+	for b in "$@"; do
+		for m in $MODES; do run "$r" "$b" "$m"; done
+	done
 done
-echo "== $(date -u +%Y-%m-%dT%H:%MZ), $NCPU CPUs, perf::cpu-clock period $PERIOD ns, -g (depth 64), make -j$NCPU of dcpi from clean"
+echo "== $(date -u +%Y-%m-%dT%H:%MZ), $NCPU CPUs, perf::cpu-clock period $PERIOD ns, -g (depth 64) [$MODES], make -j$NCPU of dcpi from clean"
 cat "$T/table"
