@@ -15,28 +15,11 @@ set -u
 B=${1:?usage: image_churn.sh BUILDDIR [PROGRAMS] [ROUNDS]}
 N=${2:-1000}
 R=${3:-3}
+SRC=$(cd "$(dirname "$0")/.." && pwd)
 T=$(mktemp -d "${TMPDIR:-/tmp}/image_churn.XXXXXX") || exit 1
 trap 'kill "$P" 2>/dev/null; rm -rf "$T"' EXIT
 P=
-cat >"$T/spin.c" <<'EOF'
-#include <time.h>
-int
-main(void)
-{
-	struct timespec a, b;
-	volatile unsigned long x = 0;
-	int i;
-
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	do {
-		for (i = 0; i < 10000; i++)
-			x += i;
-		clock_gettime(CLOCK_MONOTONIC, &b);
-	} while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < 5000000L);
-	return 0;
-}
-EOF
-cc -O1 -c -o "$T/spin.o" "$T/spin.c" || exit 1
+cc -O1 -c -o "$T/spin.o" "$SRC/bench/spin.c" || exit 1
 r=0
 while [ "$r" -lt "$R" ]; do
 	mkdir "$T/r$r"

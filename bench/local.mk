@@ -27,7 +27,7 @@ bench_sample_path_CFLAGS = $(AM_CFLAGS) -I$(srcdir)/daemon $(ELF_CFLAGS)
 bench_sample_path_LDADD = daemon/libdcpid.la $(ELF_LIBS) -lm
 bench_sample_path_LDFLAGS = -Wl,--wrap=perf_sys_mmap
 EXTRA_DIST += bench/live_cost.sh bench/chain_build.sh bench/stack_flush.sh \
-	bench/chain_cost.sh bench/chain_service.sh
+	bench/chain_cost.sh bench/chain_service.sh bench/flush_sync.sh
 
 # dcpid's stack-file flush: peak RSS and time of one merge (section "Call
 # chains"), `bench/stack_flush [--old] DIR` on a copy of an epoch's stacks.
@@ -81,7 +81,7 @@ bench-image-storm: daemon/dcpid ctl/dcpictl
 
 # `make bench-image-churn` (as root): dcpid's memory while rounds of new
 # programs run (bench/README, "Images freed once unused").
-EXTRA_DIST += bench/image_churn.sh
+EXTRA_DIST += bench/image_churn.sh bench/spin.c
 bench-image-churn: daemon/dcpid ctl/dcpictl
 	$(SHELL) $(srcdir)/bench/image_churn.sh .
 .PHONY: bench-image-churn

@@ -280,7 +280,8 @@ write_buf(int fd, void *arg)
 
 int
 lib_atomic_writeat_fn(int dirfd, const char *name, const char *show,
-    lib_write_fn *writer, void *arg, mode_t mode, struct dcpi_error *err)
+    lib_write_fn *writer, void *arg, mode_t mode, int flags,
+    struct dcpi_error *err)
 {
 	struct stat dst, fst;
 	const char *what;
@@ -291,6 +292,10 @@ lib_atomic_writeat_fn(int dirfd, const char *name, const char *show,
 		show = name;
 	if (*name == '\0' || strchr(name, '/') != NULL) {
 		fail(err, show, "not a file name", EINVAL);
+		return -1;
+	}
+	if ((flags & ~DCPI_ATOMIC_NO_DIRSYNC) != 0) {
+		fail(err, show, "unknown flags", EINVAL);
 		return -1;
 	}
 	if ((fd = open_temp(dirfd, name, &tmp, mode)) < 0) {
@@ -322,7 +327,7 @@ lib_atomic_writeat_fn(int dirfd, const char *name, const char *show,
 	/* fsync of the directory makes the rename durable.  Some file
 	 * systems cannot fsync a directory (EINVAL): nothing more can be
 	 * done there. */
-	if (fsync(dirfd) < 0 && errno != EINVAL) {
+	if (!(flags & DCPI_ATOMIC_NO_DIRSYNC) && fsync(dirfd) < 0 && errno != EINVAL) {
 		fail(err, show, "cannot fsync its directory", errno);
 		return -1;
 	}
@@ -338,12 +343,21 @@ fail:
 }
 
 int
-dcpi_atomic_writeat(int dirfd, const char *name, const char *show,
-    const void *buf, size_t len, mode_t mode, struct dcpi_error *err)
+dcpi_atomic_writeat_flags(int dirfd, const char *name, const char *show,
+    const void *buf, size_t len, mode_t mode, int flags, struct dcpi_error *err)
 {
 	struct buf_arg b = { buf, len };
 
-	return lib_atomic_writeat_fn(dirfd, name, show, write_buf, &b, mode, err);
+	return lib_atomic_writeat_fn(dirfd, name, show, write_buf, &b, mode,
+	    flags, err);
+}
+
+int
+dcpi_atomic_writeat(int dirfd, const char *name, const char *show,
+    const void *buf, size_t len, mode_t mode, struct dcpi_error *err)
+{
+	return dcpi_atomic_writeat_flags(dirfd, name, show, buf, len, mode, 0,
+	    err);
 }
 
 int

@@ -36,11 +36,12 @@ int lib_db_mkdirs_below(const char *db, const char *rel, struct dcpi_error *err)
 
 /* Writes a file's bytes to fd; 0, or -1 with errno. */
 typedef int lib_write_fn(int fd, void *arg);
-/* dcpi_atomic_writeat (profile.h) with the bytes written by writer(fd,
- * arg) into the temporary file, for writers that stream a large file
- * rather than build it in memory; errors as dcpi_atomic_writeat's. */
+/* dcpi_atomic_writeat_flags (profile.h) with the bytes written by
+ * writer(fd, arg) into the temporary file, for writers that stream a large
+ * file rather than build it in memory; errors as dcpi_atomic_writeat's. */
 int lib_atomic_writeat_fn(int dirfd, const char *name, const char *show,
-    lib_write_fn *writer, void *arg, mode_t mode, struct dcpi_error *err);
+    lib_write_fn *writer, void *arg, mode_t mode, int flags,
+    struct dcpi_error *err);
 /* Maps name below dirfd read-only (MAP_PRIVATE), opened as
  * dcpi_read_fileat opens it (a regular file, no link followed, never
  * blocking): *map and *len, "" and 0 for an empty file; undo with

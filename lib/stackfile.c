@@ -889,7 +889,8 @@ dcpi_stackfile_writeat(int dirfd, const char *name, const char *show,
 {
 	if (check_sizes(sf, err) == -1)
 		return -1;
-	return lib_atomic_writeat_fn(dirfd, name, show, write_fd, (void *)sf, mode, err);
+	return lib_atomic_writeat_fn(dirfd, name, show, write_fd, (void *)sf, mode,
+	    0, err);
 }
 
 int

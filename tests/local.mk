@@ -169,7 +169,8 @@ TESTS += tests/test_flush
 tests_test_flush_SOURCES = tests/test_flush.c
 tests_test_flush_CFLAGS = $(TESTS_CFLAGS)
 tests_test_flush_LDADD = daemon/libdcpid.la $(TESTS_LIBS)
-tests_test_flush_LDFLAGS = -Wl,--wrap=dcpi_atomic_writeat
+tests_test_flush_LDFLAGS = -Wl,--wrap=dcpi_atomic_writeat \
+	-Wl,--wrap=dcpi_atomic_writeat_flags -Wl,--wrap=fsync
 endif
 
 DAEMON_ITESTS = tests/integration/test_daemon_hot.sh \

@@ -354,6 +354,21 @@ test_links_and_special_files(void **state)
 	assert_int_equal(dcpi_read_fileat(dfd, "f", NULL, 3, &buf, &len, &err), 0);
 	assert_int_equal(len, 3);
 	free(buf);
+	/* Without the directory's fsync, the same replacement; a flag not
+	 * known: refused, the file as it was. */
+	assert_int_equal(dcpi_atomic_writeat_flags(dfd, "f", NULL, "newer", 5, 0640,
+	    DCPI_ATOMIC_NO_DIRSYNC, &err), 0);
+	assert_int_equal(dcpi_read_fileat(dfd, "f", NULL, SIZE_MAX, &buf, &len, &err), 0);
+	assert_int_equal(len, 5);
+	assert_memory_equal(buf, "newer", 5);
+	free(buf);
+	assert_int_equal(dcpi_atomic_writeat_flags(dfd, "f", NULL, "x", 1, 0640,
+	    0x100, &err), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_non_null(strstr(err.msg, "f: unknown flags"));
+	assert_int_equal(dcpi_read_fileat(dfd, "f", NULL, SIZE_MAX, &buf, &len, &err), 0);
+	assert_int_equal(len, 5);
+	free(buf);
 
 	/* A FIFO and a device: refused at once, not waited on or read. */
 	assert_int_equal(mkfifoat(dfd, "fifo", 0600), 0);

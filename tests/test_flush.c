@@ -3,9 +3,11 @@
  * (daemon/epoch.c), driven as daemon/core.c drives it, with the images
  * and events the test's own: aggregated counts of two images become two
  * profiles that libdcpi reads back, a second flush merges into them, a
- * write that fails keeps the counts in memory for the next flush, and the
- * unattributed samples add up in their file.  The file writer is wrapped
- * (-Wl,--wrap, tests/local.mk) to fail as a full disk would.
+ * write that fails keeps the counts in memory for the next flush, the
+ * profiles' directory is fsynced once a flush, not once a file, and the
+ * unattributed samples add up in their file.  The file writers are
+ * wrapped (-Wl,--wrap, tests/local.mk) to fail as a full disk would, and
+ * flush.c's fsync to be counted and to fail as a failing disk would.
  */
 #include "config.h"
 
@@ -42,13 +44,27 @@ int __wrap_dcpi_atomic_writeat(int dirfd, const char *name, const char *show,
     const void *buf, size_t len, mode_t mode, struct dcpi_error *err);
 int __real_dcpi_atomic_writeat(int dirfd, const char *name, const char *show,
     const void *buf, size_t len, mode_t mode, struct dcpi_error *err);
+int __wrap_dcpi_atomic_writeat_flags(int dirfd, const char *name,
+    const char *show, const void *buf, size_t len, mode_t mode, int flags,
+    struct dcpi_error *err);
+int __real_dcpi_atomic_writeat_flags(int dirfd, const char *name,
+    const char *show, const void *buf, size_t len, mode_t mode, int flags,
+    struct dcpi_error *err);
+int __wrap_fsync(int fd);
+int __real_fsync(int fd);
 
 /* The name of a file whose writing fails, once, as a full disk would. */
 static const char *fail_name;
+/* The profiles written without their directory's fsync. */
+static unsigned nodirsync;
+/* flush.c's own fsyncs, each of a directory, and the last one's path; one
+ * to fail once with EIO. */
+static unsigned nfsync;
+static char fsync_path[PATH_MAX];
+static int fsync_fail;
 
-int
-__wrap_dcpi_atomic_writeat(int dirfd, const char *name, const char *show,
-    const void *buf, size_t len, mode_t mode, struct dcpi_error *err)
+static int
+fail_write(const char *name, const char *show, struct dcpi_error *err)
 {
 	if (fail_name != NULL && strcmp(name, fail_name) == 0) {
 		fail_name = NULL;
@@ -56,7 +72,51 @@ __wrap_dcpi_atomic_writeat(int dirfd, const char *name, const char *show,
 		errno = ENOSPC;
 		return -1;
 	}
+	return 0;
+}
+
+int
+__wrap_dcpi_atomic_writeat(int dirfd, const char *name, const char *show,
+    const void *buf, size_t len, mode_t mode, struct dcpi_error *err)
+{
+	if (fail_write(name, show, err) == -1)
+		return -1;
 	return __real_dcpi_atomic_writeat(dirfd, name, show, buf, len, mode, err);
+}
+
+int
+__wrap_dcpi_atomic_writeat_flags(int dirfd, const char *name,
+    const char *show, const void *buf, size_t len, mode_t mode, int flags,
+    struct dcpi_error *err)
+{
+	if (fail_write(name, show, err) == -1)
+		return -1;
+	if (flags & DCPI_ATOMIC_NO_DIRSYNC)
+		nodirsync++;
+	return __real_dcpi_atomic_writeat_flags(dirfd, name, show, buf, len, mode,
+	    flags, err);
+}
+
+int
+__wrap_fsync(int fd)
+{
+	struct stat st;
+	char link[64];
+	ssize_t n;
+
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, fsync_path, sizeof(fsync_path) - 1);
+	assert_true(n > 0);
+	fsync_path[n] = '\0';
+	nfsync++;
+	if (fsync_fail) {
+		fsync_fail = 0;
+		errno = EIO;
+		return -1;
+	}
+	return __real_fsync(fd);
 }
 
 static char db[64];
@@ -188,6 +248,38 @@ test_two_images_then_merge(void **state)
 	dcpi_profile_free(p);
 }
 
+/* A flush of two profiles of one directory fsyncs it once, after both; a
+ * failure there fails the flush, naming the directory, but the counts,
+ * which the files now hold, are not kept to be added again. */
+static void
+test_dir_synced_once(void **state)
+{
+	struct dcpi_profile *p;
+	char msg[1024], *dir;
+
+	dir = dcpi_db_event_path(db, flush_epoch(), host, "perf::cpu-clock");
+	assert_non_null(dir);
+	add(0, 0x10, 3);
+	add(1, 0x400, 5);
+	nodirsync = nfsync = 0;
+	assert_int_equal(flush(msg, sizeof(msg)), 0);
+	assert_int_equal(nodirsync, 2);
+	assert_int_equal(nfsync, 1);
+	assert_string_equal(fsync_path, dir);
+
+	add(0, 0x10, 1);
+	fsync_fail = 1;
+	assert_int_equal(flush(msg, sizeof(msg)), -1);
+	assert_non_null(strstr(msg, "flush failed: "));
+	assert_non_null(strstr(msg, dir));
+	assert_non_null(strstr(msg, strerror(EIO)));
+	assert_int_equal(agg_entries(), 0);
+	assert_non_null(p = profile_of(0));
+	assert_int_equal(dcpi_profile_count(p, 0x10), 4);
+	dcpi_profile_free(p);
+	free(dir);
+}
+
 static void
 test_failed_write_keeps_counts(void **state)
 {
@@ -286,6 +378,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_two_images_then_merge, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_write_keeps_counts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dir_synced_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unattr_adds_up, setup, teardown),
 	};
 

@@ -161,6 +161,18 @@ int dcpi_atomic_write(const char *path, const void *buf, size_t len, mode_t mode
  */
 int dcpi_atomic_writeat(int dirfd, const char *name, const char *show,
     const void *buf, size_t len, mode_t mode, struct dcpi_error *err);
+/*
+ * dcpi_atomic_writeat with flags: DCPI_ATOMIC_NO_DIRSYNC leaves out the
+ * fsync of dirfd, for a writer that replaces many files of a directory
+ * and fsyncs it once after the last (dcpid's flush: one fsync a file, not
+ * two, on a disk where each costs milliseconds).  Until that fsync a
+ * crash may keep any of them as it was before, never a mix; the new
+ * file's data is fsynced before the rename either way.  Other flag bits:
+ * -1/EINVAL.  Otherwise as dcpi_atomic_writeat.
+ */
+#define DCPI_ATOMIC_NO_DIRSYNC	0x1
+int dcpi_atomic_writeat_flags(int dirfd, const char *name, const char *show,
+    const void *buf, size_t len, mode_t mode, int flags, struct dcpi_error *err);
 
 /*
  * Reads the whole regular file at path (any size memory allows) into *buf,

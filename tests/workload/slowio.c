@@ -4,9 +4,13 @@
  * milliseconds before it syncs, as a loaded disk can, and every fopen of
  * a /proc/PID/maps sleep DCPI_TEST_MAPS_MS milliseconds first, as a host
  * of thousands of large processes makes dcpid's start-up scan long.
+ * With DCPI_TEST_FSYNC_LOG set, each fsync appends a byte to that file
+ * (bench/flush_sync.sh counts them).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,9 +34,15 @@ int
 fsync(int fd)
 {
 	static int (*real)(int);
+	const char *log = getenv("DCPI_TEST_FSYNC_LOG");
+	int lfd;
 
 	if (real == NULL)
 		real = (int (*)(int))dlsym(RTLD_NEXT, "fsync");
+	if (log != NULL && (lfd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600)) != -1) {
+		(void)!write(lfd, "s", 1);
+		close(lfd);
+	}
 	sleep_ms("DCPI_TEST_FSYNC_MS");
 	return real(fd);
 }
