@@ -55,8 +55,9 @@ note_failure(const char *err)
 }
 
 /*
- * The directories of the flush's profiles, fsynced once each as it ends:
- * a profile is written without its directory's fsync
+ * The directories of the flush's profiles (and of its unattributed
+ * samples' file), fsynced once each as it ends: a profile is written
+ * without its directory's fsync
  * (DCPI_ATOMIC_NO_DIRSYNC), so a flush costs one fsync a file, not two
  * (on a disk at 5 ms an fsync, thousands of images took tens of seconds,
  * past a stop's timeout).  Until then a crash may keep a profile as it
@@ -124,6 +125,23 @@ dirsync_add(int dfd, const char *path)
 	return 0;
 }
 
+/* The file name below dfd (path, for messages) was just replaced without
+ * its directory's fsync: the directory is kept for the flush's end.  A
+ * failure fails the flush, but the file's counts are not kept for the
+ * next (the file holds them: they would be added twice). */
+static void
+replaced(int dfd, const char *path, const char *name)
+{
+	char *dir, err[512];
+
+	xasprintf(&dir, "%.*s", (int)(strlen(path) - strlen(name) - 1), path);
+	if (dirsync_add(dfd, dir) == -1) {
+		snprintf(err, sizeof(err), "%s: cannot fsync: %s", dir, strerror(errno));
+		note_failure(err);
+	}
+	free(dir);
+}
+
 int
 flush_init(const char *dbpath, gid_t gid, char *err, size_t errlen)
 {
@@ -179,7 +197,7 @@ flush_profile(const struct flush_desc *d, const struct dcpi_count *c, size_t n)
 	struct dcpi_profile *p = NULL, *old = NULL;
 	struct dcpi_error de;
 	char name[PATH_MAX], evdir[NAME_MAX + 1], ldir[NAME_MAX + 1], sub[PATH_MAX];
-	char *path = NULL, *dir, err[512];
+	char *path = NULL, err[512];
 	void *buf = NULL;
 	size_t good, len;
 	int dfd = -1;
@@ -251,15 +269,7 @@ flush_profile(const struct flush_desc *d, const struct dcpi_count *c, size_t n)
 	if (dcpi_atomic_writeat_flags(dfd, name, path, buf, len, DB_FILE_MODE,
 	    DCPI_ATOMIC_NO_DIRSYNC, &de) == -1)
 		goto fail;
-	/* The profile is replaced: a directory that cannot be fsynced
-	 * fails the flush, but its counts are not kept for the next (they
-	 * would be added twice). */
-	xasprintf(&dir, "%.*s", (int)(strlen(path) - strlen(name) - 1), path);
-	if (dirsync_add(dfd, dir) == -1) {
-		snprintf(err, sizeof(err), "%s: cannot fsync: %s", dir, strerror(errno));
-		note_failure(err);
-	}
-	free(dir);
+	replaced(dfd, path, name);
 	fc.files++;
 	flush_yield();
 	dcpi_profile_free(p);
@@ -322,11 +332,12 @@ write_unattr(const struct flush_unattr *a, size_t na, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		goto out;
 	}
-	if (dcpi_atomic_writeat(hfd, DCPI_UNATTR_FILE, path, buf, len,
-	    DB_FILE_MODE, &de) == -1) {
+	if (dcpi_atomic_writeat_flags(hfd, DCPI_UNATTR_FILE, path, buf, len,
+	    DB_FILE_MODE, DCPI_ATOMIC_NO_DIRSYNC, &de) == -1) {
 		snprintf(err, errlen, "%s", de.msg);
 		goto out;
 	}
+	replaced(hfd, path, DCPI_UNATTR_FILE);
 	rc = 0;
 out:
 	dcpi_unattr_clear(&u);

@@ -345,12 +345,17 @@ test_unattr_adds_up(void **state)
 		{ "perf::cpu-clock", "no-map", 4 },
 		{ "perf::page-faults", "anon", 1 },
 	};
-	char msg[1024];
+	char msg[1024], hostdir[PATH_MAX];
 
+	nfsync = 0;
 	assert_int_equal(flush_begin(msg, sizeof(msg)), 0);
 	assert_int_equal(flush_unattr(first, 2), 0);
 	assert_int_equal(flush_end(), 0);
 	assert_non_null(strstr(msg, "flushed 0 files"));
+	/* Its directory, the host's, fsynced once, at the end. */
+	assert_int_equal(nfsync, 1);
+	snprintf(hostdir, sizeof(hostdir), "%s/%s/%s", db, flush_epoch(), host);
+	assert_string_equal(fsync_path, hostdir);
 	assert_int_equal(unattr_of("perf::cpu-clock", "no-map"), 3);
 	assert_int_equal(unattr_of("perf::cpu-clock", "unknown-pid"), 2);
 
