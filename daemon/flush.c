@@ -54,6 +54,22 @@ note_failure(const char *err)
 	fc.failed = 1;
 }
 
+static void	(*yield_fn)(void);
+
+void
+flush_set_yield(void (*fn)(void))
+{
+	yield_fn = fn;
+	cache_set_yield(fn);
+}
+
+static void
+flush_yield(void)
+{
+	if (yield_fn != NULL)
+		yield_fn();
+}
+
 /*
  * The directories of the flush's profiles (and of its unattributed
  * samples' file), fsynced once each as it ends: a profile is written
@@ -64,7 +80,8 @@ note_failure(const char *err)
  * was before the flush, never torn; the flush reports success only after.
  * At most DIRSYNC_MAX are held open (a directory per event and label: a
  * thousand labels must not take dcpid's descriptors); past it, those held
- * are fsynced then.
+ * are fsynced then.  Each fsync is followed by a yield, as each file is
+ * (the sideband buffers fill in half a second of a host that execs).
  */
 #define DIRSYNC_MAX	32
 
@@ -93,6 +110,7 @@ dirsync_run(char *err, size_t errlen)
 		}
 		close(dirs[i].fd);
 		free(dirs[i].path);
+		flush_yield();
 	}
 	ndirs = 0;
 	return rc;
@@ -170,22 +188,6 @@ flush_fini(void)
 	capdirs = 0;
 	cache_fini();
 	epoch_fini();
-}
-
-static void	(*yield_fn)(void);
-
-void
-flush_set_yield(void (*fn)(void))
-{
-	yield_fn = fn;
-	cache_set_yield(fn);
-}
-
-static void
-flush_yield(void)
-{
-	if (yield_fn != NULL)
-		yield_fn();
 }
 
 int
@@ -413,6 +415,7 @@ flush_unattr(const struct flush_unattr *u, size_t n)
 		note_failure(err);
 		return -1;
 	}
+	flush_yield();
 	return 0;
 }
 
