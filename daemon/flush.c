@@ -72,8 +72,8 @@ flush_yield(void)
 
 /*
  * The directories of the flush's profiles (and of its unattributed
- * samples' file), fsynced once each as it ends: a profile is written
- * without its directory's fsync
+ * samples' and call chains' files), fsynced once each as it ends: a
+ * profile is written without its directory's fsync
  * (DCPI_ATOMIC_NO_DIRSYNC), so a flush costs one fsync a file, not two
  * (on a disk at 5 ms an fsync, thousands of images took tens of seconds,
  * past a stop's timeout).  Until then a crash may keep a profile as it
@@ -375,11 +375,12 @@ write_stacks(const struct dcpi_stackfile *sf, char *err, size_t errlen)
 		snprintf(err, errlen, "%s", de.msg);
 		goto out;
 	}
-	if (dcpi_stackfile_writeat(hfd, DCPI_STACKS_FILE, path, disk != NULL ? disk : sf,
-	    DB_FILE_MODE, &de) == -1) {
+	if (dcpi_stackfile_writeat_flags(hfd, DCPI_STACKS_FILE, path,
+	    disk != NULL ? disk : sf, DB_FILE_MODE, DCPI_ATOMIC_NO_DIRSYNC, &de) == -1) {
 		snprintf(err, errlen, "%s", de.msg);
 		goto out;
 	}
+	replaced(hfd, path, DCPI_STACKS_FILE);
 	rc = 0;
 out:
 	dcpi_stackfile_free(disk);

@@ -884,13 +884,21 @@ write_fd(int fd, void *arg)
 }
 
 int
-dcpi_stackfile_writeat(int dirfd, const char *name, const char *show,
-    const struct dcpi_stackfile *sf, mode_t mode, struct dcpi_error *err)
+dcpi_stackfile_writeat_flags(int dirfd, const char *name, const char *show,
+    const struct dcpi_stackfile *sf, mode_t mode, int flags,
+    struct dcpi_error *err)
 {
 	if (check_sizes(sf, err) == -1)
 		return -1;
 	return lib_atomic_writeat_fn(dirfd, name, show, write_fd, (void *)sf, mode,
-	    0, err);
+	    flags, err);
+}
+
+int
+dcpi_stackfile_writeat(int dirfd, const char *name, const char *show,
+    const struct dcpi_stackfile *sf, mode_t mode, struct dcpi_error *err)
+{
+	return dcpi_stackfile_writeat_flags(dirfd, name, show, sf, mode, 0, err);
 }
 
 int

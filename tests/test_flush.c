@@ -27,6 +27,7 @@
 #include <dcpi/db.h>
 #include <dcpi/label.h>
 #include <dcpi/profile.h>
+#include <dcpi/stackfile.h>
 
 #include "../daemon/agg.h"
 #include "../daemon/flush.h"
@@ -280,6 +281,84 @@ test_dir_synced_once(void **state)
 	free(dir);
 }
 
+/* The samples of the chain hot <- main of image 0 in the epoch's stack
+ * file; 0 when it has none. */
+static uint64_t
+chain_count(void)
+{
+	struct dcpi_stackfile *sf;
+	struct dcpi_error de;
+	uint64_t n = 0;
+	char *dir, path[PATH_MAX];
+	size_t i;
+
+	dir = dcpi_db_event_path(db, flush_epoch(), host, "perf::cpu-clock");
+	assert_non_null(dir);
+	*strrchr(dir, '/') = '\0';
+	snprintf(path, sizeof(path), "%s/%s", dir, DCPI_STACKS_FILE);
+	free(dir);
+	if (dcpi_stackfile_read(path, &sf, &de) == -1) {
+		assert_int_equal(errno, ENOENT);
+		return 0;
+	}
+	for (i = 0; i < sf->n_stacks; i++)
+		if (sf->stacks[i].depth == 2)
+			n += sf->stacks[i].count;
+	dcpi_stackfile_free(sf);
+	return n;
+}
+
+/* One flush's call chains: hot <- main, count times. */
+static int
+flush_chain(uint64_t count, char *msg, size_t msglen)
+{
+	const struct dcpi_stack_addframe f[2] = {
+		{ images[0].id, images[0].tstart, images[0].tsize, images[0].path, 0x10 },
+		{ images[0].id, images[0].tstart, images[0].tsize, images[0].path, 0x400 },
+	};
+	struct dcpi_stackfile *sf;
+	struct dcpi_error de;
+	int rc;
+
+	assert_non_null(sf = dcpi_stackfile_new(flush_epoch(), host));
+	assert_int_equal(dcpi_stackfile_add(sf, "perf::cpu-clock", NULL, f, 2,
+	    count, &de), 0);
+	assert_int_equal(flush_begin(msg, msglen), 0);
+	/* 0: the file holds them, and dcpid forgets them (core.c). */
+	assert_int_equal(flush_stacks(sf), 0);
+	rc = flush_end();
+	dcpi_stackfile_free(sf);
+	return rc;
+}
+
+/* The stack file too waits for the flush's end for its directory's
+ * fsync; one that fails there fails the flush, but flush_stacks has
+ * reported the chains written, and the file holds them once: before, the
+ * fsync failed inside dcpi_stackfile_writeat, after its rename, and dcpid
+ * kept the chains to add them again. */
+static void
+test_stacks_dir_synced(void **state)
+{
+	char msg[1024], *dir;
+
+	dir = dcpi_db_event_path(db, flush_epoch(), host, "perf::cpu-clock");
+	assert_non_null(dir);
+	*strrchr(dir, '/') = '\0';
+	nfsync = 0;
+	assert_int_equal(flush_chain(3, msg, sizeof(msg)), 0);
+	assert_int_equal(nfsync, 1);
+	assert_string_equal(fsync_path, dir);
+	assert_int_equal(chain_count(), 3);
+
+	fsync_fail = 1;
+	assert_int_equal(flush_chain(2, msg, sizeof(msg)), -1);
+	assert_non_null(strstr(msg, "flush failed: "));
+	assert_non_null(strstr(msg, dir));
+	assert_non_null(strstr(msg, strerror(EIO)));
+	assert_int_equal(chain_count(), 5);
+	free(dir);
+}
+
 static void
 test_failed_write_keeps_counts(void **state)
 {
@@ -385,6 +464,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_failed_write_keeps_counts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dir_synced_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unattr_adds_up, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stacks_dir_synced, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

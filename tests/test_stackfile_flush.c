@@ -27,6 +27,7 @@
 
 #include <cmocka.h>
 
+#include <dcpi/profile.h>
 #include <dcpi/stackfile.h>
 
 #include "proc_status.h"
@@ -143,6 +144,18 @@ test_roundtrip(void **state)
 	dcpi_stackfile_free(r);
 	assert_int_equal(dcpi_stackfile_merge(a, b, &err), 0);
 	assert_file_is(a);
+
+	/* The flush's own writer (the directory's fsync left to it) writes
+	 * the same bytes; an unknown flag leaves the file as it was. */
+	assert_int_equal(dcpi_stackfile_writeat_flags(dfd, "stacks", NULL, b, 0640,
+	    DCPI_ATOMIC_NO_DIRSYNC, &err), 0);
+	assert_file_is(b);
+	errno = 0;
+	assert_int_equal(dcpi_stackfile_writeat_flags(dfd, "stacks", NULL, a, 0640,
+	    0x100, &err), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_non_null(strstr(err.msg, "stacks"));
+	assert_file_is(b);
 	dcpi_stackfile_free(a);
 	dcpi_stackfile_free(b);
 }

@@ -140,10 +140,13 @@ int dcpi_profile_merge(struct dcpi_profile *into, const struct dcpi_profile *fro
  * the old or the new content, never a mix: writes a temporary file in the
  * same directory (".NAME.XXXXXX"), fsyncs it, renames it over path, fsyncs
  * the directory.  On failure the temporary file is removed and path is
- * untouched.  mode: permission bits for a new file (before the umask).
- * Errors: -1 with errno of the failed call (ENOENT for a missing directory,
- * EACCES, ENOSPC, EFBIG, EISDIR when path is a directory, ...), and
- * "PATH: what failed: strerror" in err.
+ * untouched, except when the directory's fsync fails after the rename
+ * (-1, err "PATH: cannot fsync its directory: ..."): path then holds the
+ * new content, which a crash may yet undo, so a caller that keeps what it
+ * wrote to write it again must not add it twice.  mode: permission bits
+ * for a new file (before the umask).  Errors: -1 with errno of the failed
+ * call (ENOENT for a missing directory, EACCES, ENOSPC, EFBIG, EISDIR when
+ * path is a directory, EIO, ...), and "PATH: what failed: strerror" in err.
  */
 int dcpi_atomic_write(const char *path, const void *buf, size_t len, mode_t mode,
     struct dcpi_error *err);

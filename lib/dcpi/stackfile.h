@@ -199,9 +199,17 @@ int dcpi_stackfile_readat(int dirfd, const char *name, const char *show,
  * before the umask), the bytes dcpi_stackfile_encode would give written
  * straight into the temporary file through stdio: no copy of the file is
  * held in memory.  -1/EOVERFLOW as dcpi_stackfile_encode, else errors as
- * dcpi_atomic_writeat's (the old file then stays as it was). */
+ * dcpi_atomic_writeat's (the old file then stays as it was, unless only
+ * the directory's fsync failed, after the rename). */
 int dcpi_stackfile_writeat(int dirfd, const char *name, const char *show,
     const struct dcpi_stackfile *sf, mode_t mode, struct dcpi_error *err);
+/* dcpi_stackfile_writeat with dcpi_atomic_writeat_flags's flags:
+ * DCPI_ATOMIC_NO_DIRSYNC leaves dirfd's fsync to the caller (dcpid's
+ * flush, which fsyncs each directory once at its end).  -1/EINVAL for an
+ * unknown flag bit; otherwise as dcpi_stackfile_writeat. */
+int dcpi_stackfile_writeat_flags(int dirfd, const char *name, const char *show,
+    const struct dcpi_stackfile *sf, mode_t mode, int flags,
+    struct dcpi_error *err);
 /* Encodes sf and replaces path atomically with dcpi_atomic_write (mode
  * 0644 before the umask): a crash leaves the old file or the new one. */
 int dcpi_stackfile_write(const char *path, const struct dcpi_stackfile *sf,
