@@ -1,6 +1,6 @@
 /*
- * Symbol tables from ELF files (.symtab, else .dynsym), and the code they
- * hold: dcpi_symtab_read.
+ * Symbol tables from ELF files (.symtab, else .dynsym and the functions
+ * of .eh_frame: sym_ehframe.c), and the code they hold: dcpi_symtab_read.
  */
 #include "config.h"
 
@@ -97,8 +97,8 @@ sym_find_section(Elf *elf, Elf64_Word type, const char *name)
 }
 
 /* elfutils reads a section header table that does not fit in the file as
- * no sections at all, without an error: nonzero (and err set) if that is
- * what happened to elf. */
+ * no sections at all, without an error: nonzero if that is what happened
+ * to elf (and err set, when not NULL). */
 static int
 elf_shdrs_lost(Elf *elf, const char *path, struct dcpi_error *err)
 {
@@ -109,8 +109,10 @@ elf_shdrs_lost(Elf *elf, const char *path, struct dcpi_error *err)
 		return 0;
 	if (elf_getshdrnum(elf, &shnum) == 0 && shnum > 0)
 		return 0;
-	lib_seterr(err, EINVAL, "%s: cannot read its symbols: section header table at byte %"
-	    PRIu64 " (%u entries) is corrupted", path, (uint64_t)eh.e_shoff, eh.e_shnum);
+	if (err != NULL)
+		lib_seterr(err, EINVAL, "%s: cannot read its symbols: section header "
+		    "table at byte %" PRIu64 " (%u entries) is corrupted", path,
+		    (uint64_t)eh.e_shoff, eh.e_shnum);
 	return 1;
 }
 
@@ -197,6 +199,10 @@ sym_load_elf(struct dcpi_symtab *t, const char *path, const char *imageid,
 		rc = go_syms(t->elf, t->tstart, &raw, &n, &cap);
 		if (rc == 0 && (scn = sym_find_section(t->elf, SHT_DYNSYM, NULL)) != NULL)
 			rc = elf_syms(t->elf, scn, t->tstart, &raw, &n, &cap);
+		/* Its static functions: by their frame information; not
+		 * in a file whose sections are lost (said below). */
+		if (rc == 0 && !elf_shdrs_lost(t->elf, path, NULL))
+			rc = sym_ehframe(t->elf, t->tstart, &raw, &n, &cap);
 	}
 	if (rc == -1 && errno == EINVAL) {
 		sym_rawfree(raw, n);

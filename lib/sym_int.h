@@ -99,6 +99,14 @@ int sym_gopclntab(const unsigned char *data, size_t len, uint64_t text, uint64_t
 int sym_gopclntab_line(const unsigned char *data, size_t len, uint64_t text, uint64_t pc,
     const char **file, int *line);
 
+/* A stripped ELF file's functions that no symbol of raw covers, from its
+ * .eh_frame (lib/sym_ehframe.c): each FDE's range (as libdw reads it)
+ * pushed as a local symbol "sub_VADDR" (hex; start and size relative to
+ * tstart; ranges below it left out).  Nothing is pushed for a file without
+ * PT_GNU_EH_FRAME or with a table in an encoding other than the linkers'
+ * (udata4 count, datarel|sdata4 entries).  0, or -1/ENOMEM. */
+int sym_ehframe(Elf *elf, uint64_t tstart, struct rawsym **raw, size_t *n, size_t *cap);
+
 /* Finding the files (lib/sym_debuginfo.c).  sym_find_debug: separate
  * debuginfo with the image's build-id bid and a .symtab, its path
  * malloc'd into *dpath and descriptor into *dfd; NULL if none.

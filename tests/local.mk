@@ -196,13 +196,15 @@ EXTRA_DIST += $(DAEMON_ITESTS) tests/integration/lib.sh tests/workload/hot.c \
 	tests/workload/chain.c tests/workload/gochain.go
 
 # Images on real machines: no build-id, chroots, mount namespaces, deleted
-# files, the vdso, separate debug files, programs run from a memfd, names
+# files, the vdso, separate debug files, stripped files' functions named
+# from their frame information, programs run from a memfd, names
 # holding newlines, files that root may not open; images freed once
 # unused.
 IMAGE_ITESTS = tests/integration/test_images_nobid.sh \
 	tests/integration/test_images_elsewhere.sh \
 	tests/integration/test_images_vdso.sh \
 	tests/integration/test_images_debuginfo.sh \
+	tests/integration/test_images_stripped.sh \
 	tests/integration/test_images_onebad.sh \
 	tests/integration/test_images_memfd.sh \
 	tests/integration/test_images_names.sh \

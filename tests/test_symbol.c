@@ -5,6 +5,7 @@
 #include "analysis_util.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -178,8 +179,9 @@ test_separate_debuginfo(void **state)
 	const struct dcpi_symbol *sym;
 	struct dcpi_error err;
 	struct self s;
-	uint64_t off;
+	uint64_t off, size;
 	const char *file;
+	char name[64];
 	int line;
 
 	if (system("objcopy --version >/dev/null 2>&1") != 0)
@@ -200,10 +202,23 @@ test_separate_debuginfo(void **state)
 	assert_int_equal(system(cmd), 0);
 	off = self_offset(&s, (const void *)dcpi_test_known_function);
 
-	/* The stripped file alone has no function symbols. */
+	/* The stripped file alone has no name for the function, but its
+	 * frame information gives it as sub_ADDR over its own extent. */
+	t = dcpi_symtab_open(s.path, s.buildid, s.tstart, &o, &err);
+	assert_non_null(t);
+	assert_non_null(sym = dcpi_symtab_find(t, "dcpi_test_known_function"));
+	size = sym->size;
+	dcpi_symtab_close(t);
 	o.debugdir = "/nonexistent";
 	t = dcpi_symtab_open(stripped, s.buildid, s.tstart, &o, &err);
-	assert_true(t == NULL || dcpi_symtab_find(t, "dcpi_test_known_function") == NULL);
+	assert_non_null(t);
+	assert_null(dcpi_symtab_find(t, "dcpi_test_known_function"));
+	snprintf(name, sizeof(name), "sub_%" PRIx64, s.tstart + off);
+	assert_non_null(sym = dcpi_symtab_lookup(t, off + size / 2));
+	assert_string_equal(sym->name, name);
+	assert_int_equal(sym->start, off);
+	assert_int_equal(sym->size, size);
+	assert_ptr_equal(dcpi_symtab_find(t, name), sym);
 	dcpi_symtab_close(t);
 
 	/* debuginfod is asked when DEBUGINFOD_URLS is set: a server that

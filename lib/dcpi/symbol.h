@@ -32,6 +32,12 @@
  *     cannot be read fails the open (EINVAL naming the file).
  *     Function symbols (STT_FUNC, STT_GNU_IFUNC) only; a symbol of size 0
  *     runs to the next one.  C++ and Rust (legacy) names are demangled.
+ *     A file without .symtab or debuginfo (Debian's stripped programs and
+ *     libraries) also gets a procedure for each function of its .eh_frame
+ *     that no symbol overlaps (a static function, assembly with frame
+ *     information): named sub_ADDR, its start's ELF address in lowercase
+ *     hex (as disassemblers name them: sub_15ae0), its extent the FDE's,
+ *     up to the next FDE (.eh_frame_hdr's table, PT_GNU_EH_FRAME).
  * A file whose id differs from the image id is never used; when no source
  * holds the image, opening fails (ESTALE, ENOENT) so that callers show
  * NAME+0xOFFSET instead of a wrong name.  A file without a build-id too
@@ -86,8 +92,9 @@ struct dcpi_symtab_opts {
  *           names both);
  *   ENOENT  the file (or kallsyms snapshot for the kernel/a module, or the
  *           perf-map of a JIT pseudo-image) is missing;
- *   ENODATA no function symbol (stripped, or [vdso] not in the cache, and
- *           other pseudo paths);
+ *   ENODATA no function symbol (stripped of its symbols and its frame
+ *           information, or [vdso] not in the cache, and other pseudo
+ *           paths);
  *   EINVAL  not an ELF file, or a malformed kallsyms or perf-map line
  *           (names the line);
  *   ENOMEM.
