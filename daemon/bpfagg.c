@@ -291,8 +291,9 @@ bpfagg_news(uint64_t *dev, uint64_t *ino, uint32_t *pid, uint64_t *pc)
 {
 	struct bpfagg_news n;
 
+	/* libbpf's calls return -errno (-ENOENT: none), not -1. */
 	if (skel == NULL ||
-	    bpf_map_lookup_and_delete_elem(bpf_map__fd(skel->maps.news), NULL, &n) == -1)
+	    bpf_map_lookup_and_delete_elem(bpf_map__fd(skel->maps.news), NULL, &n) != 0)
 		return -1;
 	*dev = n.dev;
 	*ino = n.ino;

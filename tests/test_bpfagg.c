@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -117,12 +118,41 @@ test_inactive(void **state)
 	bpfagg_fini();
 }
 
+/* With the program loaded, an empty queue of news is -1.  libbpf's calls
+ * return -errno (-ENOENT there), and a test for -1 handed out the last
+ * file again (or the stack's garbage, the queue never used), up to
+ * BPFAGG_MAX_NEWS times a drain: two system calls each, most of dcpid's
+ * CPU with aggregate = bpf. */
+static void
+test_news_empty(void **state)
+{
+	uint64_t pc = 1, dev = 2, ino = 3;
+	uint32_t pid = 4;
+	char why[512];
+	const char *req = getenv("DCPI_REQUIRE_PERF");
+
+	(void)state;
+	if (bpfagg_init(why, sizeof(why)) != 0) {
+		bpfagg_fini();
+		if (req != NULL && strcmp(req, "1") == 0)
+			fail_msg("DCPI_REQUIRE_PERF=1 but no BPF program: %s", why);
+		skip();
+	}
+	assert_int_equal(bpfagg_active(), 1);
+	assert_int_equal(bpfagg_news(&dev, &ino, &pid, &pc), -1);
+	assert_int_equal(bpfagg_news(&dev, &ino, &pid, &pc), -1);
+	assert_true(dev == 2 && ino == 3 && pid == 4 && pc == 1);
+	bpfagg_fini();
+	assert_int_equal(bpfagg_active(), 0);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_drain_slots),
 		cmocka_unit_test(test_drain_used),
+		cmocka_unit_test(test_news_empty),
 		cmocka_unit_test(test_inactive),
 	};
 
