@@ -48,7 +48,18 @@ busy_start() {
 }
 busy_stop() { for p in $HOTS; do kill "$p"; done; wait $HOTS 2>/dev/null; HOTS=; }
 
-cpu_secs() { awk -v hz="$HZ" '{ sub(/.*\) /, ""); printf "%.2f", ($12 + $13) / hz }' "/proc/$1/stat"; }
+# A process's CPU seconds: the sum of its threads' time on a CPU in ns
+# (/proc/PID/task/*/schedstat, CONFIG_SCHED_INFO), as dcpid's steady cost
+# is a few clock ticks a minute; else utime + stime in ticks.  (schedstat
+# leaves out threads that have exited: the profilers here keep theirs.)
+cpu_secs() {
+	if [ -r "/proc/$1/schedstat" ]; then
+		cat /proc/"$1"/task/*/schedstat 2>/dev/null |
+		    awk '{ ns += $1 } END { printf "%.4f", ns / 1e9 }'
+	else
+		awk -v hz="$HZ" '{ sub(/.*\) /, ""); printf "%.2f", ($12 + $13) / hz }' "/proc/$1/stat"
+	fi
+}
 
 # perf record -a at cpu-clock period $1 (ns) on busy CPUs, SECS seconds
 # after its first 2: sets perf_cpu (utime + stime, its whole run),

@@ -159,16 +159,19 @@ struct {
 static __always_inline int
 mm_seq(struct mm_struct *mm, __u32 *seq)
 {
+	/* Direct loads through the task's BTF pointer (the verifier makes
+	 * them fault-safe), not bpf_probe_read_kernel calls: this runs at
+	 * every user sample. */
 	if (bpf_core_field_exists(((struct mm_struct___seqcount *)0)->mm_lock_seq)) {
 		struct mm_struct___seqcount *m = (void *)mm;
 
-		*seq = BPF_CORE_READ(m, mm_lock_seq.sequence);
+		*seq = m->mm_lock_seq.sequence;
 		return (*seq & 1) ? -1 : 0;
 	}
 	if (bpf_core_field_exists(((struct mm_struct___int *)0)->mm_lock_seq)) {
 		struct mm_struct___int *m = (void *)mm;
 
-		*seq = (__u32)BPF_CORE_READ(m, mm_lock_seq);
+		*seq = (__u32)m->mm_lock_seq;
 		return 0;
 	}
 	return -1;
@@ -233,12 +236,14 @@ dcpi_sample(struct bpf_perf_event_data *ctx)
 		__u32 seq = 0;
 		int seq_ok;
 
-		vk.mm = (__u64)BPF_CORE_READ(task, mm);
+		struct mm_struct *mm = task->mm;
+
+		vk.mm = (__u64)mm;
 		vk.page = k.addr >> 12;
-		vk.exec_id = BPF_CORE_READ(task, self_exec_id);
+		vk.exec_id = task->self_exec_id;
 		vk.tgid = pid_tgid >> 32;
 		vk.pad = 0;
-		seq_ok = vk.mm != 0 && mm_seq((struct mm_struct *)vk.mm, &seq) == 0;
+		seq_ok = mm != 0 && mm_seq(mm, &seq) == 0;
 		if (seq_ok && (vp = bpf_map_lookup_elem(&vmacache, &vk)) != 0 &&
 		    vp->seq == seq) {
 			v.ino = vp->ino;
