@@ -51,7 +51,8 @@ void core_process(int all);
  * in the log and flushes (core_flush_run). */
 int core_over_cap(void);
 int core_flush_over_cap(char *msg, size_t msglen);
-/* Updates the sample rate; called about once a second. */
+/* Updates the sample rate; called at each tick (every second, every 5 s
+ * with aggregate = bpf). */
 void core_tick(void);
 double core_rate(void);
 /* Flushes (daemon/flush.h): what attr, jit and agg hold goes to the

@@ -28,6 +28,7 @@
 #include "conf.h"
 #include "label.h"
 #include "control.h"
+#include "bpfagg.h"
 #include "core.h"
 #include "fsio.h"
 #include "flush.h"
@@ -37,14 +38,20 @@
 #include "util.h"
 #include "xmalloc.h"
 
+/* The tick: on the ring path the samples wait in the buffers for it (or
+ * for a buffer a quarter full).  With aggregate = bpf the kernel counts
+ * them and the buffers carry the sideband and the few samples the program
+ * passes on: there the wake-up itself was half of dcpid's own CPU (bench/
+ * README, "Issue 17: the tick"), and one every 5 s halves it. */
 #define TICK_MS		1000
+#define TICK_BPF_MS	5000
 
 /* Exit statuses of a start that cannot succeed until an administrator acts
  * (dcpid(8) EXIT STATUS): the unit's RestartPreventExitStatus= lists them,
  * so systemd does not retry such a start every RestartSec= for ever. */
 #define EXIT_NOPERM	77	/* sysexits' EX_NOPERM: perf_event_open refused */
 #define EXIT_CONFIG	78	/* EX_CONFIG: the configuration or an event */
-#define STATUS_EVERY	5	/* ticks between STATUS= notifications */
+#define STATUS_MS	5000	/* between STATUS= notifications */
 
 static volatile sig_atomic_t sig_quit, sig_hup;
 
@@ -353,24 +360,34 @@ struct timers {
 	struct loop_timer	*tick, *flush, *watchdog;
 	const struct config	*config;
 	uint64_t		 watchdog_ms;
-	unsigned		 ticks;
+	uint64_t		 status_ms;	/* since the last STATUS= */
 };
+
+static uint64_t
+tick_ms(void)
+{
+	return bpfagg_active() ? TICK_BPF_MS : TICK_MS;
+}
 
 static void
 on_tick(struct loop_timer *t, void *arg)
 {
 	struct timers *tm = arg;
 	char msg[512];
+	uint64_t ms = tick_ms();
 
-	loop_timer_set(t, TICK_MS);
+	loop_timer_set(t, ms);
+	loop_timer_set_slack(t, ms / 2);
 	core_process(0);
 	/* Here, not on the sample path: the flush runs between waits. */
 	if (core_over_cap())
 		core_flush_over_cap(msg, sizeof(msg));
 	core_tick();
-	if (++tm->ticks % STATUS_EVERY == 0)
+	if ((tm->status_ms += ms) >= STATUS_MS) {
+		tm->status_ms = 0;
 		sd_notifyf(0, "STATUS=%.0f samples/s, %ju samples, epoch %s",
 		    core_rate(), (uintmax_t)core_samples(), flush_epoch());
+	}
 }
 
 static void
@@ -543,7 +560,8 @@ main(int argc, char **argv)
 		tm.watchdog_ms = watchdog_us / 2000;
 		tm.watchdog = loop_timer_add(0, on_watchdog, &tm);
 	}
-	tm.tick = loop_timer_add(TICK_MS, on_tick, &tm);
+	tm.tick = loop_timer_add(tick_ms(), on_tick, &tm);
+	loop_timer_set_slack(tm.tick, tick_ms() / 2);
 	tm.flush = loop_timer_add((uint64_t)c.flush_interval * 1000, on_flush, &tm);
 	while (!sig_quit && !core_quit_requested) {
 		loop_wait(-1, &waitmask);

@@ -24,6 +24,7 @@ struct loop_timer {
 	loop_timer_cb	 cb;
 	void		*arg;
 	uint64_t	 deadline;	/* loop_now_ms() */
+	uint64_t	 slack;		/* may fire this much earlier */
 	size_t		 slot;		/* in timers[] */
 	int		 armed;
 	int		 fire;		/* due in the round being run */
@@ -95,6 +96,12 @@ loop_timer_set(struct loop_timer *t, uint64_t ms)
 }
 
 void
+loop_timer_set_slack(struct loop_timer *t, uint64_t slack)
+{
+	t->slack = slack;
+}
+
+void
 loop_timer_stop(struct loop_timer *t)
 {
 	t->armed = 0;
@@ -132,16 +139,23 @@ timer_timeout(void)
 	return first - now > INT_MAX ? INT_MAX : (int)(first - now);
 }
 
-/* Calls the timers due now, once each: one that re-arms itself for 0 ms
- * runs in the next round, after the fds. */
+/* Calls the timers due now, once each, and where one is due those whose
+ * slack reaches now: one that re-arms itself for 0 ms runs in the next
+ * round, after the fds. */
 static void
 run_timers(void)
 {
 	uint64_t now = loop_now_ms();
 	size_t i, n = ntimers, k;
+	int due = 0;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		timers[i]->fire = timers[i]->armed && timers[i]->deadline <= now;
+		due |= timers[i]->fire;
+	}
+	for (i = 0; due && i < n; i++)
+		if (timers[i]->armed && timers[i]->deadline <= now + timers[i]->slack)
+			timers[i]->fire = 1;
 	running = 1;
 	for (i = 0; i < n; i++) {
 		struct loop_timer *t = timers[i];

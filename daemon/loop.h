@@ -40,6 +40,10 @@ typedef void (*loop_timer_cb)(struct loop_timer *t, void *arg);
 struct loop_timer *loop_timer_add(uint64_t ms, loop_timer_cb cb, void *arg);
 /* (Re)arms t to fire ms from now, whether or not it is armed or running. */
 void loop_timer_set(struct loop_timer *t, uint64_t ms);
+/* Lets t fire up to slack ms before its deadline where another timer's
+ * wake-up comes first, so that periodic work shares wake-ups (each costs
+ * dcpid more than the work of a quiet tick); 0, the default: never early. */
+void loop_timer_set_slack(struct loop_timer *t, uint64_t slack);
 /* Disarms t; it stays the caller's, to be set again. */
 void loop_timer_stop(struct loop_timer *t);
 /* Disarms and frees t (NULL: nothing); allowed in any callback, t's own

@@ -1,6 +1,7 @@
 /*
  * daemon/loop.c's timers: order of deadlines, re-arming, stopping,
- * deletion from callbacks, and the wait bounded by the earliest timer.
+ * deletion from callbacks, slack, and the wait bounded by the earliest
+ * timer.
  */
 #include "config.h"
 
@@ -125,6 +126,45 @@ test_set_stop(void **state)
 	loop_timer_del(b);
 }
 
+/* A timer with slack fires early only with another timer's wake-up, and
+ * one without slack never early. */
+static void
+test_slack(void **state)
+{
+	uint64_t t0 = loop_now_ms();
+	struct loop_timer *a, *b, *c, *d;
+
+	(void)state;
+	a = loop_timer_add(40, note, "a");
+	b = loop_timer_add(300, note, "b");
+	c = loop_timer_add(320, note, "c");
+	d = loop_timer_add(400, note, "d");
+	loop_timer_set_slack(b, 500);	/* rides a's wake-up */
+	loop_timer_set_slack(d, 50);	/* not reached by a's */
+	run_until(2);
+	assert_string_equal(fired, "ab");
+	assert_true(loop_now_ms() - t0 < 300);
+	/* c has no slack: due alone at 320; d, 80 ms later, is not within
+	 * its 50 of slack then. */
+	run_until(3);
+	assert_string_equal(fired, "abc");
+	assert_true(loop_now_ms() - t0 >= 320);
+	run_until(4);
+	assert_string_equal(fired, "abcd");
+	assert_true(loop_now_ms() - t0 >= 400);
+	/* Slack alone never wakes the loop early. */
+	loop_timer_set(b, 100);
+	loop_timer_set_slack(b, 90);
+	t0 = loop_now_ms();
+	run_until(5);
+	assert_string_equal(fired, "abcdb");
+	assert_true(loop_now_ms() - t0 >= 100);
+	loop_timer_del(a);
+	loop_timer_del(b);
+	loop_timer_del(c);
+	loop_timer_del(d);
+}
+
 static void
 readable(int fd, uint32_t events, void *arg)
 {
@@ -186,6 +226,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_set_stop, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_slack, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rearm, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_delete_in_callback, setup, teardown),
 	};
