@@ -76,6 +76,7 @@ struct rb {
 	size_t		 nheld, heldoff, heldcap;	/* bytes; read up to heldoff */
 	uint64_t	 id;		/* PERF_EVENT_IOC_ID */
 	uint64_t	 enabled;	/* time_enabled at the last hotplug check */
+	int		 off;		/* taken off its CPU: to open anew */
 };
 
 struct event {
@@ -1227,6 +1228,12 @@ perf_hotplug_check(void)
 {
 	/* back: a buffer of the CPU opened anew; pending: one still waits. */
 	unsigned char back[MAX_CPUS], pending[MAX_CPUS], has[MAX_CPUS];
+	/* Per CPU: -1 not looked at yet, else whether its events were taken
+	 * off.  The kernel takes all of a CPU's events off at once, so one
+	 * read of time_enabled tells for all: a read of an event active on
+	 * another CPU is a cross-CPU call there (about 10 us on a VM, more
+	 * than the rest of a quiet tick), so one a CPU, not one a buffer. */
+	signed char off[MAX_CPUS];
 	size_t i, n = nrbs;
 	int changed = 0;
 
@@ -1236,11 +1243,20 @@ perf_hotplug_check(void)
 	memset(back, 0, sizeof(back));
 	memset(pending, 0, sizeof(pending));
 	memset(has, 0, sizeof(has));
+	memset(off, -1, sizeof(off));
 	for (i = 0; i < n; i++) {
 		struct rb *r = &rbs[i];
 
 		has[r->cpu] = 1;
-		if (!rb_stopped(r) || !cpu_on[r->cpu])
+		if (!r->off && off[r->cpu] < 0)
+			off[r->cpu] = (signed char)rb_stopped(r);
+		if (off[r->cpu] == 1)
+			r->off = 1;
+	}
+	for (i = 0; i < n; i++) {
+		struct rb *r = &rbs[i];
+
+		if (!r->off || !cpu_on[r->cpu])
 			continue;
 		/* What it holds is read first (it gets no more). */
 		if (!rb_empty(r) || rb_reopen(r) == -1) {
@@ -1338,6 +1354,9 @@ perf_init(char *const *evnames, size_t nev, const char *cpus,
 	if (jitter > 0)
 		jitter_timer = loop_timer_add(JITTER_MS, jitter_tick, NULL);
 	hotplug_timer = loop_timer_add(HOTPLUG_MS, hotplug_tick, NULL);
+	/* A look at the CPUs is due every few seconds, not at a given one:
+	 * it rides the tick's wake-up. */
+	loop_timer_set_slack(hotplug_timer, HOTPLUG_MS / 2);
 	return 0;
 fail:
 	e = errno;

@@ -114,9 +114,10 @@ uint64_t perf_event_period(size_t i);
 size_t perf_ncpus(void);
 size_t perf_cpus_offline(void);
 size_t perf_cpus_hotplugged(void);
-/* CPU hotplug, every 5 s while sampling (the tests call it): an event
- * whose time_enabled stood still since the last call was taken off its
- * CPU, which went offline; once the CPU is online and the buffer read to
+/* CPU hotplug, about every 5 s while sampling (the tests call it): an
+ * event whose time_enabled stood still since the last call was taken off
+ * its CPU, which went offline, and the CPU's other events with it (one
+ * read a CPU); once the CPU is online and the buffer read to
  * its end, the event is opened anew in the same slot.  A CPU of the list
  * that had no buffers is opened when it is online.  Said in the log. */
 void perf_hotplug_check(void);

@@ -83,6 +83,7 @@ static const char	*mock_online, *mock_present, *mock_possible;
 static int		 stopped_fd[MAXCALLS];
 static size_t		 nstopped;
 static uint64_t		 mock_clock;
+static size_t		 nreads;	/* of time_enabled */
 
 ssize_t
 __wrap_perf_sys_read(int fd, void *buf, size_t len)
@@ -90,6 +91,7 @@ __wrap_perf_sys_read(int fd, void *buf, size_t len)
 	uint64_t v[2] = { 0, ++mock_clock };
 	size_t i;
 
+	nreads++;
 	assert_int_equal(len, sizeof(v));
 	for (i = 0; i < nstopped; i++)
 		if (stopped_fd[i] == fd)
@@ -1174,8 +1176,12 @@ test_hotplug(void **state)
 	assert_int_equal(perf_cpus_offline(), 1);
 	perf_enable();
 	assert_int_equal(nenable, 4);
+	/* One read of time_enabled a CPU, not one a buffer: a read of an
+	 * event active on another CPU is a cross-CPU call. */
+	nreads = 0;
 	perf_hotplug_check();
 	assert_int_equal(nopen, 4);
+	assert_int_equal(nreads, 2);
 
 	/* CPU 2 comes online: its two events opened and enabled. */
 	mock_online = "0-2";
