@@ -56,9 +56,11 @@ run_dcpid() {	# MODE
 	    -e perf::cpu-clock:period=100000 >"$T/dcpid.$mode.log" 2>&1 &
 	PROF=$!
 	wait_sock "$sock"
+	# bpftool before the steady stretch: a new program, whose images
+	# dcpid would read inside it (as dcpictl's, above).
+	st0=$(prog_stats)
 	sleep 2
 	cpu0=$(cpu_secs $PROF)
-	st0=$(prog_stats)
 	sleep "$SECS"
 	cpu=$(cpu_secs $PROF)
 	st=$(prog_stats)

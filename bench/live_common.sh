@@ -52,10 +52,15 @@ busy_stop() { for p in $HOTS; do kill "$p"; done; wait $HOTS 2>/dev/null; HOTS=;
 # (/proc/PID/task/*/schedstat, CONFIG_SCHED_INFO), as dcpid's steady cost
 # is a few clock ticks a minute; else utime + stime in ticks.  (schedstat
 # leaves out threads that have exited: the profilers here keep theirs.)
+# Read by the shell itself: a program run for it (cat, awk) would be a
+# new process whose images dcpid reads, inside the stretch measured.
 cpu_secs() {
 	if [ -r "/proc/$1/schedstat" ]; then
-		cat /proc/"$1"/task/*/schedstat 2>/dev/null |
-		    awk '{ ns += $1 } END { printf "%.4f", ns / 1e9 }'
+		ns=0
+		for f in /proc/"$1"/task/*/schedstat; do
+			read -r run _ <"$f" 2>/dev/null && ns=$((ns + run))
+		done
+		printf '%d.%04d' $((ns / 1000000000)) $((ns % 1000000000 / 100000))
 	else
 		awk -v hz="$HZ" '{ sub(/.*\) /, ""); printf "%.2f", ($12 + $13) / hz }' "/proc/$1/stat"
 	fi
