@@ -99,6 +99,11 @@ cache_set_limit(uint64_t max_bytes)
 	limit = max_bytes;
 }
 
+/* Whether an entry's directory was made since buildid/ was last fsynced:
+ * their names are made durable by one fsync of buildid/ when the flush's
+ * files are written (cache_flush), not one an image. */
+static int	buildid_dirty;
+
 /* DB/buildid/ID, created as the flush creates epochs (dcpi_db_openat):
  * never through a link, only in directories no one else may write.  Its
  * fd, or -1 with err set. */
@@ -106,27 +111,70 @@ static int
 open_entry_dir(const char *id, char *err, size_t errlen)
 {
 	struct dcpi_error de;
-	char *rel, *chk;
-	int dfd, fd;
+	struct stat st;
+	char *chk;
+	int dfd, bfd, fd;
 
 	if ((chk = dcpi_db_buildid_path(db, id, NULL)) == NULL) {
 		snprintf(err, errlen, "build-id cache: bad image id '%s'", id);
 		return -1;
 	}
 	free(chk);
-	xasprintf(&rel, "%s/%s", DCPI_DB_BUILDID_DIR, id);
 	if ((dfd = open(db, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
 		snprintf(err, errlen, "%s: %s", db, strerror(errno));
-		free(rel);
 		return -1;
 	}
-	fd = dcpi_db_openat(dfd, rel, db,
+	bfd = dcpi_db_openat(dfd, DCPI_DB_BUILDID_DIR, db,
 	    DCPI_DB_CREATE | DCPI_DB_CHECK, 0750, group, &de);
+	close(dfd);
+	if (bfd == -1) {
+		snprintf(err, errlen, "%s", de.msg);
+		return -1;
+	}
+	if (fstatat(bfd, id, &st, AT_SYMLINK_NOFOLLOW) == -1 && errno == ENOENT)
+		buildid_dirty = 1;
+	fd = dcpi_db_openat(bfd, id, db, DCPI_DB_CREATE | DCPI_DB_CHECK |
+	    DCPI_DB_NOSYNC, 0750, group, &de);
 	if (fd == -1)
 		snprintf(err, errlen, "%s", de.msg);
-	close(dfd);
-	free(rel);
+	close(bfd);
 	return fd;
+}
+
+/* buildid/ fsynced if entries were made in it since it last was.  0, or
+ * -1 with err set (the next flush tries again). */
+static int
+sync_buildid(char *err, size_t errlen)
+{
+	int dfd, fd, e;
+
+	if (!buildid_dirty || db == NULL)
+		return 0;
+	if ((dfd = open(db, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1 ||
+	    (fd = openat(dfd, DCPI_DB_BUILDID_DIR, O_RDONLY | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC)) == -1) {
+		e = errno;
+		if (dfd != -1)
+			close(dfd);
+		snprintf(err, errlen, "%s/%s: cannot open to fsync the names of "
+		    "the build-id cache's new entries: %s", db, DCPI_DB_BUILDID_DIR,
+		    strerror(e));
+		return -1;
+	}
+	close(dfd);
+	if (fsync(fd) == -1 && errno != EINVAL) {
+		e = errno;
+		close(fd);
+		snprintf(err, errlen, "%s/%s: cannot fsync the names of the "
+		    "build-id cache's new entries: %s", db, DCPI_DB_BUILDID_DIR,
+		    strerror(e));
+		return -1;
+	}
+	close(fd);
+	buildid_dirty = 0;
+	if (yield_fn != NULL)
+		yield_fn();
+	return 0;
 }
 
 int
@@ -537,8 +585,10 @@ cache_flush(char *err, size_t errlen)
 	size_t i, j;
 	int rc = 0;
 
-	if (db == NULL || nqueue == 0)
+	if (db == NULL)
 		return 0;
+	if (nqueue == 0)
+		return sync_buildid(err, errlen);
 	if (!counted) {
 		bytes = count_bytes();
 		counted = 1;
@@ -555,6 +605,9 @@ cache_flush(char *err, size_t errlen)
 			yield_fn();
 	}
 	nqueue = j;
+	if (sync_buildid(rc == 0 ? err : scratch, rc == 0 ? errlen :
+	    sizeof(scratch)) == -1)
+		rc = -1;
 	return rc;
 }
 

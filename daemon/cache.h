@@ -43,8 +43,9 @@ int cache_has(const char *id);
 int cache_put(const char *id, const char *file, const void *buf, size_t len,
     char *err, size_t errlen);
 
-/* Writes the queued files (called by flush_end).  0, or -1 with the first
- * error in err[errlen]; entries that failed stay queued. */
+/* Writes the queued files (called by flush_end), then fsyncs buildid/ once
+ * if entries were made in it since (by these or by cache_put).  0, or -1
+ * with the first error in err[errlen]; entries that failed stay queued. */
 int cache_flush(char *err, size_t errlen);
 
 /* For status: entries queued, bytes the cache holds, entries skipped by

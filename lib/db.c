@@ -330,6 +330,18 @@ open_comp(int dirfd, const char *comp, const char *show, int flags, mode_t mode,
 	}
 	if ((flags & DCPI_DB_CHECK) && dcpi_db_check_dir(fd, show, gid, err) < 0)
 		return close_keep(fd, -1);
+	/* The new name is durable only once its parent is fsynced: without
+	 * it a crash could take the directory, and every file fsynced into
+	 * it, away.  Directories are made once an epoch, event, label or
+	 * image, so this costs a flush little.  (Some file systems cannot
+	 * fsync a directory: EINVAL, nothing more to do there.) */
+	if (made && !(flags & DCPI_DB_NOSYNC) && fsync(dirfd) < 0 &&
+	    errno != EINVAL) {
+		e = errno;
+		close(fd);
+		return lib_seterr(err, e, "%s: created, but its parent directory "
+		    "cannot be fsynced: %s", show, strerror(e));
+	}
 	return fd;
 }
 

@@ -6,9 +6,12 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -58,13 +61,37 @@ now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* A new directory's name is durable once its parent is fsynced.  0, or -1
+ * with errno; EINVAL (a file system that cannot fsync a directory) is not
+ * a failure. */
+static int
+fsync_parent(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char parent[PATH_MAX];
+	int fd, rc, e;
+
+	if (slash == NULL)
+		snprintf(parent, sizeof(parent), ".");
+	else if (slash == path)
+		snprintf(parent, sizeof(parent), "/");
+	else
+		snprintf(parent, sizeof(parent), "%.*s", (int)(slash - path), path);
+	if ((fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -1;
+	rc = fsync(fd) < 0 && errno != EINVAL ? -1 : 0;
+	e = errno;
+	close(fd);
+	errno = e;
+	return rc;
+}
+
 int
 mkdir_parents(const char *path, mode_t parent_mode, mode_t mode, char *failed,
     size_t failedlen)
 {
 	char buf[PATH_MAX], *p, c;
-
-	int e;
+	int e, r;
 
 	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf)) {
 		snprintf(failed, failedlen, "%s", path);
@@ -76,8 +103,11 @@ mkdir_parents(const char *path, mode_t parent_mode, mode_t mode, char *failed,
 			continue;
 		c = *p;
 		*p = '\0';
-		if (mkdir(buf, c == '\0' ? mode : parent_mode) < 0 &&
-		    errno != EEXIST) {
+		if (mkdir(buf, c == '\0' ? mode : parent_mode) == 0)
+			r = fsync_parent(buf);
+		else
+			r = errno == EEXIST ? 0 : -1;
+		if (r < 0) {
 			e = errno;
 			snprintf(failed, failedlen, "%s", buf);
 			errno = e;

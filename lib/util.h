@@ -35,10 +35,11 @@ size_t utf8_len(const unsigned char *s);
 long long now_ms(void);
 
 /* mkdir -p: creates path's missing components, the parents with mode
- * parent_mode and path itself with mode (both before the umask); existing
- * ones are left as they are.  0, or -1 with errno (ENAMETOOLONG past
- * PATH_MAX) and the component that failed (path itself for ENAMETOOLONG)
- * in failed[failedlen]. */
+ * parent_mode and path itself with mode (both before the umask), each
+ * made durable by an fsync of its parent directory; existing ones are left
+ * as they are.  0, or -1 with errno (mkdir's, the parent's open or fsync,
+ * ENAMETOOLONG past PATH_MAX) and the component that failed (path itself
+ * for ENAMETOOLONG) in failed[failedlen]. */
 int mkdir_parents(const char *path, mode_t parent_mode, mode_t mode,
     char *failed, size_t failedlen);
 

@@ -37,9 +37,10 @@ clean-boot-cache:
 if ENABLE_TESTS
 check_PROGRAMS += tests/test_htab
 TESTS += tests/test_htab
-tests_test_htab_SOURCES = tests/test_htab.c
+tests_test_htab_SOURCES = tests/test_htab.c tests/fsync_log.h
 tests_test_htab_CFLAGS = $(TESTS_CFLAGS)
 tests_test_htab_LDADD = lib/libdcpibase.la $(TESTS_LIBS)
+tests_test_htab_LDFLAGS = -Wl,--wrap=fsync
 endif
 
 # Format: the profile format, the database layout, dcpictl cat, fuzzing.
@@ -49,7 +50,7 @@ TESTS += tests/test_profile tests/test_db
 tests_test_profile_SOURCES = tests/test_profile.c
 tests_test_profile_CFLAGS = $(TESTS_CFLAGS) -DGOLDEN_DIR='"$(abs_top_srcdir)/tests/golden"'
 tests_test_profile_LDADD = lib/libdcpi.la $(TESTS_LIBS)
-tests_test_db_SOURCES = tests/test_db.c
+tests_test_db_SOURCES = tests/test_db.c tests/fsync_log.h
 tests_test_db_CFLAGS = $(TESTS_CFLAGS)
 tests_test_db_LDADD = lib/libdcpi.la $(TESTS_LIBS)
 
@@ -261,6 +262,7 @@ tests_test_cache_SOURCES = tests/test_cache.c
 tests_test_cache_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon
 tests_test_cache_CFLAGS = $(TESTS_CFLAGS)
 tests_test_cache_LDADD = daemon/libdcpid.la $(TESTS_LIBS) $(ELF_LIBS)
+tests_test_cache_LDFLAGS = -Wl,--wrap=fsync
 endif
 
 # Control: the protocol codec, the daemon's control server against a loop

@@ -2,11 +2,16 @@
  * The build-id cache (daemon/cache.c): queued files and memory images are
  * written at the flush as DB/buildid/ID/executable with their exact bytes,
  * also when the file was deleted after it was queued; the size limit; a
- * failed write keeps the entry for the next flush; an id is kept once.
+ * failed write keeps the entry for the next flush; an id is kept once;
+ * the names of new entries are made durable by one fsync of buildid/ a
+ * flush (cache.c's fsync wrapped with -Wl,--wrap, tests/local.mk, to be
+ * counted and to fail).
  */
 #include "config.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -27,6 +32,34 @@
 #include "cache.h"
 
 static char db[256];
+
+int __wrap_fsync(int fd);
+int __real_fsync(int fd);
+
+/* cache.c's fsyncs of DB/buildid; one to fail with EIO. */
+static unsigned nsync_buildid;
+static int fsync_fail;
+
+int
+__wrap_fsync(int fd)
+{
+	char link[64], path[PATH_MAX], want[PATH_MAX];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, path, sizeof(path) - 1);
+	assert_true(n > 0);
+	path[n] = '\0';
+	snprintf(want, sizeof(want), "%s/%s", db, DCPI_DB_BUILDID_DIR);
+	if (strcmp(path, want) == 0)
+		nsync_buildid++;
+	if (fsync_fail) {
+		fsync_fail = 0;
+		errno = EIO;
+		return -1;
+	}
+	return __real_fsync(fd);
+}
 
 static int
 setup(void **state)
@@ -155,6 +188,36 @@ test_failed_write_retried(void **state)
 	free(got);
 }
 
+/* Three new entries: buildid/ fsynced once, after them; a flush with
+ * nothing new fsyncs nothing; an fsync that fails fails the flush and is
+ * tried again at the next. */
+static void
+test_names_synced_once(void **state)
+{
+	char err[512];
+
+	(void)state;
+	nsync_buildid = 0;
+	cache_add_memory("d1", "one", 3, "d1");
+	cache_add_memory("d2", "two", 3, "d2");
+	cache_add_memory("d3", "six", 3, "d3");
+	assert_int_equal(cache_flush(err, sizeof(err)), 0);
+	assert_int_equal(nsync_buildid, 1);
+	assert_int_equal(cache_flush(err, sizeof(err)), 0);
+	assert_int_equal(nsync_buildid, 1);
+	/* An entry made by cache_put (a JIT's perf map), then a failing disk. */
+	assert_int_equal(cache_put("d4", "perf-map", "x", 1, err, sizeof(err)), 0);
+	assert_int_equal(nsync_buildid, 1);
+	fsync_fail = 1;
+	assert_int_equal(cache_flush(err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "buildid: cannot fsync the names"));
+	assert_int_equal(nsync_buildid, 2);
+	assert_int_equal(cache_flush(err, sizeof(err)), 0);
+	assert_int_equal(nsync_buildid, 3);
+	assert_int_equal(cache_flush(err, sizeof(err)), 0);
+	assert_int_equal(nsync_buildid, 3);
+}
+
 /* A function of this program, for the reduced image's symbols. */
 __attribute__((noinline)) int cache_test_marker(int x);
 __attribute__((noinline)) int
@@ -233,6 +296,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_failed_write_retried, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_large_reduced, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_id, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_names_synced_once, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

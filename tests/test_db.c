@@ -1,5 +1,8 @@
 /*
  * The profile database layout (lib/db.c, DESIGN.md "The profile database").
+ * libdcpi's fsync is interposed (this program's definition comes first in
+ * the dynamic lookup) to count the directories made durable and to fail as
+ * a failing disk would.
  */
 #include "config.h"
 
@@ -12,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <setjmp.h>
@@ -19,7 +23,25 @@
 
 #include <dcpi/db.h>
 
+#include "fsync_log.h"
+
 static char tmpdir[64];
+
+/* The directories fsynced, by path, ';' after each; one to fail with EIO. */
+static char fsynced[4 * PATH_MAX];
+static int fsync_fail;
+
+int
+fsync(int fd)
+{
+	fsync_log_add(fd, fsynced, sizeof(fsynced));
+	if (fsync_fail) {
+		fsync_fail = 0;
+		errno = EIO;
+		return -1;
+	}
+	return (int)syscall(SYS_fsync, fd);
+}
 
 static int
 setup(void **state)
@@ -300,7 +322,7 @@ test_listing(void **state)
 static void
 test_links_and_special_files(void **state)
 {
-	char db[128], out[160], path[256], link[256];
+	char db[128], out[160], path[256], link[256], want[512];
 	struct dcpi_error err;
 	struct stat st;
 	size_t len;
@@ -328,10 +350,31 @@ test_links_and_special_files(void **state)
 	assert_int_equal(errno, ELOOP);
 	assert_int_equal(lstat(path, &st), -1);
 
-	/* A real one is created, with its parents. */
+	/* A real one is created, with its parents, each made durable by its
+	 * parent's fsync; opened again, nothing more is fsynced. */
+	fsynced[0] = '\0';
 	fd = dcpi_db_openat(dfd, "20261121223001/h1/ev", db, DCPI_DB_CREATE |
 	    DCPI_DB_CHECK, 0750, getegid(), &err);
 	assert_true(fd >= 0);
+	close(fd);
+	snprintf(want, sizeof(want), "%s;%s/20261121223001;%s/20261121223001/h1;",
+	    db, db, db);
+	assert_string_equal(fsynced, want);
+	fsynced[0] = '\0';
+	fd = dcpi_db_openat(dfd, "20261121223001/h1/ev", db, DCPI_DB_CREATE |
+	    DCPI_DB_CHECK, 0750, getegid(), &err);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_string_equal(fsynced, "");
+	/* A parent that cannot be fsynced: an error naming the new directory,
+	 * no descriptor left open. */
+	fsync_fail = 1;
+	errno = 0;
+	assert_int_equal(dcpi_db_openat(dfd, "20261121223001/h1/ev2", db,
+	    DCPI_DB_CREATE, 0750, (gid_t)-1, &err), -1);
+	assert_int_equal(errno, EIO);
+	assert_non_null(strstr(err.msg, "20261121223001/h1/ev2: created, but its "
+	    "parent directory cannot be fsynced"));
 
 	/* A link at a file's name: the reader refuses it, the writer
 	 * replaces the link and leaves its target alone. */

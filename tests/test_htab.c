@@ -2,7 +2,8 @@
  * lib/htab.c: lookups under colliding hashes, deletion inside runs that
  * wrap around the array's end (the backward shift), every value once from
  * htab_each while deleting, growth; and lib/util.c's helpers against known
- * values.
+ * values; mkdir_parents fsyncs the parent of each directory it makes (fsync
+ * wrapped with -Wl,--wrap, tests/local.mk, to be counted and to fail).
  */
 #include "config.h"
 
@@ -21,8 +22,28 @@
 
 #include "htab.h"
 #include "util.h"
+#include "fsync_log.h"
 
 #define N	5000
+
+int __wrap_fsync(int fd);
+int __real_fsync(int fd);
+
+/* The directories fsynced, by path, ';' after each; one to fail with EIO. */
+static char fsynced[4 * PATH_MAX];
+static int fsync_fail;
+
+int
+__wrap_fsync(int fd)
+{
+	fsync_log_add(fd, fsynced, sizeof(fsynced));
+	if (fsync_fail) {
+		fsync_fail = 0;
+		errno = EIO;
+		return -1;
+	}
+	return __real_fsync(fd);
+}
 
 /* Keys 1..N; a few hashes shared by many keys, so that runs are long. */
 static uint64_t
@@ -235,7 +256,7 @@ static void
 test_mkdir_parents(void **state)
 {
 	char tmpl[] = "/tmp/test_htab.XXXXXX", path[PATH_MAX], failed[PATH_MAX];
-	char *dir, *big;
+	char want[4 * PATH_MAX], *dir, *big;
 	struct stat st;
 	mode_t um;
 
@@ -243,15 +264,30 @@ test_mkdir_parents(void **state)
 	assert_non_null(dir = mkdtemp(tmpl));
 	um = umask(0);
 	snprintf(path, sizeof(path), "%s/a/b/c", dir);
+	fsynced[0] = '\0';
 	assert_int_equal(mkdir_parents(path, 0755, 0700, failed, sizeof(failed)), 0);
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0700);
+	/* Each new directory's parent fsynced, once, in order. */
+	snprintf(want, sizeof(want), "%s;%s/a;%s/a/b;", dir, dir, dir);
+	assert_string_equal(fsynced, want);
 	snprintf(path, sizeof(path), "%s/a/b", dir);
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0755);
-	/* Existing components are fine, a file in the way is not. */
+	/* Existing components are fine, and not fsynced again; a file in the
+	 * way is not. */
 	snprintf(path, sizeof(path), "%s/a/b/c", dir);
+	fsynced[0] = '\0';
 	assert_int_equal(mkdir_parents(path, 0755, 0700, failed, sizeof(failed)), 0);
+	assert_string_equal(fsynced, "");
+	/* A parent that cannot be fsynced: the new directory named. */
+	snprintf(path, sizeof(path), "%s/a/d/e", dir);
+	fsync_fail = 1;
+	errno = 0;
+	assert_int_equal(mkdir_parents(path, 0755, 0700, failed, sizeof(failed)), -1);
+	assert_int_equal(errno, EIO);
+	snprintf(path, sizeof(path), "%s/a/d", dir);
+	assert_string_equal(failed, path);
 	snprintf(path, sizeof(path), "%s/f", dir);
 	fclose(fopen(path, "w"));
 	snprintf(path, sizeof(path), "%s/f/g/h", dir);

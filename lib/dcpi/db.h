@@ -97,19 +97,27 @@ int dcpi_db_mkdirs(const char *db, const char *epoch, const char *host,
  * at a time with O_DIRECTORY|O_NOFOLLOW, so that no symlink anywhere below
  * dirfd is followed.  flags:
  *   DCPI_DB_CREATE  creates missing components with mode (before the
- *                   umask), each with the group of its parent directory;
+ *                   umask), each with the group of its parent directory
+ *                   and made durable by an fsync of that parent (EIO:
+ *                   "SHOW: created, but its parent directory cannot be
+ *                   fsynced");
  *   DCPI_DB_CHECK   refuses (EPERM) a component that dcpi_db_check_dir
- *                   refuses, gid being the database's group.
+ *                   refuses, gid being the database's group;
+ *   DCPI_DB_NOSYNC  with DCPI_DB_CREATE: the parents of new components are
+ *                   not fsynced; the caller makes the new names durable
+ *                   (dcpid fsyncs buildid/ once a flush, not once an
+ *                   image).
  * show names dirfd in messages ("DB"; NULL: "."), which then name the
  * component that failed ("DB/E/HOST: is a symbolic link, not a directory:
  * not followed").  Returns a new O_CLOEXEC directory fd the caller closes,
  * or -1 with errno: ELOOP for a symlink, ENOTDIR for another file that is
  * not a directory, EPERM, EINVAL for "." or "..", ENAMETOOLONG when rel has
- * PATH_MAX bytes or more, errno of openat/mkdirat.
+ * PATH_MAX bytes or more, errno of openat/mkdirat/fsync.
  * dirfd stays open and the caller's.
  */
 #define DCPI_DB_CREATE	0x1
 #define DCPI_DB_CHECK	0x2
+#define DCPI_DB_NOSYNC	0x4
 int dcpi_db_openat(int dirfd, const char *rel, const char *show, int flags,
     mode_t mode, gid_t gid, struct dcpi_error *err);
 /* Whether root may write into the directory fd without another user
