@@ -18,15 +18,18 @@
 #include "agg.h"
 #include "xmalloc.h"
 
+/* Held in the per-event array itself, not behind a pointer: the sample
+ * path's loads of slot and cap then hit the array's lines, which every
+ * sample touches, not a line of their own. */
 struct table {
-	struct dcpi_count	*slot;
-	size_t			 cap;	/* power of two */
-	size_t			 used;
+	struct dcpi_count	*slot;	/* NULL until used */
+	uint32_t		 cap;	/* power of two */
+	uint32_t		 used;
 };
 
 struct evtables {
-	struct table	**img;	/* by image index, NULL until used */
-	size_t		  nimg;
+	struct table	*img;	/* by image index */
+	size_t		 nimg;
 };
 
 static struct evtables	*ev;
@@ -54,12 +57,10 @@ agg_init(void)
 static void
 table_free(struct table *t)
 {
-	if (t == NULL)
-		return;
-	mem -= t->cap * sizeof(*t->slot) + sizeof(*t);
+	mem -= t->cap * sizeof(*t->slot);
 	entries -= t->used;
 	free(t->slot);
-	free(t);
+	memset(t, 0, sizeof(*t));
 }
 
 void
@@ -70,7 +71,7 @@ agg_fini(void)
 	/* agg_add's pending samples go with their tables (agg_init). */
 	for (e = 0; e < nev; e++) {
 		for (i = 0; i < ev[e].nimg; i++)
-			table_free(ev[e].img[i]);
+			table_free(&ev[e].img[i]);
 		free(ev[e].img);
 	}
 	free(ev);
@@ -78,7 +79,7 @@ agg_fini(void)
 }
 
 static size_t
-hash(uint32_t off, size_t cap)
+hash(uint32_t off, uint32_t cap)
 {
 	/* Fibonacci hashing: PCs are clustered and often aligned, so the
 	 * low bits alone would collide. */
@@ -86,7 +87,7 @@ hash(uint32_t off, size_t cap)
 }
 
 static struct dcpi_count *
-lookup(struct dcpi_count *slot, size_t cap, uint32_t off)
+lookup(struct dcpi_count *slot, uint32_t cap, uint32_t off)
 {
 	size_t i = hash(off, cap);
 
@@ -98,7 +99,7 @@ lookup(struct dcpi_count *slot, size_t cap, uint32_t off)
 static void
 grow(struct table *t)
 {
-	size_t ncap = t->cap ? t->cap * 2 : 64, i;
+	uint32_t ncap = t->cap ? t->cap * 2 : 64, i;
 	struct dcpi_count *ns = xcalloc(ncap, sizeof(*ns));
 
 	for (i = 0; i < t->cap; i++)
@@ -115,7 +116,7 @@ count(struct table *t, uint32_t offset, uint32_t n)
 {
 	struct dcpi_count *s;
 
-	if ((t->used + 1) * 4 > t->cap * 3)
+	if (((size_t)t->used + 1) * 4 > (size_t)t->cap * 3)
 		grow(t);
 	s = lookup(t->slot, t->cap, offset);
 	if (s->count == 0) {
@@ -124,34 +125,6 @@ count(struct table *t, uint32_t offset, uint32_t n)
 		entries++;
 	}
 	s->count = s->count > UINT32_MAX - n ? UINT32_MAX : s->count + n;
-}
-
-/* The first sample of (event, image) since its counts were written: its
- * table, and the arrays leading to it, are made here, off the common
- * path. */
-static int __attribute__((noinline))
-add_first(uint32_t event, uint32_t image, uint32_t offset, uint32_t k)
-{
-	struct evtables *e;
-	struct table *t;
-
-	if (event >= nev) {
-		ev = xreallocarray(ev, event + 1, sizeof(*ev));
-		memset(ev + nev, 0, (event + 1 - nev) * sizeof(*ev));
-		nev = event + 1;
-	}
-	e = &ev[event];
-	if (image >= e->nimg) {
-		size_t n = image + 1 > e->nimg * 2 ? image + 1 : e->nimg * 2;
-
-		e->img = xreallocarray(e->img, n, sizeof(*e->img));
-		memset(e->img + e->nimg, 0, (n - e->nimg) * sizeof(*e->img));
-		e->nimg = n;
-	}
-	t = e->img[image] = xcalloc(1, sizeof(*t));
-	mem += sizeof(*t);
-	count(t, offset, k);
-	return 1;
 }
 
 /*
@@ -174,6 +147,33 @@ settle(void)
 		}
 }
 
+/* The first sample of (event, image) since its counts were written: its
+ * table, and the arrays leading to it, are made here, off the common
+ * path. */
+static int __attribute__((noinline))
+add_first(uint32_t event, uint32_t image, uint32_t offset, uint32_t k)
+{
+	struct evtables *e;
+
+	/* The arrays may move: the pending samples point into them. */
+	settle();
+	if (event >= nev) {
+		ev = xreallocarray(ev, event + 1, sizeof(*ev));
+		memset(ev + nev, 0, (event + 1 - nev) * sizeof(*ev));
+		nev = event + 1;
+	}
+	e = &ev[event];
+	if (image >= e->nimg) {
+		size_t n = image + 1 > e->nimg * 2 ? image + 1 : e->nimg * 2;
+
+		e->img = xreallocarray(e->img, n, sizeof(*e->img));
+		memset(e->img + e->nimg, 0, (n - e->nimg) * sizeof(*e->img));
+		e->nimg = n;
+	}
+	count(&e->img[image], offset, k);
+	return 1;
+}
+
 int
 agg_add(uint32_t event, uint32_t image, uint32_t offset)
 {
@@ -181,7 +181,7 @@ agg_add(uint32_t event, uint32_t image, uint32_t offset)
 	struct table *t;
 
 	if (event >= nev || image >= ev[event].nimg ||
-	    (t = ev[event].img[image]) == NULL)
+	    (t = &ev[event].img[image])->slot == NULL)
 		return add_first(event, image, offset, 1);
 	__builtin_prefetch(&t->slot[hash(offset, t->cap)], 1);
 	p = &pend[pendpos];
@@ -201,7 +201,7 @@ agg_add_n(uint32_t event, uint32_t image, uint32_t offset, uint32_t n)
 	if (n == 0)
 		return 0;
 	if (event >= nev || image >= ev[event].nimg ||
-	    (t = ev[event].img[image]) == NULL)
+	    (t = &ev[event].img[image])->slot == NULL)
 		return add_first(event, image, offset, n);
 	count(t, offset, n);
 	return 0;
@@ -225,9 +225,9 @@ agg_flush(agg_cb cb, void *arg)
 
 	for (e = 0; e < nev; e++) {
 		for (i = 0; i < ev[e].nimg; i++) {
-			struct table *t = ev[e].img[i];
+			struct table *t = &ev[e].img[i];
 
-			if (t == NULL || t->used == 0)
+			if (t->used == 0)
 				continue;
 			if (t->used > cap) {
 				cap = t->used;
@@ -237,10 +237,8 @@ agg_flush(agg_cb cb, void *arg)
 				if (t->slot[j].count != 0)
 					c[n++] = t->slot[j];
 			qsort(c, n, sizeof(*c), cmp_off);
-			if (cb((uint32_t)e, (uint32_t)i, c, n, arg) == 0) {
+			if (cb((uint32_t)e, (uint32_t)i, c, n, arg) == 0)
 				table_free(t);
-				ev[e].img[i] = NULL;
-			}
 		}
 	}
 	free(c);
@@ -273,8 +271,7 @@ agg_image_counted(uint32_t image)
 
 	settle();
 	for (e = 0; e < nev; e++)
-		if (image < ev[e].nimg && ev[e].img[image] != NULL &&
-		    ev[e].img[image]->used > 0)
+		if (image < ev[e].nimg && ev[e].img[image].used > 0)
 			return 1;
 	return 0;
 }
