@@ -29,7 +29,9 @@ void agg_init(void);
 void agg_fini(void);
 /* One sample of event at image's offset.  Counts saturate at UINT32_MAX.
  * Returns 1 when it is the first of (event, image) since its counts were
- * last written, else 0. */
+ * last written, else 0.  The count itself may be made a few calls later
+ * (its table's line prefetched meanwhile); every other function here
+ * counts those pending first, so none sees the difference. */
 int agg_add(uint32_t event, uint32_t image, uint32_t offset);
 /* n samples at once (the kernel's aggregated counts, daemon/bpfagg.h). */
 int agg_add_n(uint32_t event, uint32_t image, uint32_t offset, uint32_t n);

@@ -104,6 +104,26 @@ cache_set_limit(uint64_t max_bytes)
  * files are written (cache_flush), not one an image. */
 static int	buildid_dirty;
 
+/* DB/buildid, never through a link, created when flags has DCPI_DB_CREATE:
+ * its fd, or -1 with err set. */
+static int
+open_buildid(int flags, char *err, size_t errlen)
+{
+	struct dcpi_error de;
+	int dfd, bfd;
+
+	if ((dfd = open(db, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "%s: %s", db, strerror(errno));
+		return -1;
+	}
+	bfd = dcpi_db_openat(dfd, DCPI_DB_BUILDID_DIR, db, flags | DCPI_DB_CHECK,
+	    0750, group, &de);
+	close(dfd);
+	if (bfd == -1)
+		snprintf(err, errlen, "%s", de.msg);
+	return bfd;
+}
+
 /* DB/buildid/ID, created as the flush creates epochs (dcpi_db_openat):
  * never through a link, only in directories no one else may write.  Its
  * fd, or -1 with err set. */
@@ -113,24 +133,15 @@ open_entry_dir(const char *id, char *err, size_t errlen)
 	struct dcpi_error de;
 	struct stat st;
 	char *chk;
-	int dfd, bfd, fd;
+	int bfd, fd;
 
 	if ((chk = dcpi_db_buildid_path(db, id, NULL)) == NULL) {
 		snprintf(err, errlen, "build-id cache: bad image id '%s'", id);
 		return -1;
 	}
 	free(chk);
-	if ((dfd = open(db, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
-		snprintf(err, errlen, "%s: %s", db, strerror(errno));
+	if ((bfd = open_buildid(DCPI_DB_CREATE, err, errlen)) == -1)
 		return -1;
-	}
-	bfd = dcpi_db_openat(dfd, DCPI_DB_BUILDID_DIR, db,
-	    DCPI_DB_CREATE | DCPI_DB_CHECK, 0750, group, &de);
-	close(dfd);
-	if (bfd == -1) {
-		snprintf(err, errlen, "%s", de.msg);
-		return -1;
-	}
 	if (fstatat(bfd, id, &st, AT_SYMLINK_NOFOLLOW) == -1 && errno == ENOENT)
 		buildid_dirty = 1;
 	fd = dcpi_db_openat(bfd, id, db, DCPI_DB_CREATE | DCPI_DB_CHECK |
@@ -146,22 +157,12 @@ open_entry_dir(const char *id, char *err, size_t errlen)
 static int
 sync_buildid(char *err, size_t errlen)
 {
-	int dfd, fd, e;
+	int fd, e;
 
 	if (!buildid_dirty || db == NULL)
 		return 0;
-	if ((dfd = open(db, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1 ||
-	    (fd = openat(dfd, DCPI_DB_BUILDID_DIR, O_RDONLY | O_DIRECTORY |
-	    O_NOFOLLOW | O_CLOEXEC)) == -1) {
-		e = errno;
-		if (dfd != -1)
-			close(dfd);
-		snprintf(err, errlen, "%s/%s: cannot open to fsync the names of "
-		    "the build-id cache's new entries: %s", db, DCPI_DB_BUILDID_DIR,
-		    strerror(e));
+	if ((fd = open_buildid(0, err, errlen)) == -1)
 		return -1;
-	}
-	close(dfd);
 	if (fsync(fd) == -1 && errno != EINVAL) {
 		e = errno;
 		close(fd);

@@ -1,11 +1,13 @@
 /*
- * For tests that count the directories made durable: the path of fd (a
- * directory; other files are left out), appended to log[len] with ';'
- * after it while it fits.
+ * For tests that count the directories made durable: fsync_log_add appends
+ * the path of fd (a directory; other files are left out) to log[len] with
+ * ';' after it while it fits; fsync_log then fails once, with EIO, when
+ * *fail is set (clearing it), and returns 0 otherwise.
  */
 #ifndef DCPI_TESTS_FSYNC_LOG_H
 #define DCPI_TESTS_FSYNC_LOG_H
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,6 +30,18 @@ fsync_log_add(int fd, char *log, size_t len)
 		strcat(log, path);
 		strcat(log, ";");
 	}
+}
+
+static inline int
+fsync_log(int fd, char *log, size_t len, int *fail)
+{
+	fsync_log_add(fd, log, len);
+	if (*fail) {
+		*fail = 0;
+		errno = EIO;
+		return -1;
+	}
+	return 0;
 }
 
 #endif

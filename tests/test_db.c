@@ -34,12 +34,8 @@ static int fsync_fail;
 int
 fsync(int fd)
 {
-	fsync_log_add(fd, fsynced, sizeof(fsynced));
-	if (fsync_fail) {
-		fsync_fail = 0;
-		errno = EIO;
+	if (fsync_log(fd, fsynced, sizeof(fsynced), &fsync_fail) == -1)
 		return -1;
-	}
 	return (int)syscall(SYS_fsync, fd);
 }
 

@@ -36,12 +36,8 @@ static int fsync_fail;
 int
 __wrap_fsync(int fd)
 {
-	fsync_log_add(fd, fsynced, sizeof(fsynced));
-	if (fsync_fail) {
-		fsync_fail = 0;
-		errno = EIO;
+	if (fsync_log(fd, fsynced, sizeof(fsynced), &fsync_fail) == -1)
 		return -1;
-	}
 	return __real_fsync(fd);
 }
 
