@@ -23,13 +23,15 @@ struct record_format record_daemon = {
 };
 
 /* The fields a SAMPLE may have here, in the kernel's order
- * (perf_output_sample): u64s, then CALLCHAIN (nr and nr u64s), then
- * CGROUP, which is the last when none of the fields between is asked
- * for. */
+ * (perf_output_sample): u64s, then CALLCHAIN (nr and nr u64s), REGS_USER
+ * (abi, then a u64 a register unless abi is NONE), STACK_USER (size,
+ * then size bytes and dyn_size unless size is 0), then CGROUP, which is
+ * the last when none of the fields between is asked for. */
 #define SAMPLE_KNOWN	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | \
 	PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | \
 	PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | \
-	PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_CGROUP)
+	PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | \
+	PERF_SAMPLE_CGROUP)
 
 static uint16_t
 field(uint64_t type, uint64_t bit, uint16_t *at)
@@ -44,6 +46,13 @@ field(uint64_t type, uint64_t bit, uint16_t *at)
 
 int
 record_format_init(struct record_format *f, uint64_t type, int sample_id_all)
+{
+	return record_format_init_regs(f, type, sample_id_all, 0);
+}
+
+int
+record_format_init_regs(struct record_format *f, uint64_t type,
+    int sample_id_all, uint64_t regs_mask)
 {
 	uint16_t at = sizeof(struct perf_event_header);
 
@@ -66,11 +75,16 @@ record_format_init(struct record_format *f, uint64_t type, int sample_id_all)
 	field(type, PERF_SAMPLE_STREAM_ID, &at);
 	f->s_cpu = field(type, PERF_SAMPLE_CPU, &at);
 	field(type, PERF_SAMPLE_PERIOD, &at);
-	/* After a call chain the cgroup id is at the end; sample_size is
-	 * then that of an empty chain. */
+	/* After a call chain, registers or a stack copy the cgroup id is at
+	 * the end; sample_size is then that of an empty chain, no registers
+	 * (abi NONE) and an empty copy. */
 	f->s_callchain = field(type, PERF_SAMPLE_CALLCHAIN, &at);
+	f->regs_user = field(type, PERF_SAMPLE_REGS_USER, &at) != RECORD_NONE;
+	f->nregs_user = f->regs_user ? (uint16_t)__builtin_popcountll(regs_mask) : 0;
+	f->stack_user = field(type, PERF_SAMPLE_STACK_USER, &at) != RECORD_NONE;
 	f->s_cgroup = field(type, PERF_SAMPLE_CGROUP, &at);
-	if (f->s_callchain != RECORD_NONE && f->s_cgroup != RECORD_NONE)
+	if ((f->s_callchain != RECORD_NONE || f->regs_user || f->stack_user) &&
+	    f->s_cgroup != RECORD_NONE)
 		f->s_cgroup = RECORD_LAST;
 	f->sample_size = at;
 	f->i_id = f->i_tid = f->i_time = f->i_cpu = RECORD_NONE;
@@ -91,6 +105,7 @@ record_format_init(struct record_format *f, uint64_t type, int sample_id_all)
 }
 
 static int	daemon_cgroup = 1, daemon_callchain;
+static uint64_t	daemon_regs;
 
 static void
 daemon_format(void)
@@ -101,7 +116,10 @@ daemon_format(void)
 		type &= ~(uint64_t)PERF_SAMPLE_CGROUP;
 	if (daemon_callchain)
 		type |= PERF_SAMPLE_CALLCHAIN;
-	record_format_init(&record_daemon, type, RECORD_SAMPLE_ID_ALL);
+	if (daemon_regs != 0)
+		type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	record_format_init_regs(&record_daemon, type, RECORD_SAMPLE_ID_ALL,
+	    daemon_regs);
 }
 
 void
@@ -118,9 +136,84 @@ record_daemon_set_callchain(int on)
 	daemon_format();
 }
 
+void
+record_daemon_set_user_stack(uint64_t regs_mask)
+{
+	daemon_regs = regs_mask;
+	daemon_format();
+}
+
+static uint64_t u64_at(const union record *, size_t);
+
+/* Where the variable fields after the u64s begin: the call chain's nr,
+ * else the registers' abi, else the stack's size. */
+static size_t
+var_start(const struct record_format *f)
+{
+	if (f->s_callchain != RECORD_NONE)
+		return f->s_callchain;
+	return (size_t)f->sample_size - 8 * ((size_t)f->regs_user +
+	    f->stack_user + (f->s_cgroup == RECORD_LAST));
+}
+
+int
+record_user_stack(const struct record_format *f, const union record *r,
+    size_t size, struct record_user_stack *u)
+{
+	const unsigned char *p = (const unsigned char *)r;
+	/* What must follow the part read so far: the cgroup id at the end. */
+	size_t tail = f->s_cgroup == RECORD_LAST ? 8 : 0;
+	size_t at;
+	uint64_t v;
+
+	memset(u, 0, sizeof(*u));
+	if (!f->regs_user && !f->stack_user)
+		return 0;
+	if (size < f->sample_size)
+		return -1;
+	at = var_start(f);
+	if (f->s_callchain != RECORD_NONE) {
+		v = u64_at(r, at);
+		if (v > (size - at - 8) / 8)
+			return -1;
+		at += 8 + v * 8;
+	}
+	if (f->regs_user) {
+		if (at + 8 + tail > size)
+			return -1;
+		u->abi = u64_at(r, at);
+		at += 8;
+		if (u->abi != PERF_SAMPLE_REGS_ABI_NONE) {
+			if ((size - at - tail) / 8 < f->nregs_user)
+				return -1;
+			u->regs = (const uint64_t *)(const void *)(p + at);
+			u->nregs = f->nregs_user;
+			at += 8 * (size_t)f->nregs_user;
+		}
+	}
+	if (f->stack_user) {
+		if (at + 8 + tail > size)
+			return -1;
+		v = u64_at(r, at);
+		at += 8;
+		if (v != 0) {
+			/* The copy, then dyn_size: the bytes filled. */
+			if (v > size - at || size - at - v < 8 + tail)
+				return -1;
+			u->stack = p + at;
+			u->size = u64_at(r, at + v);
+			if (u->size > v)
+				u->size = v;
+			at += v + 8;
+		}
+	}
+	return at + tail <= size ? 0 : -1;
+}
+
 int
 record_check(const struct record_format *f, const union record *r, size_t size)
 {
+	struct record_user_stack u;
 	size_t need;
 
 	if (size < sizeof(r->header))
@@ -128,6 +221,9 @@ record_check(const struct record_format *f, const union record *r, size_t size)
 	switch (r->header.type) {
 	case PERF_RECORD_SAMPLE:
 		need = f->sample_size;
+		if ((f->regs_user || f->stack_user) &&
+		    record_user_stack(f, r, size, &u) == -1)
+			return -1;
 		if (f->s_callchain != RECORD_NONE && size >= need) {
 			uint64_t nr;
 

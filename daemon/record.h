@@ -120,6 +120,11 @@ struct record_format {
 	uint16_t	sample_size;	/* header and fields */
 	uint16_t	s_id, s_ip, s_tid, s_time, s_cpu, s_cgroup;
 	uint16_t	s_callchain;	/* its nr, then nr u64s */
+	/* PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER follow the call
+	 * chain, each of variable size (record_user_stack finds them):
+	 * nregs_user registers in the order of the mask's bits. */
+	uint8_t		regs_user, stack_user;
+	uint16_t	nregs_user;
 	uint16_t	id_size;	/* trailer bytes; 0 without sample_id_all */
 	uint16_t	i_id, i_tid, i_time, i_cpu;
 };
@@ -131,6 +136,11 @@ void record_daemon_set_cgroup(int on);
 /* With PERF_SAMPLE_CALLCHAIN (dcpid.conf callchain): the cgroup id then
  * follows the chain, at the record's end (s_cgroup RECORD_LAST). */
 void record_daemon_set_callchain(int on);
+/* With PERF_SAMPLE_REGS_USER (the registers of regs_mask, the kernel's
+ * PERF_REG_* bits: sample_regs_user) and PERF_SAMPLE_STACK_USER, for
+ * call chains unwound from a copy of the user stack; 0: neither.  The
+ * cgroup id then follows the stack copy, at the record's end. */
+void record_daemon_set_user_stack(uint64_t regs_mask);
 /* A SAMPLE's call chain: a pointer to its nr u64s in r (context markers
  * such as PERF_CONTEXT_USER included, as the kernel wrote them) and *nr;
  * NULL when f has no chain or r is too short for the nr it says.  (Inline:
@@ -152,13 +162,36 @@ record_callchain(const struct record_format *f, const union record *r,
 }
 
 /* Fills *f for events opened with sample_type and sample_id_all.  -1 if
- * sample_type has a field other than the u64s, CALLCHAIN and CGROUP
- * (READ, RAW, BRANCH_STACK, ...), which these records never carry. */
+ * sample_type has a field other than the u64s, CALLCHAIN, REGS_USER,
+ * STACK_USER and CGROUP (READ, RAW, BRANCH_STACK, ...), which these
+ * records never carry.  record_format_init_regs: with REGS_USER, the
+ * registers sampled (sample_regs_user); record_format_init has none. */
 int record_format_init(struct record_format *f, uint64_t sample_type,
     int sample_id_all);
+int record_format_init_regs(struct record_format *f, uint64_t sample_type,
+    int sample_id_all, uint64_t regs_mask);
+
+/* A SAMPLE's user registers and user stack copy (REGS_USER, STACK_USER),
+ * pointing into the record: abi is PERF_SAMPLE_REGS_ABI_* (NONE: the
+ * sample has no user context, a kernel thread's, and regs is NULL);
+ * regs[nregs] in the order of the mask's bits; stack[size] the bytes
+ * from the user SP at the sample, size the part the kernel filled
+ * (dyn_size, never more than the copy); 0 for a format without them. */
+struct record_user_stack {
+	uint64_t		 abi;
+	const uint64_t		*regs;
+	uint32_t		 nregs;
+	const unsigned char	*stack;
+	uint64_t		 size;
+};
+/* Fills *u from the SAMPLE r of size bytes.  -1 if r is too short for
+ * what its call chain, registers and stack say (record_check refuses
+ * such a record). */
+int record_user_stack(const struct record_format *f, const union record *r,
+    size_t size, struct record_user_stack *u);
 
 /* 0 if the size bytes at r hold the fixed part of r's type (a SAMPLE's
- * whole call chain; for COMM, MMAP2 and CGROUP, whose string ends where
+ * whole call chain, user registers and stack copy; for COMM, MMAP2 and CGROUP, whose string ends where
  * the trailer begins, the trailer);
  * -1 if the record is truncated.  Types not listed in union record have
  * nothing to check. */

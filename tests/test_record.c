@@ -245,6 +245,108 @@ test_sample_callchain(void **state)
 	assert_int_equal(record_daemon.sample_size, 56);
 }
 
+/* The dwarf route's fields: the kernel's chain, then REGS_USER (abi and
+ * BP, SP, IP: the mask's bits in order), then STACK_USER (size, the
+ * bytes, dyn_size), then the cgroup id at the end.  A kernel thread's
+ * sample has abi NONE and an empty copy; a dyn_size over the copy is
+ * cut to it; a record shorter than its fields say is refused. */
+static void
+test_sample_user_stack(void **state)
+{
+	struct buf b;
+	const union record *r;
+	struct record_sample s;
+	struct record_user_stack u;
+	const uint64_t *ips;
+	uint64_t nr, mask = (1ull << 6) | (1ull << 7) | (1ull << 8);
+	unsigned char stack[32];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(stack); i++)
+		stack[i] = (unsigned char)i;
+	record_daemon_set_callchain(1);
+	record_daemon_set_user_stack(mask);
+	assert_true(record_daemon.regs_user && record_daemon.stack_user);
+	assert_int_equal(record_daemon.nregs_user, 3);
+	assert_int_equal(record_daemon.s_cgroup, RECORD_LAST);
+	assert_int_equal(record_daemon.sample_size, 80);
+	header(&b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	put64(&b, 77);				/* IDENTIFIER */
+	put64(&b, 0x401000);			/* IP */
+	put32x2(&b, 42, 43);			/* TID */
+	put64(&b, 123456789);			/* TIME */
+	put32x2(&b, 3, 0);			/* CPU */
+	put64(&b, 1);				/* CALLCHAIN: nr */
+	put64(&b, PERF_CONTEXT_USER);
+	put64(&b, PERF_SAMPLE_REGS_ABI_64);	/* REGS_USER */
+	put64(&b, 0x7ffd0100);			/* BP */
+	put64(&b, 0x7ffd0000);			/* SP */
+	put64(&b, 0x401000);			/* IP */
+	put64(&b, sizeof(stack));		/* STACK_USER: size */
+	put(&b, stack, sizeof(stack));
+	put64(&b, 24);				/* dyn_size */
+	put64(&b, 0x1234);			/* CGROUP */
+	r = done(&b);
+	assert_int_equal(record_check(&record_daemon, r, b.len), 0);
+	assert_int_equal(record_parse_sample(&record_daemon, r, b.len, &s), 0);
+	assert_int_equal(s.cgroup, 0x1234);
+	assert_non_null(ips = record_callchain(&record_daemon, r, b.len, &nr));
+	assert_int_equal(nr, 1);
+	assert_int_equal(record_user_stack(&record_daemon, r, b.len, &u), 0);
+	assert_int_equal(u.abi, PERF_SAMPLE_REGS_ABI_64);
+	assert_int_equal(u.nregs, 3);
+	assert_int_equal(u.regs[0], 0x7ffd0100);
+	assert_int_equal(u.regs[1], 0x7ffd0000);
+	assert_int_equal(u.regs[2], 0x401000);
+	assert_int_equal(u.size, 24);
+	assert_memory_equal(u.stack, stack, 24);
+	/* Each cut refused: in the cgroup id, dyn_size, the copy. */
+	for (i = 8; i <= 8 + 8 + sizeof(stack); i += 8) {
+		assert_int_equal(record_check(&record_daemon, r, b.len - i), -1);
+		assert_int_equal(record_user_stack(&record_daemon, r, b.len - i, &u), -1);
+	}
+
+	/* dyn_size over the copy: cut to it. */
+	b.q[b.len / 8 - 2] = 4096;
+	r = done(&b);
+	assert_int_equal(record_user_stack(&record_daemon, r, b.len, &u), 0);
+	assert_int_equal(u.size, sizeof(stack));
+
+	/* A kernel thread: abi NONE, no registers, size 0 and no dyn_size. */
+	header(&b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL);
+	put64(&b, 77);
+	put64(&b, 0xffffffff81000000ull);
+	put32x2(&b, 0, 0);
+	put64(&b, 5);
+	put32x2(&b, 1, 0);
+	put64(&b, 2);				/* CALLCHAIN */
+	put64(&b, PERF_CONTEXT_KERNEL);
+	put64(&b, 0xffffffff81000000ull);
+	put64(&b, PERF_SAMPLE_REGS_ABI_NONE);
+	put64(&b, 0);				/* STACK_USER: size 0 */
+	put64(&b, 0x99);			/* CGROUP */
+	r = done(&b);
+	assert_int_equal(record_check(&record_daemon, r, b.len), 0);
+	assert_int_equal(record_user_stack(&record_daemon, r, b.len, &u), 0);
+	assert_int_equal(u.abi, PERF_SAMPLE_REGS_ABI_NONE);
+	assert_null(u.regs);
+	assert_null(u.stack);
+	assert_int_equal(u.size, 0);
+	assert_int_equal(record_parse_sample(&record_daemon, r, b.len, &s), 0);
+	assert_int_equal(s.cgroup, 0x99);
+	/* A chain whose nr runs into the registers' place. */
+	b.q[6] = 4;
+	r = done(&b);
+	assert_int_equal(record_check(&record_daemon, r, b.len), -1);
+	assert_int_equal(record_user_stack(&record_daemon, r, b.len, &u), -1);
+
+	record_daemon_set_user_stack(0);
+	assert_false(record_daemon.regs_user || record_daemon.stack_user);
+	record_daemon_set_callchain(0);
+	assert_int_equal(record_daemon.sample_size, 56);
+}
+
 /* Another sample_type: ID instead of IDENTIFIER, PERIOD last, no CPU. */
 static void
 test_sample_other_type(void **state)
@@ -522,6 +624,7 @@ main(void)
 		cmocka_unit_test(test_sample),
 		cmocka_unit_test(test_sample_other_type),
 		cmocka_unit_test(test_sample_callchain),
+		cmocka_unit_test(test_sample_user_stack),
 		cmocka_unit_test(test_mmap2),
 		cmocka_unit_test(test_comm),
 		cmocka_unit_test(test_cgroup),

@@ -29,6 +29,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct record_sample s;
 	const union record *r;
 	const uint64_t *chain;
+	struct record_user_stack u;
 	uint64_t type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 	    PERF_SAMPLE_TIME | PERF_SAMPLE_CPU, nr = 0, t;
 	char str[64];
@@ -43,7 +44,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		type |= PERF_SAMPLE_CALLCHAIN;
 	if (pick & 2)
 		type |= PERF_SAMPLE_CGROUP;
-	CHECK(record_format_init(&f, type, (pick & 4) != 0) == 0);
+	/* The dwarf route's fields: BP, SP and IP, or (a mask's edge) none. */
+	if (pick & 8)
+		type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	CHECK(record_format_init_regs(&f, type, (pick & 4) != 0,
+	    pick & 16 ? 0 : 7ull << 6) == 0);
 	size--;
 	/* Aligned as the ring buffer's records are, and exactly size. */
 	if ((buf = aligned_alloc(8, (size + 7) & ~(size_t)7)) == NULL)
@@ -64,6 +69,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (nr > 0)
 				(void)*(volatile const uint64_t *)&chain[nr - 1];
 		}
+		if (r->header.type == PERF_RECORD_SAMPLE &&
+		    record_user_stack(&f, r, size, &u) == 0) {
+			if (u.regs != NULL)
+				CHECK((const unsigned char *)(u.regs + u.nregs) <=
+				    (const unsigned char *)buf + size);
+			if (u.stack != NULL) {
+				CHECK(u.stack + u.size <= (const unsigned char *)buf + size);
+				if (u.size > 0)
+					(void)*(volatile const unsigned char *)&u.stack[u.size - 1];
+			}
+		} else if (r->header.type == PERF_RECORD_SAMPLE)
+			CHECK(!f.regs_user && !f.stack_user);
 		if (r->header.type == PERF_RECORD_COMM || r->header.type == PERF_RECORD_MMAP2 ||
 		    r->header.type == PERF_RECORD_CGROUP) {
 			p = record_string(&f, r, size, str, sizeof(str));
