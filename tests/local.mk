@@ -559,13 +559,17 @@ EXTRA_DIST += tests/fuzz/fuzz_cgroup.c
 
 # Go's function table (lib/sym_gopclntab.c): each layout, broken tables;
 # and the reader on the fuzz corpus.
-check_PROGRAMS += tests/test_gopclntab tests/fuzz/fuzz_gopclntab_corpus
-TESTS += tests/test_gopclntab tests/fuzz/fuzz_gopclntab_corpus
+if ENABLE_TESTS
+check_PROGRAMS += tests/test_gopclntab
+TESTS += tests/test_gopclntab
 tests_test_gopclntab_SOURCES = tests/test_gopclntab.c lib/sym_gopclntab.c
 tests_test_gopclntab_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib \
 	-DTOP_SRCDIR='"$(abs_top_srcdir)"'
 tests_test_gopclntab_CFLAGS = $(TESTS_CFLAGS) $(ELF_CFLAGS) $(DW_CFLAGS)
 tests_test_gopclntab_LDADD = $(TESTS_LIBS)
+endif
+check_PROGRAMS += tests/fuzz/fuzz_gopclntab_corpus
+TESTS += tests/fuzz/fuzz_gopclntab_corpus
 tests_fuzz_fuzz_gopclntab_corpus_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz_gopclntab.c \
 	lib/sym_gopclntab.c
 tests_fuzz_fuzz_gopclntab_corpus_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib \
@@ -575,12 +579,16 @@ EXTRA_DIST += tests/fuzz/fuzz_gopclntab.c
 
 # /proc/PID/status: kernels' texts, malformed ones, this process's own; and
 # the parser on the fuzz corpus.
-check_PROGRAMS += tests/test_procstatus tests/fuzz/fuzz_procstatus_corpus
-TESTS += tests/test_procstatus tests/fuzz/fuzz_procstatus_corpus
+if ENABLE_TESTS
+check_PROGRAMS += tests/test_procstatus
+TESTS += tests/test_procstatus
 tests_test_procstatus_SOURCES = tests/test_procstatus.c
 tests_test_procstatus_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon
 tests_test_procstatus_CFLAGS = $(TESTS_CFLAGS)
 tests_test_procstatus_LDADD = daemon/libdcpid.la $(TESTS_LIBS)
+endif
+check_PROGRAMS += tests/fuzz/fuzz_procstatus_corpus
+TESTS += tests/fuzz/fuzz_procstatus_corpus
 tests_fuzz_fuzz_procstatus_corpus_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz_procstatus.c
 tests_fuzz_fuzz_procstatus_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DFUZZ_CORPUS='"$(abs_top_srcdir)/tests/fuzz/corpus/procstatus"'
