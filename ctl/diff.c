@@ -28,7 +28,7 @@ struct side {
 	uint64_t	 total;
 };
 
-static const struct agg *sort_agg;
+static const struct rows *sort_agg;
 static uint64_t tot_a, tot_b;
 
 static double
@@ -138,8 +138,8 @@ cmd_diff(const struct ctl_globals *g, int argc, char **argv)
 	struct selection common;
 	struct side sd[2];
 	struct symcache *c;
-	struct agg a;
-	struct table t;
+	struct rows a;
+	struct out_table t;
 	size_t *order, i, j, limit = (size_t)-1;
 	const char *event = NULL, *from = NULL;
 	struct fleet *fleet = NULL;
@@ -258,10 +258,10 @@ cmd_diff(const struct ctl_globals *g, int argc, char **argv)
 		}
 	}
 	c = symcache_new();
-	agg_init(&a, 2);
+	rows_init(&a, 2);
 	for (i = 0; i < 2; i++) {
 		a.event_base = i;
-		agg_dataset(&a, sd[i].d, c, 0);
+		rows_dataset(&a, sd[i].d, c, 0);
 		sd[i].total = sd[i].d->n_events ? sd[i].d->events[0].samples : 0;
 	}
 rows:
@@ -272,22 +272,22 @@ rows:
 		order[i] = i;
 	sort_agg = &a;
 	qsort(order, a.n_rows, sizeof(size_t), change_cmp);
-	table_init(&t, 8, head, right);
+	out_table_init(&t, 8, head, right);
 	for (i = 0; i < a.n_rows && i < limit; i++) {
 		const struct row *rw = &a.rows[order[i]];
 		pa = share(rw->n[0], tot_a);
 		pb = share(rw->n[1], tot_b);
-		table_addf(&t, 0, "%.2f", pa);
-		table_addf(&t, 1, "%.2f", pb);
-		table_addf(&t, 2, "%+.2f", pb - pa);
+		out_table_addf(&t, 0, "%.2f", pa);
+		out_table_addf(&t, 1, "%.2f", pb);
+		out_table_addf(&t, 2, "%+.2f", pb - pa);
 		if (rw->n[0] == 0)
-			table_addf(&t, 3, "inf");
+			out_table_addf(&t, 3, "inf");
 		else
-			table_addf(&t, 3, "%.2f", pb / pa);
-		table_addf(&t, 4, "%llu", (unsigned long long)rw->n[0]);
-		table_addf(&t, 5, "%llu", (unsigned long long)rw->n[1]);
-		table_addf(&t, 6, "%s", rw->proc);
-		table_addf(&t, 7, "%s", rw->image);
+			out_table_addf(&t, 3, "%.2f", pb / pa);
+		out_table_addf(&t, 4, "%llu", (unsigned long long)rw->n[0]);
+		out_table_addf(&t, 5, "%llu", (unsigned long long)rw->n[1]);
+		out_table_addf(&t, 6, "%s", rw->proc);
+		out_table_addf(&t, 7, "%s", rw->image);
 	}
 	if (common.fmt == FMT_TEXT) {
 		printf("event %s\n", event);
@@ -295,12 +295,12 @@ rows:
 			print_side(&sd[i], "AB"[i]);
 		putchar('\n');
 	}
-	table_print(&t, common.fmt, stdout);
+	out_table_print(&t, common.fmt, stdout);
 	if (common.fmt == FMT_JSON)
 		putchar('\n');
-	table_free(&t);
+	out_table_free(&t);
 	free(order);
-	agg_free(&a);
+	rows_free(&a);
 	symcache_free(c);
 	free(ev);
 	fleet_free(fleet);

@@ -51,7 +51,7 @@ fmt_duration(time_t d, char *out, size_t len)
 
 /* v[0..n) joined by commas into a cell of column col. */
 static void
-table_join(struct table *t, size_t col, char *const *v, size_t n)
+out_table_join(struct out_table *t, size_t col, char *const *v, size_t n)
 {
 	char *list;
 	size_t len, j;
@@ -61,7 +61,7 @@ table_join(struct table *t, size_t col, char *const *v, size_t n)
 	list = xcalloc(len + 1, 1);
 	for (j = 0; j < n; j++)
 		strcat(strcat(list, j ? "," : ""), v[j]);
-	table_addf(t, col, "%s", list);
+	out_table_addf(t, col, "%s", list);
 	free(list);
 }
 
@@ -431,7 +431,7 @@ list_cache(const char *db, enum fmt fm)
 	struct refs r = { NULL, 0, 0 };
 	const struct ref *ref;
 	struct dcpi_error err;
-	struct table t;
+	struct out_table t;
 	size_t nn, n, i, files, total_files = 0;
 	uint64_t bytes, total = 0;
 
@@ -445,17 +445,17 @@ list_cache(const char *db, enum fmt fm)
 		nn = 0;
 	}
 	refs_scan(db, ep, n, NULL, &r);
-	table_init(&t, 4, head, right);
+	out_table_init(&t, 4, head, right);
 	for (i = 0; i < nn; i++) {
 		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, names[i]) >=
 		    sizeof(path))
 			continue;
 		du(path, &bytes, &files);
 		ref = is_hex(names[i]) ? refs_find(&r, names[i]) : NULL;
-		table_addf(&t, 0, "%s", names[i]);
-		table_addf(&t, 1, "%zu", files);
-		table_addf(&t, 2, "%llu", (unsigned long long)bytes);
-		table_addf(&t, 3, "%s", ref ? ref->profile + strlen(db) + 1 : "-");
+		out_table_addf(&t, 0, "%s", names[i]);
+		out_table_addf(&t, 1, "%zu", files);
+		out_table_addf(&t, 2, "%llu", (unsigned long long)bytes);
+		out_table_addf(&t, 3, "%s", ref ? ref->profile + strlen(db) + 1 : "-");
 		total += bytes;
 		total_files += files;
 	}
@@ -463,10 +463,10 @@ list_cache(const char *db, enum fmt fm)
 		printf("build-id cache %s: %zu entries, %zu files, %llu bytes\n", dir, nn,
 		    total_files, (unsigned long long)total);
 	if (nn > 0 || fm != FMT_TEXT)
-		table_print(&t, fm, stdout);
+		out_table_print(&t, fm, stdout);
 	if (fm == FMT_JSON)
 		putchar('\n');
-	table_free(&t);
+	out_table_free(&t);
 	refs_free(&r);
 	dcpi_strv_free(names, nn);
 	dcpi_strv_free(ep, n);
@@ -490,7 +490,7 @@ cmd_epochs(const struct ctl_globals *g, int argc, char **argv)
 	struct dcpi_dataset *d;
 	struct dcpi_error err;
 	struct selection s;
-	struct table t;
+	struct out_table t;
 	char **ep, cur[DCPI_EPOCH_LEN + 1], path[4096], buf[64], **names;
 	const char *one[1];
 	size_t n, i, j, files;
@@ -521,7 +521,7 @@ cmd_epochs(const struct ctl_globals *g, int argc, char **argv)
 		return 1;
 	}
 	has_cur = dcpi_db_current(g->db, cur, NULL) == 0;
-	table_init(&t, 8, head, right);
+	out_table_init(&t, 8, head, right);
 	for (i = 0; i < n; i++) {
 		memset(&f, 0, sizeof(f));
 		one[0] = ep[i];
@@ -542,34 +542,34 @@ cmd_epochs(const struct ctl_globals *g, int argc, char **argv)
 		}
 		for (j = 0; j < d->n_skipped; j++)
 			fprintf(stderr, "dcpictl: warning: skipped %s\n", d->skipped[j]);
-		table_addf(&t, 0, "%s", ep[i]);
-		table_addf(&t, 1, "%s", has_cur && strcmp(cur, ep[i]) == 0 ? "yes" : "");
+		out_table_addf(&t, 0, "%s", ep[i]);
+		out_table_addf(&t, 1, "%s", has_cur && strcmp(cur, ep[i]) == 0 ? "yes" : "");
 		dcpi_epoch_parse(ep[i], &start);
-		table_addf(&t, 2, "%s", fmt_time(buf, start));
+		out_table_addf(&t, 2, "%s", fmt_time(buf, start));
 		/* An epoch lasts until the next one starts; the newest until now. */
 		if (i + 1 < n && dcpi_epoch_parse(ep[i + 1], &next) == 0)
 			fmt_duration(next - start, buf, sizeof(buf));
 		else
 			fmt_duration(time(NULL) - start, buf, sizeof(buf));
-		table_addf(&t, 3, "%s", buf);
-		table_join(&t, 4, d->hosts, d->n_hosts);
+		out_table_addf(&t, 3, "%s", buf);
+		out_table_join(&t, 4, d->hosts, d->n_hosts);
 		names = xcalloc(d->n_events + 1, sizeof(*names));
 		for (samples = 0, j = 0; j < d->n_events; j++) {
 			names[j] = d->events[j].name;
 			samples += d->events[j].samples;
 		}
-		table_join(&t, 5, names, d->n_events);
+		out_table_join(&t, 5, names, d->n_events);
 		free(names);
-		table_addf(&t, 6, "%llu", (unsigned long long)samples);
+		out_table_addf(&t, 6, "%llu", (unsigned long long)samples);
 		snprintf(path, sizeof(path), "%s/%s", g->db, ep[i]);
 		du(path, &bytes, &files);
-		table_addf(&t, 7, "%llu", (unsigned long long)bytes);
+		out_table_addf(&t, 7, "%llu", (unsigned long long)bytes);
 		dcpi_dataset_free(d);
 	}
-	table_print(&t, s.fmt, stdout);
+	out_table_print(&t, s.fmt, stdout);
 	if (s.fmt == FMT_JSON)
 		putchar('\n');
-	table_free(&t);
+	out_table_free(&t);
 	dcpi_strv_free(ep, n);
 	return fflush(stdout) == 0 ? 0 : 1;
 }

@@ -343,10 +343,10 @@ out:
  */
 static int
 rows_query(struct fleet *f, unsigned mode, char *const *cols, size_t n_cols,
-    const size_t *ord, size_t limit, struct agg *a, const char *cmd)
+    const size_t *ord, size_t limit, struct rows *a, const char *cmd)
 {
 	struct ch_buf sql = { 0 }, sums = { 0 }, outer = { 0 }, *ans;
-	const char *db = f->c.url.db, *lab = mode & AGG_LABEL ? "label" : "''";
+	const char *db = f->c.url.db, *lab = mode & ROWS_LABEL ? "label" : "''";
 	char *p, *end, *fl[4 + 64];
 	size_t i;
 	int n, r = -1;
@@ -357,10 +357,10 @@ rows_query(struct fleet *f, unsigned mode, char *const *cols, size_t n_cols,
 		ch_printf(&sums, ", sumIf(count, %s) AS n%zu", cols[i], i);
 		ch_printf(&outer, ", sum(n%zu) AS s%zu", i, i);
 	}
-	if (mode & AGG_LABEL_ONLY)
+	if (mode & ROWS_LABEL_ONLY)
 		ch_printf(&sql, "SELECT label, '', '', ''%s FROM %s.samples WHERE %s "
 		    "GROUP BY label HAVING ", (char *)sums.p, db, (char *)f->where.p);
-	else if (mode & AGG_IMAGE)
+	else if (mode & ROWS_IMAGE)
 		ch_printf(&sql, "SELECT %s AS lab, image, any(image_name) AS iname, ''%s "
 		    "FROM %s.samples WHERE %s GROUP BY lab, image HAVING ", lab, (char *)sums.p,
 		    db, (char *)f->where.p);
@@ -377,15 +377,15 @@ rows_query(struct fleet *f, unsigned mode, char *const *cols, size_t n_cols,
 		    (char *)outer.p, lab, (char *)sums.p, db, (char *)f->where.p, db);
 	for (i = 0; i < n_cols; i++)
 		ch_printf(&sql, "%s%c%zu > 0", i ? " OR " : "",
-		    mode & (AGG_IMAGE | AGG_LABEL_ONLY) ? 'n' : 's', i);
+		    mode & (ROWS_IMAGE | ROWS_LABEL_ONLY) ? 'n' : 's', i);
 	/* The top N as prof sorts them; per label prof needs them all. */
-	if (limit != (size_t)-1 && !(mode & AGG_LABEL && !(mode & AGG_LABEL_ONLY))) {
+	if (limit != (size_t)-1 && !(mode & ROWS_LABEL && !(mode & ROWS_LABEL_ONLY))) {
 		ch_printf(&sql, " ORDER BY ");
 		for (i = 0; i < n_cols; i++)
-			ch_printf(&sql, "%c%zu DESC, ", mode & (AGG_IMAGE | AGG_LABEL_ONLY) ?
+			ch_printf(&sql, "%c%zu DESC, ", mode & (ROWS_IMAGE | ROWS_LABEL_ONLY) ?
 			    'n' : 's', ord[i]);
-		ch_printf(&sql, "%s LIMIT %zu", mode & AGG_LABEL_ONLY ? "label" :
-		    mode & AGG_IMAGE ? "iname, image" : "pn, iname2, image", limit);
+		ch_printf(&sql, "%s LIMIT %zu", mode & ROWS_LABEL_ONLY ? "label" :
+		    mode & ROWS_IMAGE ? "iname, image" : "pn, iname2, image", limit);
 	}
 	if ((ans = query(f, &sql, cmd)) == NULL)
 		goto out;
@@ -398,7 +398,7 @@ rows_query(struct fleet *f, unsigned mode, char *const *cols, size_t n_cols,
 			goto out;
 		}
 		for (i = 0; i < n_cols; i++)
-			agg_add(a, fl[0], fl[1], fl[2], fl[3], i, strtoull(fl[4 + i], NULL, 10));
+			rows_add(a, fl[0], fl[1], fl[2], fl[3], i, strtoull(fl[4 + i], NULL, 10));
 	}
 	r = 0;
 out:
@@ -419,7 +419,7 @@ strv_add(char ***v, size_t *n, const char *s)
  * selection; sorted by name as a dataset's. */
 int
 fleet_prof(const char *url, const struct selection *s, const char *until,
-    unsigned mode, size_t limit, struct dcpi_dataset **dp, struct agg *a, struct fleet **fp)
+    unsigned mode, size_t limit, struct dcpi_dataset **dp, struct rows *a, struct fleet **fp)
 {
 	struct fleet *f;
 	struct dcpi_dataset *d = NULL;
@@ -432,7 +432,7 @@ fleet_prof(const char *url, const struct selection *s, const char *until,
 
 	*dp = NULL;
 	*fp = NULL;
-	agg_init(a, 1);
+	rows_init(a, 1);
 	if (s->image != NULL) {
 		fprintf(stderr, "dcpictl: prof: --image does not go with --from\n");
 		return -1;
@@ -552,15 +552,15 @@ fleet_prof(const char *url, const struct selection *s, const char *until,
 				ord[k++] = j;
 		}
 	}
-	agg_free(a);
-	agg_init(a, d->n_events);
+	rows_free(a);
+	rows_init(a, d->n_events);
 	if (rows_query(f, mode, cols, d->n_events, ord, limit, a, "prof") == -1)
 		goto out;
 	/* The header's labels, as sel_labels finds them in a dataset: those
 	 * of the loaded profiles of the events shown, one image entry each;
 	 * a pass over the rows, so only when shown (per label, --label, the
 	 * JSON header). */
-	if (!(mode & AGG_LABEL) && s->n_labels == 0 && s->fmt != FMT_JSON)
+	if (!(mode & ROWS_LABEL) && s->n_labels == 0 && s->fmt != FMT_JSON)
 		goto done;
 	sql.len = 0;
 	ch_printf(&sql, "SELECT label FROM %s.samples WHERE %s AND %s AND event IN ",
@@ -597,8 +597,8 @@ out:
 	if (r == -1) {
 		dcpi_dataset_free(*dp);
 		*dp = NULL;
-		agg_free(a);
-		agg_init(a, 1);
+		rows_free(a);
+		rows_init(a, 1);
 		fleet_free(f);
 	} else
 		*fp = f;
@@ -637,7 +637,7 @@ parse_range(const char *arg, time_t r[2])
 
 int
 fleet_diff(const char *url, const struct selection *s, const char *range[2],
-    struct agg *a, uint64_t tot[2], const char **event, struct fleet **fp)
+    struct rows *a, uint64_t tot[2], const char **event, struct fleet **fp)
 {
 	struct fleet *f;
 	struct ch_buf sql = { 0 }, side[2] = { { 0 }, { 0 } }, cols[2] = { { 0 }, { 0 } }, *ans;
@@ -648,7 +648,7 @@ fleet_diff(const char *url, const struct selection *s, const char *range[2],
 
 	*fp = NULL;
 	*event = NULL;
-	agg_init(a, 2);
+	rows_init(a, 2);
 	if (s->image != NULL || s->n_epochs > 0 || s->all || s->since != NULL) {
 		fprintf(stderr, "dcpictl: diff: with --from, A and B are the time ranges "
 		    "compared: no --image, --epoch, --all or --since\n");
@@ -706,8 +706,8 @@ out:
 		chb_free(&cols[i]);
 	}
 	if (rc == -1) {
-		agg_free(a);
-		agg_init(a, 2);
+		rows_free(a);
+		rows_init(a, 2);
 		fleet_free(f);
 	} else
 		*fp = f;

@@ -16,24 +16,24 @@ struct fleet;	/* the server's answers the rows point into */
  * --since, --host GLOB, -e, --label, --idle) and until (--until TIME or
  * NULL), a dataset *d (events with their totals, idle and unattributed
  * samples, epochs, hosts; one image entry per label shown, for the
- * header) and the rows of mode (AGG_*) in a (agg_init'ed by the callee;
+ * header) and the rows of mode (ROWS_*) in a (rows_init'ed by the callee;
  * at most limit rows but per label).  *f holds the strings the rows point
  * to: free it with fleet_free after a and d.  -1 after printing an error
  * naming cmd.
  */
 int fleet_prof(const char *url, const struct selection *s, const char *until,
-    unsigned mode, size_t limit, struct dcpi_dataset **d, struct agg *a, struct fleet **f);
+    unsigned mode, size_t limit, struct dcpi_dataset **d, struct rows *a, struct fleet **f);
 
 /*
  * diff --from URL A B: A and B are time ranges FROM..TO (epochs starting at
  * or after FROM and before TO; either end may be left out) or epoch names.
- * Rows per procedure in a (agg_init'ed by the callee) with n[0] A's
+ * Rows per procedure in a (rows_init'ed by the callee) with n[0] A's
  * samples and n[1] B's, of one event: s's first -e, else the first by name
  * that both sides have; its totals into tot[2], its name into *event
  * (owned by *f).  -1 after printing an error.
  */
 int fleet_diff(const char *url, const struct selection *s, const char *range[2],
-    struct agg *a, uint64_t tot[2], const char **event, struct fleet **f);
+    struct rows *a, uint64_t tot[2], const char **event, struct fleet **f);
 
 void fleet_free(struct fleet *f);
 

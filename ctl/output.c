@@ -14,7 +14,7 @@
 #include "xmalloc.h"
 
 void
-table_init(struct table *t, size_t ncols, const char *const *head, const int *right)
+out_table_init(struct out_table *t, size_t ncols, const char *const *head, const int *right)
 {
 	size_t i;
 
@@ -29,7 +29,7 @@ table_init(struct table *t, size_t ncols, const char *const *head, const int *ri
 }
 
 static char **
-newrow(struct table *t)
+newrow(struct out_table *t)
 {
 	if (t->nrows == t->cap) {
 		t->cap = t->cap ? t->cap * 2 : 64;
@@ -40,7 +40,7 @@ newrow(struct table *t)
 }
 
 void
-table_add(struct table *t, ...)
+out_table_add(struct out_table *t, ...)
 {
 	va_list ap;
 	char **r = newrow(t);
@@ -53,7 +53,7 @@ table_add(struct table *t, ...)
 }
 
 void
-table_addf(struct table *t, size_t col, const char *fmt, ...)
+out_table_addf(struct out_table *t, size_t col, const char *fmt, ...)
 {
 	char buf[256], **r;
 	va_list ap;
@@ -78,7 +78,7 @@ table_addf(struct table *t, size_t col, const char *fmt, ...)
 }
 
 void
-table_put(struct table *t, size_t col, const char *s)
+out_table_put(struct out_table *t, size_t col, const char *s)
 {
 	size_t l = strlen(s) + 1;
 
@@ -134,7 +134,7 @@ fmt_pct(char *buf, uint64_t n, uint64_t total)
 }
 
 void
-table_free(struct table *t)
+out_table_free(struct out_table *t)
 {
 	size_t i;
 
@@ -187,17 +187,17 @@ pad(FILE *fp, size_t n)
 }
 
 void
-table_print(const struct table *t, enum fmt f, FILE *fp)
+out_table_print(const struct out_table *t, enum fmt f, FILE *fp)
 {
 	size_t *w, i, j, l;
 	const char *c;
 
 	if (f == FMT_CSV) {
-		table_print_csv(t, fp);
+		out_table_print_csv(t, fp);
 		return;
 	}
 	if (f == FMT_JSON) {
-		table_print_json(t, fp);
+		out_table_print_json(t, fp);
 		return;
 	}
 	w = xcalloc(t->ncols, sizeof(size_t));

@@ -29,7 +29,7 @@ csv_field(FILE *fp, const char *s)
 }
 
 void
-table_print_csv(const struct table *t, FILE *fp)
+out_table_print_csv(const struct out_table *t, FILE *fp)
 {
 	size_t i, j;
 

@@ -55,7 +55,7 @@ is_number(const char *s)
 }
 
 void
-table_print_json(const struct table *t, FILE *fp)
+out_table_print_json(const struct out_table *t, FILE *fp)
 {
 	size_t i, j;
 	const char *c;

@@ -18,7 +18,7 @@
 #include "stacks.h"
 #include "xmalloc.h"
 
-static const struct agg *sort_agg;
+static const struct rows *sort_agg;
 static const size_t *sort_ev;
 static const size_t *sort_rank;	/* per row, its label's place; NULL: none */
 
@@ -69,7 +69,7 @@ labtot_desc(const void *a, const void *b)
 
 /*
  * --by: "procedure", "image", "label", "label,procedure" or "label,image"
- * into AGG_* flags; -1 after printing a one-line error.
+ * into ROWS_* flags; -1 after printing a one-line error.
  */
 static int
 parse_by(const char *arg, unsigned *mode)
@@ -79,10 +79,10 @@ parse_by(const char *arg, unsigned *mode)
 		unsigned	 mode;
 	} by[] = {
 		{ "procedure",		0 },
-		{ "image",		AGG_IMAGE },
-		{ "label",		AGG_LABEL | AGG_LABEL_ONLY },
-		{ "label,procedure",	AGG_LABEL },
-		{ "label,image",	AGG_LABEL | AGG_IMAGE },
+		{ "image",		ROWS_IMAGE },
+		{ "label",		ROWS_LABEL | ROWS_LABEL_ONLY },
+		{ "label,procedure",	ROWS_LABEL },
+		{ "label,image",	ROWS_LABEL | ROWS_IMAGE },
 	};
 	size_t i;
 
@@ -195,7 +195,7 @@ print_header(const struct dcpi_dataset *d, const struct selection *s, FILE *fp)
 {
 	int idle_shown = sel_idle_shown(s);
 	char b0[32], b1[32];
-	struct table t;
+	struct out_table t;
 	static const char *const head[] = { "event", "samples", "period" };
 	static const int right[] = { 0, 1, 1 };
 	size_t i;
@@ -225,15 +225,15 @@ print_header(const struct dcpi_dataset *d, const struct selection *s, FILE *fp)
 	if (d->n_skipped > 0)
 		fprintf(fp, "%zu corrupt file%s skipped (see the warnings)\n", d->n_skipped,
 		    d->n_skipped > 1 ? "s" : "");
-	table_init(&t, 3, head, right);
+	out_table_init(&t, 3, head, right);
 	for (i = 0; i < d->n_events; i++) {
-		table_addf(&t, 0, "%s", d->events[i].name);
-		table_addf(&t, 1, "%llu", (unsigned long long)d->events[i].samples);
-		table_addf(&t, 2, "%llu%s", (unsigned long long)d->events[i].period,
+		out_table_addf(&t, 0, "%s", d->events[i].name);
+		out_table_addf(&t, 1, "%llu", (unsigned long long)d->events[i].samples);
+		out_table_addf(&t, 2, "%llu%s", (unsigned long long)d->events[i].period,
 		    d->events[i].mixed_period ? " (mixed)" : "");
 	}
-	table_print(&t, FMT_TEXT, fp);
-	table_free(&t);
+	out_table_print(&t, FMT_TEXT, fp);
+	out_table_free(&t);
 	print_apart(d, idle_shown, fp);
 	fputc('\n', fp);
 }
@@ -292,8 +292,8 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 	struct selection s;
 	struct dcpi_dataset *d;
 	struct symcache *c;
-	struct agg a;
-	struct table t;
+	struct rows a;
+	struct out_table t;
 	const char **head;
 	char **pcthead;
 	int *right, ch, r;
@@ -316,7 +316,7 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 		switch (ch) {
 		case SEL_BAD:
 			return 2;
-		case 'i': mode = AGG_IMAGE; break;
+		case 'i': mode = ROWS_IMAGE; break;
 		case 'b':
 			if (parse_by(optarg, &mode) == -1)
 				return 2;
@@ -382,8 +382,8 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 		if ((d = sel_load(g->db, &s, "prof")) == NULL)
 			return 1;
 		c = symcache_new();
-		agg_init(&a, d->n_events);
-		agg_dataset(&a, d, c, mode);
+		rows_init(&a, d->n_events);
+		rows_dataset(&a, d, c, mode);
 	}
 
 	/* Columns in the order of -e, else by name. */
@@ -404,7 +404,7 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 	}
 	order = xcalloc(a.n_rows + 1, sizeof(size_t));
 	min = 0;
-	if (mode & AGG_LABEL && !(mode & AGG_LABEL_ONLY)) {
+	if (mode & ROWS_LABEL && !(mode & ROWS_LABEL_ONLY)) {
 		/* Per label: the labels by their samples, each row ranked by
 		 * its label's place. */
 		labs = sel_labels(d, &nl);
@@ -453,8 +453,8 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 	 * procedure and image, image, or nothing, and label when by label.
 	 * Per label, cum% is of the label's samples: how much of it the
 	 * rows shown cover. */
-	nc = 2 * d->n_events + 1 + (mode & AGG_LABEL_ONLY ? 0 : mode & AGG_IMAGE ? 1 : 2) +
-	    (mode & AGG_LABEL ? 1 : 0);
+	nc = 2 * d->n_events + 1 + (mode & ROWS_LABEL_ONLY ? 0 : mode & ROWS_IMAGE ? 1 : 2) +
+	    (mode & ROWS_LABEL ? 1 : 0);
 	head = xcalloc(nc, sizeof(char *));
 	right = xcalloc(nc, sizeof(int));
 	pcthead = xcalloc(d->n_events + 1, sizeof(char *));
@@ -472,13 +472,13 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 	col = 2 * e;
 	head[col] = "cum%";
 	right[col++] = 1;
-	if (!(mode & (AGG_IMAGE | AGG_LABEL_ONLY)))
+	if (!(mode & (ROWS_IMAGE | ROWS_LABEL_ONLY)))
 		head[col++] = "procedure";
-	if (!(mode & AGG_LABEL_ONLY))
+	if (!(mode & ROWS_LABEL_ONLY))
 		head[col++] = "image";
-	if (mode & AGG_LABEL)
+	if (mode & ROWS_LABEL)
 		head[lab_col = col++] = "label";
-	table_init(&t, nc, head, right);
+	out_table_init(&t, nc, head, right);
 	for (i = shown = in_label = 0; i < n && shown < (rank ? (size_t)-1 : limit); i++) {
 		const struct row *rw = &a.rows[order[i]];
 		if (rank != NULL) {
@@ -493,28 +493,28 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 		}
 		shown++;
 		for (e = 0; e < d->n_events; e++) {
-			table_put(&t, 2 * e, fmt_u64(num, rw->n[ev[e]]));
-			table_put(&t, 2 * e + 1, fmt_pct(num, rw->n[ev[e]], d->events[ev[e]].samples));
+			out_table_put(&t, 2 * e, fmt_u64(num, rw->n[ev[e]]));
+			out_table_put(&t, 2 * e + 1, fmt_pct(num, rw->n[ev[e]], d->events[ev[e]].samples));
 		}
 		cum += d->n_events ? rw->n[ev[0]] : 0;
 		col = 2 * e;
-		table_put(&t, col++, fmt_pct(num, cum, rank ? lab_total :
+		out_table_put(&t, col++, fmt_pct(num, cum, rank ? lab_total :
 		    d->n_events ? d->events[ev[0]].samples : 0));
-		if (!(mode & (AGG_IMAGE | AGG_LABEL_ONLY)))
-			table_put(&t, col++, rw->proc);
-		if (!(mode & AGG_LABEL_ONLY))
-			table_put(&t, col++, rw->image);
-		if (mode & AGG_LABEL)
-			table_put(&t, lab_col, rw->label);
+		if (!(mode & (ROWS_IMAGE | ROWS_LABEL_ONLY)))
+			out_table_put(&t, col++, rw->proc);
+		if (!(mode & ROWS_LABEL_ONLY))
+			out_table_put(&t, col++, rw->image);
+		if (mode & ROWS_LABEL)
+			out_table_put(&t, lab_col, rw->label);
 	}
 	if (s.fmt == FMT_TEXT)
 		print_header(d, &s, stdout);
 	else if (s.fmt == FMT_JSON)
 		print_json_header(d, sel_idle_shown(&s), stdout);
-	table_print(&t, s.fmt, stdout);
+	out_table_print(&t, s.fmt, stdout);
 	if (s.fmt == FMT_JSON)
 		fputs("}\n", stdout);
-	table_free(&t);
+	out_table_free(&t);
 	free(head);
 	free(right);
 	free(order);
@@ -524,7 +524,7 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 	for (e = 0; e < d->n_events; e++)
 		free(pcthead[e]);
 	free(pcthead);
-	agg_free(&a);
+	rows_free(&a);
 	symcache_free(c);
 	dcpi_dataset_free(d);
 	fleet_free(fl);

@@ -271,7 +271,7 @@ push_one(struct pusher *p, const char *epoch, const char *host)
 
 		t = symcache_get(sc, im, &stale);
 		n_used = 0;
-		/* The procedure of each offset as prof's agg_dataset finds it:
+		/* The procedure of each offset as prof's rows_dataset finds it:
 		 * runs within the previous symbol, else a lookup. */
 		for (k = 0; k < im->prof->n_counts; k++) {
 			const struct dcpi_count *cn = &im->prof->counts[k];

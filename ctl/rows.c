@@ -22,14 +22,14 @@ rowhash(const char *label, const char *id, const char *proc)
 }
 
 void
-agg_init(struct agg *a, size_t n_events)
+rows_init(struct rows *a, size_t n_events)
 {
 	memset(a, 0, sizeof(*a));
 	a->n_events = n_events ? n_events : 1;
 }
 
 void
-agg_free(struct agg *a)
+rows_free(struct rows *a)
 {
 	size_t i;
 
@@ -40,7 +40,7 @@ agg_free(struct agg *a)
 }
 
 void
-agg_add(struct agg *a, const char *label, const char *imageid, const char *image,
+rows_add(struct rows *a, const char *label, const char *imageid, const char *image,
     const char *proc, size_t event, uint64_t n)
 {
 	struct htab_iter it;
@@ -76,7 +76,7 @@ agg_add(struct agg *a, const char *label, const char *imageid, const char *image
 }
 
 void
-agg_dataset(struct agg *a, const struct dcpi_dataset *d, struct symcache *c, unsigned mode)
+rows_dataset(struct rows *a, const struct dcpi_dataset *d, struct symcache *c, unsigned mode)
 {
 	const struct dcpi_dataset_image *im;
 	const struct dcpi_symbol *sym, *prev;
@@ -92,13 +92,13 @@ agg_dataset(struct agg *a, const struct dcpi_dataset *d, struct symcache *c, uns
 		name = image_name(im->prof);
 		id = im->prof->image ? im->prof->image : name;
 		ev = im->event + a->event_base;
-		lab = mode & AGG_LABEL ? sel_label_name(im->label) : "";
-		if (mode & AGG_LABEL_ONLY) {
-			agg_add(a, lab, "", "", "", ev, im->samples);
+		lab = mode & ROWS_LABEL ? sel_label_name(im->label) : "";
+		if (mode & ROWS_LABEL_ONLY) {
+			rows_add(a, lab, "", "", "", ev, im->samples);
 			continue;
 		}
-		if (mode & AGG_IMAGE) {
-			agg_add(a, lab, id, name, "", ev, im->samples);
+		if (mode & ROWS_IMAGE) {
+			rows_add(a, lab, id, name, "", ev, im->samples);
 			continue;
 		}
 		t = symcache_get(c, im, &stale);
@@ -110,7 +110,7 @@ agg_dataset(struct agg *a, const struct dcpi_dataset *d, struct symcache *c, uns
 			if (t == NULL) {
 				if (stale) {
 					snprintf(buf, sizeof(buf), "%s+0x%x", name, cn->offset);
-					agg_add(a, lab, id, name, buf, ev, cn->count);
+					rows_add(a, lab, id, name, buf, ev, cn->count);
 				} else
 					unknown += cn->count;
 				continue;
@@ -120,7 +120,7 @@ agg_dataset(struct agg *a, const struct dcpi_dataset *d, struct symcache *c, uns
 				continue;
 			}
 			if (prev != NULL)
-				agg_add(a, lab, id, name, prev->name, ev, run);
+				rows_add(a, lab, id, name, prev->name, ev, run);
 			if ((sym = dcpi_symtab_lookup(t, cn->offset)) == NULL) {
 				unknown += cn->count;
 				prev = NULL;
@@ -130,8 +130,8 @@ agg_dataset(struct agg *a, const struct dcpi_dataset *d, struct symcache *c, uns
 			}
 		}
 		if (prev != NULL)
-			agg_add(a, lab, id, name, prev->name, ev, run);
+			rows_add(a, lab, id, name, prev->name, ev, run);
 		if (unknown > 0)
-			agg_add(a, lab, id, name, "[unknown]", ev, unknown);
+			rows_add(a, lab, id, name, "[unknown]", ev, unknown);
 	}
 }

@@ -23,25 +23,25 @@ struct row {
 					 * label; points into a profile or is static */
 	uint64_t	*n;		/* per event; proc is in the same allocation */
 };
-struct agg {
+struct rows {
 	size_t		 n_events;
-	size_t		 event_base;	/* agg_dataset adds to event + this */
+	size_t		 event_base;	/* rows_dataset adds to event + this */
 	struct row	*rows;
 	size_t		 n_rows, cap_rows;
 	struct htab	 byname;	/* row index + 1 by (label, image id, proc) */
 };
 
-/* agg_dataset's rows: per procedure (0), image or label; AGG_LABEL with
+/* rows_dataset's rows: per procedure (0), image or label; ROWS_LABEL with
  * either of the others keeps them apart per label. */
-#define AGG_IMAGE	0x1
-#define AGG_LABEL	0x2
-#define AGG_LABEL_ONLY	0x4	/* one row per label (with AGG_LABEL) */
+#define ROWS_IMAGE	0x1
+#define ROWS_LABEL	0x2
+#define ROWS_LABEL_ONLY	0x4	/* one row per label (with ROWS_LABEL) */
 
-void agg_init(struct agg *, size_t n_events);
-void agg_free(struct agg *);
-void agg_add(struct agg *, const char *label, const char *imageid, const char *image,
+void rows_init(struct rows *, size_t n_events);
+void rows_free(struct rows *);
+void rows_add(struct rows *, const char *label, const char *imageid, const char *image,
     const char *proc, size_t event, uint64_t n);
-/* Adds a whole dataset, rows as mode (AGG_*) says. */
-void agg_dataset(struct agg *, const struct dcpi_dataset *, struct symcache *, unsigned mode);
+/* Adds a whole dataset, rows as mode (ROWS_*) says. */
+void rows_dataset(struct rows *, const struct dcpi_dataset *, struct symcache *, unsigned mode);
 
 #endif

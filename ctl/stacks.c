@@ -730,7 +730,7 @@ stacks_calls(const struct ctl_globals *g, const struct selection *s, const char 
     const char *proc, enum stacks_rel rel, size_t limit)
 {
 	struct chains ch;
-	struct table t;
+	struct out_table t;
 	const struct chain *c;
 	const char *head[4], *selfimage = "";
 	static const int right[] = { 1, 1, 0, 0 };
@@ -789,17 +789,17 @@ stacks_calls(const struct ctl_globals *g, const struct selection *s, const char 
 	}
 	head[2] = rel == STACKS_CALLERS ? "caller" : "callee";
 	head[3] = "image";
-	table_init(&t, 4, head, right);
+	out_table_init(&t, 4, head, right);
 	for (i = 0; i < rows && i < limit; i++) {
 		k = order[i];
-		table_put(&t, 0, fmt_u64(num, n[k]));
-		table_put(&t, 1, fmt_pct(num, n[k], total));
+		out_table_put(&t, 0, fmt_u64(num, n[k]));
+		out_table_put(&t, 1, fmt_pct(num, n[k], total));
 		if (k < ch.n_procs) {
-			table_put(&t, 2, ch.procs[k].name);
-			table_put(&t, 3, ch.procs[k].image);
+			out_table_put(&t, 2, ch.procs[k].name);
+			out_table_put(&t, 3, ch.procs[k].image);
 		} else {
-			table_put(&t, 2, rel == STACKS_CALLERS ? ROOT : SELF);
-			table_put(&t, 3, rel == STACKS_CALLERS ? "" : selfimage);
+			out_table_put(&t, 2, rel == STACKS_CALLERS ? ROOT : SELF);
+			out_table_put(&t, 3, rel == STACKS_CALLERS ? "" : selfimage);
 		}
 	}
 	if (s->fmt == FMT_TEXT) {
@@ -816,10 +816,10 @@ stacks_calls(const struct ctl_globals *g, const struct selection *s, const char 
 		fprintf(stdout, ", \"samples\": %llu,\n\"%s\": ", (unsigned long long)total,
 		    rel == STACKS_CALLERS ? "callers" : "callees");
 	}
-	table_print(&t, s->fmt, stdout);
+	out_table_print(&t, s->fmt, stdout);
 	if (s->fmt == FMT_JSON)
 		fputs("}\n", stdout);
-	table_free(&t);
+	out_table_free(&t);
 	free(pcthead);
 	free(order);
 	free(n);
