@@ -92,20 +92,38 @@ resolve(const struct ctl_globals *g, struct side *sd, const struct selection *co
 /* "A ARG label X, Y: N samples", the labels being those the side's
  * patterns kept. */
 static void
-print_side(const struct side *sd, char name)
+print_side(const struct side *sd, char name, FILE *fp)
 {
-	printf("%c", name);
+	fprintf(fp, "%c", name);
 	if (sd->d == NULL)	/* --from: the range as given */
-		printf(" %s", sd->arg);
+		fprintf(fp, " %s", sd->arg);
 	else if (sd->arg != NULL)
-		printf(" %s", sd->arg);
+		fprintf(fp, " %s", sd->arg);
 	else if (sd->d->n_epochs == 1)
-		printf(" epoch %s", sd->d->epochs[0]);
+		fprintf(fp, " epoch %s", sd->d->epochs[0]);
 	else if (sd->d->n_epochs > 1)
-		printf(" epochs %s .. %s", sd->d->epochs[0], sd->d->epochs[sd->d->n_epochs - 1]);
+		fprintf(fp, " epochs %s .. %s", sd->d->epochs[0],
+		    sd->d->epochs[sd->d->n_epochs - 1]);
 	if (sd->s.n_labels > 0 && sd->d != NULL)
-		sel_print_labels(sd->d, stdout);
-	printf(": %llu samples\n", (unsigned long long)sd->total);
+		sel_print_labels(sd->d, fp);
+	fprintf(fp, ": %llu samples\n", (unsigned long long)sd->total);
+}
+
+/* The text's head: the event, then each side. */
+struct diff_head {
+	const char		*event;
+	const struct side	*sd;	/* [2] */
+};
+
+static void
+print_head(FILE *fp, const void *arg)
+{
+	const struct diff_head *h = arg;
+
+	fprintf(fp, "event %s\n", h->event);
+	print_side(&h->sd[0], 'A', fp);
+	print_side(&h->sd[1], 'B', fp);
+	putc('\n', fp);
 }
 
 #define DIFF_USAGE							\
@@ -137,6 +155,7 @@ cmd_diff(const struct ctl_globals *g, int argc, char **argv)
 	static const int right[] = { 1, 1, 1, 1, 1, 1, 0, 0 };
 	struct selection common;
 	struct side sd[2];
+	struct diff_head h;
 	struct symcache *c;
 	struct rows a;
 	struct out_table t;
@@ -289,15 +308,10 @@ rows:
 		out_table_addf(&t, 6, "%s", rw->proc);
 		out_table_addf(&t, 7, "%s", rw->image);
 	}
-	if (common.fmt == FMT_TEXT) {
-		printf("event %s\n", event);
-		for (i = 0; i < 2; i++)
-			print_side(&sd[i], "AB"[i]);
-		putchar('\n');
-	}
-	out_table_print(&t, common.fmt, stdout);
-	if (common.fmt == FMT_JSON)
-		putchar('\n');
+	h.event = event;
+	h.sd = sd;
+	common.out->report(&(struct out_report){ .rows = &t, .text_head = print_head,
+	    .arg = &h }, stdout);
 	out_table_free(&t);
 	free(order);
 	rows_free(&a);

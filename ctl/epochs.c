@@ -421,9 +421,25 @@ gc_kernels(const char *db, char **ep, size_t n, const int *gone, int dry)
 	return rc;
 }
 
+/* The text's head of epochs --cache: the cache's totals. */
+struct cache_head {
+	const char	*dir;
+	size_t		 entries, files;
+	uint64_t	 bytes;
+};
+
+static void
+cache_head(FILE *fp, const void *arg)
+{
+	const struct cache_head *h = arg;
+
+	fprintf(fp, "build-id cache %s: %zu entries, %zu files, %llu bytes\n", h->dir,
+	    h->entries, h->files, (unsigned long long)h->bytes);
+}
+
 /* dcpictl epochs --cache: the build-id cache's entries. */
 static int
-list_cache(const char *db, enum fmt fm)
+list_cache(const char *db, const struct output *out)
 {
 	static const char *const head[] = { "image", "files", "bytes", "profile" };
 	static const int right[] = { 0, 1, 1, 0 };
@@ -432,6 +448,7 @@ list_cache(const char *db, enum fmt fm)
 	const struct ref *ref;
 	struct dcpi_error err;
 	struct out_table t;
+	struct cache_head h;
 	size_t nn, n, i, files, total_files = 0;
 	uint64_t bytes, total = 0;
 
@@ -459,13 +476,12 @@ list_cache(const char *db, enum fmt fm)
 		total += bytes;
 		total_files += files;
 	}
-	if (fm == FMT_TEXT)
-		printf("build-id cache %s: %zu entries, %zu files, %llu bytes\n", dir, nn,
-		    total_files, (unsigned long long)total);
-	if (nn > 0 || fm != FMT_TEXT)
-		out_table_print(&t, fm, stdout);
-	if (fm == FMT_JSON)
-		putchar('\n');
+	h.dir = dir;
+	h.entries = nn;
+	h.files = total_files;
+	h.bytes = total;
+	out->report(&(struct out_report){ .rows = &t, .text_head = cache_head, .arg = &h,
+	    .text_hide_empty = 1 }, stdout);
 	out_table_free(&t);
 	refs_free(&r);
 	dcpi_strv_free(names, nn);
@@ -515,7 +531,7 @@ cmd_epochs(const struct ctl_globals *g, int argc, char **argv)
 		return 2;
 	}
 	if (cache)
-		return list_cache(g->db, s.fmt);
+		return list_cache(g->db, s.out);
 	if (dcpi_db_epochs(g->db, &ep, &n, &err) == -1) {
 		fprintf(stderr, "dcpictl: epochs: %s\n", err.msg);
 		return 1;
@@ -566,9 +582,7 @@ cmd_epochs(const struct ctl_globals *g, int argc, char **argv)
 		out_table_addf(&t, 7, "%llu", (unsigned long long)bytes);
 		dcpi_dataset_free(d);
 	}
-	out_table_print(&t, s.fmt, stdout);
-	if (s.fmt == FMT_JSON)
-		putchar('\n');
+	s.out->report(&(struct out_report){ .rows = &t }, stdout);
 	out_table_free(&t);
 	dcpi_strv_free(ep, n);
 	return fflush(stdout) == 0 ? 0 : 1;

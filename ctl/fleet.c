@@ -560,7 +560,7 @@ fleet_prof(const char *url, const struct selection *s, const char *until,
 	 * of the loaded profiles of the events shown, one image entry each;
 	 * a pass over the rows, so only when shown (per label, --label, the
 	 * JSON header). */
-	if (!(mode & ROWS_LABEL) && s->n_labels == 0 && s->fmt != FMT_JSON)
+	if (!(mode & ROWS_LABEL) && s->n_labels == 0 && s->out != &output_json)
 		goto done;
 	sql.len = 0;
 	ch_printf(&sql, "SELECT label FROM %s.samples WHERE %s AND %s AND event IN ",

@@ -25,7 +25,8 @@ ctl_libdcpictl_la_SOURCES += ctl/flamegraph.c
 # and the output (text, CSV, JSON).
 ctl_libdcpictl_la_SOURCES += ctl/analysis.h ctl/selection.c ctl/selection.h \
 	ctl/symcache.c ctl/symcache.h ctl/rows.c ctl/rows.h \
-	ctl/output.c ctl/output_csv.c ctl/output_json.c ctl/output.h
+	ctl/output.c ctl/output_text.c ctl/output_csv.c ctl/output_json.c \
+	ctl/output.h
 # Other tools' formats: export and import.
 ctl_libdcpictl_la_SOURCES += ctl/export.c ctl/import.c
 # The fleet: push to ClickHouse, and prof/diff --from it (libcurl).

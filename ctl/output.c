@@ -1,5 +1,6 @@
 /*
- * Tables of the analysis commands, and their text output: ctl/output.h.
+ * The analysis commands' tables, and what every format's output shares:
+ * escaping, numbers, times (ctl/output.h).
  */
 #include "config.h"
 
@@ -171,59 +172,4 @@ esc_width(const char *s)
 	for (; *s; s++)
 		n += is_ctl((unsigned char)*s) ? 4 : 1;
 	return n;
-}
-
-
-static void
-pad(FILE *fp, size_t n)
-{
-	static const char blanks[] = "                                ";
-
-	while (n > 0) {
-		size_t k = n < sizeof(blanks) - 1 ? n : sizeof(blanks) - 1;
-		fwrite(blanks, 1, k, fp);
-		n -= k;
-	}
-}
-
-void
-out_table_print(const struct out_table *t, enum fmt f, FILE *fp)
-{
-	size_t *w, i, j, l;
-	const char *c;
-
-	if (f == FMT_CSV) {
-		out_table_print_csv(t, fp);
-		return;
-	}
-	if (f == FMT_JSON) {
-		out_table_print_json(t, fp);
-		return;
-	}
-	w = xcalloc(t->ncols, sizeof(size_t));
-	for (j = 0; j < t->ncols; j++)
-		w[j] = esc_width(t->head[j]);
-	for (i = 0; i < t->nrows; i++)
-		for (j = 0; j < t->ncols; j++)
-			if (t->cells[i * t->ncols + j] &&
-			    (l = esc_width(t->cells[i * t->ncols + j])) > w[j])
-				w[j] = l;
-	for (i = 0; i <= t->nrows; i++) {
-		for (j = 0; j < t->ncols; j++) {
-			c = i == 0 ? t->head[j] : t->cells[(i - 1) * t->ncols + j];
-			if (c == NULL)
-				c = "";
-			l = esc_width(c);
-			if (t->right[j])
-				pad(fp, w[j] - l);
-			esc_puts(c, fp);
-			/* No trailing blanks. */
-			if (!t->right[j] && j + 1 < t->ncols)
-				pad(fp, w[j] - l);
-			if (j + 1 < t->ncols)
-				putc(' ', fp);
-		}
-		putc('\n', fp);
-	}
-	free(w);
 }

@@ -28,8 +28,8 @@ csv_field(FILE *fp, const char *s)
 	putc('"', fp);
 }
 
-void
-out_table_print_csv(const struct out_table *t, FILE *fp)
+static void
+csv_table(const struct out_table *t, FILE *fp)
 {
 	size_t i, j;
 
@@ -48,3 +48,17 @@ out_table_print_csv(const struct out_table *t, FILE *fp)
 		putc('\n', fp);
 	}
 }
+
+/* Rows for a spreadsheet or a script, nothing else: the facts of the
+ * head are --json's. */
+static void
+csv_report(const struct out_report *r, FILE *fp)
+{
+	csv_table(r->rows, fp);
+}
+
+const struct output output_csv = {
+	.table = csv_table,
+	.report = csv_report,
+	.distinct_heads = 1,
+};

@@ -54,8 +54,8 @@ is_number(const char *s)
 	    strcmp(s, "-inf") != 0;
 }
 
-void
-out_table_print_json(const struct out_table *t, FILE *fp)
+static void
+json_table(const struct out_table *t, FILE *fp)
 {
 	size_t i, j;
 	const char *c;
@@ -92,3 +92,18 @@ json_strings(FILE *fp, char *const *v, size_t n)
 	}
 	putc(']', fp);
 }
+
+static void
+json_report(const struct out_report *r, FILE *fp)
+{
+	if (r->json_head != NULL)
+		r->json_head(fp, r->arg);
+	json_table(r->rows, fp);
+	fputs(r->json_head != NULL ? "}\n" : "\n", fp);
+}
+
+const struct output output_json = {
+	.table = json_table,
+	.report = json_report,
+	.distinct_heads = 1,
+};

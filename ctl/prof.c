@@ -190,9 +190,18 @@ print_apart(const struct dcpi_dataset *d, int idle_shown, FILE *fp)
 	free(ix);
 }
 
+/* What the heads show: the dataset, as the selection kept it. */
+struct prof_head {
+	const struct dcpi_dataset	*d;
+	const struct selection		*s;
+};
+
 static void
-print_header(const struct dcpi_dataset *d, const struct selection *s, FILE *fp)
+print_header(FILE *fp, const void *arg)
 {
+	const struct prof_head *h = arg;
+	const struct dcpi_dataset *d = h->d;
+	const struct selection *s = h->s;
 	int idle_shown = sel_idle_shown(s);
 	char b0[32], b1[32];
 	struct out_table t;
@@ -232,15 +241,18 @@ print_header(const struct dcpi_dataset *d, const struct selection *s, FILE *fp)
 		out_table_addf(&t, 2, "%llu%s", (unsigned long long)d->events[i].period,
 		    d->events[i].mixed_period ? " (mixed)" : "");
 	}
-	out_table_print(&t, FMT_TEXT, fp);
+	output_text.table(&t, fp);
 	out_table_free(&t);
 	print_apart(d, idle_shown, fp);
 	fputc('\n', fp);
 }
 
 static void
-print_json_header(const struct dcpi_dataset *d, int idle_shown, FILE *fp)
+print_json_header(FILE *fp, const void *arg)
 {
+	const struct prof_head *h = arg;
+	const struct dcpi_dataset *d = h->d;
+	int idle_shown = sel_idle_shown(h->s);
 	const char **labs;
 	size_t i, j, k, n;
 
@@ -294,6 +306,7 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 	struct symcache *c;
 	struct rows a;
 	struct out_table t;
+	struct prof_head ph;
 	const char **head;
 	char **pcthead;
 	int *right, ch, r;
@@ -461,7 +474,7 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 	for (e = 0; e < d->n_events; e++) {
 		head[2 * e] = d->events[ev[e]].name;
 		/* Scripts need distinct column names. */
-		if (s.fmt == FMT_TEXT)
+		if (!s.out->distinct_heads)
 			head[2 * e + 1] = "%";
 		else {
 			xasprintf(&pcthead[e], "%s %%", d->events[ev[e]].name);
@@ -507,13 +520,10 @@ cmd_prof(const struct ctl_globals *g, int argc, char **argv)
 		if (mode & ROWS_LABEL)
 			out_table_put(&t, lab_col, rw->label);
 	}
-	if (s.fmt == FMT_TEXT)
-		print_header(d, &s, stdout);
-	else if (s.fmt == FMT_JSON)
-		print_json_header(d, sel_idle_shown(&s), stdout);
-	out_table_print(&t, s.fmt, stdout);
-	if (s.fmt == FMT_JSON)
-		fputs("}\n", stdout);
+	ph.d = d;
+	ph.s = &s;
+	s.out->report(&(struct out_report){ .rows = &t, .text_head = print_header,
+	    .json_head = print_json_header, .arg = &ph }, stdout);
 	out_table_free(&t);
 	free(head);
 	free(right);

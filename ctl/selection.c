@@ -91,7 +91,7 @@ sel_option(struct selection *s, unsigned which, int ch, const char *arg, const c
 	size_t i;
 
 	if (which & SEL_FORMAT && (ch == 'c' || ch == 'j')) {
-		s->fmt = ch == 'c' ? FMT_CSV : FMT_JSON;
+		s->out = ch == 'c' ? &output_csv : &output_json;
 		return 1;
 	}
 	for (i = 0; i < SEL_NOPTS && sel_opts[i].o.val != ch; i++)
@@ -148,6 +148,8 @@ sel_getopt(int argc, char **argv, const char *optstring, const struct option *ow
 	size_t n = 0, i;
 	int ch, r;
 
+	if (s->out == NULL)
+		s->out = &output_text;
 	for (i = 0; i < SEL_NOPTS; i++)
 		if (sel_opts[i].bit & which)
 			o[n++] = sel_opts[i].o;

@@ -27,7 +27,7 @@ struct selection {
 	int		 idle;		/* --idle: the idle task's samples too */
 	const char	*labels[SEL_MAX];	/* --label GLOB, repeatable: any of */
 	size_t		 n_labels;
-	enum fmt	 fmt;		/* --csv, --json: how the rows are printed */
+	const struct output *out;	/* --csv, --json; else text (sel_getopt) */
 };
 
 /* The selection options a command takes (sel_getopt's `which'). */

@@ -725,12 +725,46 @@ rel_cmp(const void *a, const void *b)
 	return strcmp(x, y);
 }
 
+/* What the heads of the callers' or callees' table say: of which
+ * procedure, how many samples of which event. */
+struct calls_head {
+	const char	*proc, *event;
+	enum stacks_rel	 rel;
+	uint64_t	 total;
+};
+
+static void
+calls_text_head(FILE *fp, const void *arg)
+{
+	const struct calls_head *h = arg;
+
+	fprintf(fp, "%s of ", h->rel == STACKS_CALLERS ? "callers" : "callees");
+	esc_puts(h->proc, fp);
+	fprintf(fp, ": %llu samples of ", (unsigned long long)h->total);
+	esc_puts(h->event, fp);
+	fprintf(fp, " in call chains\n\n");
+}
+
+static void
+calls_json_head(FILE *fp, const void *arg)
+{
+	const struct calls_head *h = arg;
+
+	fputs("{\"procedure\": ", fp);
+	json_string(fp, h->proc);
+	fputs(", \"event\": ", fp);
+	json_string(fp, h->event);
+	fprintf(fp, ", \"samples\": %llu,\n\"%s\": ", (unsigned long long)h->total,
+	    h->rel == STACKS_CALLERS ? "callers" : "callees");
+}
+
 int
 stacks_calls(const struct ctl_globals *g, const struct selection *s, const char *cmd,
     const char *proc, enum stacks_rel rel, size_t limit)
 {
 	struct chains ch;
 	struct out_table t;
+	struct calls_head h;
 	const struct chain *c;
 	const char *head[4], *selfimage = "";
 	static const int right[] = { 1, 1, 0, 0 };
@@ -781,7 +815,7 @@ stacks_calls(const struct ctl_globals *g, const struct selection *s, const char 
 	 * of the procedure's samples in call chains (the rows add up to
 	 * 100%), then the neighbour and its image. */
 	head[0] = ch.events[0];
-	if (s->fmt == FMT_TEXT)
+	if (!s->out->distinct_heads)
 		head[1] = "%";
 	else {
 		xasprintf(&pcthead, "%s %%", ch.events[0]);
@@ -802,23 +836,12 @@ stacks_calls(const struct ctl_globals *g, const struct selection *s, const char 
 			out_table_put(&t, 3, rel == STACKS_CALLERS ? "" : selfimage);
 		}
 	}
-	if (s->fmt == FMT_TEXT) {
-		fprintf(stdout, "%s of ", rel == STACKS_CALLERS ? "callers" : "callees");
-		esc_puts(proc, stdout);
-		fprintf(stdout, ": %llu samples of ", (unsigned long long)total);
-		esc_puts(ch.events[0], stdout);
-		fprintf(stdout, " in call chains\n\n");
-	} else if (s->fmt == FMT_JSON) {
-		fputs("{\"procedure\": ", stdout);
-		json_string(stdout, proc);
-		fputs(", \"event\": ", stdout);
-		json_string(stdout, ch.events[0]);
-		fprintf(stdout, ", \"samples\": %llu,\n\"%s\": ", (unsigned long long)total,
-		    rel == STACKS_CALLERS ? "callers" : "callees");
-	}
-	out_table_print(&t, s->fmt, stdout);
-	if (s->fmt == FMT_JSON)
-		fputs("}\n", stdout);
+	h.proc = proc;
+	h.event = ch.events[0];
+	h.rel = rel;
+	h.total = total;
+	s->out->report(&(struct out_report){ .rows = &t, .text_head = calls_text_head,
+	    .json_head = calls_json_head, .arg = &h }, stdout);
 	out_table_free(&t);
 	free(pcthead);
 	free(order);
@@ -893,7 +916,7 @@ cmd_stacks(const struct ctl_globals *g, int argc, char **argv)
 		return stacks_calls(g, &s, "stacks", proc, rel, limit);
 	}
 	/* Folded stacks are one format: flame graph tools read nothing else. */
-	if (s.fmt != FMT_TEXT) {
+	if (s.out != &output_text) {
 		fprintf(stderr, "dcpictl: stacks: --csv and --json are for --callers and "
 		    "--callees\n");
 		return 2;

@@ -21,7 +21,7 @@ enum stacks_rel { STACKS_CALLERS, STACKS_CALLEES };
 
 /*
  * The callers (or callees) of the procedure named proc in the call chains
- * that s selects, at most limit rows, printed as s->fmt says; cmd names
+ * that s selects, at most limit rows, printed as s->out says; cmd names
  * the command in messages ("prof", "stacks").  The exit status: 0, or 1
  * after printing a one-line error (no stack files, proc in no stack).
  */
