@@ -19,7 +19,7 @@ struct ctl_globals {
 	const char	*socket;	/* --socket PATH, else $DCPI_SOCKET, else default */
 };
 
-/* Control commands (ctl/control.c). */
+/* Control commands (ctl/client.c). */
 int cmd_status(const struct ctl_globals *, int, char **);
 int cmd_flush(const struct ctl_globals *, int, char **);
 int cmd_epoch(const struct ctl_globals *, int, char **);

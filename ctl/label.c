@@ -21,7 +21,7 @@
 #include <dcpi/ctl.h>
 
 #include "commands.h"
-#include "control.h"
+#include "client.h"
 
 #define LABEL_USAGE							\
 	"usage: dcpictl label [-s SOCKET] NAME -- COMMAND [ARG...]\n"	\

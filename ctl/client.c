@@ -1,5 +1,6 @@
 /*
- * dcpictl's control commands: status, flush, epoch, quit, reload, and the
+ * dcpictl, the client side of the control protocol (daemon/control.c is
+ * dcpid's): the commands status, flush, epoch, quit, reload, and the
  * exchange they share with label (ctl/label.c).  One request per
  * connection; the reply is STATUS_LINE records (status) and one RESULT.
  */
@@ -17,7 +18,7 @@
 #include <dcpi/ctl.h>
 
 #include "commands.h"
-#include "control.h"
+#include "client.h"
 #include "xmalloc.h"
 
 /* Generous: a flush or an epoch rotation of a large database writes many

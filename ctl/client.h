@@ -1,10 +1,10 @@
 /*
- * dcpictl's side of one control exchange with dcpid (ctl/control.c), for
+ * dcpictl's side of one control exchange with dcpid (ctl/client.c), for
  * the commands that send requests: status, flush, epoch, quit, reload
- * (ctl/control.c) and label (ctl/label.c).
+ * (ctl/client.c) and label (ctl/label.c).
  */
-#ifndef DCPICTL_CONTROL_H
-#define DCPICTL_CONTROL_H
+#ifndef DCPICTL_CLIENT_H
+#define DCPICTL_CLIENT_H
 
 #include <stddef.h>
 
