@@ -1,7 +1,7 @@
 /*
  * dcpictl, the client side of the control protocol (daemon/control.c is
  * dcpid's): the commands status, flush, epoch, quit, reload, and the
- * exchange they share with label (ctl/label.c).  One request per
+ * exchange they share with label (ctl/labelcmd.c).  One request per
  * connection; the reply is STATUS_LINE records (status) and one RESULT.
  */
 #include "config.h"

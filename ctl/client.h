@@ -1,7 +1,7 @@
 /*
  * dcpictl's side of one control exchange with dcpid (ctl/client.c), for
  * the commands that send requests: status, flush, epoch, quit, reload
- * (ctl/client.c) and label (ctl/label.c).
+ * (ctl/client.c) and label (ctl/labelcmd.c).
  */
 #ifndef DCPICTL_CLIENT_H
 #define DCPICTL_CLIENT_H

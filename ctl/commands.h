@@ -25,7 +25,7 @@ int cmd_flush(const struct ctl_globals *, int, char **);
 int cmd_epoch(const struct ctl_globals *, int, char **);
 int cmd_quit(const struct ctl_globals *, int, char **);
 int cmd_reload(const struct ctl_globals *, int, char **);
-/* Labelling a command or a process (ctl/label.c). */
+/* Labelling a command or a process (ctl/labelcmd.c). */
 int cmd_label(const struct ctl_globals *, int, char **);
 /* Profile files (ctl/cat.c). */
 int cmd_cat(const struct ctl_globals *, int, char **);

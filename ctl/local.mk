@@ -10,7 +10,7 @@ ctl_dcpictl_LDADD = ctl/libdcpictl.la
 
 # Control commands: status, flush, epoch, quit, reload; label, which runs
 # a command under a label.
-ctl_libdcpictl_la_SOURCES += ctl/client.c ctl/client.h ctl/label.c
+ctl_libdcpictl_la_SOURCES += ctl/client.c ctl/client.h ctl/labelcmd.c
 # Profile files as text: cat (DCPI's and other tools' formats).
 ctl_libdcpictl_la_SOURCES += ctl/cat.c
 # Analysis commands: prof, list, diff, epochs, gc.

@@ -280,7 +280,7 @@ tests_test_ctl_server_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon
 tests_test_ctl_server_CFLAGS = $(TESTS_CFLAGS) -pthread
 tests_test_ctl_server_LDADD = daemon/libdcpid.la $(TESTS_LIBS) -lpthread
 # dcpictl's control commands (label's too) against a scripted daemon.
-tests_test_ctl_client_SOURCES = tests/test_ctl_client.c ctl/client.c ctl/label.c
+tests_test_ctl_client_SOURCES = tests/test_ctl_client.c ctl/client.c ctl/labelcmd.c
 tests_test_ctl_client_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ctl
 tests_test_ctl_client_CFLAGS = $(TESTS_CFLAGS) -pthread
 tests_test_ctl_client_LDADD = lib/libdcpi.la lib/libdcpiutil.la $(TESTS_LIBS) -lpthread

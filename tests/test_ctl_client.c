@@ -1,5 +1,5 @@
 /*
- * dcpictl's control commands (ctl/client.c, ctl/label.c) against a
+ * dcpictl's control commands (ctl/client.c, ctl/labelcmd.c) against a
  * scripted daemon: a thread that accepts one connection, checks the request
  * and answers with bytes the test chose.  Output, messages and exit
  * statuses; for label with a command, the command's (run in a child).
