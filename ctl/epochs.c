@@ -601,7 +601,7 @@ parse_count(const char *s, long *out)
 	"usage: dcpictl gc [--keep-days N] [--keep-min M] [--dry-run] [--config FILE]\n" \
 	"deletes the epochs that ended more than N days ago, always keeping\n"	\
 	"the M newest and the current one; N and M default to keep-days and\n"	\
-	"keep-min of dcpid.conf (" CONFIG_DEFAULT_PATH "), else 7 and 3\n"
+	"keep-min of dcpid.conf (" CONF_DEFAULT_PATH "), else 7 and 3\n"
 
 int
 cmd_gc(const struct ctl_globals *g, int argc, char **argv)
@@ -618,7 +618,7 @@ cmd_gc(const struct ctl_globals *g, int argc, char **argv)
 	char **ep, cur[DCPI_EPOCH_LEN + 1], path[4096], tmp[4096];
 	long days = -1, keep = -1;
 	const char *conf = NULL;
-	struct config c;
+	struct conf c;
 	char cerr[1024];
 	size_t n, i;
 	time_t end, cutoff;
@@ -643,18 +643,18 @@ cmd_gc(const struct ctl_globals *g, int argc, char **argv)
 		return cmd_usage(0, GC_USAGE);
 	/* The retention is dcpid's setting: the same file, the same parser. */
 	if (days < 0 || keep < 0) {
-		config_defaults(&c);
-		if (config_load(&c, conf ? conf : CONFIG_DEFAULT_PATH, conf == NULL,
+		conf_defaults(&c);
+		if (conf_load(&c, conf ? conf : CONF_DEFAULT_PATH, conf == NULL,
 		    cerr, sizeof(cerr)) == -1) {
 			fprintf(stderr, "dcpictl: gc: %s\n", cerr);
-			config_free(&c);
+			conf_free(&c);
 			return 1;
 		}
 		if (days < 0)
 			days = c.keep_days;
 		if (keep < 0)
 			keep = c.keep_min;
-		config_free(&c);
+		conf_free(&c);
 	}
 	if (dcpi_db_epochs(g->db, &ep, &n, &err) == -1) {
 		fprintf(stderr, "dcpictl: gc: %s\n", err.msg);

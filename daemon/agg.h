@@ -18,7 +18,7 @@
  * dimension (dcpi(5) "Labels").  Label-major, so that the per-stream array
  * grows with the labels in use, not with the largest one times events.
  */
-#define AGG_MAX_EVENTS		16	/* lib/conf.h CONFIG_MAX_EVENTS */
+#define AGG_MAX_EVENTS		16	/* lib/conf.h CONF_MAX_EVENTS */
 #define AGG_LABEL_NONE		0	/* daemon/label.h LABEL_NONE */
 #define AGG_LABEL_IDLE		1	/* LABEL_IDLE */
 #define AGG_STREAM(ev, label)	((uint32_t)(label) * AGG_MAX_EVENTS + (uint32_t)(ev))

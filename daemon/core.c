@@ -918,12 +918,12 @@ core_start_aggregate(unsigned mode, int callchains, char *err, size_t errlen)
 {
 	char why[512];
 
-	if (mode == CONFIG_AGGREGATE_RING) {
+	if (mode == CONF_AGGREGATE_RING) {
 		snprintf(agg_path, sizeof(agg_path), "ring (aggregate = ring)");
 	} else if (callchains) {
 		/* The chains are the ring's: the program keeps only PCs. */
 		snprintf(agg_path, sizeof(agg_path), "ring (call chains are sampled)");
-		if (mode == CONFIG_AGGREGATE_BPF) {
+		if (mode == CONF_AGGREGATE_BPF) {
 			snprintf(err, errlen, "aggregate = bpf: call chains need the "
 			    "ring buffers; use aggregate = auto or ring");
 			return -1;
@@ -932,7 +932,7 @@ core_start_aggregate(unsigned mode, int callchains, char *err, size_t errlen)
 		snprintf(agg_path, sizeof(agg_path), "bpf (in the kernel; "
 		    "anonymous code and labelled runs through the ring)");
 		bpf_update_pass();
-	} else if (mode == CONFIG_AGGREGATE_BPF) {
+	} else if (mode == CONF_AGGREGATE_BPF) {
 		snprintf(err, errlen, "aggregate = bpf: %s", why);
 		return -1;
 	} else {

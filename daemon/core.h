@@ -30,7 +30,7 @@ void core_set_memory_cap(size_t memory_cap);
  * samples them (perf_set_callchain). */
 void core_set_callchain(unsigned depth);
 /* After perf_init: where the samples are counted, by mode
- * (CONFIG_AGGREGATE_*, lib/conf.h): in the kernel (daemon/bpfagg.h) where
+ * (CONF_AGGREGATE_*, lib/conf.h): in the kernel (daemon/bpfagg.h) where
  * the program loads and no call chains are sampled, else through the ring
  * buffers; said in the log and status.  -1 with why in err[errlen] when
  * mode is bpf and the kernel path cannot run. */

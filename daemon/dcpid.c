@@ -56,7 +56,7 @@
 static volatile sig_atomic_t sig_quit, sig_hup;
 
 /* The command line as config keys, applied again over the file on SIGHUP. */
-#define MAX_SETTINGS	(CONFIG_MAX_EVENTS + 16)
+#define MAX_SETTINGS	(CONF_MAX_EVENTS + 16)
 struct cmdline {
 	const char	*key[MAX_SETTINGS];
 	const char	*value[MAX_SETTINGS];
@@ -111,13 +111,13 @@ usage(FILE *fp)
 	    "  -v, --verbose          more messages (twice: debug)\n"
 	    "  --config FILE          configuration file (default %s)\n"
 	    "  --check-config         print the effective configuration and exit\n",
-	    DCPI_DB_DEFAULT, DCPI_CTL_SOCKET_DEFAULT, CONFIG_DEFAULT_PATH);
+	    DCPI_DB_DEFAULT, DCPI_CTL_SOCKET_DEFAULT, CONF_DEFAULT_PATH);
 }
 
 static void
 parse_args(int argc, char **argv, struct cmdline *cl)
 {
-	/* Options that set a key are config_keys' own, numbered O_KEY + its
+	/* Options that set a key are conf_keys' own, numbered O_KEY + its
 	 * index unless they have a letter; they follow --foreground, so that
 	 * getopt lists an ambiguous abbreviation's candidates in the order
 	 * of --help. */
@@ -133,16 +133,16 @@ parse_args(int argc, char **argv, struct cmdline *cl)
 	};
 	struct option opts[sizeof(fixed) / sizeof(fixed[0]) + MAX_SETTINGS + 1];
 	char optstring[2 * MAX_SETTINGS + 8] = "fvgh";
-	const struct config_key *k;
+	const struct conf_key *k;
 	size_t n = 1, len = strlen(optstring);
 	int ch;
 
 	opts[0] = fixed[0];
-	for (k = config_keys; k->name != NULL; k++) {
+	for (k = conf_keys; k->name != NULL; k++) {
 		if (k->longopt == NULL)
 			continue;
 		opts[n++] = (struct option){ k->longopt, required_argument,
-		    NULL, k->shortopt ? k->shortopt : O_KEY + (int)(k - config_keys) };
+		    NULL, k->shortopt ? k->shortopt : O_KEY + (int)(k - conf_keys) };
 		if (k->shortopt) {
 			optstring[len++] = (char)k->shortopt;
 			optstring[len++] = ':';
@@ -178,9 +178,9 @@ parse_args(int argc, char **argv, struct cmdline *cl)
 			printf("dcpid %s\n", PACKAGE_VERSION);
 			exit(0);
 		default:
-			for (k = config_keys; k->name != NULL; k++)
+			for (k = conf_keys; k->name != NULL; k++)
 				if (k->longopt != NULL && ch == (k->shortopt ?
-				    k->shortopt : O_KEY + (int)(k - config_keys)))
+				    k->shortopt : O_KEY + (int)(k - conf_keys)))
 					break;
 			if (k->name == NULL) {
 				usage(stderr);
@@ -199,31 +199,31 @@ parse_args(int argc, char **argv, struct cmdline *cl)
 
 /* Defaults, then the file, then the command line.  -1 with err set. */
 static int
-load_config(struct config *c, const struct cmdline *cl, char *err, size_t errlen)
+load_config(struct conf *c, const struct cmdline *cl, char *err, size_t errlen)
 {
 	char v[16];
 	size_t i;
 
-	config_defaults(c);
-	if (config_load(c, cl->config ? cl->config : CONFIG_DEFAULT_PATH,
+	conf_defaults(c);
+	if (conf_load(c, cl->config ? cl->config : CONF_DEFAULT_PATH,
 	    cl->config == NULL, err, errlen) == -1)
 		goto fail;
 	for (i = 0; i < cl->n; i++)
-		if (config_set(c, cl->key[i], cl->value[i], err, errlen) == -1)
+		if (conf_set(c, cl->key[i], cl->value[i], err, errlen) == -1)
 			goto fail;
 	if (cl->verbose) {
 		snprintf(v, sizeof(v), "%d", cl->verbose);
-		if (config_set(c, "verbose", v, err, errlen) == -1)
+		if (conf_set(c, "verbose", v, err, errlen) == -1)
 			goto fail;
 	}
 	return 0;
 fail:
-	config_free(c);
+	conf_free(c);
 	return -1;
 }
 
 static int
-same_events(const struct config *a, const struct config *b)
+same_events(const struct conf *a, const struct conf *b)
 {
 	size_t i;
 
@@ -244,14 +244,14 @@ log_jitter(void)
 }
 
 static int
-start_sampling(const struct config *c, char *err, size_t errlen)
+start_sampling(const struct conf *c, char *err, size_t errlen)
 {
-	core_set_callchain(perf_set_callchain(c->callchain == CONFIG_CALLCHAIN_FP ?
+	core_set_callchain(perf_set_callchain(c->callchain == CONF_CALLCHAIN_FP ?
 	    c->callchain_depth : 0));
 	perf_set_jitter(c->period_jitter);
 	if (perf_init(c->events, c->nevents, c->cpus, core_record, err, errlen) == -1)
 		return -1;
-	if (core_start_aggregate(c->aggregate, c->callchain == CONFIG_CALLCHAIN_FP,
+	if (core_start_aggregate(c->aggregate, c->callchain == CONF_CALLCHAIN_FP,
 	    err, errlen) == -1) {
 		perf_fini();
 		return -1;
@@ -268,9 +268,9 @@ start_sampling(const struct config *c, char *err, size_t errlen)
  * disk.  0, or -1 with why the old configuration (or events) were kept in
  * msg[msglen], which is also logged. */
 static int
-reload(struct config *c, const struct cmdline *cl, char *msg, size_t msglen)
+reload(struct conf *c, const struct cmdline *cl, char *msg, size_t msglen)
 {
-	struct config n;
+	struct conf n;
 	char err[1024];
 	size_t i;
 
@@ -301,10 +301,10 @@ reload(struct config *c, const struct cmdline *cl, char *msg, size_t msglen)
 			snprintf(msg, msglen, "%s; keeping the old events", err);
 			log_warnx("reload: %s", msg);
 			if (core_start_aggregate(c->aggregate, c->callchain ==
-			    CONFIG_CALLCHAIN_FP, err, sizeof(err)) == -1)
+			    CONF_CALLCHAIN_FP, err, sizeof(err)) == -1)
 				fatalx("%s", err);
 			perf_enable();
-			config_free(&n);
+			conf_free(&n);
 			return -1;
 		}
 		perf_fini();
@@ -313,7 +313,7 @@ reload(struct config *c, const struct cmdline *cl, char *msg, size_t msglen)
 			log_warnx("reload: %s", msg);
 			if (start_sampling(c, err, sizeof(err)) == -1)
 				fatalx("%s", err);
-			config_free(&n);
+			conf_free(&n);
 			return -1;
 		}
 		for (i = 0; i < c->nevents; i++)
@@ -333,7 +333,7 @@ reload(struct config *c, const struct cmdline *cl, char *msg, size_t msglen)
 			    (uintmax_t)perf_event_period(i));
 		log_jitter();
 	}
-	config_free(&n);
+	conf_free(&n);
 	snprintf(msg, msglen, "configuration reloaded");
 	log_notice("%s", msg);
 	return 0;
@@ -341,7 +341,7 @@ reload(struct config *c, const struct cmdline *cl, char *msg, size_t msglen)
 
 /* The control socket's RELOAD (dcpictl reload, the unit's ExecReload=)
  * reaches reload() through these. */
-static struct config *running_config;
+static struct conf *running_config;
 static const struct cmdline *running_cmdline;
 static int reload_requested;
 
@@ -358,7 +358,7 @@ control_reload(char *msg, size_t msglen)
  * the status line), the flush interval and the systemd watchdog. */
 struct timers {
 	struct loop_timer	*tick, *flush, *watchdog;
-	const struct config	*config;
+	const struct conf	*config;
 	uint64_t		 watchdog_ms;
 	uint64_t		 status_ms;	/* since the last STATUS= */
 };
@@ -442,7 +442,7 @@ int
 main(int argc, char **argv)
 {
 	struct cmdline cl;
-	struct config c;
+	struct conf c;
 	struct control_ops ops;
 	struct sigaction sa;
 	sigset_t block, waitmask;
@@ -475,11 +475,11 @@ main(int argc, char **argv)
 		for (i = 0; i < c.nevents; i++)
 			if (perf_check_event(c.events[i], err, sizeof(err)) == -1) {
 				fprintf(stderr, "dcpid: %s\n", err);
-				config_free(&c);
+				conf_free(&c);
 				return 1;
 			}
-		config_print(&c, stdout);
-		config_free(&c);
+		conf_print(&c, stdout);
+		conf_free(&c);
 		return 0;
 	}
 	if (c.group != NULL) {
@@ -526,14 +526,14 @@ main(int argc, char **argv)
 		fatalx("attribution failed to start");
 	label_init(c.label_by, c.label_max);
 	core_init(c.memory_cap);
-	core_set_callchain(perf_set_callchain(c.callchain == CONFIG_CALLCHAIN_FP ?
+	core_set_callchain(perf_set_callchain(c.callchain == CONF_CALLCHAIN_FP ?
 	    c.callchain_depth : 0));
 	perf_set_jitter(c.period_jitter);
 	if (perf_init(c.events, c.nevents, c.cpus, core_record, err, sizeof(err)) == -1)
 		fatalx_status(errno == EACCES || errno == EPERM ? EXIT_NOPERM :
 		    errno == EINVAL || errno == ENOENT || errno == EOPNOTSUPP ||
 		    errno == ENODEV ? EXIT_CONFIG : 1, "%s", err);
-	if (core_start_aggregate(c.aggregate, c.callchain == CONFIG_CALLCHAIN_FP,
+	if (core_start_aggregate(c.aggregate, c.callchain == CONF_CALLCHAIN_FP,
 	    err, sizeof(err)) == -1)
 		fatalx_status(EXIT_CONFIG, "%s", err);
 	ops = core_ops;
@@ -599,7 +599,7 @@ main(int argc, char **argv)
 	fsio_fini();
 	flush_fini();
 	loop_fini();
-	config_free(&c);
+	conf_free(&c);
 	/* A helper held up in the kernel may never return: no atexit
 	 * handler may wait for it (LeakSanitizer's stops every thread). */
 	if (held > 0) {

@@ -49,7 +49,7 @@ struct runpid {
 	struct run	*run;
 };
 
-static unsigned		 by = CONFIG_LABEL_BY_UNIT;
+static unsigned		 by = CONF_LABEL_BY_UNIT;
 static size_t		 max = 1000;
 static struct slot	*slots;
 static size_t		 nslots;	/* slots[0..nslots) in use or free */
@@ -82,7 +82,7 @@ static const char *const by_names[] = { "none", "unit", "cgroup" };
 static void
 fast_update(void)
 {
-	label_fast_gen = runpids.n == 0 && by != CONFIG_LABEL_BY_NONE ?
+	label_fast_gen = runpids.n == 0 && by != CONF_LABEL_BY_NONE ?
 	    gen : LABEL_GEN_SLOW;
 }
 
@@ -371,7 +371,7 @@ label_cgroup(uint64_t id, const char *path)
 {
 	struct cgent *e;
 
-	if (by == CONFIG_LABEL_BY_NONE || id == 0)
+	if (by == CONF_LABEL_BY_NONE || id == 0)
 		return;
 	e = cg_entry(id);
 	e->abspath = xstrdup(path);
@@ -400,7 +400,7 @@ label_cgroup_arrival(uint64_t id, const char *abspath)
 	const char *s;
 	uint64_t got;
 
-	if (nsroot != NULL || cgmount[0] == '\0' || by == CONFIG_LABEL_BY_NONE ||
+	if (nsroot != NULL || cgmount[0] == '\0' || by == CONF_LABEL_BY_NONE ||
 	    abspath[0] != '/')
 		return;
 	/* The suffix of the kernel's path that is this very cgroup below
@@ -469,7 +469,7 @@ label_scan(void)
 {
 	char mount[4096];
 
-	if (by == CONFIG_LABEL_BY_NONE)
+	if (by == CONF_LABEL_BY_NONE)
 		return;
 	if (cgroup_mount(mount, sizeof(mount)) != 1) {
 		log_info("labels: no cgroup2 hierarchy mounted; cgroups are "
@@ -628,7 +628,7 @@ label_of_slow(uint32_t pid, uint64_t cgroup)
 
 	if (runpids.n > 0 && (rp = run_find(pid, &it)) != NULL) {
 		l = run_label(rp->run);
-	} else if (by == CONFIG_LABEL_BY_NONE) {
+	} else if (by == CONF_LABEL_BY_NONE) {
 		return LABEL_NONE;
 	} else {
 		key = cgroup ? cgroup : LABEL_KEY_PID | pid;

@@ -26,7 +26,7 @@
 /* Bytes of a label name with its NUL: its directory name must fit NAME_MAX. */
 #define LABEL_NAME_MAX	256
 
-/* by: CONFIG_LABEL_BY_* (lib/conf.h); max: labels per epoch (>= 1). */
+/* by: CONF_LABEL_BY_* (lib/conf.h); max: labels per epoch (>= 1). */
 void label_init(unsigned by, unsigned max);
 /* A reload: a new label-by takes effect for the cgroups met from now on
  * (those known are looked up again); a new label-max at once. */

@@ -1,8 +1,8 @@
 /*
  * dcpid's configuration file: "key = value" lines, '#' comments, blank
- * lines.  config_keys is the one list of keys: the file, dcpid's options
+ * lines.  conf_keys is the one list of keys: the file, dcpid's options
  * and the manual's test (from --check-config) all take it from there, so a
- * key cannot be known to one and missing from another.  config_print()
+ * key cannot be known to one and missing from another.  conf_print()
  * writes the effective configuration back in the file's syntax, and what it
  * prints loads back to the same configuration.
  */
@@ -50,7 +50,7 @@ seterr(char *err, size_t errlen, const char *fmt, ...)
 }
 
 static void
-free_events(struct config *c)
+free_events(struct conf *c)
 {
 	size_t i;
 
@@ -62,7 +62,7 @@ free_events(struct config *c)
 }
 
 void
-config_defaults(struct config *c)
+conf_defaults(struct conf *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->db = xstrdup(DCPI_DB_DEFAULT);
@@ -72,17 +72,17 @@ config_defaults(struct config *c)
 	c->cache_size = DEFAULT_CACHE_SIZE;
 	c->keep_days = DEFAULT_KEEP_DAYS;
 	c->keep_min = DEFAULT_KEEP_MIN;
-	c->label_by = CONFIG_LABEL_BY_UNIT;
+	c->label_by = CONF_LABEL_BY_UNIT;
 	c->label_max = DEFAULT_LABEL_MAX;
 	c->callchain_depth = DEFAULT_CALLCHAIN_DEPTH;
 	/* The ring buffers until in-kernel counting costs less: its program
 	 * takes 1-2 us of the sampled CPU per sample (bench/README). */
-	c->aggregate = CONFIG_AGGREGATE_RING;
+	c->aggregate = CONF_AGGREGATE_RING;
 	c->events_replace = 1;
 }
 
 void
-config_free(struct config *c)
+conf_free(struct conf *c)
 {
 	free_events(c);
 	free(c->db);
@@ -220,7 +220,7 @@ check_event(const char *ev, char *err, size_t errlen)
 #define FIELD(c, k, type)	((type *)(void *)((char *)(c) + (k)->off))
 
 static int
-expected(const struct config_key *k, const char *value, char *err,
+expected(const struct conf_key *k, const char *value, char *err,
     size_t errlen)
 {
 	return seterr(err, errlen, "%s: expected %s, got '%s'", k->name,
@@ -235,7 +235,7 @@ set_string(char **dst, const char *value)
 }
 
 static int
-set_event(const struct config_key *k, struct config *c, const char *value,
+set_event(const struct conf_key *k, struct conf *c, const char *value,
     char *err, size_t errlen)
 {
 	(void)k;
@@ -247,15 +247,15 @@ set_event(const struct config_key *k, struct config *c, const char *value,
 		free_events(c);
 		c->events_replace = 0;
 	}
-	if (c->nevents == CONFIG_MAX_EVENTS)
+	if (c->nevents == CONF_MAX_EVENTS)
 		return seterr(err, errlen, "event: too many events (at most %d)",
-		    CONFIG_MAX_EVENTS);
+		    CONF_MAX_EVENTS);
 	c->events[c->nevents++] = xstrdup(value);
 	return 0;
 }
 
 static void
-print_event(const struct config_key *k, const struct config *c, FILE *fp)
+print_event(const struct conf_key *k, const struct conf *c, FILE *fp)
 {
 	size_t i;
 
@@ -266,7 +266,7 @@ print_event(const struct config_key *k, const struct config *c, FILE *fp)
 }
 
 static int
-set_path(const struct config_key *k, struct config *c, const char *value,
+set_path(const struct conf_key *k, struct conf *c, const char *value,
     char *err, size_t errlen)
 {
 	(void)err;
@@ -276,7 +276,7 @@ set_path(const struct config_key *k, struct config *c, const char *value,
 }
 
 static int
-set_socket(const struct config_key *k, struct config *c, const char *value,
+set_socket(const struct conf_key *k, struct conf *c, const char *value,
     char *err, size_t errlen)
 {
 	if (strlen(value) >= sizeof(((struct sockaddr_un *)0)->sun_path))
@@ -286,7 +286,7 @@ set_socket(const struct config_key *k, struct config *c, const char *value,
 }
 
 static int
-set_group(const struct config_key *k, struct config *c, const char *value,
+set_group(const struct conf_key *k, struct conf *c, const char *value,
     char *err, size_t errlen)
 {
 	errno = 0;
@@ -300,7 +300,7 @@ set_group(const struct config_key *k, struct config *c, const char *value,
  * begins with '#' (a file's "database =#x") follows the '=' at once: after
  * a blank it would start a comment. */
 static void
-print_string(const struct config_key *k, const struct config *c, FILE *fp)
+print_string(const struct conf_key *k, const struct conf *c, FILE *fp)
 {
 	const char *v = *FIELD(c, k, char *);
 
@@ -311,7 +311,7 @@ print_string(const struct config_key *k, const struct config *c, FILE *fp)
 }
 
 static int
-set_cpus(const struct config_key *k, struct config *c, const char *value,
+set_cpus(const struct conf_key *k, struct conf *c, const char *value,
     char *err, size_t errlen)
 {
 	if (strcmp(value, "all") == 0) {
@@ -325,13 +325,13 @@ set_cpus(const struct config_key *k, struct config *c, const char *value,
 }
 
 static void
-print_cpus(const struct config_key *k, const struct config *c, FILE *fp)
+print_cpus(const struct conf_key *k, const struct conf *c, FILE *fp)
 {
 	fprintf(fp, "%s = %s\n", k->name, c->cpus != NULL ? c->cpus : "all");
 }
 
 static int
-set_seconds(const struct config_key *k, struct config *c, const char *value,
+set_seconds(const struct conf_key *k, struct conf *c, const char *value,
     char *err, size_t errlen)
 {
 	if (parse_seconds(value, FIELD(c, k, unsigned)) == -1)
@@ -340,7 +340,7 @@ set_seconds(const struct config_key *k, struct config *c, const char *value,
 }
 
 static int
-set_uint(const struct config_key *k, struct config *c, const char *value,
+set_uint(const struct conf_key *k, struct conf *c, const char *value,
     char *err, size_t errlen)
 {
 	unsigned long long v;
@@ -352,13 +352,13 @@ set_uint(const struct config_key *k, struct config *c, const char *value,
 }
 
 static void
-print_uint(const struct config_key *k, const struct config *c, FILE *fp)
+print_uint(const struct conf_key *k, const struct conf *c, FILE *fp)
 {
 	fprintf(fp, "%s = %u\n", k->name, *FIELD(c, k, unsigned));
 }
 
 static int
-set_size(const struct config_key *k, struct config *c, const char *value,
+set_size(const struct conf_key *k, struct conf *c, const char *value,
     char *err, size_t errlen)
 {
 	if (parse_size(value, FIELD(c, k, size_t)) == -1)
@@ -368,7 +368,7 @@ set_size(const struct config_key *k, struct config *c, const char *value,
 
 /* With the largest binary suffix that keeps it whole. */
 static void
-print_size(const struct config_key *k, const struct config *c, FILE *fp)
+print_size(const struct conf_key *k, const struct conf *c, FILE *fp)
 {
 	static const char suffix[] = "KMGT";
 	size_t n = *FIELD(c, k, size_t);
@@ -390,7 +390,7 @@ static const char *const callchain_names[] = { "none", "fp", NULL };
 static const char *const aggregate_names[] = { "auto", "bpf", "ring", NULL };
 
 static const char *const *
-words_of(const struct config_key *k)
+words_of(const struct conf_key *k)
 {
 	if (strcmp(k->name, "aggregate") == 0)
 		return aggregate_names;
@@ -398,7 +398,7 @@ words_of(const struct config_key *k)
 }
 
 static int
-set_word(const struct config_key *k, struct config *c, const char *value,
+set_word(const struct conf_key *k, struct conf *c, const char *value,
     char *err, size_t errlen)
 {
 	const char *const *w = words_of(k);
@@ -413,7 +413,7 @@ set_word(const struct config_key *k, struct config *c, const char *value,
 }
 
 static void
-print_word(const struct config_key *k, const struct config *c, FILE *fp)
+print_word(const struct conf_key *k, const struct conf *c, FILE *fp)
 {
 	fprintf(fp, "%s = %s\n", k->name, words_of(k)[*FIELD(c, k, unsigned)]);
 }
@@ -421,7 +421,7 @@ print_word(const struct config_key *k, const struct config *c, FILE *fp)
 /* At least one: a label-max of 0 would make every labelled sample
  * [other], a callchain-depth of 0 leave out the sampled PC itself. */
 static int
-set_positive(const struct config_key *k, struct config *c, const char *value,
+set_positive(const struct conf_key *k, struct conf *c, const char *value,
     char *err, size_t errlen)
 {
 	if (set_uint(k, c, value, err, errlen) == -1 || *FIELD(c, k, unsigned) == 0)
@@ -429,11 +429,11 @@ set_positive(const struct config_key *k, struct config *c, const char *value,
 	return 0;
 }
 
-#define OFF(f)	offsetof(struct config, f)
+#define OFF(f)	offsetof(struct conf, f)
 
 /* In --check-config's order.  dcpid's -v counts rather than takes a value,
  * so verbose has no option here. */
-const struct config_key config_keys[] = {
+const struct conf_key conf_keys[] = {
 	{ "event", "event", 'e', set_event, print_event, 0, 0, NULL,
 	    "none given, dcpid samples cycles, else perf::cpu-clock" },
 	{ "flush-interval", "flush-interval", 0, set_seconds, print_uint,
@@ -475,10 +475,10 @@ const struct config_key config_keys[] = {
 };
 
 int
-config_set(struct config *c, const char *key, const char *value, char *err,
+conf_set(struct conf *c, const char *key, const char *value, char *err,
     size_t errlen)
 {
-	const struct config_key *k;
+	const struct conf_key *k;
 	const char *p;
 
 	for (p = value; *p != '\0'; p++)
@@ -487,7 +487,7 @@ config_set(struct config *c, const char *key, const char *value, char *err,
 			    "value", key);
 	if (*value == '\0')
 		return seterr(err, errlen, "%s: expected a value", key);
-	for (k = config_keys; k->name != NULL; k++)
+	for (k = conf_keys; k->name != NULL; k++)
 		if (strcmp(key, k->name) == 0)
 			return k->set(k, c, value, err, errlen);
 	return seterr(err, errlen, "unknown key '%s'", key);
@@ -507,7 +507,7 @@ trim(char *s)
 }
 
 int
-config_load(struct config *c, const char *path, int missing_ok, char *err,
+conf_load(struct conf *c, const char *path, int missing_ok, char *err,
     size_t errlen)
 {
 	FILE *fp;
@@ -544,7 +544,7 @@ config_load(struct config *c, const char *path, int missing_ok, char *err,
 		*eq = '\0';
 		key = trim(key);
 		value = trim(eq + 1);
-		if (config_set(c, key, value, msg, sizeof(msg)) == -1) {
+		if (conf_set(c, key, value, msg, sizeof(msg)) == -1) {
 			ret = seterr(err, errlen, "%s:%lu: %s", path, lineno, msg);
 			break;
 		}
@@ -558,10 +558,10 @@ config_load(struct config *c, const char *path, int missing_ok, char *err,
 }
 
 void
-config_print(const struct config *c, FILE *fp)
+conf_print(const struct conf *c, FILE *fp)
 {
-	const struct config_key *k;
+	const struct conf_key *k;
 
-	for (k = config_keys; k->name != NULL; k++)
+	for (k = conf_keys; k->name != NULL; k++)
 		k->print(k, c, fp);
 }

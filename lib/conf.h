@@ -3,31 +3,31 @@
  * lines, '#' comments), then the command line.  Implemented in
  * lib/conf.c; dcpictl gc reads the retention keys with the same code.
  */
-#ifndef DCPID_CONFIG_H
-#define DCPID_CONFIG_H
+#ifndef DCPI_CONF_H
+#define DCPI_CONF_H
 
 #include <stddef.h>
 #include <stdio.h>
 #include <sys/types.h>
 
-#define CONFIG_DEFAULT_PATH	DCPI_SYSCONFDIR "/dcpi/dcpid.conf"
-#define CONFIG_MAX_EVENTS	16
+#define CONF_DEFAULT_PATH	DCPI_SYSCONFDIR "/dcpi/dcpid.conf"
+#define CONF_MAX_EVENTS	16
 /* label-by: what a sample's label is taken from (daemon/cgroup.h's enum
  * cgroup_label_by has the same values). */
-#define CONFIG_LABEL_BY_NONE	0
-#define CONFIG_LABEL_BY_UNIT	1	/* systemd unit or container, else cgroup */
-#define CONFIG_LABEL_BY_CGROUP	2	/* the cgroup path */
+#define CONF_LABEL_BY_NONE	0
+#define CONF_LABEL_BY_UNIT	1	/* systemd unit or container, else cgroup */
+#define CONF_LABEL_BY_CGROUP	2	/* the cgroup path */
 /* callchain: the stacks sampled with each PC. */
-#define CONFIG_CALLCHAIN_NONE	0
-#define CONFIG_CALLCHAIN_FP	1	/* frame pointers, kernel and user */
+#define CONF_CALLCHAIN_NONE	0
+#define CONF_CALLCHAIN_FP	1	/* frame pointers, kernel and user */
 /* aggregate: where the samples are counted (daemon/bpfagg.h). */
-#define CONFIG_AGGREGATE_AUTO	0	/* in the kernel (BPF) where it loads */
+#define CONF_AGGREGATE_AUTO	0	/* in the kernel (BPF) where it loads */
 					/* (the default: RING) */
-#define CONFIG_AGGREGATE_BPF	1	/* in the kernel, or dcpid does not start */
-#define CONFIG_AGGREGATE_RING	2	/* every sample through the ring buffers */
+#define CONF_AGGREGATE_BPF	1	/* in the kernel, or dcpid does not start */
+#define CONF_AGGREGATE_RING	2	/* every sample through the ring buffers */
 
-struct config {
-	char		*events[CONFIG_MAX_EVENTS];	/* libpfm4 strings, malloc'd */
+struct conf {
+	char		*events[CONF_MAX_EVENTS];	/* libpfm4 strings, malloc'd */
 	size_t		 nevents;		/* 0: default (cycles, else cpu-clock) */
 	char		*db;			/* database directory */
 	char		*socket;		/* control socket path */
@@ -39,13 +39,13 @@ struct config {
 	unsigned	 keep_days;		/* retention for dcpictl gc */
 	unsigned	 keep_min;
 	unsigned	 verbose;
-	unsigned	 label_by;		/* CONFIG_LABEL_BY_* */
+	unsigned	 label_by;		/* CONF_LABEL_BY_* */
 	unsigned	 label_max;		/* labels per epoch before [other] */
-	unsigned	 callchain;		/* CONFIG_CALLCHAIN_* */
+	unsigned	 callchain;		/* CONF_CALLCHAIN_* */
 	unsigned	 callchain_depth;	/* frames per sample, at most */
 	unsigned	 period_jitter;		/* percent of each period, 0: fixed */
-	unsigned	 aggregate;		/* CONFIG_AGGREGATE_* */
-	/* Set by config_defaults and after config_load: the next "event"
+	unsigned	 aggregate;		/* CONF_AGGREGATE_* */
+	/* Set by conf_defaults and after conf_load: the next "event"
 	 * starts a new list, so that the command line's events replace the
 	 * file's and a file's replace the defaults rather than add to them. */
 	int		 events_replace;
@@ -53,33 +53,33 @@ struct config {
 
 /* One key: its name in the file, the dcpid option that sets it, and its
  * parser and printer, most of them shared by keys of one kind through off,
- * max, expected and unset.  config_keys ends with a NULL name. */
-struct config_key {
+ * max, expected and unset.  conf_keys ends with a NULL name. */
+struct conf_key {
 	const char	*name;
 	const char	*longopt;	/* dcpid's --option, or NULL: file only */
 	int		 shortopt;	/* its one-letter form, or 0 */
-	int		(*set)(const struct config_key *, struct config *,
+	int		(*set)(const struct conf_key *, struct conf *,
 			    const char *, char *, size_t);
-	void		(*print)(const struct config_key *,
-			    const struct config *, FILE *);
-	size_t		 off;		/* its field in struct config */
+	void		(*print)(const struct conf_key *,
+			    const struct conf *, FILE *);
+	size_t		 off;		/* its field in struct conf */
 	unsigned long long max;		/* largest number taken */
 	const char	*expected;	/* "KEY: expected EXPECTED, got 'VALUE'" */
 	const char	*unset;		/* "# KEY: UNSET" printed for no value */
 };
-extern const struct config_key config_keys[];
+extern const struct conf_key conf_keys[];
 
 /* Fills c with the built-in defaults (strings malloc'd). */
-void config_defaults(struct config *c);
+void conf_defaults(struct conf *c);
 /* Reads path into c, overriding what it sets.  Returns 0; -1 with a message
  * "PATH:LINE: what was expected" in err[errlen] on a bad line or an
  * unreadable file; a missing file is 0 when missing_ok. */
-int config_load(struct config *c, const char *path, int missing_ok, char *err, size_t errlen);
+int conf_load(struct conf *c, const char *path, int missing_ok, char *err, size_t errlen);
 /* Sets one key from its text (shared by the file and the command line);
  * -1 with a message in err. */
-int config_set(struct config *c, const char *key, const char *value, char *err, size_t errlen);
+int conf_set(struct conf *c, const char *key, const char *value, char *err, size_t errlen);
 /* Prints the effective configuration in the file's own syntax. */
-void config_print(const struct config *c, FILE *fp);
-void config_free(struct config *c);
+void conf_print(const struct conf *c, FILE *fp);
+void conf_free(struct conf *c);
 
 #endif

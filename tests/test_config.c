@@ -1,6 +1,6 @@
 /*
  * dcpid's configuration file (daemon/conf.c): values, bad lines reported
- * with their line numbers, command-line overrides, and config_print's
+ * with their line numbers, command-line overrides, and conf_print's
  * output loading back to the same configuration.
  */
 #include <setjmp.h>
@@ -48,21 +48,21 @@ write_conf(const char *name, const char *text)
 	return path;
 }
 
-/* Loads text over the defaults; returns config_load's result, err filled. */
+/* Loads text over the defaults; returns conf_load's result, err filled. */
 static int
-load_text(struct config *c, const char *text, char *err, size_t errlen)
+load_text(struct conf *c, const char *text, char *err, size_t errlen)
 {
-	config_defaults(c);
+	conf_defaults(c);
 	err[0] = '\0';
-	return config_load(c, write_conf("dcpid.conf", text), 0, err, errlen);
+	return conf_load(c, write_conf("dcpid.conf", text), 0, err, errlen);
 }
 
 static void
 test_defaults(void **state)
 {
-	struct config c;
+	struct conf c;
 
-	config_defaults(&c);
+	conf_defaults(&c);
 	assert_int_equal(c.nevents, 0);
 	assert_string_equal(c.db, "/var/lib/dcpi");
 	assert_string_equal(c.socket, "/run/dcpid/dcpid.sock");
@@ -70,16 +70,16 @@ test_defaults(void **state)
 	assert_null(c.cpus);
 	assert_true(c.flush_interval > 0);
 	assert_true(c.memory_cap > 0);
-	assert_int_equal(c.label_by, CONFIG_LABEL_BY_UNIT);
+	assert_int_equal(c.label_by, CONF_LABEL_BY_UNIT);
 	assert_int_equal(c.label_max, 1000);
 	assert_int_equal(c.period_jitter, 0);
-	config_free(&c);
+	conf_free(&c);
 }
 
 static void
 test_all_keys(void **state)
 {
-	struct config c;
+	struct conf c;
 	char err[256];
 
 	assert_int_equal(load_text(&c,
@@ -112,34 +112,34 @@ test_all_keys(void **state)
 	assert_int_equal(c.keep_days, 90);
 	assert_int_equal(c.keep_min, 2);
 	assert_int_equal(c.verbose, 2);
-	assert_int_equal(c.label_by, CONFIG_LABEL_BY_NONE);
+	assert_int_equal(c.label_by, CONF_LABEL_BY_NONE);
 	assert_int_equal(c.label_max, 65536);
 	assert_int_equal(c.period_jitter, 50);
-	config_free(&c);
+	conf_free(&c);
 }
 
 static void
 test_suffixes(void **state)
 {
-	struct config c;
+	struct conf c;
 	char err[256];
 
-	config_defaults(&c);
-	assert_int_equal(config_set(&c, "flush-interval", "45", err, sizeof(err)), 0);
+	conf_defaults(&c);
+	assert_int_equal(conf_set(&c, "flush-interval", "45", err, sizeof(err)), 0);
 	assert_int_equal(c.flush_interval, 45);
-	assert_int_equal(config_set(&c, "flush-interval", "2h", err, sizeof(err)), 0);
+	assert_int_equal(conf_set(&c, "flush-interval", "2h", err, sizeof(err)), 0);
 	assert_int_equal(c.flush_interval, 7200);
-	assert_int_equal(config_set(&c, "flush-interval", "1d", err, sizeof(err)), 0);
+	assert_int_equal(conf_set(&c, "flush-interval", "1d", err, sizeof(err)), 0);
 	assert_int_equal(c.flush_interval, 86400);
-	assert_int_equal(config_set(&c, "memory-cap", "512k", err, sizeof(err)), 0);
+	assert_int_equal(conf_set(&c, "memory-cap", "512k", err, sizeof(err)), 0);
 	assert_int_equal(c.memory_cap, 512 << 10);
-	assert_int_equal(config_set(&c, "memory-cap", "1G", err, sizeof(err)), 0);
+	assert_int_equal(conf_set(&c, "memory-cap", "1G", err, sizeof(err)), 0);
 	assert_int_equal(c.memory_cap, (size_t)1 << 30);
-	assert_int_equal(config_set(&c, "memory-cap", "1000", err, sizeof(err)), 0);
+	assert_int_equal(conf_set(&c, "memory-cap", "1000", err, sizeof(err)), 0);
 	assert_int_equal(c.memory_cap, 1000);
-	assert_int_equal(config_set(&c, "cpus", "all", err, sizeof(err)), 0);
+	assert_int_equal(conf_set(&c, "cpus", "all", err, sizeof(err)), 0);
 	assert_null(c.cpus);
-	config_free(&c);
+	conf_free(&c);
 }
 
 /* Each bad line is reported as PATH:LINE: and what was expected, and the
@@ -179,7 +179,7 @@ test_bad_lines(void **state)
 		{ "database =\n", 1, "expected a value" },
 		{ "verbose 1\n", 1, "expected 'key = value'" },
 	};
-	struct config c;
+	struct conf c;
 	char err[512], want[64];
 	size_t i;
 
@@ -192,47 +192,47 @@ test_bad_lines(void **state)
 			fail_msg("case %zu: got \"%s\", want prefix \"%s\" and \"%s\"",
 			    i, err, want, cases[i].what);
 		assert_null(strchr(err, '\n'));
-		config_free(&c);
+		conf_free(&c);
 	}
 }
 
 static void
 test_too_many_events(void **state)
 {
-	struct config c;
-	char err[256], text[64 * (CONFIG_MAX_EVENTS + 1)];
+	struct conf c;
+	char err[256], text[64 * (CONF_MAX_EVENTS + 1)];
 	size_t i, n = 0;
 
-	for (i = 0; i <= CONFIG_MAX_EVENTS; i++)
+	for (i = 0; i <= CONF_MAX_EVENTS; i++)
 		n += (size_t)snprintf(text + n, sizeof(text) - n,
 		    "event = perf::cpu-clock:period=%zu\n", 1000 + i);
 	assert_int_equal(load_text(&c, text, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, ":17: event: too many events"));
-	assert_int_equal(c.nevents, CONFIG_MAX_EVENTS);
-	config_free(&c);
+	assert_int_equal(c.nevents, CONF_MAX_EVENTS);
+	conf_free(&c);
 }
 
 static void
 test_missing_file(void **state)
 {
-	struct config c;
+	struct conf c;
 	char err[256], path[256];
 
 	snprintf(path, sizeof(path), "%s/absent.conf", tmpdir);
-	config_defaults(&c);
-	assert_int_equal(config_load(&c, path, 1, err, sizeof(err)), 0);
-	assert_int_equal(config_load(&c, path, 0, err, sizeof(err)), -1);
+	conf_defaults(&c);
+	assert_int_equal(conf_load(&c, path, 1, err, sizeof(err)), 0);
+	assert_int_equal(conf_load(&c, path, 0, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "absent.conf: No such file or directory"));
-	config_free(&c);
+	conf_free(&c);
 }
 
-/* Later lines override earlier ones; the command line (config_set after
- * config_load) overrides the file; a source that names events replaces the
+/* Later lines override earlier ones; the command line (conf_set after
+ * conf_load) overrides the file; a source that names events replaces the
  * previous source's events instead of adding to them. */
 static void
 test_overrides(void **state)
 {
-	struct config c;
+	struct conf c;
 	char err[256];
 
 	assert_int_equal(load_text(&c,
@@ -244,9 +244,9 @@ test_overrides(void **state)
 	assert_int_equal(c.flush_interval, 60);
 	assert_int_equal(c.nevents, 2);
 
-	assert_int_equal(config_set(&c, "event", "perf::page-faults", err, sizeof(err)), 0);
-	assert_int_equal(config_set(&c, "event", "perf::cpu-clock:period=5000", err, sizeof(err)), 0);
-	assert_int_equal(config_set(&c, "database", "/b", err, sizeof(err)), 0);
+	assert_int_equal(conf_set(&c, "event", "perf::page-faults", err, sizeof(err)), 0);
+	assert_int_equal(conf_set(&c, "event", "perf::cpu-clock:period=5000", err, sizeof(err)), 0);
+	assert_int_equal(conf_set(&c, "database", "/b", err, sizeof(err)), 0);
 	assert_int_equal(c.nevents, 2);
 	assert_string_equal(c.events[0], "perf::page-faults");
 	assert_string_equal(c.events[1], "perf::cpu-clock:period=5000");
@@ -254,31 +254,31 @@ test_overrides(void **state)
 	assert_int_equal(c.flush_interval, 60);
 
 	/* A file without events keeps the ones already set. */
-	assert_int_equal(config_load(&c, write_conf("noev.conf", "verbose = 1\n"),
+	assert_int_equal(conf_load(&c, write_conf("noev.conf", "verbose = 1\n"),
 	    0, err, sizeof(err)), 0);
 	assert_int_equal(c.nevents, 2);
 	assert_int_equal(c.verbose, 1);
 
-	assert_int_equal(config_set(&c, "nonsense", "1", err, sizeof(err)), -1);
+	assert_int_equal(conf_set(&c, "nonsense", "1", err, sizeof(err)), -1);
 	assert_string_equal(err, "unknown key 'nonsense'");
-	config_free(&c);
+	conf_free(&c);
 }
 
 static char *
-print_to_string(const struct config *c)
+print_to_string(const struct conf *c)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *fp = open_memstream(&buf, &len);
 
 	assert_non_null(fp);
-	config_print(c, fp);
+	conf_print(c, fp);
 	assert_int_equal(fclose(fp), 0);
 	return buf;
 }
 
 static void
-assert_config_equal(const struct config *a, const struct config *b)
+assert_config_equal(const struct conf *a, const struct conf *b)
 {
 	size_t i;
 
@@ -304,7 +304,7 @@ assert_config_equal(const struct config *a, const struct config *b)
 	assert_int_equal(a->callchain_depth, b->callchain_depth);
 }
 
-/* config_print -> config_load gives the same configuration, for the
+/* conf_print -> conf_load gives the same configuration, for the
  * defaults and for one with every key set to a non-default value. */
 static void
 test_round_trip(void **state)
@@ -327,23 +327,23 @@ test_round_trip(void **state)
 		{ "callchain-depth", "16" },
 		{ "period-jitter", "10" },
 	};
-	struct config a, b;
+	struct conf a, b;
 	char err[256], *text;
 	size_t i;
 	int pass;
 
 	for (pass = 0; pass < 2; pass++) {
-		config_defaults(&a);
+		conf_defaults(&a);
 		for (i = 0; pass == 1 && i < sizeof(sets) / sizeof(sets[0]); i++)
-			assert_int_equal(config_set(&a, sets[i][0], sets[i][1],
+			assert_int_equal(conf_set(&a, sets[i][0], sets[i][1],
 			    err, sizeof(err)), 0);
 		text = print_to_string(&a);
 		if (load_text(&b, text, err, sizeof(err)) != 0)
 			fail_msg("printed configuration does not load: %s\n%s", err, text);
 		assert_config_equal(&a, &b);
 		free(text);
-		config_free(&a);
-		config_free(&b);
+		conf_free(&a);
+		conf_free(&b);
 	}
 }
 

@@ -42,7 +42,7 @@ static int
 setup(void **state)
 {
 	(void)state;
-	label_init(CONFIG_LABEL_BY_UNIT, 2);
+	label_init(CONF_LABEL_BY_UNIT, 2);
 	proc_path = NULL;
 	proc_reads = 0;
 	return 0;
@@ -234,7 +234,7 @@ test_runs(void **state)
 	char msg[256];
 
 	(void)state;
-	label_configure(CONFIG_LABEL_BY_UNIT, 10);
+	label_configure(CONF_LABEL_BY_UNIT, 10);
 	label_cgroup(100, "/system.slice/nginx.service");
 	assert_int_equal(label_run(50, "job", msg, sizeof(msg)), 0);
 	assert_string_equal(name_of(50, 100), "job");
@@ -268,14 +268,14 @@ static void
 test_by(void **state)
 {
 	(void)state;
-	label_configure(CONFIG_LABEL_BY_CGROUP, 10);
+	label_configure(CONF_LABEL_BY_CGROUP, 10);
 	label_cgroup(100, "/system.slice/nginx.service");
 	assert_string_equal(name_of(1, 100), "/system.slice/nginx.service");
-	label_configure(CONFIG_LABEL_BY_NONE, 10);
+	label_configure(CONF_LABEL_BY_NONE, 10);
 	proc_reads = 0;
 	assert_int_equal(label_of(1, 100), LABEL_NONE);
 	assert_int_equal(proc_reads, 0);
-	label_configure(CONFIG_LABEL_BY_UNIT, 10);
+	label_configure(CONF_LABEL_BY_UNIT, 10);
 	proc_path = "/system.slice/nginx.service";
 	assert_string_equal(name_of(1, 100), "nginx.service");
 }
@@ -287,7 +287,7 @@ static void
 test_namespace(void **state)
 {
 	(void)state;
-	label_configure(CONFIG_LABEL_BY_CGROUP, 10);
+	label_configure(CONF_LABEL_BY_CGROUP, 10);
 	label_cgroup(100, "/payload/system.slice/a.service");
 	label_cgroup(101, "/payload/b");
 	label_cgroup(102, "/elsewhere/c");
@@ -321,7 +321,7 @@ test_namespace_arrival(void **state)
 	snprintf(dir, sizeof(dir), "%s/dcpitest-label-%d", mount, (int)getpid());
 	assert_int_equal(mkdir(dir, 0755), 0);
 	assert_int_equal(cgroup_path_id(dir, &id), 0);
-	label_configure(CONFIG_LABEL_BY_CGROUP, 10);
+	label_configure(CONF_LABEL_BY_CGROUP, 10);
 	label_scan();
 	snprintf(abspath, sizeof(abspath), "/machine.slice/x.scope/payload/dcpitest-label-%d",
 	    (int)getpid());

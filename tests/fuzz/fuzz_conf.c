@@ -3,7 +3,7 @@
 /*
  * dcpid.conf (and the retention keys dcpictl gc reads) on arbitrary
  * bytes.  A file refused says why in one line that names the file and,
- * for a bad line, its number; a file taken prints (config_print, what
+ * for a bad line, its number; a file taken prints (conf_print, what
  * dcpid --check-config shows) as a file that reads back to the same
  * configuration, printed the same.
  */
@@ -34,13 +34,13 @@ put(const void *buf, size_t len)
 }
 
 static char *
-print(const struct config *c, size_t *len)
+print(const struct conf *c, size_t *len)
 {
 	char *buf = NULL;
 	FILE *fp = open_memstream(&buf, len);
 
 	CHECK(fp != NULL);
-	config_print(c, fp);
+	conf_print(c, fp);
 	CHECK(fclose(fp) == 0);
 	return buf;
 }
@@ -48,25 +48,25 @@ print(const struct config *c, size_t *len)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct config c, again;
+	struct conf c, again;
 	char err[512], *text, *text2;
 	size_t len, len2;
 
 	if (path[0] == '\0')
 		snprintf(path, sizeof(path), "/tmp/fuzz_conf.%ld", (long)getpid());
 	put(data, size);
-	config_defaults(&c);
+	conf_defaults(&c);
 	err[0] = '\0';
-	if (config_load(&c, path, 0, err, sizeof(err)) == -1) {
+	if (conf_load(&c, path, 0, err, sizeof(err)) == -1) {
 		CHECK(strncmp(err, path, strlen(path)) == 0 && err[strlen(path)] == ':');
 		CHECK(strchr(err, '\n') == NULL);
-		config_free(&c);
+		conf_free(&c);
 		return 0;
 	}
 	text = print(&c, &len);
 	put(text, len);
-	config_defaults(&again);
-	if (config_load(&again, path, 0, err, sizeof(err)) != 0) {
+	conf_defaults(&again);
+	if (conf_load(&again, path, 0, err, sizeof(err)) != 0) {
 		fprintf(stderr, "printed configuration refused: %s\n%s", err, text);
 		abort();
 	}
@@ -74,7 +74,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(len == len2 && memcmp(text, text2, len) == 0);
 	free(text);
 	free(text2);
-	config_free(&c);
-	config_free(&again);
+	conf_free(&c);
+	conf_free(&again);
 	return 0;
 }
