@@ -24,7 +24,7 @@
 
 /* What a frame shows: a procedure of an image.  Frames of every file are
  * symbolized to these, so that stacks compare by index. */
-struct proc {
+struct procedure {
 	char		*name;
 	char		*image;		/* display name; "" for [unknown] */
 };
@@ -37,7 +37,7 @@ struct chain {
 };
 
 struct chains {
-	struct proc	*procs;
+	struct procedure	*procs;
 	size_t		 n_procs, cap_procs;
 	struct htab	 byname;	/* procs index + 1 by (name, image) */
 	struct chain	*v;
@@ -66,7 +66,7 @@ intern(struct chains *ch, const char *name, const char *image)
 	struct htab_iter it;
 	uint64_t h = prochash(name, image);
 	uintptr_t v;
-	struct proc *p;
+	struct procedure *p;
 
 	for (v = htab_first(&ch->byname, h, &it); v != 0; v = htab_next(&ch->byname, &it)) {
 		p = &ch->procs[v - 1];
@@ -627,7 +627,7 @@ fold(const struct chains *ch, int image_names, struct stacks_folded *f)
 	struct htab byline;
 	struct htab_iter it;
 	struct sbuf b;
-	const struct proc *p;
+	const struct procedure *p;
 	size_t n = 0, cap = 0, i;
 	uint32_t k;
 	uint64_t hash;

@@ -921,7 +921,7 @@ dcpi_stackfile_write(const char *path, const struct dcpi_stackfile *sf,
 /* ---- reader ---- */
 
 /* The header being read: one line at a time. */
-struct hdr {
+struct hdr_reader {
 	const char	*buf;
 	size_t		 len, pos;
 	size_t		 lineno;
@@ -933,7 +933,7 @@ struct hdr {
 
 /* The next line; expect says what it should be, for the message. */
 static int
-next_line(struct hdr *h, const char *expect)
+next_line(struct hdr_reader *h, const char *expect)
 {
 	const char *nl;
 
@@ -953,7 +953,7 @@ next_line(struct hdr *h, const char *expect)
 
 /* Whether the line is "KEY " and more; *rest then follows the blank. */
 static int
-keyword(const struct hdr *h, const char *key, const char **rest)
+keyword(const struct hdr_reader *h, const char *key, const char **rest)
 {
 	size_t k = strlen(key);
 
@@ -980,7 +980,7 @@ field(const char **p, const char *end, const char **f, size_t *fn)
 
 /* "KEY NUMBER": a decimal number of at most max. */
 static int
-number_line(struct hdr *h, const char *key, uint64_t max, uint64_t *v)
+number_line(struct hdr_reader *h, const char *key, uint64_t max, uint64_t *v)
 {
 	char expect[64];
 	const char *r;
@@ -998,7 +998,7 @@ number_line(struct hdr *h, const char *key, uint64_t max, uint64_t *v)
 /* The rest of the line after p as a new string (rest_of_line); NULL with
  * EINVAL (and a message saying what) or ENOMEM. */
 static char *
-rest_value(struct hdr *h, const char *p, const char *what)
+rest_value(struct hdr_reader *h, const char *p, const char *what)
 {
 	size_t n = (size_t)(h->line + h->n - p);
 	char *s;
@@ -1015,7 +1015,7 @@ rest_value(struct hdr *h, const char *p, const char *what)
 
 /* "IDX " of an image, event or label line: IDX must be next. */
 static int
-index_field(struct hdr *h, const char **p, const char *key, size_t next)
+index_field(struct hdr_reader *h, const char **p, const char *key, size_t next)
 {
 	const char *f;
 	size_t fn;
@@ -1032,7 +1032,7 @@ index_field(struct hdr *h, const char **p, const char *key, size_t next)
 }
 
 static int
-image_line(struct hdr *h, const char *p, struct dcpi_stackfile *sf)
+image_line(struct hdr_reader *h, const char *p, struct dcpi_stackfile *sf)
 {
 	const char *end = h->line + h->n, *f;
 	char id[DCPI_STACK_ID_MAX + 1], *path;
@@ -1072,7 +1072,7 @@ image_line(struct hdr *h, const char *p, struct dcpi_stackfile *sf)
 
 /* "event IDX EVENT" or "label IDX LABEL". */
 static int
-string_line(struct hdr *h, const char *p, const char *key, struct dcpi_stackfile *sf,
+string_line(struct hdr_reader *h, const char *p, const char *key, struct dcpi_stackfile *sf,
     int label)
 {
 	size_t n = label ? sf->n_labels : sf->n_events;
@@ -1102,7 +1102,7 @@ static const char *const keywords[] = {
 
 /* An unknown line: "WORD <blank>+ REST" of a word that is no keyword. */
 static int
-unknown_line(struct hdr *h, struct dcpi_stackfile *sf)
+unknown_line(struct hdr_reader *h, struct dcpi_stackfile *sf)
 {
 	size_t w = 0, r, i;
 
@@ -1126,7 +1126,7 @@ unknown_line(struct hdr *h, struct dcpi_stackfile *sf)
 /* The header up to "samples": *nframes, *nstacks and h->pos, the binary
  * part's offset. */
 static int
-parse_header(struct hdr *h, struct dcpi_stackfile *sf, uint64_t *nframes,
+parse_header(struct hdr_reader *h, struct dcpi_stackfile *sf, uint64_t *nframes,
     uint64_t *nstacks)
 {
 	enum { S_IMAGE, S_EVENT, S_LABEL } state = S_IMAGE;
@@ -1306,7 +1306,7 @@ parse(const void *buf, size_t len, const char *name, size_t *dropped,
     struct dcpi_stackfile **out, struct dcpi_error *err)
 {
 	const unsigned char *b = buf;
-	struct hdr h = { buf, len, 0, 0, NULL, 0, name, err };
+	struct hdr_reader h = { buf, len, 0, 0, NULL, 0, name, err };
 	struct dcpi_stackfile *sf;
 	uint64_t nframes, nstacks, total = 0, ftotal;
 	uint32_t fm;
