@@ -1,6 +1,6 @@
 #!/bin/sh
-# In-kernel aggregation against the ring-buffer path and perf record
-# (issue 17, route 1), the same run for all three:
+# In-kernel aggregation (aggregate = bpf) against the ring-buffer path
+# (aggregate = ring) and perf record, the same run for all three:
 #  1. CPU: dcpid with aggregate=bpf, dcpid with aggregate=ring and
 #     `perf record -a -e cpu-clock -c 100000 --no-buildid`, at 10 kHz per
 #     CPU, SECS seconds each (default 30) with every CPU busy (one hot

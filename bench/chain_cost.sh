@@ -1,5 +1,5 @@
 #!/bin/sh
-# Call chains against the flat path on bench/sample_path (issue 15: at
+# Call chains against the flat path on bench/sample_path (the aim: at
 # most twice the flat per-sample cost at depth 16), as root:
 #   sh bench/chain_cost.sh BUILDDIR [ROUNDS] [OTHER_BUILDDIR]
 # Each round runs sample_path -n 1024000 -g 2 flat, with -G 16, then the

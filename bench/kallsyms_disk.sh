@@ -1,6 +1,6 @@
 #!/bin/sh
-# The database's bytes per epoch, kernel symbols included (issue 17, "Disk:
-# at most 1 MB for a busy host-day"): bench/kallsyms_disk.sh BUILDDIR
+# The database's bytes per epoch, kernel symbols included (the aim: at
+# most 1 MB for a busy host-day): bench/kallsyms_disk.sh BUILDDIR
 # [EPOCHS] [SECONDS], as root.  Runs BUILDDIR's dcpid on a fresh database
 # while both CPUs are busy (a compiler in a loop, and a shell running short
 # processes that make system calls), rotates the epoch with `dcpictl epoch`

@@ -37,7 +37,7 @@ bench_stack_flush_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/tests
 bench_stack_flush_LDADD = lib/libdcpi.la
 
 # `make bench-chain-cost`: -G 16 against flat on sample_path, 11
-# interleaved rounds (issue 15's 2x).
+# interleaved rounds (the aim: at most 2x).
 bench-chain-cost: bench/sample_path
 	$(SHELL) $(srcdir)/bench/chain_cost.sh . $(BENCH_ROUNDS)
 .PHONY: bench-chain-cost

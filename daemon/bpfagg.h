@@ -1,9 +1,9 @@
 /*
- * In-kernel aggregation (issue 17, route 1): a BPF program attached to
+ * In-kernel aggregation (aggregate = bpf): a BPF program attached to
  * every sampling perf fd counts in per-CPU hash maps the samples it can
  * key exactly (daemon/bpfagg_key.h) and keeps them out of the ring
- * buffers; the rest, and all the sideband, take the ring-buffer path as
- * before.  dcpid drains the counts (bpfagg_drain) before it processes the
+ * buffers; the rest, and all the sideband, take the ring-buffer path
+ * (aggregate = ring's).  dcpid drains the counts (bpfagg_drain) before it processes the
  * records it has read, on the loop's tick and before every flush; the core
  * attributes each key (a file and offset, or a kernel PC) and adds its
  * count to the same aggregation as the ring's samples.

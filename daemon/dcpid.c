@@ -41,8 +41,8 @@
 /* The tick: on the ring path the samples wait in the buffers for it (or
  * for a buffer a quarter full).  With aggregate = bpf the kernel counts
  * them and the buffers carry the sideband and the few samples the program
- * passes on: there the wake-up itself was half of dcpid's own CPU (bench/
- * README, "Issue 17: the tick"), and one every 5 s halves it. */
+ * passes on: there the wake-up itself is half of dcpid's own CPU at a 1 s
+ * tick (bench/bpf_cost.sh), and one every 5 s halves it. */
 #define TICK_MS		1000
 #define TICK_BPF_MS	5000
 

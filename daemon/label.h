@@ -1,5 +1,5 @@
 /*
- * Labels: whose sample this is (dcpi(5) "Labels"; issue 14).  Every
+ * Labels: whose sample this is (dcpi(5) "Labels").  Every
  * sample gets a label number for the aggregation's stream: the process's
  * `dcpictl label` run if it has one, else the label of its cgroup (the
  * systemd unit, container or cgroup path, by label-by; daemon/cgroup.c

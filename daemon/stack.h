@@ -1,5 +1,5 @@
 /*
- * Call chains (issue 15): the stacks of the samples since the last flush,
+ * Call chains (dcpid -g): the stacks of the samples since the last flush,
  * counted per (stream, process, callers as the kernel gave them, leaf).
  * Callers seen again in the same process are counted without being
  * attributed again, which is what keeps a sample with a deep chain cheap;

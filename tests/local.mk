@@ -440,14 +440,14 @@ tests_fuzz_fuzz_xprof_corpus_LDADD = lib/libdcpi.la
 EXTRA_DIST += tests/fuzz/fuzz_pprof.c tests/fuzz/fuzz_gmon.c tests/fuzz/fuzz_callgrind.c \
 	tests/fuzz/fuzz_xprof.c
 
-# Hostile and large imported files (issue 18): control bytes, overflowing
-# numbers, and the inputs that used to take quadratic time.
+# Hostile and large imported files: control bytes, overflowing numbers,
+# and inputs that take quadratic time in a naive reader.
 check_PROGRAMS += tests/mkhostile
 tests_mkhostile_SOURCES = tests/mkhostile.c
 TESTS += tests/integration/test_hostile_import.sh
 EXTRA_DIST += tests/integration/test_hostile_import.sh
 
-# Fault tests (issue 7's reliability list): kill -9 during flushes, a full
+# Fault tests: kill -9 during flushes, a full
 # disk, the database removed or read-only, process storms and churn.  A
 # second dcpid on the same database is test_daemon_status.sh's.
 FAULT_ITESTS = tests/integration/test_fault_kill.sh \
@@ -463,7 +463,7 @@ FAULT_ITESTS = tests/integration/test_fault_kill.sh \
 TESTS += $(FAULT_ITESTS)
 EXTRA_DIST += $(FAULT_ITESTS)
 
-# Hostile neighbours (issue 18): links, modes and special files in the
+# Hostile neighbours: links, modes and special files in the
 # database and among dcpictl's inputs.
 HOSTILE_ITESTS = tests/integration/test_fault_dbsymlink.sh \
 	tests/integration/test_fault_dbperm.sh \
@@ -602,7 +602,7 @@ check-unit:
 	$(MAKE) $(AM_MAKEFLAGS) check TESTS="$$unit"
 .PHONY: check-unit
 
-# Labels in the analysis commands (issue 14): --label, prof --by label and
+# Labels in the analysis commands: --label, prof --by label and
 # label,procedure, diff of two labels, epochs --label, the exports' label,
 # on a database of labelled profiles that mklabelled writes.
 check_PROGRAMS += tests/mklabelled
@@ -634,7 +634,7 @@ tests_fuzz_fuzz_stackfile_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
 tests_fuzz_fuzz_stackfile_corpus_LDADD = lib/libdcpi.la
 EXTRA_DIST += tests/fuzz/fuzz_stackfile.c
 
-# Call chains in the analysis commands (issue 15): dcpictl stacks (folded
+# Call chains in the analysis commands: dcpictl stacks (folded
 # stacks) and prof --callers/--callees, on a database of stacks of one
 # program that mkstacks writes.
 check_PROGRAMS += tests/mkstacks
@@ -665,7 +665,7 @@ clean-go-cache:
 	rm -rf tests/.cache
 .PHONY: clean-go-cache
 
-# The fleet (issue 16): push to ClickHouse servers the tests start on
+# The fleet: push to ClickHouse servers the tests start on
 # loopback, exactly once, prof --from, a two-shard cluster.
 TESTS += tests/integration/test_clickhouse_push.sh tests/integration/test_clickhouse_resume.sh \
 	tests/integration/test_clickhouse_cluster.sh tests/integration/test_clickhouse_live.sh

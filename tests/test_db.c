@@ -313,8 +313,8 @@ test_listing(void **state)
 	assert_int_equal(n, 0);
 }
 
-/* Issue 18: nothing below the database is followed, special files are
- * refused at once, and a database others may write is refused. */
+/* Hostile neighbours: nothing below the database is followed, special
+ * files are refused at once, and a database others may write is refused. */
 static void
 test_links_and_special_files(void **state)
 {

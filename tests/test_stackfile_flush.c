@@ -1,5 +1,5 @@
 /*
- * The stack file as dcpid's flush reads and writes it (issue 15):
+ * The stack file as dcpid's flush reads and writes it:
  * dcpi_stackfile_readat maps the old file, dcpi_stackfile_writeat streams
  * the new one into its temporary file.  Besides their behaviour (the same
  * bytes as dcpi_stackfile_encode, links and special files refused, a

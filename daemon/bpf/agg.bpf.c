@@ -1,10 +1,10 @@
 /*
- * In-kernel aggregation of dcpid's samples (issue 17, route 1): attached to
+ * In-kernel aggregation of dcpid's samples (aggregate = bpf): attached to
  * every sampling perf fd, counts each sample it can key exactly in a
  * per-CPU hash map and returns 0, which keeps the kernel from writing the
  * sample to the ring buffer; any other sample (anonymous or JIT code, a
  * map full, bpf_find_vma busy, dcpid asking for everything while a run
- * label is in force) returns 1 and takes the ring-buffer path as before.
+ * label is in force) returns 1 and takes the ring-buffer path.
  *
  * The kernel structures are declared here with only the fields read, and
  * preserve_access_index: libbpf relocates them against the running

@@ -82,7 +82,7 @@ typedef int (*dcpi_export_resolve_fn)(void *arg, const struct dcpi_profile *p,
     uint32_t offset, struct dcpi_export_loc *loc);
 
 /*
- * Call chains for the encoders (issue 15): the stack files of dcpid -g
+ * Call chains for the encoders: the stack files of dcpid -g
  * (dcpi/stackfile.h) restated in terms of the profiles being exported, so
  * that a writer needs no stack file.  A frame names the profile of its
  * image by its index in the encoder's profiles[] (any profile of that

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Call chains on a live dcpid (issue 15): with -g, a program where hot()
+# Call chains on a live dcpid: with -g, a program where hot()
 # is called from b() three times as often as from c() gives, through the
 # epoch's stack file, `dcpictl stacks` with the chain main;a;b;hot and
 # `prof --callers hot` b 75% and c 25% (within 5 points); a getppid(2)

@@ -1,5 +1,5 @@
 #!/bin/sh
-# A two-shard ClickHouse cluster (issue 16): two clickhouse-servers on
+# A two-shard ClickHouse cluster: two clickhouse-servers on
 # loopback (127.0.0.2 and 127.0.0.3), dcpictl push ...?cluster= creates the
 # local tables on both and Distributed tables on the entry server; the
 # epochs of two hosts land on different shards (sharded by host), and prof

@@ -1,5 +1,5 @@
 #!/bin/sh
-# prof --from over what the real dcpid wrote (issue 16): a labelled
+# prof --from over what the real dcpid wrote: a labelled
 # workload, the idle task, the kernel and samples not attributed; the
 # epoch packed and pushed, then the whole listing of prof --from (header
 # and rows, text and JSON, per procedure, image and label, with --idle and

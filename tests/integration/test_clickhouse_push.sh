@@ -1,5 +1,5 @@
 #!/bin/sh
-# dcpictl push and prof --from (issue 16): two databases of two hosts each,
+# dcpictl push and prof --from: two databases of two hosts each,
 # pushed to a clickhouse-server on loopback; prof --from equals the sum of
 # local prof over both, row for row (procedures, images, -n, --host);
 # pushing again is a no-op; the current epoch goes only when named.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Exactly once (issue 16): a push cut short by killing clickhouse-server
+# Exactly once: a push cut short by killing clickhouse-server
 # half-way leaves rows that no query counts; after a restart the repeated
 # push completes, and the totals equal the local database's, as after
 # pushing twice.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The control socket under hostile neighbours (issue 18): one unprivileged
+# The control socket under hostile neighbours: one unprivileged
 # member of the socket's group opening far more connections than its share
 # while root's status is still answered; that user's extra dcpictl told
 # the daemon's "too many control connections"; 200 concurrent dcpictl

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Packed epochs (issue 17, disk): a live dcpid with -g, an epoch ended by
+# Packed epochs: a live dcpid with -g, an epoch ended by
 # `dcpictl epoch`; `dcpictl compress` packs the ended epoch's host
 # directory into one file, HOST/pack.gz, and leaves the current epoch
 # alone (and refuses it by name); prof, prof -i, list, diff, stacks,

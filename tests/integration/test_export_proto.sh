@@ -1,5 +1,5 @@
 #!/bin/sh
-# pprof's profile.proto from a live dcpid -g (issues 15 and 16): a program
+# pprof's profile.proto from a live dcpid -g: a program
 # where hot() is called from b() three times as often as from c(), built
 # with frame pointers, exported with --format=pprof-proto and read by Go's
 # pprof (built here from Debian's golang-github-google-pprof-dev): -top

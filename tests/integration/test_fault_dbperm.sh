@@ -1,5 +1,5 @@
 #!/bin/sh
-# Who may write into the database (issue 18): dcpid refuses a database
+# Who may write into the database: dcpid refuses a database
 # directory others may write into, at start-up and at a flush; it creates
 # a new database with the configured group, directories 0750 and files
 # 0640 (the kernel symbols' snapshot and reference too), whatever umask it

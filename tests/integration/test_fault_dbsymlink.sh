@@ -1,5 +1,5 @@
 #!/bin/sh
-# Links planted in the database (issue 18): whoever can write into it must
+# Links planted in the database: whoever can write into it must
 # not make root truncate or create files elsewhere.  dcpid refuses a
 # symlinked dcpid.lock (the victim keeps its content), an epoch that
 # `current` names but that is a link to a root-only directory, and at

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Special files where regular files belong (issue 18): nothing hangs.  A
+# Special files where regular files belong: nothing hangs.  A
 # FIFO at a profile path makes dcpid's flush fail at once naming it, and
 # status still answers; a FIFO as a profile's image path, or an event
 # directory linked to /proc, do not hang prof, export or diff; cat of a

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Hostile and large imported files (issue 18, items 5-7): control bytes in
+# Hostile and large imported files: control bytes in
 # an imported name are rejected with their byte offset and leave nothing in
 # the database; dcpictl never prints a control byte from a database raw;
 # periods, costs and addresses that overflow 64 bits are rejected as out of

@@ -1,5 +1,5 @@
 #!/bin/sh
-# kallsyms once per kernel (issue 17): epochs rotated by dcpictl epoch
+# kallsyms once per kernel: epochs rotated by dcpictl epoch
 # share one snapshot, DB/kernels/KERNELID-HASH.gz, that each epoch's
 # kallsyms.ref names; the kernel samples of a getppid(2) loop are named
 # in `dcpictl prof` of every epoch and in an export; an epoch copied

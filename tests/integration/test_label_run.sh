@@ -1,5 +1,5 @@
 #!/bin/sh
-# dcpictl label on a live dcpid (issue 14, as DCPI's dcpilabel): two
+# dcpictl label on a live dcpid (as DCPI's dcpilabel): two
 # commands labelled A and B at the same time, 2 s and 1 s of CPU, show in
 # prof --by label at 2:1 with the workload on top of each; the children of
 # a labelled shell are labelled; a user in dcpid's group may label their

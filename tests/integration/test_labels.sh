@@ -1,5 +1,5 @@
 #!/bin/sh
-# Labels on a live dcpid (issue 14): two copies of one program in two
+# Labels on a live dcpid: two copies of one program in two
 # cgroups the test makes, 2 s and 1 s of CPU: each cgroup's samples are in
 # its own label directory with its label line, in a 2:1 ratio, and each
 # label's hottest procedure is the workload's.  A process moved into
