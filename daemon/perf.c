@@ -18,6 +18,7 @@
 #include "log.h"
 #include "loop.h"
 #include "perf.h"
+#include "perf_sys.h"
 #include "procstatus.h"
 #include "record.h"
 #include "xmalloc.h"

@@ -11,8 +11,6 @@
 #ifndef DCPID_PERF_H
 #define DCPID_PERF_H
 
-#include <sys/types.h>
-
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,7 +23,6 @@
 #define PERF_PERIOD_SW		1000ull
 
 union record;
-struct perf_event_attr;
 
 /* Where a record is handed when it has been read from a ring buffer:
  * size bytes (daemon/record.h), stamped time (perf clock, ns; 0 if none).
@@ -157,19 +154,5 @@ int perf_fd(size_t i, int *event);
 /* Bytes of ring buffers mapped, and of their records held (perf_hold)
  * while the copies are kept. */
 size_t perf_memory(void);
-
-/* The system calls of the set-up, in perf_sys.c so that the unit tests can
- * replace them (-Wl,--wrap).  perf_sys_open opens a system-wide event on
- * cpu (pid -1, no group, close-on-exec); perf_sys_mmap maps len bytes of
- * fd's ring buffer read-write, MAP_FAILED on error; perf_sys_read is
- * read(2) of an event's count and times (read_format); perf_sys_cpus puts
- * the first line of /sys/devices/system/cpu/WHICH ("online", "possible":
- * a CPU list such as "0-3,6\n") into buf[len], 0 or -1.  All set errno. */
-int perf_sys_open(struct perf_event_attr *a, int cpu);
-void *perf_sys_mmap(int fd, size_t len);
-int perf_sys_munmap(void *base, size_t len);
-int perf_sys_ioctl(int fd, unsigned long request, void *arg);
-ssize_t perf_sys_read(int fd, void *buf, size_t len);
-int perf_sys_cpus(const char *which, char *buf, size_t len);
 
 #endif

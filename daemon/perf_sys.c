@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "perf.h"
+#include "perf_sys.h"
 
 int
 perf_sys_open(struct perf_event_attr *a, int cpu)
