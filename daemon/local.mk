@@ -18,8 +18,9 @@ noinst_HEADERS += daemon/loop.h daemon/perf.h daemon/record.h daemon/order.h \
 daemon_libdcpid_la_SOURCES += daemon/loop.c daemon/perf.c daemon/perf_sys.c \
 	daemon/record.c daemon/order.c daemon/agg.c daemon/stack.c daemon/core.c
 
-# Sampling's parts: the system calls, apart for the tests' -Wl,--wrap.
-noinst_HEADERS += daemon/perf_sys.h
+# Sampling's jobs beside perf.c (perf_int.h: what they share); the system
+# calls apart (perf_sys.h), for the tests' -Wl,--wrap.
+noinst_HEADERS += daemon/perf_int.h daemon/perf_sys.h
 
 # In-kernel aggregation: the BPF program (bpf/agg.bpf.c, compiled by clang
 # for the bpf target and embedded by bpftool as agg.skel.h) and its loader

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,88 +19,14 @@
 #include "log.h"
 #include "loop.h"
 #include "perf.h"
+#include "perf_int.h"
 #include "perf_sys.h"
 #include "procstatus.h"
 #include "record.h"
 #include "xmalloc.h"
 
-/* Frames of the call chains sampled (0: none); perf_set_callchain. */
-static unsigned	 callchain_depth;
-
-/*
- * Period jitter (perf_set_jitter): perf_event has no random period, so a
- * timer gives every sampling fd a new period L whose rate 1/L is uniform
- * in [(1 - j) / P, (1 + j) / P], j = jitter / 100 (perf_jitter_period says
- * why the rate), every JITTER_MS on average (itself drawn in
- * [JITTER_MS / 2, 3 * JITTER_MS / 2], so that the changes cannot fall in
- * step with periodic work either).  The kernel applies PERF_EVENT_IOC_PERIOD
- * at once to a running event (since Linux 3.14; 3.7 on ARM): it stops the
- * event, forgets what was left of the interval in progress and starts a
- * full new period (kernel/events/core.c, __perf_event_period), for the
- * cpu-clock hrtimer and for a PMU counter alike.  The interval in progress
- * is lost, half a period on average: the rarer the changes, the smaller
- * that undercount (P / 2 per change: 0.05% at 1 ms and one a second), and
- * the cheaper (an ioctl is an IPI to the event's CPU, about 20 us on this
- * VM); the more frequent, the sooner a short run's count and split settle
- * (bench/README, "Period jitter", has the figures behind one a second).
- */
-#define JITTER_MS	1000
-#define JITTER_MAX	50	/* percent; conf.c's period-jitter allows no more */
-static unsigned		 jitter;	/* percent; 0: fixed periods */
-static struct loop_timer *jitter_timer;
-static uint64_t		 jitter_state;	/* splitmix64 */
-static uint64_t		 jitter_changes;	/* periods set since perf_init */
-
-#define RB_PAGES	128	/* data pages per buffer: 512 KiB with 4 KiB pages */
-/* The sideband's: 512 KiB.  It wakes dcpid at every record, but a loaded
- * host (compilers exec'ing beside a storm of cgroups, CI's sanitizer pass)
- * can keep dcpid off the CPU for a second, and a record lost here is an
- * image never mapped. */
-#define SB_PAGES	128
-/* The least a buffer is made when the locked-memory limit refuses more. */
-#define RB_PAGES_MIN	8
-#define SIDEBAND	((size_t)-1)	/* rb.event of the sideband buffers */
-#define MAX_CPUS	8192	/* Debian's CONFIG_NR_CPUS on amd64 */
-
-struct rb {
-	int		 fd;
-	int		 cpu;
-	size_t		 event;
-	void		*base;		/* control page, then the data */
-	size_t		 mapsize;
-	size_t		 datasize;	/* power of two */
-	int		 inloop;
-	int		 inplace;	/* read by perf_read_until, not drained */
-	int		 fixed;		/* PERF_EVENT_IOC_PERIOD refused: no jitter */
-	int64_t		 k;		/* the rate's last offset (perf_jitter_now) */
-	int		 paired;	/* k was drawn, its negation is next */
-	unsigned char	*held;		/* perf_hold's copy, read before the buffer */
-	size_t		 nheld, heldoff, heldcap;	/* bytes; read up to heldoff */
-	uint64_t	 id;		/* PERF_EVENT_IOC_ID */
-	uint64_t	 enabled;	/* time_enabled at the last hotplug check */
-	int		 off;		/* taken off its CPU: to open anew */
-};
-
-struct event {
-	char		*name;
-	uint64_t	 period;
-	int		 refused;	/* an fd refused PERF_EVENT_IOC_PERIOD (logged) */
-	struct perf_event_attr attr;	/* as the kernel took it, for a CPU opened later */
-	size_t		 pages;		/* data pages of its buffers */
-};
-
-struct idmap {
-	uint64_t	id;
-	size_t		event;
-};
-
-static struct event	*events;
-static size_t		 nevents;
-static struct rb	*rbs;		/* never moved once the loop has them */
-static size_t		 nrbs, caprbs;
-static struct idmap	*ids;
-static int		*cpulist;	/* the CPUs to sample, online or not */
-static size_t		 ncpu;
+struct perf_state	 perf;
+static void		(*fd_cb)(int oldfd, int newfd, int event);	/* perf_set_fd_cb */
 
 /*
  * CPU hotplug.  An event of a CPU that goes offline is taken off it for
@@ -116,39 +43,11 @@ static size_t		 ncpu;
  */
 #define HOTPLUG_MS	5000
 static struct loop_timer *hotplug_timer;
-static int		 sampling;	/* between perf_enable and perf_disable */
 static size_t		 hotplug_opened;	/* CPUs opened after perf_init */
-static struct perf_event_attr sb_attr;	/* the sideband's, as taken */
-static size_t		 sb_pages;
-static unsigned char	 cpu_on[MAX_CPUS];	/* online at the last look */
 /* Present (a CPU that may come online but is not there, a hot-add slot,
  * is not offline). */
 static unsigned char	 cpu_present[MAX_CPUS];
 static unsigned char	 off_said[MAX_CPUS];	/* its going offline logged */
-static void		(*fd_cb)(int oldfd, int newfd, int event);	/* perf_set_fd_cb */
-static perf_record_cb	 record_cb;
-static void		(*ready_cb)(void);	/* perf_set_ready */
-static int		 pfm_ready;
-static uint64_t		 rbuf[65536 / 8];	/* a record that wraps: size is a u16 */
-static int		 sideband_on_first;	/* no dummy event: event 0 carries it */
-static int		 memlock_said;	/* smaller buffers than asked, logged */
-/* How close the sideband came to overflowing (perf_sideband_watch), and
- * when its last loss was said in the log. */
-static struct perf_sideband_watch sbwatch;
-static uint64_t		 sb_lost_said_ms;
-static int		 sb_lost_seen;	/* drain_rb's batch held a LOST record */
-static uint64_t		 sb_read_ns;	/* perf_now() of the read, until its first record */
-static uint64_t		 sb_wait_ms;	/* how long that record had waited */
-#define SB_LOST_SAY_MS	60000
-/* The most perf_hold keeps, all buffers together: beyond it the
- * buffers fill and the kernel counts what it cannot write. */
-#define HOLD_MAX	((size_t)64 << 20)
-static size_t		 held_total;
-/* perf_event_of_id's last id looked up: a buffer read in place is a run
- * of samples of one id, and the bsearch was a twentieth of the sample
- * path.  Forgotten whenever the buffers change. */
-static uint64_t		 last_id;
-static int		 last_event = -2;	/* -2: none */
 
 /* A CPU list in the kernel's form ("0-3,6", as /sys/devices/system/cpu
  * writes them) into *list, *n entries (replacing what they held): 0, or
@@ -247,9 +146,267 @@ cpu_set(const char *which, unsigned char *set)
 static void
 online_set(void)
 {
-	cpu_set("online", cpu_on);
+	cpu_set("online", perf.cpu_on);
 	cpu_set("present", cpu_present);
 }
+
+/* r's event, taken off its CPU, opened anew in its slot: 0, or -1 (the
+ * old one kept, to be tried again). */
+static int
+rb_reopen(struct rb *r)
+{
+	struct rb nr;
+	size_t pages;
+	struct perf_event_attr *a = perf_rb_attr(r, &pages);
+	char err[512];
+	int oldfd = r->fd;
+
+	if (perf_rb_open(&nr, rb_name(r), a, r->event, r->cpu, &pages, err,
+	    sizeof(err)) == -1) {
+		log_warnx("CPU %d is online again, but %s; trying again in %d s",
+		    r->cpu, err, HOTPLUG_MS / 1000);
+		return -1;
+	}
+	if (r->inloop)
+		loop_del(r->fd);
+	perf_sys_munmap(r->base, r->mapsize);
+	close(r->fd);
+	free(r->held);
+	*r = nr;
+	perf_rb_start(r, oldfd);
+	return 0;
+}
+
+/* Buffers for cpu, online and never opened: 0, or -1 (none kept). */
+static int
+open_cpu(int cpu)
+{
+	size_t first = perf.nrbs, k, ev, pages, i;
+	size_t nk = perf.nevents + !perf.sideband_on_first;
+	struct perf_event_attr *a;
+	char err[512];
+
+	if (perf.nrbs + nk > perf.caprbs)
+		return -1;	/* (never: room for every CPU of the list) */
+	for (k = 0; k < nk; k++) {
+		ev = perf.sideband_on_first ? k : k == 0 ? SIDEBAND : k - 1;
+		perf.rbs[perf.nrbs].event = ev;
+		a = perf_rb_attr(&perf.rbs[perf.nrbs], &pages);
+		if (perf_rb_open(&perf.rbs[perf.nrbs], ev == SIDEBAND ?
+		    "sideband (dummy)" : perf.events[ev].name, a, ev, cpu, &pages,
+		    err, sizeof(err)) == -1) {
+			log_warnx("CPU %d is online, but %s; trying again in %d s",
+			    cpu, err, HOTPLUG_MS / 1000);
+			perf_rbs_close(first);	/* (first > 0: a CPU was open) */
+			return -1;
+		}
+		perf.nrbs++;
+	}
+	for (i = first; i < perf.nrbs; i++)
+		perf_rb_start(&perf.rbs[i], -1);
+	return 0;
+}
+
+/* Whether r's event has been taken off its CPU: its time_enabled stood
+ * still since the last check (while sampling).  A read that fails tells
+ * nothing: not taken off. */
+static int
+rb_stopped(struct rb *r)
+{
+	uint64_t v[2];
+
+	if (perf_sys_read(r->fd, v, sizeof(v)) != (ssize_t)sizeof(v))
+		return 0;
+	if (v[1] != r->enabled) {
+		r->enabled = v[1];
+		return 0;
+	}
+	return 1;
+}
+
+static int
+rb_empty(const struct rb *r)
+{
+	const struct perf_event_mmap_page *pg = r->base;
+
+	return r->nheld == r->heldoff &&
+	    __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE) == pg->data_tail;
+}
+
+void
+perf_hotplug_check(void)
+{
+	/* back: a buffer of the CPU opened anew; pending: one still waits. */
+	unsigned char back[MAX_CPUS], pending[MAX_CPUS], has[MAX_CPUS];
+	/* Per CPU: -1 not looked at yet, else whether its events were taken
+	 * off.  The kernel takes all of a CPU's events off at once, so one
+	 * read of time_enabled tells for all: a read of an event active on
+	 * another CPU is a cross-CPU call there (about 10 us on a VM, more
+	 * than the rest of a quiet tick), so one a CPU, not one a buffer. */
+	signed char off[MAX_CPUS];
+	size_t i, n = perf.nrbs;
+	int changed = 0;
+
+	if (!perf.sampling)
+		return;
+	online_set();
+	memset(back, 0, sizeof(back));
+	memset(pending, 0, sizeof(pending));
+	memset(has, 0, sizeof(has));
+	memset(off, -1, sizeof(off));
+	for (i = 0; i < n; i++) {
+		struct rb *r = &perf.rbs[i];
+
+		has[r->cpu] = 1;
+		if (!r->off && off[r->cpu] < 0)
+			off[r->cpu] = (signed char)rb_stopped(r);
+		if (off[r->cpu] == 1)
+			r->off = 1;
+	}
+	for (i = 0; i < n; i++) {
+		struct rb *r = &perf.rbs[i];
+
+		if (!r->off || !perf.cpu_on[r->cpu])
+			continue;
+		/* What it holds is read first (it gets no more). */
+		if (!rb_empty(r) || rb_reopen(r) == -1) {
+			pending[r->cpu] = 1;
+			continue;
+		}
+		back[r->cpu] = 1;
+		changed = 1;
+	}
+	for (i = 0; i < perf.ncpu; i++) {
+		int c = perf.cpulist[i];
+
+		if (!perf.cpu_on[c] && has[c] && !off_said[c]) {
+			log_notice("CPU %d went offline: not sampled until it is "
+			    "back online", c);
+			off_said[c] = 1;
+		}
+		if (back[c] && !pending[c]) {
+			log_notice("CPU %d is back online: sampled again", c);
+			off_said[c] = 0;
+			hotplug_opened++;
+		} else if (!has[c] && perf.cpu_on[c] && open_cpu(c) == 0) {
+			log_notice("CPU %d came online: sampled from now on", c);
+			hotplug_opened++;
+			changed = 1;
+		}
+	}
+	if (changed)
+		perf_ids_rebuild();
+}
+
+static void
+hotplug_tick(struct loop_timer *t, void *arg)
+{
+	(void)arg;
+	perf_hotplug_check();
+	loop_timer_set(t, HOTPLUG_MS);
+}
+
+size_t
+perf_ncpus(void)
+{
+	unsigned char seen[MAX_CPUS];
+	size_t i, n = 0;
+
+	memset(seen, 0, sizeof(seen));
+	for (i = 0; i < perf.nrbs; i++)
+		if (!seen[perf.rbs[i].cpu] && perf.cpu_on[perf.rbs[i].cpu]) {
+			seen[perf.rbs[i].cpu] = 1;
+			n++;
+		}
+	return n;
+}
+
+size_t
+perf_cpus_offline(void)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < perf.ncpu; i++)
+		n += cpu_present[perf.cpulist[i]] && !perf.cpu_on[perf.cpulist[i]];
+	return n;
+}
+
+size_t perf_cpus_hotplugged(void) { return hotplug_opened; }
+
+int
+perf_cpus_init(const char *cpus, char *err, size_t errlen)
+{
+	size_t i;
+
+	/* Every CPU that may come online, or those of the list; those
+	 * offline now are opened when they come online (perf_hotplug_check). */
+	if ((cpus ? parse_list(cpus, &perf.cpulist, &perf.ncpu, 0, NULL, err, errlen) :
+	    sys_cpus("possible", &perf.cpulist, &perf.ncpu, err, errlen)) == -1)
+		return -1;
+	online_set();
+	memset(off_said, 0, sizeof(off_said));
+	hotplug_opened = 0;
+	for (i = 0; i < perf.ncpu && !perf.cpu_on[perf.cpulist[i]]; i++)
+		;
+	if (i == perf.ncpu) {
+		snprintf(err, errlen, "no CPU of %s is online", cpus ? cpus : "the machine");
+		errno = ENODEV;
+		return -1;
+	}
+	return 0;
+}
+
+void
+perf_cpus_fini(void)
+{
+	free(perf.cpulist);
+	perf.cpulist = NULL;
+	perf.ncpu = 0;
+}
+
+void
+perf_hotplug_start(void)
+{
+	hotplug_timer = loop_timer_add(HOTPLUG_MS, hotplug_tick, NULL);
+	/* A look at the CPUs is due every few seconds, not at a given one:
+	 * it rides the tick's wake-up. */
+	loop_timer_set_slack(hotplug_timer, HOTPLUG_MS / 2);
+}
+
+void
+perf_hotplug_stop(void)
+{
+	loop_timer_del(hotplug_timer);
+	hotplug_timer = NULL;
+}
+
+/* Frames of the call chains sampled (0: none); perf_set_callchain. */
+static unsigned	 callchain_depth;
+
+#define RB_PAGES	128	/* data pages per buffer: 512 KiB with 4 KiB pages */
+/* The sideband's: 512 KiB.  It wakes dcpid at every record, but a loaded
+ * host (compilers exec'ing beside a storm of cgroups, CI's sanitizer pass)
+ * can keep dcpid off the CPU for a second, and a record lost here is an
+ * image never mapped. */
+#define SB_PAGES	128
+/* The least a buffer is made when the locked-memory limit refuses more. */
+#define RB_PAGES_MIN	8
+
+struct idmap {
+	uint64_t	id;
+	size_t		event;
+};
+
+static struct idmap	*ids;
+static struct perf_event_attr sb_attr;	/* the sideband's, as taken */
+static size_t		 sb_pages;
+static int		 pfm_ready;
+static int		 memlock_said;	/* smaller buffers than asked, logged */
+/* perf_event_of_id's last id looked up: a buffer read in place is a run
+ * of samples of one id, and the bsearch was a twentieth of the sample
+ * path.  Forgotten whenever the buffers change. */
+static uint64_t		 last_id;
+static int		 last_event = -2;	/* -2: none */
 
 static int
 encode(const char *name, struct perf_event_attr *a, char *err, size_t errlen)
@@ -414,41 +571,323 @@ open_one(const char *name, struct perf_event_attr *a, int cpu, char *err, size_t
 	return -1;
 }
 
-static const char *
-rb_name(const struct rb *r)
-{
-	return r->event == SIDEBAND ? "sideband (dummy)" : events[r->event].name;
-}
-
 /* Closes the buffers from index first on (all when 0). */
-static void
-close_rbs_from(size_t first)
+void
+perf_rbs_close(size_t first)
 {
 	size_t i;
 
 	last_event = -2;
-	for (i = first; i < nrbs; i++) {
-		if (rbs[i].inloop)
-			loop_del(rbs[i].fd);
-		perf_sys_munmap(rbs[i].base, rbs[i].mapsize);
-		close(rbs[i].fd);
-		held_total -= rbs[i].nheld;
-		free(rbs[i].held);
+	for (i = first; i < perf.nrbs; i++) {
+		if (perf.rbs[i].inloop)
+			loop_del(perf.rbs[i].fd);
+		perf_sys_munmap(perf.rbs[i].base, perf.rbs[i].mapsize);
+		close(perf.rbs[i].fd);
+		perf.held_total -= perf.rbs[i].nheld;
+		free(perf.rbs[i].held);
 	}
-	nrbs = first;
-	if (nrbs == 0) {
-		free(rbs);
+	perf.nrbs = first;
+	if (perf.nrbs == 0) {
+		free(perf.rbs);
 		free(ids);
-		rbs = NULL;
+		perf.rbs = NULL;
 		ids = NULL;
 	}
 }
 
 static void
-close_rbs(void)
+want_sideband(struct perf_event_attr *a)
 {
-	close_rbs_from(0);
+	a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = 1;
+	a->build_id = 1;
+	/* New cgroups' paths, for the labels of their samples. */
+	a->cgroup = (record_daemon.sample_type & PERF_SAMPLE_CGROUP) != 0;
 }
+
+/* Opens r: event ev (SIDEBAND: not a sampling event, its records have
+ * no event index) as a on cpu, with *pages data pages, halved (and said
+ * once) while the locked-memory limit refuses them, down to RB_PAGES_MIN:
+ * 0, or -1 with a message.  r is not in the loop yet. */
+int
+perf_rb_open(struct rb *r, const char *name, struct perf_event_attr *a,
+    size_t ev, int cpu, size_t *pages, char *err, size_t errlen)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	uint64_t id;
+
+	for (;;) {
+		memset(r, 0, sizeof(*r));
+		if ((r->fd = open_one(name, a, cpu, err, errlen)) == -1)
+			return -1;
+		r->cpu = cpu;
+		r->event = ev;
+		r->datasize = *pages * page;
+		/* Samples only, in time order: read in place.  A buffer
+		 * that carries the sideband too is copied into the queue
+		 * at each wake-up, as the sideband's are: its MMAP2s are
+		 * read at their arrival (core_record), and a sample
+		 * written inside one (interrupt) can precede it. */
+		r->inplace = ev != SIDEBAND && !perf.sideband_on_first;
+		r->mapsize = r->datasize + page;
+		r->base = perf_sys_mmap(r->fd, r->mapsize);
+		if (r->base != MAP_FAILED)
+			break;
+		if (errno != EPERM || *pages <= RB_PAGES_MIN) {
+			snprintf(err, errlen, "event %s on CPU %d: mmap of the ring buffer: %s",
+			    name, r->cpu, strerror(errno));
+			close(r->fd);
+			return -1;
+		}
+		/* Over the locked-memory limit: smaller buffers, for this
+		 * CPU and the next, said once. */
+		if (!memlock_said)
+			log_warnx("event %s on CPU %d: a ring buffer of %zu KiB "
+			    "is over dcpid's locked-memory limit (RLIMIT_MEMLOCK "
+			    "beyond kernel.perf_event_mlock_kb per CPU): smaller "
+			    "buffers lose samples sooner; give dcpid "
+			    "LimitMEMLOCK=infinity or CAP_IPC_LOCK", name,
+			    r->cpu, r->datasize / 1024);
+		memlock_said = 1;
+		close(r->fd);
+		*pages /= 2;
+		if (a->watermark && a->wakeup_watermark > 1)
+			a->wakeup_watermark = (uint32_t)(*pages * page / 4);
+	}
+	if (perf_sys_ioctl(r->fd, PERF_EVENT_IOC_ID, &id) == -1) {
+		snprintf(err, errlen, "event %s: PERF_EVENT_IOC_ID: %s", name, strerror(errno));
+		perf_sys_munmap(r->base, r->mapsize);
+		close(r->fd);
+		return -1;
+	}
+	r->id = id;
+	return 0;
+}
+
+/* Opens a's buffers on every CPU of the list online now as event ev;
+ * *pages: as rb_open's, for all of them. */
+static int
+open_rbs(const char *name, struct perf_event_attr *a, size_t ev, size_t *pages,
+    char *err, size_t errlen)
+{
+	size_t c, pages0 = *pages, last_pages = 0;
+	int first = 1;
+
+	perf.rbs = xreallocarray(perf.rbs, perf.nrbs + perf.ncpu, sizeof(*perf.rbs));
+	for (c = 0; c < perf.ncpu; c++) {
+		if (!perf.cpu_on[perf.cpulist[c]])
+			continue;
+		if (perf_rb_open(&perf.rbs[perf.nrbs], name, a, ev, perf.cpulist[c], pages,
+		    err, errlen) == -1)
+			return -1;
+		if (*pages < pages0 && (first || *pages != last_pages))
+			log_notice("event %s on CPU %d: ring buffer of %zu KiB", name,
+			    perf.cpulist[c], perf.rbs[perf.nrbs].datasize / 1024);
+		last_pages = *pages;
+		first = 0;
+		perf.nrbs++;
+	}
+	return 0;
+}
+
+int
+perf_open_event(const char *name, size_t ev, char *err, size_t errlen)
+{
+	struct perf_event_attr a;
+
+	if (encode(name, &a, err, errlen) == -1)
+		return -1;
+	if (ev == 0 && perf.sideband_on_first)
+		want_sideband(&a);
+	perf.events = xreallocarray(perf.events, ev + 1, sizeof(*perf.events));
+	perf.events[ev].name = xstrdup(name);
+	perf.events[ev].period = a.sample_period;
+	perf.events[ev].refused = 0;
+	perf.events[ev].pages = RB_PAGES;
+	perf.nevents = ev + 1;
+	if (open_rbs(name, &a, ev, &perf.events[ev].pages, err, errlen) == -1)
+		return -1;
+	perf.events[ev].attr = a;
+	return 0;
+}
+
+/*
+ * The sideband (MMAP2, COMM, FORK, EXIT) in buffers of its own that wake
+ * dcpid at every record: the files a process maps are read through
+ * /proc/PID/map_files while it lives, which for a program that runs for a
+ * millisecond in a chroot or another mount namespace is only just after
+ * its exec.  The samples' buffers keep their large watermark.  Without the
+ * dummy event (kernels before 3.12) the first event carries the sideband.
+ */
+int
+perf_open_sideband(void)
+{
+	struct perf_event_attr a;
+	char err[512];
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.sample_period = 1;
+	a.sample_type = record_daemon.sample_type;
+	a.sample_id_all = RECORD_SAMPLE_ID_ALL;
+	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED;
+	a.exclude_guest = 1;
+	a.use_clockid = 1;
+	a.clockid = CLOCK_MONOTONIC;
+	a.disabled = 1;
+	a.watermark = 1;
+	a.wakeup_watermark = 1;
+	want_sideband(&a);
+	sb_pages = SB_PAGES;
+	if (open_rbs("sideband (dummy)", &a, SIDEBAND, &sb_pages, err, sizeof(err)) == 0) {
+		sb_attr = a;
+		return 0;
+	}
+	perf_rbs_close(0);
+	log_notice("%s; the sampling event carries MMAP2, COMM, FORK and EXIT", err);
+	perf.sideband_on_first = 1;
+	return -1;
+}
+
+void
+perf_events_free(void)
+{
+	size_t i;
+
+	for (i = 0; i < perf.nevents; i++)
+		free(perf.events[i].name);
+	free(perf.events);
+	perf.events = NULL;
+	perf.nevents = 0;
+}
+
+static int cmp_id(const void *, const void *);
+
+static int
+pfm_init(char *err, size_t errlen)
+{
+	int ret;
+
+	if (!pfm_ready) {
+		if ((ret = pfm_initialize()) != PFM_SUCCESS) {
+			snprintf(err, errlen, "libpfm4: %s", pfm_strerror(ret));
+			return -1;
+		}
+		pfm_ready = 1;
+	}
+	return 0;
+}
+
+int
+perf_check_event(const char *name, char *err, size_t errlen)
+{
+	struct perf_event_attr a;
+
+	if (pfm_init(err, errlen) == -1)
+		return -1;
+	return encode(name, &a, err, errlen);
+}
+
+unsigned
+perf_set_callchain(unsigned depth)
+{
+	unsigned max = 127;
+	FILE *fp;
+
+	/* The kernel refuses more than kernel.perf_event_max_stack. */
+	if (depth > 0 && (fp = fopen("/proc/sys/kernel/perf_event_max_stack", "re")) != NULL) {
+		if (fscanf(fp, "%u", &max) != 1)
+			max = 127;
+		fclose(fp);
+	}
+	if (depth > max) {
+		log_notice("callchain-depth %u is over kernel.perf_event_max_stack; "
+		    "sampling %u frames", depth, max);
+		depth = max;
+	}
+	callchain_depth = depth;
+	record_daemon_set_callchain(depth > 0);
+	return depth;
+}
+
+/* Every sample looks its event up by id: the ids of rbs[0..nrbs), sorted. */
+void
+perf_ids_rebuild(void)
+{
+	size_t i;
+
+	ids = xreallocarray(ids, perf.nrbs > 0 ? perf.nrbs : 1, sizeof(*ids));
+	for (i = 0; i < perf.nrbs; i++)
+		ids[i] = (struct idmap){ perf.rbs[i].id, perf.rbs[i].event };
+	qsort(ids, perf.nrbs, sizeof(*ids), cmp_id);
+	last_event = -2;
+}
+
+struct perf_event_attr *
+perf_rb_attr(const struct rb *r, size_t *pages)
+{
+	if (r->event == SIDEBAND) {
+		*pages = sb_pages;
+		return &sb_attr;
+	}
+	*pages = perf.events[r->event].pages;
+	return &perf.events[r->event].attr;
+}
+
+static int
+cmp_id(const void *a, const void *b)
+{
+	const struct idmap *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+int
+perf_event_of_id(uint64_t id)
+{
+	struct idmap key = { id, 0 }, *m;
+
+	if (id == last_id && last_event != -2)
+		return last_event;
+	m = perf.nrbs > 0 ? bsearch(&key, ids, perf.nrbs, sizeof(*ids), cmp_id) : NULL;
+	last_id = id;
+	last_event = m ? (int)m->event : -1;
+	return last_event;
+}
+
+int
+perf_id_is_sideband(uint64_t id)
+{
+	struct idmap key = { id, 0 }, *m;
+
+	/* No buffers (the tests' records without perf_init): ids is NULL,
+	 * which bsearch must not be given. */
+	if (perf.nrbs == 0)
+		return 0;
+	m = bsearch(&key, ids, perf.nrbs, sizeof(*ids), cmp_id);
+	return m != NULL && m->event == SIDEBAND;
+}
+
+int
+perf_open_init(char *err, size_t errlen)
+{
+	memlock_said = 0;
+	return pfm_init(err, errlen);
+}
+
+static uint64_t		 rbuf[65536 / 8];	/* a record that wraps: size is a u16 */
+/* How close the sideband came to overflowing (perf_sideband_watch), and
+ * when its last loss was said in the log. */
+static struct perf_sideband_watch sbwatch;
+static uint64_t		 sb_lost_said_ms;
+static int		 sb_lost_seen;	/* drain_rb's batch held a LOST record */
+static uint64_t		 sb_read_ns;	/* perf_now() of the read, until its first record */
+static uint64_t		 sb_wait_ms;	/* how long that record had waited */
+#define SB_LOST_SAY_MS	60000
+/* The most perf_hold keeps, all buffers together: beyond it the
+ * buffers fill and the kernel counts what it cannot write. */
+#define HOLD_MAX	((size_t)64 << 20)
 
 /* A record's time: a sample's is at a fixed offset. */
 static inline uint64_t
@@ -488,7 +927,7 @@ read_held(struct rb *r, uint64_t until, perf_record_cb cb, uint64_t *next)
 		cb(rec, size, t);
 		n++;
 	}
-	held_total -= r->nheld;
+	perf.held_total -= r->nheld;
 	r->nheld = r->heldoff = 0;
 	/* A flush's worth is kept for the next; a storm's is given back. */
 	if (r->heldcap > ((size_t)1 << 20)) {
@@ -600,7 +1039,7 @@ sideband_cb(const union record *rec, size_t size, uint64_t time)
 			sbwatch.wait_max_ms = sb_wait_ms;
 		sb_read_ns = 0;
 	}
-	record_cb(rec, size, time);
+	perf.record_cb(rec, size, time);
 }
 
 void
@@ -611,15 +1050,15 @@ perf_hold(void)
 	uint64_t head, tail;
 	size_t i, n, at, first;
 
-	for (i = 0; i < nrbs; i++) {
-		struct rb *r = &rbs[i];
+	for (i = 0; i < perf.nrbs; i++) {
+		struct rb *r = &perf.rbs[i];
 
 		pg = r->base;
 		data = (unsigned char *)r->base + (r->mapsize - r->datasize);
 		head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
 		tail = pg->data_tail;
 		if ((n = (size_t)(head - tail)) == 0 || n > r->datasize ||
-		    held_total + n > HOLD_MAX)
+		    perf.held_total + n > HOLD_MAX)
 			continue;
 		if (r->event == SIDEBAND && n > sbwatch.used_max)
 			sbwatch.used_max = n;
@@ -636,7 +1075,7 @@ perf_hold(void)
 		memcpy(r->held + r->nheld, data + at, first);
 		memcpy(r->held + r->nheld + first, data, n - first);
 		r->nheld += n;
-		held_total += n;
+		perf.held_total += n;
 		__atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
 	}
 }
@@ -683,11 +1122,11 @@ drain_rb(struct rb *r)
 		drain_sideband(r);
 		return;
 	}
-	read_rb(r, UINT64_MAX, record_cb, NULL, 0, &next);
+	read_rb(r, UINT64_MAX, perf.record_cb, NULL, 0, &next);
 }
 
-static void
-rb_ready(int fd, uint32_t ev, void *arg)
+void
+perf_rb_ready(int fd, uint32_t ev, void *arg)
 {
 	struct rb *r = arg;
 
@@ -697,16 +1136,16 @@ rb_ready(int fd, uint32_t ev, void *arg)
 		log_warnx("CPU %d: event %s hung up", r->cpu, rb_name(r));
 		loop_del(fd);
 		r->inloop = 0;
-		if (r->inplace && ready_cb != NULL)
-			ready_cb();
+		if (r->inplace && perf.ready_cb != NULL)
+			perf.ready_cb();
 		else
 			drain_rb(r);
 		return;
 	}
 	/* A sampling buffer past its watermark: its records are processed
 	 * where they lie, up to the safe time, rather than copied. */
-	if (r->inplace && ready_cb != NULL)
-		ready_cb();
+	if (r->inplace && perf.ready_cb != NULL)
+		perf.ready_cb();
 	else
 		drain_rb(r);
 }
@@ -716,8 +1155,8 @@ perf_drain(void)
 {
 	size_t i;
 
-	for (i = 0; i < nrbs; i++)
-		drain_rb(&rbs[i]);
+	for (i = 0; i < perf.nrbs; i++)
+		drain_rb(&perf.rbs[i]);
 }
 
 void
@@ -725,15 +1164,9 @@ perf_drain_queued(void)
 {
 	size_t i;
 
-	for (i = 0; i < nrbs; i++)
-		if (!rbs[i].inplace)
-			drain_rb(&rbs[i]);
-}
-
-void
-perf_set_ready(void (*cb)(void))
-{
-	ready_cb = cb;
+	for (i = 0; i < perf.nrbs; i++)
+		if (!perf.rbs[i].inplace)
+			drain_rb(&perf.rbs[i]);
 }
 
 size_t
@@ -745,226 +1178,65 @@ perf_read_until(uint64_t until, perf_record_cb cb, perf_ahead_cb ahead,
 	/* Each buffer in turn: samples need no order among themselves
 	 * (core.c), and until keeps each behind the sideband. */
 	*next = UINT64_MAX;
-	for (i = 0; i < nrbs; i++)
-		if (rbs[i].inplace)
-			n += read_rb(&rbs[i], until, cb, ahead, dist, next);
+	for (i = 0; i < perf.nrbs; i++)
+		if (perf.rbs[i].inplace)
+			n += read_rb(&perf.rbs[i], until, cb, ahead, dist, next);
 	return n;
 }
 
-static void
-want_sideband(struct perf_event_attr *a)
-{
-	a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = 1;
-	a->build_id = 1;
-	/* New cgroups' paths, for the labels of their samples. */
-	a->cgroup = (record_daemon.sample_type & PERF_SAMPLE_CGROUP) != 0;
-}
-
-/* Opens r: event ev (SIDEBAND: not a sampling event, its records have
- * no event index) as a on cpu, with *pages data pages, halved (and said
- * once) while the locked-memory limit refuses them, down to RB_PAGES_MIN:
- * 0, or -1 with a message.  r is not in the loop yet. */
-static int
-rb_open(struct rb *r, const char *name, struct perf_event_attr *a, size_t ev,
-    int cpu, size_t *pages, char *err, size_t errlen)
-{
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	uint64_t id;
-
-	for (;;) {
-		memset(r, 0, sizeof(*r));
-		if ((r->fd = open_one(name, a, cpu, err, errlen)) == -1)
-			return -1;
-		r->cpu = cpu;
-		r->event = ev;
-		r->datasize = *pages * page;
-		/* Samples only, in time order: read in place.  A buffer
-		 * that carries the sideband too is copied into the queue
-		 * at each wake-up, as the sideband's are: its MMAP2s are
-		 * read at their arrival (core_record), and a sample
-		 * written inside one (interrupt) can precede it. */
-		r->inplace = ev != SIDEBAND && !sideband_on_first;
-		r->mapsize = r->datasize + page;
-		r->base = perf_sys_mmap(r->fd, r->mapsize);
-		if (r->base != MAP_FAILED)
-			break;
-		if (errno != EPERM || *pages <= RB_PAGES_MIN) {
-			snprintf(err, errlen, "event %s on CPU %d: mmap of the ring buffer: %s",
-			    name, r->cpu, strerror(errno));
-			close(r->fd);
-			return -1;
-		}
-		/* Over the locked-memory limit: smaller buffers, for this
-		 * CPU and the next, said once. */
-		if (!memlock_said)
-			log_warnx("event %s on CPU %d: a ring buffer of %zu KiB "
-			    "is over dcpid's locked-memory limit (RLIMIT_MEMLOCK "
-			    "beyond kernel.perf_event_mlock_kb per CPU): smaller "
-			    "buffers lose samples sooner; give dcpid "
-			    "LimitMEMLOCK=infinity or CAP_IPC_LOCK", name,
-			    r->cpu, r->datasize / 1024);
-		memlock_said = 1;
-		close(r->fd);
-		*pages /= 2;
-		if (a->watermark && a->wakeup_watermark > 1)
-			a->wakeup_watermark = (uint32_t)(*pages * page / 4);
-	}
-	if (perf_sys_ioctl(r->fd, PERF_EVENT_IOC_ID, &id) == -1) {
-		snprintf(err, errlen, "event %s: PERF_EVENT_IOC_ID: %s", name, strerror(errno));
-		perf_sys_munmap(r->base, r->mapsize);
-		close(r->fd);
-		return -1;
-	}
-	r->id = id;
-	return 0;
-}
-
-/* Opens a's buffers on every CPU of the list online now as event ev;
- * *pages: as rb_open's, for all of them. */
-static int
-open_rbs(const char *name, struct perf_event_attr *a, size_t ev, size_t *pages,
-    char *err, size_t errlen)
-{
-	size_t c, pages0 = *pages, last_pages = 0;
-	int first = 1;
-
-	rbs = xreallocarray(rbs, nrbs + ncpu, sizeof(*rbs));
-	for (c = 0; c < ncpu; c++) {
-		if (!cpu_on[cpulist[c]])
-			continue;
-		if (rb_open(&rbs[nrbs], name, a, ev, cpulist[c], pages, err, errlen) == -1)
-			return -1;
-		if (*pages < pages0 && (first || *pages != last_pages))
-			log_notice("event %s on CPU %d: ring buffer of %zu KiB", name,
-			    cpulist[c], rbs[nrbs].datasize / 1024);
-		last_pages = *pages;
-		first = 0;
-		nrbs++;
-	}
-	return 0;
-}
-
-static int
-open_event(const char *name, size_t ev, char *err, size_t errlen)
-{
-	struct perf_event_attr a;
-
-	if (encode(name, &a, err, errlen) == -1)
-		return -1;
-	if (ev == 0 && sideband_on_first)
-		want_sideband(&a);
-	events = xreallocarray(events, ev + 1, sizeof(*events));
-	events[ev].name = xstrdup(name);
-	events[ev].period = a.sample_period;
-	events[ev].refused = 0;
-	events[ev].pages = RB_PAGES;
-	nevents = ev + 1;
-	if (open_rbs(name, &a, ev, &events[ev].pages, err, errlen) == -1)
-		return -1;
-	events[ev].attr = a;
-	return 0;
-}
-
-/*
- * The sideband (MMAP2, COMM, FORK, EXIT) in buffers of its own that wake
- * dcpid at every record: the files a process maps are read through
- * /proc/PID/map_files while it lives, which for a program that runs for a
- * millisecond in a chroot or another mount namespace is only just after
- * its exec.  The samples' buffers keep their large watermark.  Without the
- * dummy event (kernels before 3.12) the first event carries the sideband.
- */
-static int
-open_sideband(void)
-{
-	struct perf_event_attr a;
-	char err[512];
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_DUMMY;
-	a.sample_period = 1;
-	a.sample_type = record_daemon.sample_type;
-	a.sample_id_all = RECORD_SAMPLE_ID_ALL;
-	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED;
-	a.exclude_guest = 1;
-	a.use_clockid = 1;
-	a.clockid = CLOCK_MONOTONIC;
-	a.disabled = 1;
-	a.watermark = 1;
-	a.wakeup_watermark = 1;
-	want_sideband(&a);
-	sb_pages = SB_PAGES;
-	if (open_rbs("sideband (dummy)", &a, SIDEBAND, &sb_pages, err, sizeof(err)) == 0) {
-		sb_attr = a;
-		return 0;
-	}
-	close_rbs();
-	log_notice("%s; the sampling event carries MMAP2, COMM, FORK and EXIT", err);
-	sideband_on_first = 1;
-	return -1;
-}
-
-static void
-free_events(void)
+void
+perf_sideband_watch(struct perf_sideband_watch *w)
 {
 	size_t i;
 
-	for (i = 0; i < nevents; i++)
-		free(events[i].name);
-	free(events);
-	events = NULL;
-	nevents = 0;
+	*w = sbwatch;
+	w->size = 0;
+	for (i = 0; i < perf.nrbs; i++)
+		if (perf.rbs[i].event == SIDEBAND)
+			w->size = perf.rbs[i].datasize;
 }
 
-static int cmp_id(const void *, const void *);
-
-static int
-pfm_init(char *err, size_t errlen)
+size_t
+perf_memory(void)
 {
-	int ret;
+	size_t i, m = 0;
 
-	if (!pfm_ready) {
-		if ((ret = pfm_initialize()) != PFM_SUCCESS) {
-			snprintf(err, errlen, "libpfm4: %s", pfm_strerror(ret));
-			return -1;
-		}
-		pfm_ready = 1;
-	}
-	return 0;
+	/* The buffers' copies by perf_hold too, while they are kept. */
+	for (i = 0; i < perf.nrbs; i++)
+		m += perf.rbs[i].mapsize + perf.rbs[i].heldcap;
+	return m;
 }
 
-int
-perf_check_event(const char *name, char *err, size_t errlen)
+void
+perf_ring_init(void)
 {
-	struct perf_event_attr a;
-
-	if (pfm_init(err, errlen) == -1)
-		return -1;
-	return encode(name, &a, err, errlen);
+	memset(&sbwatch, 0, sizeof(sbwatch));
+	sb_lost_said_ms = 0;
 }
 
-unsigned
-perf_set_callchain(unsigned depth)
-{
-	unsigned max = 127;
-	FILE *fp;
-
-	/* The kernel refuses more than kernel.perf_event_max_stack. */
-	if (depth > 0 && (fp = fopen("/proc/sys/kernel/perf_event_max_stack", "re")) != NULL) {
-		if (fscanf(fp, "%u", &max) != 1)
-			max = 127;
-		fclose(fp);
-	}
-	if (depth > max) {
-		log_notice("callchain-depth %u is over kernel.perf_event_max_stack; "
-		    "sampling %u frames", depth, max);
-		depth = max;
-	}
-	callchain_depth = depth;
-	record_daemon_set_callchain(depth > 0);
-	return depth;
-}
+/*
+ * Period jitter (perf_set_jitter): perf_event has no random period, so a
+ * timer gives every sampling fd a new period L whose rate 1/L is uniform
+ * in [(1 - j) / P, (1 + j) / P], j = jitter / 100 (perf_jitter_period says
+ * why the rate), every JITTER_MS on average (itself drawn in
+ * [JITTER_MS / 2, 3 * JITTER_MS / 2], so that the changes cannot fall in
+ * step with periodic work either).  The kernel applies PERF_EVENT_IOC_PERIOD
+ * at once to a running event (since Linux 3.14; 3.7 on ARM): it stops the
+ * event, forgets what was left of the interval in progress and starts a
+ * full new period (kernel/events/core.c, __perf_event_period), for the
+ * cpu-clock hrtimer and for a PMU counter alike.  The interval in progress
+ * is lost, half a period on average: the rarer the changes, the smaller
+ * that undercount (P / 2 per change: 0.05% at 1 ms and one a second), and
+ * the cheaper (an ioctl is an IPI to the event's CPU, about 20 us on this
+ * VM); the more frequent, the sooner a short run's count and split settle
+ * (bench/README, "Period jitter", has the figures behind one a second).
+ */
+#define JITTER_MS	1000
+#define JITTER_MAX	50	/* percent; conf.c's period-jitter allows no more */
+static unsigned		 jitter;	/* percent; 0: fixed periods */
+static struct loop_timer *jitter_timer;
+static uint64_t		 jitter_state;	/* splitmix64 */
+static uint64_t		 jitter_changes;	/* periods set since perf_init */
 
 void
 perf_set_jitter(unsigned percent)
@@ -980,8 +1252,8 @@ perf_jitter_refused(void)
 {
 	size_t i, n = 0;
 
-	for (i = 0; i < nrbs; i++)
-		n += rbs[i].fixed;
+	for (i = 0; i < perf.nrbs; i++)
+		n += perf.rbs[i].fixed;
 	return n;
 }
 
@@ -1045,7 +1317,7 @@ perf_jitter_period(uint64_t period, unsigned percent)
 static void
 set_period(struct rb *r, uint64_t v)
 {
-	struct event *e = &events[r->event];
+	struct event *e = &perf.events[r->event];
 	uint64_t p = e->period;
 	int err;
 
@@ -1075,8 +1347,8 @@ perf_jitter_now(void)
 {
 	size_t i;
 
-	for (i = 0; i < nrbs; i++) {
-		struct rb *r = &rbs[i];
+	for (i = 0; i < perf.nrbs; i++) {
+		struct rb *r = &perf.rbs[i];
 
 		if (r->event == SIDEBAND || r->fixed)
 			continue;
@@ -1087,7 +1359,7 @@ perf_jitter_now(void)
 		 * fast or too slow does not weigh on a short run. */
 		r->k = r->paired ? -r->k : jitter_draw(jitter);
 		r->paired = !r->paired;
-		set_period(r, jitter_apply(events[r->event].period, r->k));
+		set_period(r, jitter_apply(perf.events[r->event].period, r->k));
 	}
 }
 
@@ -1099,202 +1371,35 @@ jitter_tick(struct loop_timer *t, void *arg)
 	loop_timer_set(t, JITTER_MS / 2 + jitter_random() % (JITTER_MS + 1));
 }
 
-/* Every sample looks its event up by id: the ids of rbs[0..nrbs), sorted. */
-static void
-ids_rebuild(void)
+/* A buffer opened while sampling (perf_rb_start): its first period drawn. */
+void
+perf_jitter_first(struct rb *r)
 {
-	size_t i;
-
-	ids = xreallocarray(ids, nrbs > 0 ? nrbs : 1, sizeof(*ids));
-	for (i = 0; i < nrbs; i++)
-		ids[i] = (struct idmap){ rbs[i].id, rbs[i].event };
-	qsort(ids, nrbs, sizeof(*ids), cmp_id);
-	last_event = -2;
-}
-
-/* A buffer opened after perf_init (in the slot of oldfd, or -1): into
- * the loop, its period drawn and the event enabled if sampling is on, and
- * a sampling event's fd told to fd_cb (the BPF program's link). */
-static void
-rb_start(struct rb *r, int oldfd)
-{
-	loop_add(r->fd, EPOLLIN, rb_ready, r);
-	r->inloop = 1;
-	if (r->event != SIDEBAND && fd_cb != NULL)
-		fd_cb(oldfd, r->fd, (int)r->event);
-	if (!sampling)
+	if (jitter == 0 || r->event == SIDEBAND)
 		return;
-	if (jitter > 0 && r->event != SIDEBAND) {
-		r->k = jitter_draw(jitter);
-		r->paired = 1;
-		set_period(r, jitter_apply(events[r->event].period, r->k));
-	}
-	if (perf_sys_ioctl(r->fd, PERF_EVENT_IOC_ENABLE, NULL) == -1)
-		log_warn("CPU %d: enabling event %s", r->cpu, rb_name(r));
-}
-
-static struct perf_event_attr *
-rb_attr(const struct rb *r, size_t *pages)
-{
-	if (r->event == SIDEBAND) {
-		*pages = sb_pages;
-		return &sb_attr;
-	}
-	*pages = events[r->event].pages;
-	return &events[r->event].attr;
-}
-
-/* r's event, taken off its CPU, opened anew in its slot: 0, or -1 (the
- * old one kept, to be tried again). */
-static int
-rb_reopen(struct rb *r)
-{
-	struct rb nr;
-	size_t pages;
-	struct perf_event_attr *a = rb_attr(r, &pages);
-	char err[512];
-	int oldfd = r->fd;
-
-	if (rb_open(&nr, rb_name(r), a, r->event, r->cpu, &pages, err, sizeof(err)) == -1) {
-		log_warnx("CPU %d is online again, but %s; trying again in %d s",
-		    r->cpu, err, HOTPLUG_MS / 1000);
-		return -1;
-	}
-	if (r->inloop)
-		loop_del(r->fd);
-	perf_sys_munmap(r->base, r->mapsize);
-	close(r->fd);
-	free(r->held);
-	*r = nr;
-	rb_start(r, oldfd);
-	return 0;
-}
-
-/* Buffers for cpu, online and never opened: 0, or -1 (none kept). */
-static int
-open_cpu(int cpu)
-{
-	size_t first = nrbs, k, nk = nevents + !sideband_on_first, ev, pages, i;
-	struct perf_event_attr *a;
-	char err[512];
-
-	if (nrbs + nk > caprbs)
-		return -1;	/* (never: room for every CPU of the list) */
-	for (k = 0; k < nk; k++) {
-		ev = sideband_on_first ? k : k == 0 ? SIDEBAND : k - 1;
-		rbs[nrbs].event = ev;
-		a = rb_attr(&rbs[nrbs], &pages);
-		if (rb_open(&rbs[nrbs], ev == SIDEBAND ? "sideband (dummy)" :
-		    events[ev].name, a, ev, cpu, &pages, err, sizeof(err)) == -1) {
-			log_warnx("CPU %d is online, but %s; trying again in %d s",
-			    cpu, err, HOTPLUG_MS / 1000);
-			close_rbs_from(first);	/* (first > 0: a CPU was open) */
-			return -1;
-		}
-		nrbs++;
-	}
-	for (i = first; i < nrbs; i++)
-		rb_start(&rbs[i], -1);
-	return 0;
-}
-
-/* Whether r's event has been taken off its CPU: its time_enabled stood
- * still since the last check (while sampling).  A read that fails tells
- * nothing: not taken off. */
-static int
-rb_stopped(struct rb *r)
-{
-	uint64_t v[2];
-
-	if (perf_sys_read(r->fd, v, sizeof(v)) != (ssize_t)sizeof(v))
-		return 0;
-	if (v[1] != r->enabled) {
-		r->enabled = v[1];
-		return 0;
-	}
-	return 1;
-}
-
-static int
-rb_empty(const struct rb *r)
-{
-	const struct perf_event_mmap_page *pg = r->base;
-
-	return r->nheld == r->heldoff &&
-	    __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE) == pg->data_tail;
+	r->k = jitter_draw(jitter);
+	r->paired = 1;
+	set_period(r, jitter_apply(perf.events[r->event].period, r->k));
 }
 
 void
-perf_hotplug_check(void)
+perf_jitter_init(void)
 {
-	/* back: a buffer of the CPU opened anew; pending: one still waits. */
-	unsigned char back[MAX_CPUS], pending[MAX_CPUS], has[MAX_CPUS];
-	/* Per CPU: -1 not looked at yet, else whether its events were taken
-	 * off.  The kernel takes all of a CPU's events off at once, so one
-	 * read of time_enabled tells for all: a read of an event active on
-	 * another CPU is a cross-CPU call there (about 10 us on a VM, more
-	 * than the rest of a quiet tick), so one a CPU, not one a buffer. */
-	signed char off[MAX_CPUS];
-	size_t i, n = nrbs;
-	int changed = 0;
-
-	if (!sampling)
-		return;
-	online_set();
-	memset(back, 0, sizeof(back));
-	memset(pending, 0, sizeof(pending));
-	memset(has, 0, sizeof(has));
-	memset(off, -1, sizeof(off));
-	for (i = 0; i < n; i++) {
-		struct rb *r = &rbs[i];
-
-		has[r->cpu] = 1;
-		if (!r->off && off[r->cpu] < 0)
-			off[r->cpu] = (signed char)rb_stopped(r);
-		if (off[r->cpu] == 1)
-			r->off = 1;
-	}
-	for (i = 0; i < n; i++) {
-		struct rb *r = &rbs[i];
-
-		if (!r->off || !cpu_on[r->cpu])
-			continue;
-		/* What it holds is read first (it gets no more). */
-		if (!rb_empty(r) || rb_reopen(r) == -1) {
-			pending[r->cpu] = 1;
-			continue;
-		}
-		back[r->cpu] = 1;
-		changed = 1;
-	}
-	for (i = 0; i < ncpu; i++) {
-		int c = cpulist[i];
-
-		if (!cpu_on[c] && has[c] && !off_said[c]) {
-			log_notice("CPU %d went offline: not sampled until it is "
-			    "back online", c);
-			off_said[c] = 1;
-		}
-		if (back[c] && !pending[c]) {
-			log_notice("CPU %d is back online: sampled again", c);
-			off_said[c] = 0;
-			hotplug_opened++;
-		} else if (!has[c] && cpu_on[c] && open_cpu(c) == 0) {
-			log_notice("CPU %d came online: sampled from now on", c);
-			hotplug_opened++;
-			changed = 1;
-		}
-	}
-	if (changed)
-		ids_rebuild();
+	jitter_changes = 0;
 }
 
-static void
-hotplug_tick(struct loop_timer *t, void *arg)
+void
+perf_jitter_start(void)
 {
-	(void)arg;
-	perf_hotplug_check();
-	loop_timer_set(t, HOTPLUG_MS);
+	if (jitter > 0)
+		jitter_timer = loop_timer_add(JITTER_MS, jitter_tick, NULL);
+}
+
+void
+perf_jitter_stop(void)
+{
+	loop_timer_del(jitter_timer);
+	jitter_timer = NULL;
 }
 
 int
@@ -1304,65 +1409,46 @@ perf_init(char *const *evnames, size_t nev, const char *cpus,
 	size_t i;
 	int e;
 
-	record_cb = cb;
-	jitter_changes = 0;
-	memset(&sbwatch, 0, sizeof(sbwatch));
-	memlock_said = 0;
-	sb_lost_said_ms = 0;
-	if (pfm_init(err, errlen) == -1)
+	perf.record_cb = cb;
+	perf_jitter_init();
+	perf_ring_init();
+	if (perf_open_init(err, errlen) == -1)
 		return -1;
-	/* Every CPU that may come online, or those of the list; those
-	 * offline now are opened when they come online (perf_hotplug_check). */
-	if ((cpus ? parse_list(cpus, &cpulist, &ncpu, 0, NULL, err, errlen) :
-	    sys_cpus("possible", &cpulist, &ncpu, err, errlen)) == -1)
+	if (perf_cpus_init(cpus, err, errlen) == -1)
 		return -1;
-	online_set();
-	memset(off_said, 0, sizeof(off_said));
-	hotplug_opened = 0;
-	for (i = 0; i < ncpu && !cpu_on[cpulist[i]]; i++)
-		;
-	if (i == ncpu) {
-		snprintf(err, errlen, "no CPU of %s is online", cpus ? cpus : "the machine");
-		errno = ENODEV;
-		return -1;
-	}
-	sideband_on_first = 0;
-	open_sideband();
+	perf.sideband_on_first = 0;
+	perf_open_sideband();
 	if (nev == 0) {
 		char why[512];
-		size_t first = nrbs;
+		size_t first = perf.nrbs;
 
-		if (open_event("cycles", 0, why, sizeof(why)) == -1) {
-			close_rbs_from(first);
-			free_events();
+		if (perf_open_event("cycles", 0, why, sizeof(why)) == -1) {
+			perf_rbs_close(first);
+			perf_events_free();
 			why[strcspn(why, ";")] = '\0';
 			log_notice("%s; falling back to perf::cpu-clock", why);
-			if (open_event("perf::cpu-clock", 0, err, errlen) == -1)
+			if (perf_open_event("perf::cpu-clock", 0, err, errlen) == -1)
 				goto fail;
 		}
 	}
 	for (i = 0; i < nev; i++)
-		if (open_event(evnames[i], i, err, errlen) == -1)
+		if (perf_open_event(evnames[i], i, err, errlen) == -1)
 			goto fail;
 	/* Room for every CPU of the list, now: the loop keeps pointers. */
-	caprbs = (nevents + !sideband_on_first) * ncpu;
-	rbs = xreallocarray(rbs, caprbs, sizeof(*rbs));
-	ids_rebuild();
-	for (i = 0; i < nrbs; i++) {
-		loop_add(rbs[i].fd, EPOLLIN, rb_ready, &rbs[i]);
-		rbs[i].inloop = 1;
+	perf.caprbs = (perf.nevents + !perf.sideband_on_first) * perf.ncpu;
+	perf.rbs = xreallocarray(perf.rbs, perf.caprbs, sizeof(*perf.rbs));
+	perf_ids_rebuild();
+	for (i = 0; i < perf.nrbs; i++) {
+		loop_add(perf.rbs[i].fd, EPOLLIN, perf_rb_ready, &perf.rbs[i]);
+		perf.rbs[i].inloop = 1;
 	}
-	if (jitter > 0)
-		jitter_timer = loop_timer_add(JITTER_MS, jitter_tick, NULL);
-	hotplug_timer = loop_timer_add(HOTPLUG_MS, hotplug_tick, NULL);
-	/* A look at the CPUs is due every few seconds, not at a given one:
-	 * it rides the tick's wake-up. */
-	loop_timer_set_slack(hotplug_timer, HOTPLUG_MS / 2);
+	perf_jitter_start();
+	perf_hotplug_start();
 	return 0;
 fail:
 	e = errno;
-	close_rbs();
-	free_events();
+	perf_rbs_close(0);
+	perf_events_free();
 	errno = e;
 	return -1;
 }
@@ -1373,12 +1459,12 @@ perf_enable(void)
 	size_t i;
 
 	/* The first periods drawn before the events count: nothing lost. */
-	if (jitter > 0)
+	if (perf_jitter() > 0)
 		perf_jitter_now();
-	sampling = 1;
-	for (i = 0; i < nrbs; i++)
-		if (perf_sys_ioctl(rbs[i].fd, PERF_EVENT_IOC_ENABLE, NULL) == -1)
-			fatal("CPU %d: enabling event %s", rbs[i].cpu, rb_name(&rbs[i]));
+	perf.sampling = 1;
+	for (i = 0; i < perf.nrbs; i++)
+		if (perf_sys_ioctl(perf.rbs[i].fd, PERF_EVENT_IOC_ENABLE, NULL) == -1)
+			fatal("CPU %d: enabling event %s", perf.rbs[i].cpu, rb_name(&perf.rbs[i]));
 }
 
 void
@@ -1386,24 +1472,40 @@ perf_disable(void)
 {
 	size_t i;
 
-	sampling = 0;
-	for (i = 0; i < nrbs; i++)
-		perf_sys_ioctl(rbs[i].fd, PERF_EVENT_IOC_DISABLE, NULL);
+	perf.sampling = 0;
+	for (i = 0; i < perf.nrbs; i++)
+		perf_sys_ioctl(perf.rbs[i].fd, PERF_EVENT_IOC_DISABLE, NULL);
 }
 
 void
 perf_fini(void)
 {
 	perf_disable();
-	loop_timer_del(jitter_timer);
-	jitter_timer = NULL;
-	loop_timer_del(hotplug_timer);
-	hotplug_timer = NULL;
-	close_rbs();
-	free_events();
-	free(cpulist);
-	cpulist = NULL;
-	ncpu = 0;
+	perf_jitter_stop();
+	perf_hotplug_stop();
+	perf_rbs_close(0);
+	perf_events_free();
+	perf_cpus_fini();
+}
+
+void
+perf_set_ready(void (*cb)(void))
+{
+	perf.ready_cb = cb;
+}
+
+void
+perf_rb_start(struct rb *r, int oldfd)
+{
+	loop_add(r->fd, EPOLLIN, perf_rb_ready, r);
+	r->inloop = 1;
+	if (r->event != SIDEBAND && fd_cb != NULL)
+		fd_cb(oldfd, r->fd, (int)r->event);
+	if (!perf.sampling)
+		return;
+	perf_jitter_first(r);
+	if (perf_sys_ioctl(r->fd, PERF_EVENT_IOC_ENABLE, NULL) == -1)
+		log_warn("CPU %d: enabling event %s", r->cpu, rb_name(r));
 }
 
 uint64_t
@@ -1415,99 +1517,16 @@ perf_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-size_t perf_nevents(void) { return nevents; }
-const char *perf_event_name(size_t i) { return events[i].name; }
-uint64_t perf_event_period(size_t i) { return events[i].period; }
-size_t
-perf_ncpus(void)
-{
-	unsigned char seen[MAX_CPUS];
-	size_t i, n = 0;
-
-	memset(seen, 0, sizeof(seen));
-	for (i = 0; i < nrbs; i++)
-		if (!seen[rbs[i].cpu] && cpu_on[rbs[i].cpu]) {
-			seen[rbs[i].cpu] = 1;
-			n++;
-		}
-	return n;
-}
-
-size_t
-perf_cpus_offline(void)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < ncpu; i++)
-		n += cpu_present[cpulist[i]] && !cpu_on[cpulist[i]];
-	return n;
-}
-
-size_t perf_cpus_hotplugged(void) { return hotplug_opened; }
+size_t perf_nevents(void) { return perf.nevents; }
+const char *perf_event_name(size_t i) { return perf.events[i].name; }
+uint64_t perf_event_period(size_t i) { return perf.events[i].period; }
 void perf_set_fd_cb(void (*cb)(int, int, int)) { fd_cb = cb; }
 
-static int
-cmp_id(const void *a, const void *b)
-{
-	const struct idmap *x = a, *y = b;
-
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
-int
-perf_event_of_id(uint64_t id)
-{
-	struct idmap key = { id, 0 }, *m;
-
-	if (id == last_id && last_event != -2)
-		return last_event;
-	m = nrbs > 0 ? bsearch(&key, ids, nrbs, sizeof(*ids), cmp_id) : NULL;
-	last_id = id;
-	last_event = m ? (int)m->event : -1;
-	return last_event;
-}
-
-int
-perf_id_is_sideband(uint64_t id)
-{
-	struct idmap key = { id, 0 }, *m;
-
-	/* No buffers (the tests' records without perf_init): ids is NULL,
-	 * which bsearch must not be given. */
-	if (nrbs == 0)
-		return 0;
-	m = bsearch(&key, ids, nrbs, sizeof(*ids), cmp_id);
-	return m != NULL && m->event == SIDEBAND;
-}
-
-void
-perf_sideband_watch(struct perf_sideband_watch *w)
-{
-	size_t i;
-
-	*w = sbwatch;
-	w->size = 0;
-	for (i = 0; i < nrbs; i++)
-		if (rbs[i].event == SIDEBAND)
-			w->size = rbs[i].datasize;
-}
-
-size_t perf_nfds(void) { return nrbs; }
+size_t perf_nfds(void) { return perf.nrbs; }
 
 int
 perf_fd(size_t i, int *event)
 {
-	*event = rbs[i].event == SIDEBAND ? -1 : (int)rbs[i].event;
-	return rbs[i].fd;
-}
-
-size_t
-perf_memory(void)
-{
-	size_t i, m = 0;
-
-	/* The buffers' copies by perf_hold too, while they are kept. */
-	for (i = 0; i < nrbs; i++)
-		m += rbs[i].mapsize + rbs[i].heldcap;
-	return m;
+	*event = perf.rbs[i].event == SIDEBAND ? -1 : (int)perf.rbs[i].event;
+	return perf.rbs[i].fd;
 }

@@ -1,0 +1,123 @@
+/*
+ * What the files of sampling share (perf.h is the rest of dcpid's view of
+ * them): the events, a ring buffer per event and CPU, the CPUs.  perf.c
+ * holds them (perf_init, perf_fini) and ties the jobs together, each in a
+ * file of its own as tools/lib/perf keeps cpumap, evsel and mmap apart:
+ * CPU lists and hotplug (perf_cpus.c), libpfm4's encodings, opening and
+ * the id -> event map (perf_open.c), the buffers' reading (perf_ring.c),
+ * the period jitter (perf_jitter.c); their system calls in perf_sys.c.
+ */
+#ifndef DCPID_PERF_INT_H
+#define DCPID_PERF_INT_H
+
+#include <linux/perf_event.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "perf.h"
+
+#define SIDEBAND	((size_t)-1)	/* rb.event of the sideband buffers */
+#define MAX_CPUS	8192	/* Debian's CONFIG_NR_CPUS on amd64 */
+
+struct rb {
+	int		 fd;
+	int		 cpu;
+	size_t		 event;
+	void		*base;		/* control page, then the data */
+	size_t		 mapsize;
+	size_t		 datasize;	/* power of two */
+	int		 inloop;
+	int		 inplace;	/* read by perf_read_until, not drained */
+	int		 fixed;		/* PERF_EVENT_IOC_PERIOD refused: no jitter */
+	int64_t		 k;		/* the rate's last offset (perf_jitter_now) */
+	int		 paired;	/* k was drawn, its negation is next */
+	unsigned char	*held;		/* perf_hold's copy, read before the buffer */
+	size_t		 nheld, heldoff, heldcap;	/* bytes; read up to heldoff */
+	uint64_t	 id;		/* PERF_EVENT_IOC_ID */
+	uint64_t	 enabled;	/* time_enabled at the last hotplug check */
+	int		 off;		/* taken off its CPU: to open anew */
+};
+
+struct event {
+	char		*name;
+	uint64_t	 period;
+	int		 refused;	/* an fd refused PERF_EVENT_IOC_PERIOD (logged) */
+	struct perf_event_attr attr;	/* as the kernel took it, for a CPU opened later */
+	size_t		 pages;		/* data pages of its buffers */
+};
+
+struct perf_state {
+	struct event	*events;
+	size_t		 nevents;
+	struct rb	*rbs;		/* never moved once the loop has them */
+	size_t		 nrbs, caprbs;
+	int		*cpulist;	/* the CPUs to sample, online or not */
+	size_t		 ncpu;
+	unsigned char	 cpu_on[MAX_CPUS];	/* online at the last look */
+	int		 sampling;	/* between perf_enable and perf_disable */
+	int		 sideband_on_first;	/* no dummy event: event 0 carries it */
+	size_t		 held_total;	/* bytes held by perf_hold, all buffers */
+	perf_record_cb	 record_cb;
+	void		(*ready_cb)(void);	/* perf_set_ready */
+};
+extern struct perf_state perf;
+
+static inline const char *
+rb_name(const struct rb *r)
+{
+	return r->event == SIDEBAND ? "sideband (dummy)" : perf.events[r->event].name;
+}
+
+/* perf.c:
+ * a buffer opened after perf_init (in the slot of oldfd, or -1): into
+ * the loop, its period drawn and the event enabled if sampling is on, and
+ * a sampling event's fd told to perf_set_fd_cb's callback. */
+void perf_rb_start(struct rb *r, int oldfd);
+
+/* perf.c:
+ * perf.cpulist from the list cpus (NULL: every CPU that may come
+ * online) and perf.cpu_on: 0, or -1 with a message when none is online.
+ * The hotplug timer from perf_hotplug_start to perf_hotplug_stop. */
+int perf_cpus_init(const char *cpus, char *err, size_t errlen);
+void perf_cpus_fini(void);
+void perf_hotplug_start(void);
+void perf_hotplug_stop(void);
+
+/* perf.c:
+ *  perf_open_init readies libpfm4: 0, or -1 with a message.
+ * perf_open_sideband opens the sideband's buffers on the CPUs online, or
+ * says why not and sets perf.sideband_on_first (-1); perf_open_event
+ * encodes event ev and opens its buffers (0, or -1 with a message).
+ * perf_rb_open opens one buffer, event ev as a on cpu, its data pages
+ * *pages halved while the locked-memory limit refuses them (0, or -1
+ * with a message), not in the loop; perf_rb_attr gives r's event as
+ * opened and its pages.  perf_rbs_close closes the buffers from index
+ * first on (all when 0), perf_events_free forgets the events.
+ * perf_ids_rebuild sorts the buffers' ids for perf_event_of_id. */
+int perf_open_init(char *err, size_t errlen);
+int perf_open_sideband(void);
+int perf_open_event(const char *name, size_t ev, char *err, size_t errlen);
+int perf_rb_open(struct rb *r, const char *name, struct perf_event_attr *a,
+    size_t ev, int cpu, size_t *pages, char *err, size_t errlen);
+struct perf_event_attr *perf_rb_attr(const struct rb *r, size_t *pages);
+void perf_rbs_close(size_t first);
+void perf_events_free(void);
+void perf_ids_rebuild(void);
+
+/* perf.c:
+ * the sideband's watch reset (perf_init); the loop's callback for
+ * a buffer's fd (arg: its struct rb). */
+void perf_ring_init(void);
+void perf_rb_ready(int fd, uint32_t ev, void *arg);
+
+/* perf.c:
+ * no periods set yet (perf_init); the timer from perf_jitter_start
+ * (with jitter) to perf_jitter_stop; a buffer opened while sampling gets
+ * its first period from perf_jitter_first. */
+void perf_jitter_init(void);
+void perf_jitter_start(void);
+void perf_jitter_stop(void);
+void perf_jitter_first(struct rb *r);
+
+#endif
