@@ -43,9 +43,9 @@ unsigned perf_set_callchain(unsigned depth);
 /* Period jitter from the next perf_init (percent, at most 50; 0: fixed
  * periods): each sampling fd's period is set to a value L whose rate 1/L
  * is drawn uniformly from [(1 - j) / P, (1 + j) / P], j = percent / 100,
- * at perf_enable and then about once a second (perf.c says why), so that
- * samples times the configured period P (perf_event_period) still
- * estimate the events: P is the periods' harmonic mean.  An fd that
+ * at perf_enable and then about once a second (perf_jitter.c says
+ * why), so that samples times the configured period P (perf_event_period)
+ * still estimate the events: P is the periods' harmonic mean.  An fd that
  * refuses PERF_EVENT_IOC_PERIOD is logged once per event and samples at
  * the fixed period P. */
 void perf_set_jitter(unsigned percent);

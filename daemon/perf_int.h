@@ -111,7 +111,7 @@ void perf_ids_rebuild(void);
 void perf_ring_init(void);
 void perf_rb_ready(int fd, uint32_t ev, void *arg);
 
-/* perf.c:
+/* perf_jitter.c:
  * no periods set yet (perf_init); the timer from perf_jitter_start
  * (with jitter) to perf_jitter_stop; a buffer opened while sampling gets
  * its first period from perf_jitter_first. */
