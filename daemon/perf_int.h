@@ -105,7 +105,7 @@ void perf_rbs_close(size_t first);
 void perf_events_free(void);
 void perf_ids_rebuild(void);
 
-/* perf.c:
+/* perf_ring.c:
  * the sideband's watch reset (perf_init); the loop's callback for
  * a buffer's fd (arg: its struct rb). */
 void perf_ring_init(void);
