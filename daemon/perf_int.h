@@ -75,7 +75,7 @@ rb_name(const struct rb *r)
  * a sampling event's fd told to perf_set_fd_cb's callback. */
 void perf_rb_start(struct rb *r, int oldfd);
 
-/* perf.c:
+/* perf_cpus.c:
  * perf.cpulist from the list cpus (NULL: every CPU that may come
  * online) and perf.cpu_on: 0, or -1 with a message when none is online.
  * The hotplug timer from perf_hotplug_start to perf_hotplug_stop. */
