@@ -21,8 +21,8 @@ daemon_libdcpid_la_SOURCES += daemon/loop.c daemon/perf.c daemon/perf_sys.c \
 # Sampling's jobs beside perf.c (perf_int.h: what they share); the system
 # calls apart (perf_sys.h), for the tests' -Wl,--wrap.
 noinst_HEADERS += daemon/perf_int.h daemon/perf_sys.h
-daemon_libdcpid_la_SOURCES += daemon/perf_cpus.c daemon/perf_ring.c \
-	daemon/perf_jitter.c
+daemon_libdcpid_la_SOURCES += daemon/perf_cpus.c daemon/perf_open.c \
+	daemon/perf_ring.c daemon/perf_jitter.c
 
 # In-kernel aggregation: the BPF program (bpf/agg.bpf.c, compiled by clang
 # for the bpf target and embedded by bpftool as agg.skel.h) and its loader

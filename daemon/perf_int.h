@@ -84,7 +84,7 @@ void perf_cpus_fini(void);
 void perf_hotplug_start(void);
 void perf_hotplug_stop(void);
 
-/* perf.c:
+/* perf_open.c:
  *  perf_open_init readies libpfm4: 0, or -1 with a message.
  * perf_open_sideband opens the sideband's buffers on the CPUs online, or
  * says why not and sets perf.sideband_on_first (-1); perf_open_event
