@@ -311,7 +311,7 @@ perf_rb_open(struct rb *r, const char *name, struct perf_event_attr *a,
 }
 
 /* Opens a's buffers on every CPU of the list online now as event ev;
- * *pages: as rb_open's, for all of them. */
+ * *pages: as perf_rb_open's, for all of them. */
 static int
 open_rbs(const char *name, struct perf_event_attr *a, size_t ev, size_t *pages,
     char *err, size_t errlen)

@@ -16,10 +16,10 @@
 #include <stdint.h>
 #include <string.h>
 
-/* What every event of perf.c samples, and that every record carries the
- * sample_id trailer: the ordering needs every record's TIME, the loss
+/* What every event of perf_open.c samples, and that every record carries
+ * the sample_id trailer: the ordering needs every record's TIME, the loss
  * counts the CPU, the labels the CGROUP (which kernels before 5.7 refuse:
- * perf.c then opens without it, record_daemon_set_cgroup(0)). */
+ * perf_open.c then opens without it, record_daemon_set_cgroup(0)). */
 #define RECORD_SAMPLE_TYPE	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | \
 	PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_CGROUP)
 #define RECORD_SAMPLE_ID_ALL	1
@@ -129,7 +129,7 @@ struct record_format {
 	uint16_t	i_id, i_tid, i_time, i_cpu;
 };
 
-/* The format of perf.c's events (RECORD_SAMPLE_TYPE, RECORD_SAMPLE_ID_ALL;
+/* The format of perf_open.c's events (RECORD_SAMPLE_TYPE, RECORD_SAMPLE_ID_ALL;
  * without PERF_SAMPLE_CGROUP after record_daemon_set_cgroup(0)). */
 extern struct record_format record_daemon;
 void record_daemon_set_cgroup(int on);

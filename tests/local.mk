@@ -130,8 +130,8 @@ tests_test_bpfagg_SOURCES = tests/test_bpfagg.c
 tests_test_bpfagg_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon
 tests_test_bpfagg_CFLAGS = $(TESTS_CFLAGS) $(BPF_CFLAGS)
 tests_test_bpfagg_LDADD = daemon/libdcpid.la $(TESTS_LIBS)
-# perf.c's set-up with perf_event_open, mmap and ioctl replaced; its
-# zero-copy reading through core.c, with attr_sample, attr_exit and
+# Sampling's set-up (daemon/perf*.c) with perf_event_open, mmap and
+# ioctl replaced; its zero-copy reading through core.c, with attr_sample, attr_exit and
 # order_push replaced.
 check_PROGRAMS += tests/test_perf
 TESTS += tests/test_perf

@@ -1,9 +1,9 @@
 /*
- * daemon/perf.c's set-up and ring-buffer reading, with perf_event_open,
- * mmap and ioctl replaced (-Wl,--wrap=perf_sys_*): the events opened on
- * each CPU, the dummy sideband event and its fallback, the build-id
- * fallback, the errors of perf_event_open and mmap, a record that wraps
- * around the end of its ring buffer, and the period jitter's
+ * Sampling's set-up and ring-buffer reading (daemon/perf*.c), with
+ * perf_event_open, mmap and ioctl replaced (-Wl,--wrap=perf_sys_*): the
+ * events opened on each CPU, the dummy sideband event and its fallback,
+ * the build-id fallback, the errors of perf_event_open and mmap, a record
+ * that wraps around the end of its ring buffer, and the period jitter's
  * PERF_EVENT_IOC_PERIOD (an fd that refuses it keeps its fixed period).
  * Then the zero-copy reading of the sampling buffers through core.c
  * (attr_sample, attr_exit and order_push replaced too): samples older than

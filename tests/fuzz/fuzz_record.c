@@ -88,7 +88,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	} else if (size >= sizeof(r->header))
 		/* The ring buffer's reader stamps every record whole enough
-		 * for its header, checked or not (perf.c's time_of). */
+		 * for its header, checked or not (perf_ring.c's time_of). */
 		(void)record_time(&f, r, size);
 	free(buf);
 	return 0;
