@@ -1,12 +1,15 @@
 /*
  * Sampling: libpfm4 event strings encoded for perf_event_open, one fd per
  * online CPU and event (pid -1) with its mmap'd ring buffer, opened again
- * as CPUs come online (perf_hotplug_check).  The sideband
- * records (MMAP2 with build-ids, COMM, FORK, EXIT) that the attribution
- * needs come from a dummy event per CPU whose buffers wake dcpid at every
+ * as CPUs come online (perf_hotplug_check).  The sideband records
+ * (MMAP2 with build-ids, COMM, FORK, EXIT) that the attribution needs
+ * come from a dummy event per CPU whose buffers wake dcpid at every
  * record (else, on old kernels, from the first event's buffers).  Every
  * record carries sample_id_all with TID, TIME (CLOCK_MONOTONIC), CPU and
- * IDENTIFIER.
+ * IDENTIFIER.  The functions below are grouped by the file that
+ * implements them: perf.c (the whole), perf_open.c (events, libpfm4, ids),
+ * perf_ring.c (reading the buffers), perf_cpus.c (CPUs and hotplug) and
+ * perf_jitter.c (period jitter); perf_int.h is what those files share.
  */
 #ifndef DCPID_PERF_H
 #define DCPID_PERF_H
@@ -24,50 +27,60 @@
 
 union record;
 
+/* perf.c: the whole. */
+
 /* Where a record is handed when it has been read from a ring buffer:
  * size bytes (daemon/record.h), stamped time (perf clock, ns; 0 if none).
  * rec points into the ring buffer, or to a copy when the record wraps
  * around its end; either is valid only until the callback returns. */
 typedef void (*perf_record_cb)(const union record *rec, size_t size, uint64_t time);
-
 /* Opens events[0..nevents) on the CPUs of the list cpus ("0-3,6"; NULL:
  * every CPU that may come online) that are online; the others are opened
- * when they come online (perf_hotplug_check).  With nevents 0, "cycles" is tried and, if it does not open,
- * perf::cpu-clock, saying so in the log.  Registers the fds with the loop,
- * disabled.  Returns 0, or -1 with a message naming the event and the
- * reason in err[errlen]. */
-/* Call chains with every sample from the next perf_init: depth frames at
- * most (0: none), no more than kernel.perf_event_max_stack allows; returns
- * the depth sampled. */
-unsigned perf_set_callchain(unsigned depth);
-/* Period jitter from the next perf_init (percent, at most 50; 0: fixed
- * periods): each sampling fd's period is set to a value L whose rate 1/L
- * is drawn uniformly from [(1 - j) / P, (1 + j) / P], j = percent / 100,
- * at perf_enable and then about once a second (perf_jitter.c says
- * why), so that samples times the configured period P (perf_event_period)
- * still estimate the events: P is the periods' harmonic mean.  An fd that
- * refuses PERF_EVENT_IOC_PERIOD is logged once per event and samples at
- * the fixed period P. */
-void perf_set_jitter(unsigned percent);
-unsigned perf_jitter(void);
-/* Periods set since perf_init; fds that refused and sample at a fixed period. */
-uint64_t perf_jitter_changes(void);
-size_t perf_jitter_refused(void);
-/* A new period for every sampling fd now (the timer's work; the tests call
- * it): a fresh draw, then at the next call its mirror (rate 1 - k after
- * 1 + k), and so on.  perf_jitter_period: one period drawn as above, at
- * least 1 (period itself for percent 0 or over 99). */
-void perf_jitter_now(void);
-uint64_t perf_jitter_period(uint64_t period, unsigned percent);
+ * when they come online (perf_hotplug_check).  With nevents 0, "cycles"
+ * is tried and, if it does not open, perf::cpu-clock, saying so in the
+ * log.  Registers the fds with the loop, disabled.  Returns 0, or -1
+ * with a message naming the event and the reason in err[errlen]. */
 int perf_init(char *const *events, size_t nevents, const char *cpus,
     perf_record_cb cb, char *err, size_t errlen);
-/* Checks that libpfm4 can encode name (without opening it); -1 with a
- * message as above. */
-int perf_check_event(const char *name, char *err, size_t errlen);
 void perf_enable(void);
 /* Stops sampling; the buffers keep what they hold for perf_drain. */
 void perf_disable(void);
 void perf_fini(void);
+/* Called (instead of draining) when a buffer read in place wakes dcpid
+ * (its watermark: a quarter full), so that its records are processed
+ * before it fills; NULL: such a buffer is drained into the callback. */
+void perf_set_ready(void (*cb)(void));
+/* Called with a sampling event's fd opened after perf_init (and the fd
+ * it replaces, or -1), before the event is enabled: the BPF program's
+ * link (bpfagg).  NULL: none. */
+void perf_set_fd_cb(void (*cb)(int oldfd, int newfd, int event));
+/* Nanoseconds on the clock the records are stamped with. */
+uint64_t perf_now(void);
+size_t perf_nevents(void);
+const char *perf_event_name(size_t i);
+uint64_t perf_event_period(size_t i);
+/* The fds opened, sideband included: fd i, and its event index in *event
+ * (-1 for the sideband's). */
+size_t perf_nfds(void);
+int perf_fd(size_t i, int *event);
+
+/* perf_open.c: events, libpfm4's encodings, the IDENTIFIER -> event map. */
+
+/* Checks that libpfm4 can encode name (without opening it); -1 with a
+ * message as perf_init's. */
+int perf_check_event(const char *name, char *err, size_t errlen);
+/* Call chains with every sample from the next perf_init: depth frames at
+ * most (0: none), no more than kernel.perf_event_max_stack allows; returns
+ * the depth sampled. */
+unsigned perf_set_callchain(unsigned depth);
+/* The event index of a record's IDENTIFIER; -1 if unknown. */
+int perf_event_of_id(uint64_t id);
+/* 1 if IDENTIFIER is a sideband buffer's (MMAP2, COMM, FORK, EXIT, CGROUP
+ * records, no samples), else 0. */
+int perf_id_is_sideband(uint64_t id);
+
+/* perf_ring.c: reading the ring buffers. */
+
 /* Reads every ring buffer, handing each record to the callback. */
 void perf_drain(void);
 /*
@@ -94,39 +107,6 @@ void perf_drain_queued(void);
 typedef void (*perf_ahead_cb)(const union record *rec, size_t size);
 size_t perf_read_until(uint64_t until, perf_record_cb cb, perf_ahead_cb ahead,
     size_t dist, uint64_t *next);
-/* Called (instead of draining) when a buffer read in place wakes dcpid
- * (its watermark: a quarter full), so that its records are processed
- * before it fills; NULL: such a buffer is drained into the callback. */
-void perf_set_ready(void (*cb)(void));
-/* Nanoseconds on the clock the records are stamped with. */
-uint64_t perf_now(void);
-
-size_t perf_nevents(void);
-const char *perf_event_name(size_t i);
-uint64_t perf_event_period(size_t i);
-/* CPUs sampled now (with buffers open), of the list given to perf_init
- * (all CPUs that may come online when it was NULL); those of the list
- * offline at the last look; and the times a CPU was opened after
- * perf_init (it came online, or back online). */
-size_t perf_ncpus(void);
-size_t perf_cpus_offline(void);
-size_t perf_cpus_hotplugged(void);
-/* CPU hotplug, about every 5 s while sampling (the tests call it): an
- * event whose time_enabled stood still since the last call was taken off
- * its CPU, which went offline, and the CPU's other events with it (one
- * read a CPU); once the CPU is online and the buffer read to
- * its end, the event is opened anew in the same slot.  A CPU of the list
- * that had no buffers is opened when it is online.  Said in the log. */
-void perf_hotplug_check(void);
-/* Called with a sampling event's fd opened after perf_init (and the fd
- * it replaces, or -1), before the event is enabled: the BPF program's
- * link (bpfagg).  NULL: none. */
-void perf_set_fd_cb(void (*cb)(int oldfd, int newfd, int event));
-/* The event index of a record's IDENTIFIER; -1 if unknown. */
-int perf_event_of_id(uint64_t id);
-/* 1 if IDENTIFIER is a sideband buffer's (MMAP2, COMM, FORK, EXIT, CGROUP
- * records, no samples), else 0. */
-int perf_id_is_sideband(uint64_t id);
 /* Copies the records waiting in every buffer out of it, giving its space
  * back to the kernel, for work that keeps dcpid from its loop for long (a
  * flush's writes and fsyncs, on a busy disk seconds), between whose steps
@@ -147,12 +127,47 @@ struct perf_sideband_watch {
 	uint64_t	overflows;
 };
 void perf_sideband_watch(struct perf_sideband_watch *w);
-/* The fds opened, sideband included: fd i, and its event index in *event
- * (-1 for the sideband's). */
-size_t perf_nfds(void);
-int perf_fd(size_t i, int *event);
 /* Bytes of ring buffers mapped, and of their records held (perf_hold)
  * while the copies are kept. */
 size_t perf_memory(void);
+
+/* perf_cpus.c: the CPUs sampled, and CPU hotplug. */
+
+/* CPUs sampled now (with buffers open), of the list given to perf_init
+ * (all CPUs that may come online when it was NULL); those of the list
+ * offline at the last look; and the times a CPU was opened after
+ * perf_init (it came online, or back online). */
+size_t perf_ncpus(void);
+size_t perf_cpus_offline(void);
+size_t perf_cpus_hotplugged(void);
+/* CPU hotplug, about every 5 s while sampling (the tests call it): an
+ * event whose time_enabled stood still since the last call was taken off
+ * its CPU, which went offline, and the CPU's other events with it (one
+ * read a CPU); once the CPU is online and the buffer read to its end,
+ * the event is opened anew in the same slot.  A CPU of the list
+ * that had no buffers is opened when it is online.  Said in the log. */
+void perf_hotplug_check(void);
+
+/* perf_jitter.c: period jitter. */
+
+/* Period jitter from the next perf_init (percent, at most 50; 0: fixed
+ * periods): each sampling fd's period is set to a value L whose rate 1/L
+ * is drawn uniformly from [(1 - j) / P, (1 + j) / P], j = percent / 100,
+ * at perf_enable and then about once a second (perf_jitter.c says
+ * why), so that samples times the configured period P (perf_event_period)
+ * still estimate the events: P is the periods' harmonic mean.  An fd that
+ * refuses PERF_EVENT_IOC_PERIOD is logged once per event and samples at
+ * the fixed period P. */
+void perf_set_jitter(unsigned percent);
+unsigned perf_jitter(void);
+/* Periods set since perf_init; fds that refused and sample at a fixed period. */
+uint64_t perf_jitter_changes(void);
+size_t perf_jitter_refused(void);
+/* A new period for every sampling fd now (the timer's work; the tests call
+ * it): a fresh draw, then at the next call its mirror (rate 1 - k after
+ * 1 + k), and so on.  perf_jitter_period: one period drawn as above, at
+ * least 1 (period itself for percent 0 or over 99). */
+void perf_jitter_now(void);
+uint64_t perf_jitter_period(uint64_t period, unsigned percent);
 
 #endif
