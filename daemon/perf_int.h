@@ -47,6 +47,7 @@ struct event {
 	size_t		 pages;		/* data pages of its buffers */
 };
 
+/* Sampling's state, one for dcpid (defined in perf.c). */
 struct perf_state {
 	struct event	*events;
 	size_t		 nevents;
@@ -63,58 +64,67 @@ struct perf_state {
 };
 extern struct perf_state perf;
 
+/* r's event, for the log. */
 static inline const char *
 rb_name(const struct rb *r)
 {
 	return r->event == SIDEBAND ? "sideband (dummy)" : perf.events[r->event].name;
 }
 
-/* perf.c:
- * a buffer opened after perf_init (in the slot of oldfd, or -1): into
- * the loop, its period drawn and the event enabled if sampling is on, and
- * a sampling event's fd told to perf_set_fd_cb's callback. */
+/* perf.c */
+
+/* A buffer opened after perf_init (in the slot of oldfd, or -1) into the
+ * loop, its period drawn and its event enabled if sampling is on, and a
+ * sampling event's fd told to perf_set_fd_cb's callback. */
 void perf_rb_start(struct rb *r, int oldfd);
 
-/* perf_cpus.c:
- * perf.cpulist from the list cpus (NULL: every CPU that may come
- * online) and perf.cpu_on: 0, or -1 with a message when none is online.
- * The hotplug timer from perf_hotplug_start to perf_hotplug_stop. */
+/* perf_cpus.c */
+
+/* perf.cpulist from the list cpus (NULL: every CPU that may come online),
+ * and perf.cpu_on: 0, or -1 with a message when none of them is online.
+ * perf_cpus_fini frees the list. */
 int perf_cpus_init(const char *cpus, char *err, size_t errlen);
 void perf_cpus_fini(void);
+/* The timer of perf_hotplug_check, from perf_init to perf_fini. */
 void perf_hotplug_start(void);
 void perf_hotplug_stop(void);
 
-/* perf_open.c:
- *  perf_open_init readies libpfm4: 0, or -1 with a message.
- * perf_open_sideband opens the sideband's buffers on the CPUs online, or
- * says why not and sets perf.sideband_on_first (-1); perf_open_event
- * encodes event ev and opens its buffers (0, or -1 with a message).
- * perf_rb_open opens one buffer, event ev as a on cpu, its data pages
- * *pages halved while the locked-memory limit refuses them (0, or -1
- * with a message), not in the loop; perf_rb_attr gives r's event as
- * opened and its pages.  perf_rbs_close closes the buffers from index
- * first on (all when 0), perf_events_free forgets the events.
- * perf_ids_rebuild sorts the buffers' ids for perf_event_of_id. */
+/* perf_open.c */
+
+/* libpfm4 readied for perf_init: 0, or -1 with a message. */
 int perf_open_init(char *err, size_t errlen);
+/* The sideband's dummy event on the CPUs online: 0, or -1 (said in the
+ * log, perf.sideband_on_first set: the first event will carry it). */
 int perf_open_sideband(void);
+/* Event ev (its libpfm4 name) encoded and its buffers opened on the CPUs
+ * online: 0, or -1 with a message. */
 int perf_open_event(const char *name, size_t ev, char *err, size_t errlen);
+/* One buffer: event ev (SIDEBAND: the dummy) as a on cpu, with *pages
+ * data pages, halved (said once) while the locked-memory limit refuses
+ * them: 0, or -1 with a message.  r is not in the loop yet. */
 int perf_rb_open(struct rb *r, const char *name, struct perf_event_attr *a,
     size_t ev, int cpu, size_t *pages, char *err, size_t errlen);
+/* r's event as the kernel took it, and its data pages in *pages: what a
+ * CPU opened later gets. */
 struct perf_event_attr *perf_rb_attr(const struct rb *r, size_t *pages);
+/* Closes the buffers from index first on (all, and the id map, when 0). */
 void perf_rbs_close(size_t first);
 void perf_events_free(void);
+/* The id map again, after the buffers changed (perf_event_of_id). */
 void perf_ids_rebuild(void);
 
-/* perf_ring.c:
- * the sideband's watch reset (perf_init); the loop's callback for
- * a buffer's fd (arg: its struct rb). */
+/* perf_ring.c */
+
+/* The sideband's watch back to nothing (perf_init). */
 void perf_ring_init(void);
+/* The loop's callback for a buffer's fd; arg: its struct rb. */
 void perf_rb_ready(int fd, uint32_t ev, void *arg);
 
-/* perf_jitter.c:
- * no periods set yet (perf_init); the timer from perf_jitter_start
- * (with jitter) to perf_jitter_stop; a buffer opened while sampling gets
- * its first period from perf_jitter_first. */
+/* perf_jitter.c */
+
+/* No period set yet (perf_init); the timer, with jitter, from
+ * perf_jitter_start to perf_jitter_stop; a buffer opened while sampling
+ * gets its first period from perf_jitter_first. */
 void perf_jitter_init(void);
 void perf_jitter_start(void);
 void perf_jitter_stop(void);
