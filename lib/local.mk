@@ -25,6 +25,10 @@ lib_libdcpiutil_la_LIBADD += lib/libdcpibase.la
 lib_libdcpiutil_la_SOURCES += lib/conf.c lib/conf.h
 lib_libdcpiutil_la_LIBADD += $(PFM_LIBS)
 
+# Errors (struct dcpi_error): below every other source of libdcpi.
+dcpiinclude_HEADERS += lib/dcpi/error.h
+lib_libdcpi_la_SOURCES += lib/error.c
+
 # The DCPI profile format, the database layout, files and image identity.
 dcpiinclude_HEADERS += lib/dcpi/profile.h lib/dcpi/db.h lib/dcpi/image.h
 lib_libdcpi_la_SOURCES += lib/profile.c lib/file.c lib/db.c lib/image.c \

@@ -21,6 +21,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <dcpi/error.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -29,10 +31,6 @@ extern "C" {
 #define DCPI_PROFILE_VERSION	"pdb-0.07"
 /* Counts and the footer's totals saturate here instead of wrapping. */
 #define DCPI_COUNT_MAX		UINT32_MAX
-
-struct dcpi_error {
-	char msg[512];
-};
 
 /* One image-relative offset with samples. */
 struct dcpi_count {

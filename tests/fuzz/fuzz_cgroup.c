@@ -1,4 +1,4 @@
-// fuzz-sources: daemon/cgroup.c lib/label.c lib/db.c lib/profile.c lib/file.c lib/internal.c lib/util.c lib/pack.c
+// fuzz-sources: daemon/cgroup.c lib/label.c lib/db.c lib/profile.c lib/file.c lib/internal.c lib/error.c lib/util.c lib/pack.c
 // fuzz-libs: -lz
 /*
  * The cgroup texts dcpid reads (/proc/PID/cgroup, /proc/self/mountinfo)

@@ -1,4 +1,4 @@
-// fuzz-sources: lib/conf.c lib/xmalloc.c lib/htab.c lib/log.c lib/db.c lib/ctl.c lib/file.c lib/internal.c lib/util.c lib/pack.c lib/profile.c lib/label.c
+// fuzz-sources: lib/conf.c lib/xmalloc.c lib/htab.c lib/log.c lib/db.c lib/ctl.c lib/file.c lib/internal.c lib/error.c lib/util.c lib/pack.c lib/profile.c lib/label.c
 // fuzz-libs: -lpfm -lz
 /*
  * dcpid.conf (and the retention keys dcpictl gc reads) on arbitrary

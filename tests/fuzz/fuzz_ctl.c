@@ -1,4 +1,4 @@
-// fuzz-sources: lib/ctl.c lib/util.c lib/label.c lib/db.c lib/profile.c lib/file.c lib/internal.c lib/pack.c
+// fuzz-sources: lib/ctl.c lib/util.c lib/label.c lib/db.c lib/profile.c lib/file.c lib/internal.c lib/error.c lib/pack.c
 // fuzz-libs: -lz
 /*
  * The control-protocol decoder on arbitrary bytes.  The first byte picks

@@ -1,4 +1,4 @@
-// fuzz-sources: lib/jitdump.c lib/perfmap.c lib/file.c lib/internal.c lib/htab.c lib/pack.c lib/db.c lib/util.c
+// fuzz-sources: lib/jitdump.c lib/perfmap.c lib/file.c lib/internal.c lib/error.c lib/htab.c lib/pack.c lib/db.c lib/util.c
 // fuzz-libs: -lz
 /*
  * dcpid reads the jitdump files that any user's JIT maps executable: the

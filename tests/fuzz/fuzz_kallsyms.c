@@ -1,4 +1,4 @@
-// fuzz-sources: lib/kallsyms.c lib/db.c lib/file.c lib/internal.c lib/util.c lib/pack.c
+// fuzz-sources: lib/kallsyms.c lib/db.c lib/file.c lib/internal.c lib/error.c lib/util.c lib/pack.c
 // fuzz-libs: -lelf -lz
 /*
  * dcpictl reads an epoch's kallsyms.ref and the gzip snapshot it names

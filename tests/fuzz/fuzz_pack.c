@@ -1,4 +1,4 @@
-// fuzz-sources: lib/pack.c lib/db.c lib/file.c lib/internal.c lib/util.c
+// fuzz-sources: lib/pack.c lib/db.c lib/file.c lib/internal.c lib/error.c lib/util.c
 // fuzz-libs: -lelf -lz
 /*
  * A packed epoch (dcpi(5) "Packed epochs") is read from databases that

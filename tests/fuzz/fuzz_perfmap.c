@@ -1,4 +1,4 @@
-// fuzz-sources: lib/perfmap.c lib/file.c lib/internal.c lib/pack.c lib/db.c lib/util.c
+// fuzz-sources: lib/perfmap.c lib/file.c lib/internal.c lib/error.c lib/pack.c lib/db.c lib/util.c
 // fuzz-libs: -lz
 /*
  * dcpid reads /tmp/perf-PID.map files that any user's process writes, and

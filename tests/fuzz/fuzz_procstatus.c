@@ -1,4 +1,4 @@
-// fuzz-sources: daemon/procstatus.c lib/label.c lib/db.c lib/profile.c lib/file.c lib/internal.c lib/util.c lib/pack.c
+// fuzz-sources: daemon/procstatus.c lib/label.c lib/db.c lib/profile.c lib/file.c lib/internal.c lib/error.c lib/util.c lib/pack.c
 // fuzz-libs: -lz
 /*
  * /proc/PID/status texts (daemon/procstatus.c) on arbitrary bytes.  A bit

@@ -1,4 +1,4 @@
-// fuzz-sources: lib/profile.c lib/file.c lib/internal.c lib/pack.c lib/db.c lib/util.c
+// fuzz-sources: lib/profile.c lib/file.c lib/internal.c lib/error.c lib/pack.c lib/db.c lib/util.c
 // fuzz-libs: -lz
 /*
  * The profile reader on arbitrary bytes.  Whatever it accepts must encode,

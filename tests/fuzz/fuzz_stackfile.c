@@ -1,4 +1,4 @@
-// fuzz-sources: lib/stackfile.c lib/file.c lib/internal.c lib/util.c lib/htab.c lib/pack.c lib/db.c
+// fuzz-sources: lib/stackfile.c lib/file.c lib/internal.c lib/error.c lib/util.c lib/htab.c lib/pack.c lib/db.c
 // fuzz-libs: -lz
 /*
  * The stack file's reader on arbitrary bytes.  A rejected input gives a

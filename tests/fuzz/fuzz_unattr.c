@@ -1,4 +1,4 @@
-// fuzz-sources: lib/label.c lib/db.c lib/profile.c lib/file.c lib/internal.c lib/util.c lib/pack.c
+// fuzz-sources: lib/label.c lib/db.c lib/profile.c lib/file.c lib/internal.c lib/error.c lib/util.c lib/pack.c
 // fuzz-libs: -lz
 /*
  * The unattributed samples file's reader on arbitrary bytes.  A rejected
