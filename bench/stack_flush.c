@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <dcpi/file.h>
 #include <dcpi/stackfile.h>
 
 #include "proc_status.h"

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <dcpi/export.h>
+#include <dcpi/file.h>
 #include <dcpi/profile.h>
 
 #include "commands.h"

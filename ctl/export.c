@@ -20,6 +20,7 @@
 
 #include <dcpi/db.h>
 #include <dcpi/export.h>
+#include <dcpi/file.h>
 #include <dcpi/label.h>
 #include <dcpi/profile.h>
 #include <dcpi/stackfile.h>

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <dcpi/profile.h>
+#include <dcpi/file.h>
 
 #include "analysis.h"
 #include "commands.h"

@@ -18,6 +18,7 @@
 
 #include <dcpi/db.h>
 #include <dcpi/export.h>
+#include <dcpi/file.h>
 #include <dcpi/profile.h>
 
 #include "commands.h"

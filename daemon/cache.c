@@ -24,7 +24,7 @@
 #include <libelf.h>
 
 #include <dcpi/db.h>
-#include <dcpi/profile.h>
+#include <dcpi/file.h>
 
 #include "cache.h"
 #include "fsio.h"

@@ -21,8 +21,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <dcpi/file.h>
 #include <dcpi/label.h>
-#include <dcpi/profile.h>
 
 #include "cgroup.h"
 #include "util.h"

@@ -25,8 +25,8 @@
 #include <unistd.h>
 
 #include <dcpi/db.h>
+#include <dcpi/file.h>
 #include <dcpi/kallsyms.h>
-#include <dcpi/profile.h>
 
 #include "epoch.h"
 #include "kernel.h"

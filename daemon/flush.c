@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include <dcpi/db.h>
+#include <dcpi/file.h>
 #include <dcpi/label.h>
 #include <dcpi/stackfile.h>
 #include <dcpi/profile.h>

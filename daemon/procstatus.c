@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <dcpi/profile.h>
+#include <dcpi/file.h>
 
 #include "procstatus.h"
 

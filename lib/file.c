@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <dcpi/profile.h>
+#include <dcpi/file.h>
 
 #include "internal.h"
 

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include <dcpi/profile.h>
+#include <dcpi/error.h>
 
 /* Formats a one-line message into err->msg (when err is not NULL), sets
  * errno to e unless e is 0 (callers that decide errno later), returns -1. */
@@ -36,7 +36,7 @@ int lib_db_mkdirs_below(const char *db, const char *rel, struct dcpi_error *err)
 
 /* Writes a file's bytes to fd; 0, or -1 with errno. */
 typedef int lib_write_fn(int fd, void *arg);
-/* dcpi_atomic_writeat_flags (profile.h) with the bytes written by
+/* dcpi_atomic_writeat_flags (file.h) with the bytes written by
  * writer(fd, arg) into the temporary file, for writers that stream a large
  * file rather than build it in memory; errors as dcpi_atomic_writeat's. */
 int lib_atomic_writeat_fn(int dirfd, const char *name, const char *show,

@@ -21,6 +21,7 @@
 
 
 #include <dcpi/db.h>
+#include <dcpi/file.h>
 #include <dcpi/kallsyms.h>
 
 #include "internal.h"

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <dcpi/db.h>
+#include <dcpi/file.h>
 #include <dcpi/label.h>
 
 #include "internal.h"

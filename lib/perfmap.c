@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <dcpi/file.h>
 #include <dcpi/perfmap.h>
 
 #include "internal.h"

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <dcpi/file.h>
 #include <dcpi/profile.h>
 
 #include "internal.h"

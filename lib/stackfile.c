@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <dcpi/file.h>
 #include <dcpi/stackfile.h>
 
 #include "htab.h"

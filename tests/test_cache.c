@@ -25,8 +25,8 @@
 #include <cmocka.h>
 
 #include <dcpi/db.h>
+#include <dcpi/file.h>
 #include <dcpi/image.h>
-#include <dcpi/profile.h>
 #include <dcpi/symbol.h>
 
 #include "cache.h"

@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #include <cmocka.h>
 
 #include <dcpi/db.h>
+#include <dcpi/file.h>
 
 #include "fsync_log.h"
 

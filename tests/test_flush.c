@@ -25,6 +25,7 @@
 #include <cmocka.h>
 
 #include <dcpi/db.h>
+#include <dcpi/file.h>
 #include <dcpi/label.h>
 #include <dcpi/profile.h>
 #include <dcpi/stackfile.h>

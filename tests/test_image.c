@@ -19,8 +19,8 @@
 #include <cmocka.h>
 
 #include <dcpi/export.h>
+#include <dcpi/file.h>
 #include <dcpi/image.h>
-#include <dcpi/profile.h>
 
 /* "Build ID: HEX" of readelf -n, "" if none. */
 static void

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include <dcpi/db.h>
+#include <dcpi/file.h>
 #include <dcpi/kallsyms.h>
 #include <dcpi/pack.h>
 #include <dcpi/profile.h>

@@ -21,6 +21,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <dcpi/file.h>
 #include <dcpi/profile.h>
 
 #ifndef GOLDEN_DIR

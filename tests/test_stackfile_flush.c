@@ -27,7 +27,7 @@
 
 #include <cmocka.h>
 
-#include <dcpi/profile.h>
+#include <dcpi/file.h>
 #include <dcpi/stackfile.h>
 
 #include "proc_status.h"

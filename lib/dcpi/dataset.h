@@ -16,7 +16,7 @@
  * recorded in the dataset's skipped list with the reader's one-line
  * message, and the caller warns with it.
  *
- * Errors as in profile.h: -1 with errno, and a message in err when it is
+ * Errors as in error.h: -1 with errno, and a message in err when it is
  * not NULL.
  */
 #ifndef DCPI_DATASET_H
@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <dcpi/error.h>
 #include <dcpi/label.h>
 #include <dcpi/profile.h>
 

@@ -21,7 +21,7 @@
  * EPOCH is the epoch's UTC start, YYYYMMDDHHMMSS.  EVENT is the libpfm4
  * event string with '/' written as "%2F" and '%' as "%25" (so that every
  * string maps to one directory name and back); the events "." and ".."
- * have their dots written as "%2E".  Errors as in profile.h:
+ * have their dots written as "%2E".  Errors as in error.h:
  * -1 with errno, and a message in err when it is not NULL.
  */
 #ifndef DCPI_DB_H
@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <time.h>
 
-#include <dcpi/profile.h>
+#include <dcpi/error.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -14,7 +14,7 @@
  * Encoders return a malloc'd buffer (*buf, *len bytes) that the caller
  * frees.  Parsers take a whole file image buf[0..len) and a name used in
  * messages, and return a new object that the caller frees with the
- * matching _free function.  Errors as in profile.h: -1 with errno (EINVAL
+ * matching _free function.  Errors as in error.h: -1 with errno (EINVAL
  * for malformed input or arguments, ENOMEM) and, when err is not NULL, a
  * one-line message naming the file, the byte offset or line, and the rule
  * broken.
@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <dcpi/error.h>
 #include <dcpi/profile.h>
 
 #ifdef __cplusplus

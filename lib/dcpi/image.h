@@ -18,7 +18,7 @@
  *   tsize   bytes from tstart to the end (p_vaddr + p_memsz) of the last
  *           executable PT_LOAD, at most UINT32_MAX.
  *
- * Errors as in profile.h: -1 with errno, and a one-line message in err
+ * Errors as in error.h: -1 with errno, and a one-line message in err
  * (when not NULL) naming the file and what was wrong.
  */
 #ifndef DCPI_IMAGE_H
@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <dcpi/profile.h>
+#include <dcpi/error.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -16,7 +16,7 @@
  * JIT_CODE_DEBUG_INFO (2), JIT_CODE_CLOSE (3), JIT_CODE_UNWINDING_INFO (4)
  * and ids not known yet are skipped by their total_size.
  *
- * Errors as in profile.h: -1 with errno, and a one-line message in err
+ * Errors as in error.h: -1 with errno, and a one-line message in err
  * (when not NULL) naming the file and byte offset and what was expected.
  */
 #ifndef DCPI_JITDUMP_H
@@ -25,8 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <dcpi/error.h>
 #include <dcpi/perfmap.h>
-#include <dcpi/profile.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -61,7 +61,7 @@ extern "C" {
  */
 int dcpi_jitdump_parse(const void *buf, size_t len, const char *name,
     struct dcpi_perfmap_entry **out, size_t *n, struct dcpi_error *err);
-/* Reads and parses the file at path with dcpi_read_fileat (profile.h): a
+/* Reads and parses the file at path with dcpi_read_fileat (file.h): a
  * regular file only, never blocking, the last component not followed
  * (ELOOP; EISDIR for a directory, EINVAL for another file that is not
  * regular), at most max_bytes (0: 1 GiB: dumps hold the code too; EFBIG

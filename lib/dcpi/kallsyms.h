@@ -13,7 +13,7 @@
  * or "0" where it is not known) and HASH the 64-bit FNV-1a of the text in
  * 16 hex digits, so that a kernel whose symbols changed (a module loaded
  * or removed) gets a snapshot of its own and every epoch and host with
- * the same text shares one file.  Errors as in profile.h: -1 with errno,
+ * the same text shares one file.  Errors as in error.h: -1 with errno,
  * and a one-line message in err when it is not NULL.
  */
 #ifndef DCPI_KALLSYMS_H
@@ -23,7 +23,7 @@
 
 #include <stddef.h>
 
-#include <dcpi/profile.h>
+#include <dcpi/error.h>
 
 #ifdef __cplusplus
 extern "C" {

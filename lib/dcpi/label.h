@@ -31,7 +31,7 @@
  * number below 2^64, EVENT the libpfm4 event string (the rest of the line);
  * one line per (reason, event), every line ends in a newline.
  *
- * Errors as in profile.h: -1 with errno, and a one-line message in err
+ * Errors as in error.h: -1 with errno, and a one-line message in err
  * (when not NULL) naming the file, the line and what was expected.
  */
 #ifndef DCPI_LABEL_H
@@ -40,6 +40,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <dcpi/error.h>
 #include <dcpi/profile.h>
 
 #ifdef __cplusplus

@@ -9,7 +9,7 @@
  * small file takes, and one stream compresses the profiles' repeated
  * headers together (bench/README "Disk: packed epochs").
  *
- * Readers need not know: dcpi_read_file (profile.h) of a path below a
+ * Readers need not know: dcpi_read_file (file.h) of a path below a
  * packed host directory that is not on disk reads the member of that
  * path, and dcpi_db_list (db.h) lists the members' names with the files on
  * disk, so the profile, stack and unattributed readers read packed and
@@ -39,7 +39,7 @@
 
 #include <stddef.h>
 
-#include <dcpi/profile.h>
+#include <dcpi/error.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -7,7 +7,7 @@
  * processes' maps; the build-id cache keeps the symbols of JIT
  * pseudo-images in the same format (db.h, "perf-map").
  *
- * Errors as in profile.h: -1 with errno, and a one-line message in err
+ * Errors as in error.h: -1 with errno, and a one-line message in err
  * (when not NULL) naming the file and line.
  */
 #ifndef DCPI_PERFMAP_H
@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <dcpi/profile.h>
+#include <dcpi/error.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -42,7 +42,7 @@ struct dcpi_perfmap_entry {
  */
 int dcpi_perfmap_parse(const char *buf, size_t len, const char *name,
     struct dcpi_perfmap_entry **out, size_t *n, struct dcpi_error *err);
-/* Reads and parses the file at path with dcpi_read_fileat (profile.h): a
+/* Reads and parses the file at path with dcpi_read_fileat (file.h): a
  * regular file only, never blocking, the last component not followed
  * (ELOOP; EISDIR for a directory, EINVAL for another file that is not
  * regular), at most max_bytes (0: 256 MiB; EFBIG when larger, also when it

@@ -1,5 +1,7 @@
 /*
  * libdcpi: DCPI profile files, format pdb-0.07 (specs/dcpiformat.txt).
+ * Whole-file reads and the atomic replacement they are written with are
+ * file.h's.
  *
  * A profile holds the samples of one image for one event in one epoch: a
  * text header of typed fields (plus unknown lines, kept verbatim), then the
@@ -7,19 +9,18 @@
  * then the footer.  Offsets are relative to tstart (offset = ELF vaddr -
  * tstart), so profiles of one image taken in many processes add up.
  *
- * Errors: functions returning int give 0 on success and -1 on failure with
- * errno set (EINVAL for a malformed file or argument, ENOMEM, or the errno
- * of the failed system call) and, when err is not NULL, a one-line message
- * in err->msg naming the file, the line number or byte offset, and the rule
- * broken, e.g. "p.dat: byte 84: chunk at offset 0x10 overlaps the previous
- * chunk (ends at 0x18)".
+ * Errors (error.h): functions returning int give 0 on success and -1 on
+ * failure with errno set (EINVAL for a malformed file or argument, ENOMEM,
+ * or the errno of the failed system call) and, when err is not NULL, a
+ * one-line message in err->msg naming the file, the line number or byte
+ * offset, and the rule broken, e.g. "p.dat: byte 84: chunk at offset 0x10
+ * overlaps the previous chunk (ends at 0x18)".
  */
 #ifndef DCPI_PROFILE_H
 #define DCPI_PROFILE_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/types.h>
 
 #include <dcpi/error.h>
 
@@ -121,8 +122,9 @@ int dcpi_profile_read(const char *path, struct dcpi_profile **out,
  * *len its size in bytes.  -1/EINVAL if a required field is missing. */
 int dcpi_profile_encode(const struct dcpi_profile *p, void **buf, size_t *len,
     struct dcpi_error *err);
-/* Encodes p and replaces path atomically with dcpi_atomic_write (mode 0644
- * modified by the umask). */
+/* Encodes p and replaces path atomically with dcpi_atomic_write (file.h;
+ * mode 0644 modified by the umask); errors as dcpi_atomic_write's or
+ * dcpi_profile_encode's. */
 int dcpi_profile_write(const char *path, const struct dcpi_profile *p,
     struct dcpi_error *err);
 
@@ -132,79 +134,6 @@ int dcpi_profile_write(const char *path, const struct dcpi_profile *p,
  * appended. */
 int dcpi_profile_merge(struct dcpi_profile *into, const struct dcpi_profile *from,
     struct dcpi_error *err);
-
-/*
- * Replaces the file at path with buf[0..len) so that a crash leaves either
- * the old or the new content, never a mix: writes a temporary file in the
- * same directory (".NAME.XXXXXX"), fsyncs it, renames it over path, fsyncs
- * the directory.  On failure the temporary file is removed and path is
- * untouched, except when the directory's fsync fails after the rename
- * (-1, err "PATH: cannot fsync its directory: ..."): path then holds the
- * new content, which a crash may yet undo, so a caller that keeps what it
- * wrote to write it again must not add it twice.  mode: permission bits
- * for a new file (before the umask).  Errors: -1 with errno of the failed
- * call (ENOENT for a missing directory, EACCES, ENOSPC, EFBIG, EISDIR when
- * path is a directory, EIO, ...), and "PATH: what failed: strerror" in err.
- */
-int dcpi_atomic_write(const char *path, const void *buf, size_t len, mode_t mode,
-    struct dcpi_error *err);
-/*
- * dcpi_atomic_write relative to the directory dirfd, for writers that must
- * not follow links planted in a directory others can write (dcpi(5)
- * "Database layout", dcpid(8) SECURITY): name is one file name (no '/'),
- * the temporary file is created with O_EXCL|O_NOFOLLOW in dirfd, renamed
- * over name with renameat (a symlink or FIFO at name is replaced, never
- * followed or opened) and dirfd is fsynced.  The new file gets dirfd's
- * group when its writer may give it (as in a set-group-ID directory), so
- * that the database's group reads what root writes.  show names the file in
- * messages (NULL: name).  dirfd stays open and owned by the caller.
- * Errors as dcpi_atomic_write's, and -1/EINVAL for a name holding '/'.
- */
-int dcpi_atomic_writeat(int dirfd, const char *name, const char *show,
-    const void *buf, size_t len, mode_t mode, struct dcpi_error *err);
-/*
- * dcpi_atomic_writeat with flags: DCPI_ATOMIC_NO_DIRSYNC leaves out the
- * fsync of dirfd, for a writer that replaces many files of a directory
- * and fsyncs it once after the last (dcpid's flush: one fsync a file, not
- * two, on a disk where each costs milliseconds).  Until that fsync a
- * crash may keep any of them as it was before, never a mix; the new
- * file's data is fsynced before the rename either way.  Other flag bits:
- * -1/EINVAL.  Otherwise as dcpi_atomic_writeat.
- */
-#define DCPI_ATOMIC_NO_DIRSYNC	0x1
-int dcpi_atomic_writeat_flags(int dirfd, const char *name, const char *show,
-    const void *buf, size_t len, mode_t mode, int flags, struct dcpi_error *err);
-
-/*
- * Reads the whole regular file at path (any size memory allows) into *buf,
- * a malloc'd buffer the caller frees, *len its size in bytes.  A NUL byte
- * follows the data (not counted in *len), so text can be scanned as a
- * string; the data may hold NULs.  Only regular files are read, and the
- * open and reads never block: a FIFO, a device (/dev/zero) or a socket is
- * refused at once, and a file that would block a read (/proc/kmsg) fails
- * with EAGAIN, so that no input can hang a reader.  A path below a packed
- * epoch's host directory that is not on disk is read from the pack, as
- * the file it held (pack.h, dcpi(5) "Packed epochs"); a pack that cannot
- * be read fails with its own error (EINVAL naming the pack and the byte).
- * Errors: -1 with errno of open(2) or read(2) (ENOENT, EACCES, EAGAIN,
- * ...), EISDIR for a directory, EINVAL for any other file that is not a
- * regular file ("PATH: not a regular file (a FIFO)"), or ENOMEM, and
- * "PATH: strerror" in err; *buf is then NULL and *len 0.
- */
-int dcpi_read_file(const char *path, void **buf, size_t *len,
-    struct dcpi_error *err);
-/*
- * dcpi_read_file of name relative to the directory dirfd (AT_FDCWD: the
- * working directory), for readers of directories others can write: the
- * last component is opened with O_NOFOLLOW (a symlink fails with ELOOP,
- * "NAME: is a symbolic link, not followed"), and a file of more than max
- * bytes fails with EFBIG (max: the most the file's format allows, in bytes;
- * SIZE_MAX for no bound).  show names the file in messages (NULL: name).
- * Ownership and other errors as dcpi_read_file's; a pack's member is read
- * only for dirfd AT_FDCWD (a path), never below another descriptor.
- */
-int dcpi_read_fileat(int dirfd, const char *name, const char *show, size_t max,
-    void **buf, size_t *len, struct dcpi_error *err);
 
 #ifdef __cplusplus
 }

@@ -46,7 +46,7 @@
  *
  * The reader is strict: every line in order and well formed, indexes dense
  * and in range, no duplicates, footer matching, exact length.  Errors, as
- * in profile.h: functions returning int give 0, or -1 with errno (EINVAL
+ * in error.h: functions returning int give 0, or -1 with errno (EINVAL
  * for a malformed file or argument, ENOMEM, or the failed system call's)
  * and, when err is not NULL, a one-line message naming the file, the line
  * or byte offset and what was expected, e.g. "stacks: byte 212: stack 3:
@@ -55,10 +55,12 @@
 #ifndef DCPI_STACKFILE_H
 #define DCPI_STACKFILE_H
 
+#include <sys/types.h>
+
 #include <stddef.h>
 #include <stdint.h>
 
-#include <dcpi/profile.h>
+#include <dcpi/error.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -43,7 +43,7 @@
  * NAME+0xOFFSET instead of a wrong name.  A file without a build-id too
  * large to hash (image.h, DCPI_IMAGE_HASH_MAX) is used as is.
  *
- * Errors as in profile.h: -1 or NULL with errno, and a one-line message in
+ * Errors as in error.h: -1 or NULL with errno, and a one-line message in
  * err (when not NULL) naming the file and what was wrong.
  */
 #ifndef DCPI_SYMBOL_H
@@ -52,7 +52,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <dcpi/profile.h>
+#include <dcpi/error.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -21,7 +21,6 @@
 #include <unistd.h>
 
 #include <dcpi/kallsyms.h>
-#include <dcpi/profile.h>
 
 #include "fuzz_files.h"
 

@@ -21,8 +21,8 @@
 #include <unistd.h>
 
 #include <dcpi/db.h>
+#include <dcpi/file.h>
 #include <dcpi/pack.h>
-#include <dcpi/profile.h>
 
 #include "fuzz_files.h"
 
