@@ -548,12 +548,14 @@ cmp_epoch(const void *a, const void *b)
 	return strcmp(x, y);
 }
 
-/* Lists dir's non-hidden entries; with epochs, only epoch directories. */
+/* Lists dir's non-hidden entries with the seed's names (see
+ * lib_list_dir); with epochs, only epoch directories. */
 static int
-list(const char *dir, int epochs, char ***names, size_t *np, struct dcpi_error *err)
+list(const char *dir, int epochs, char **seed, size_t nseed, char ***names,
+    size_t *np, struct dcpi_error *err)
 {
-	char **v = NULL, **nv;
-	size_t n = 0, cap = 0, i, k;
+	char **v = seed, **nv;
+	size_t n = nseed, cap = nseed, i, k;
 	struct dirent *de;
 	struct stat st;
 	DIR *d;
@@ -561,13 +563,6 @@ list(const char *dir, int epochs, char ***names, size_t *np, struct dcpi_error *
 
 	*names = NULL;
 	*np = 0;
-	/* A packed host directory's entries are its pack's (pack.h), with
-	 * what is on disk beside them. */
-	if (!epochs) {
-		if ((e = lib_pack_names(dir, &v, &n, err)) == -1)
-			return -1;
-		cap = n;
-	}
 	if ((d = opendir(dir)) == NULL) {
 		if (n > 0 && (errno == ENOENT || errno == ENOTDIR))
 			goto done;
@@ -628,11 +623,12 @@ nomem:
 int
 dcpi_db_epochs(const char *db, char ***names, size_t *n, struct dcpi_error *err)
 {
-	return list(db, 1, names, n, err);
+	return list(db, 1, NULL, 0, names, n, err);
 }
 
 int
-dcpi_db_list(const char *dir, char ***names, size_t *n, struct dcpi_error *err)
+lib_list_dir(const char *dir, char **seed, size_t nseed, char ***names,
+    size_t *n, struct dcpi_error *err)
 {
-	return list(dir, 0, names, n, err);
+	return list(dir, 0, seed, nseed, names, n, err);
 }

@@ -1,8 +1,10 @@
 /*
- * Whole files: reading one, and crash-safe replacement (DESIGN.md "The
- * profile database"): the daemon's flush and every rewriter use it, so a
- * crash, a full disk or a killed process leaves either the old or the new
- * file, never a torn one.
+ * Whole files (lib/dcpi/file.h): reading one, and crash-safe replacement
+ * (DESIGN.md "The profile database"): the daemon's flush and every
+ * rewriter use it, so a crash, a full disk or a killed process leaves
+ * either the old or the new file, never a torn one.  The reads here are
+ * of the file system only: dcpi_read_file and dcpi_read_fileat, which
+ * also read a packed epoch's members, are pack.c's, above this file.
  */
 #include "config.h"
 
@@ -116,44 +118,21 @@ fail:
 	return lib_seterr(err, e, "%s: %s", show, strerror(e));
 }
 
-/* dcpi_read_fileat, with the last component followed unless nofollow. */
-static int
-read_at(int dirfd, const char *name, int nofollow, const char *show, size_t max,
-    void **bufp, size_t *lenp, struct dcpi_error *err)
+int
+lib_read_fileat(int dirfd, const char *name, int nofollow, const char *show,
+    size_t max, void **bufp, size_t *lenp, struct dcpi_error *err)
 {
 	int fd, rc, e;
 
 	*bufp = NULL;
 	*lenp = 0;
-	if ((fd = open_regular(dirfd, name, nofollow, show, err)) < 0) {
-		/* A path below a packed host directory (pack.h): its member.
-		 * Only paths, not names below a descriptor: dcpid writes
-		 * the current epoch through descriptors, never packed. */
-		if (errno != ENOENT || dirfd != AT_FDCWD)
-			return -1;
-		if ((rc = lib_pack_member(name, max, show, bufp, lenp, err)) == 0)
-			errno = ENOENT;
-		return rc == 1 ? 0 : -1;
-	}
+	if ((fd = open_regular(dirfd, name, nofollow, show, err)) < 0)
+		return -1;
 	rc = read_fd(fd, show, max, bufp, lenp, err);
 	e = errno;
 	close(fd);
 	errno = e;
 	return rc;
-}
-
-int
-dcpi_read_fileat(int dirfd, const char *name, const char *show, size_t max,
-    void **bufp, size_t *lenp, struct dcpi_error *err)
-{
-	return read_at(dirfd, name, 1, show != NULL ? show : name, max, bufp, lenp, err);
-}
-
-int
-dcpi_read_file(const char *path, void **bufp, size_t *lenp,
-    struct dcpi_error *err)
-{
-	return read_at(AT_FDCWD, path, 0, path, SIZE_MAX, bufp, lenp, err);
 }
 
 int

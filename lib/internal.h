@@ -34,6 +34,21 @@ int lib_name_escape(const char *name, int leading_dot, char *out, size_t outlen)
  * db.h for any relative directory.  0, or -1 with errno and err. */
 int lib_db_mkdirs_below(const char *db, const char *rel, struct dcpi_error *err);
 
+/* The read of dcpi_read_fileat (file.h) from the file system alone, never
+ * from a pack: name below dirfd, its last component followed unless
+ * nofollow, at most max bytes (EFBIG past it), show naming it in
+ * messages.  *buf (malloc'd, a NUL after the data) and *len; NULL and 0
+ * on error, with errno and err as dcpi_read_fileat's. */
+int lib_read_fileat(int dirfd, const char *name, int nofollow, const char *show,
+    size_t max, void **buf, size_t *len, struct dcpi_error *err);
+/* Lists dir's entries (no hidden ones) with the names seed[0..nseed)
+ * (malloc'd, taken over, freed on error), sorted (strcmp), each name
+ * once: dcpi_db_list's listing (db.h) given the names of a pack.  With
+ * a seed, a dir that is missing or not a directory lists the seed.
+ * *names and *n as dcpi_db_list's; 0, or -1 with errno and err. */
+int lib_list_dir(const char *dir, char **seed, size_t nseed, char ***names,
+    size_t *n, struct dcpi_error *err);
+
 /* Writes a file's bytes to fd; 0, or -1 with errno. */
 typedef int lib_write_fn(int fd, void *arg);
 /* dcpi_atomic_writeat_flags (file.h) with the bytes written by
@@ -62,19 +77,6 @@ typedef int lib_map_parser(const void *buf, size_t len, const char *name,
  * Returns parse's result with its errno. */
 int lib_map_read(const char *path, size_t max, lib_map_parser *parse,
     struct dcpi_perfmap_entry **out, size_t *n, struct dcpi_error *err);
-
-/* Packed epochs (pack.c).  The member at path (DB/EPOCH/HOST/REL) of its
- * host directory's pack, read as dcpi_read_fileat reads a file (max, show,
- * *buf with a NUL after it): 1, 0 when no pack holds it (err untouched),
- * -1 with errno and err for a pack that cannot be read or a member past
- * max. */
-int lib_pack_member(const char *path, size_t max, const char *show, void **buf,
-    size_t *len, struct dcpi_error *err);
-/* The names of the entries of directory dir held by its pack (the first
- * component below dir of its members), unsorted, maybe repeated: 1, 0
- * when no pack holds dir, -1 with errno and err. */
-int lib_pack_names(const char *dir, char ***names, size_t *n,
-    struct dcpi_error *err);
 
 /* buf[0..len) (len below 4 GiB) as one gzip member at zlib's level (1-9),
  * as gzip(1) writes it, into *out (malloc'd), *outlen bytes.  0, or -1

@@ -1,7 +1,10 @@
 /*
  * Packed epochs (lib/dcpi/pack.h, dcpi(5) "Packed epochs"): the format,
- * dcpi_db_compress that writes it, and the look-up by which
- * dcpi_read_file and dcpi_db_list read a pack's members as files.
+ * dcpi_db_compress that writes it, and the readers that see a pack's
+ * members as files: dcpi_read_file and dcpi_read_fileat (file.h), which
+ * try the file system through file.c and then the pack, and dcpi_db_list
+ * (db.h), which lists through db.c with the pack's names.  They are here,
+ * above file.c and db.c, so that neither of those calls back up.
  */
 #include "config.h"
 
@@ -200,9 +203,9 @@ dcpi_pack_parse(const void *buf, size_t len, const char *name,
 	return 0;
 }
 
-/* The file at path, read below its directory's descriptor: a path would
- * go through the look-up (dcpi_read_file), which calls dcpi_pack_read with
- * its lock held. */
+/* The file at path, read below its directory's descriptor, from the file
+ * system alone: a path's read would go through the look-up
+ * (dcpi_read_file), which calls dcpi_pack_read with its lock held. */
 static int
 read_below_dir(const char *path, void **buf, size_t *len, struct dcpi_error *err)
 {
@@ -218,7 +221,7 @@ read_below_dir(const char *path, void **buf, size_t *len, struct dcpi_error *err
 	free(dir);
 	if (dfd == -1)
 		return lib_seterr(err, errno, "%s: %s", path, strerror(errno));
-	r = dcpi_read_fileat(dfd, slash ? slash + 1 : path, path, DCPI_PACK_MAX,
+	r = lib_read_fileat(dfd, slash ? slash + 1 : path, 1, path, DCPI_PACK_MAX,
 	    buf, len, err);
 	e = errno;
 	close(dfd);
@@ -450,8 +453,12 @@ lower_bound(const struct dcpi_pack *p, const char *prefix)
 	return lo;
 }
 
-int
-lib_pack_member(const char *path, size_t max, const char *show, void **buf,
+/* The member at path (DB/EPOCH/HOST/REL) of its host directory's pack,
+ * read as dcpi_read_fileat reads a file (max, show, *buf with a NUL after
+ * it): 1, 0 when no pack holds it (err untouched), -1 with errno and err
+ * for a pack that cannot be read or a member past max. */
+static int
+pack_member(const char *path, size_t max, const char *show, void **buf,
     size_t *len, struct dcpi_error *err)
 {
 	const struct dcpi_pack_entry *e;
@@ -487,8 +494,11 @@ lib_pack_member(const char *path, size_t max, const char *show, void **buf,
 	return 1;
 }
 
-int
-lib_pack_names(const char *dir, char ***names, size_t *n, struct dcpi_error *err)
+/* The names of the entries of directory dir held by its pack (the first
+ * component below dir of its members), unsorted, maybe repeated: 1, 0
+ * when no pack holds dir, -1 with errno and err. */
+static int
+pack_names(const char *dir, char ***names, size_t *n, struct dcpi_error *err)
 {
 	char **v = NULL, *prefix = NULL, *name;
 	size_t cap = 0, pl, i, cl;
@@ -536,6 +546,54 @@ nomem:
 	dcpi_strv_free(v, *n);
 	*n = 0;
 	return lib_seterr(err, ENOMEM, "%s: out of memory", dir);
+}
+
+/* dcpi_read_fileat, with the last component followed unless nofollow. */
+static int
+read_at(int dirfd, const char *name, int nofollow, const char *show, size_t max,
+    void **bufp, size_t *lenp, struct dcpi_error *err)
+{
+	int rc;
+
+	if (lib_read_fileat(dirfd, name, nofollow, show, max, bufp, lenp, err) == 0)
+		return 0;
+	/* A path below a packed host directory: its member.  Only paths,
+	 * not names below a descriptor: dcpid writes the current epoch
+	 * through descriptors, never packed. */
+	if (errno != ENOENT || dirfd != AT_FDCWD)
+		return -1;
+	if ((rc = pack_member(name, max, show, bufp, lenp, err)) == 0)
+		errno = ENOENT;
+	return rc == 1 ? 0 : -1;
+}
+
+int
+dcpi_read_fileat(int dirfd, const char *name, const char *show, size_t max,
+    void **bufp, size_t *lenp, struct dcpi_error *err)
+{
+	return read_at(dirfd, name, 1, show != NULL ? show : name, max, bufp, lenp, err);
+}
+
+int
+dcpi_read_file(const char *path, void **bufp, size_t *lenp,
+    struct dcpi_error *err)
+{
+	return read_at(AT_FDCWD, path, 0, path, SIZE_MAX, bufp, lenp, err);
+}
+
+int
+dcpi_db_list(const char *dir, char ***names, size_t *n, struct dcpi_error *err)
+{
+	char **v = NULL;
+	size_t nv = 0;
+
+	*names = NULL;
+	*n = 0;
+	/* A packed host directory's entries are its pack's, with what is
+	 * on disk beside them. */
+	if (pack_names(dir, &v, &nv, err) == -1)
+		return -1;
+	return lib_list_dir(dir, v, nv, names, n, err);
 }
 
 int
@@ -645,8 +703,8 @@ collect(int dfd, const char *prefix, const char *show, struct loose *l,
 				l->dirs[l->nd++] = rel;
 				rel = NULL;
 			}
-		} else if (dcpi_read_fileat(dirfd(d), de->d_name, sh, DCPI_PACK_MAX, &buf,
-		    &len, err) == -1)
+		} else if (lib_read_fileat(dirfd(d), de->d_name, 1, sh, DCPI_PACK_MAX,
+		    &buf, &len, err) == -1)
 			r = -1;
 		else if (lib_grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v)) == -1) {
 			free(buf);

@@ -153,7 +153,8 @@ int dcpi_db_epochs(const char *db, char ***names, size_t *n, struct dcpi_error *
  * packed epoch's host directory (pack.h, dcpi(5) "Packed epochs") the
  * names its pack gives the directory are listed too, each name once, and
  * a directory only the pack holds lists; a pack that cannot be read fails
- * the listing (EINVAL, its message naming the pack and the byte). */
+ * the listing (EINVAL, its message naming the pack and the byte).  Defined
+ * with the packed epochs (lib/pack.c), which build on the rest of db.h. */
 int dcpi_db_list(const char *dir, char ***names, size_t *n, struct dcpi_error *err);
 void dcpi_strv_free(char **v, size_t n);
 

@@ -78,6 +78,9 @@ int dcpi_atomic_writeat_flags(int dirfd, const char *name, const char *show,
  * ...), EISDIR for a directory, EINVAL for any other file that is not a
  * regular file ("PATH: not a regular file (a FIFO)"), or ENOMEM, and
  * "PATH: strerror" in err; *buf is then NULL and *len 0.
+ * It and dcpi_read_fileat are defined with the packed epochs (lib/pack.c),
+ * above the file system's read (lib/file.c), since a path may name a
+ * pack's member; the pack's own reader reads below those.
  */
 int dcpi_read_file(const char *path, void **buf, size_t *len,
     struct dcpi_error *err);
