@@ -40,7 +40,7 @@ lib_libdcpi_la_SOURCES += lib/ctl.c
 
 # Symbolization and the in-memory dataset.
 dcpiinclude_HEADERS += lib/dcpi/symbol.h lib/dcpi/dataset.h
-lib_libdcpi_la_SOURCES += lib/symbol.c lib/dataset.c
+lib_libdcpi_la_SOURCES += lib/symtab.c lib/symbol.c lib/dataset.c
 # The symbol table readers, one source a file (lib/sym_int.h).
 lib_libdcpi_la_SOURCES += lib/sym_int.h lib/sym_demangle.c lib/sym_kallsyms.c \
 	lib/sym_elf.c lib/sym_ehframe.c lib/sym_gopclntab.c lib/sym_debuginfo.c lib/sym_lines.c

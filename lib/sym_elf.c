@@ -5,13 +5,11 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 
@@ -76,26 +74,6 @@ go_syms(Elf *elf, uint64_t tstart, struct rawsym **raw, size_t *n, size_t *cap)
 	return sym_gopclntab(data->d_buf, data->d_size, sh.sh_addr, tstart, raw, n, cap);
 }
 
-Elf_Scn *
-sym_find_section(Elf *elf, Elf64_Word type, const char *name)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-	size_t shstrndx;
-	const char *s;
-
-	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		if (gelf_getshdr(scn, &sh) == NULL || (type && sh.sh_type != type))
-			continue;
-		if (name == NULL || ((s = elf_strptr(elf, shstrndx, sh.sh_name)) != NULL &&
-		    strcmp(s, name) == 0))
-			return scn;
-	}
-	return NULL;
-}
-
 /* elfutils reads a section header table that does not fit in the file as
  * no sections at all, without an error: nonzero if that is what happened
  * to elf (and err set, when not NULL). */
@@ -114,52 +92,6 @@ elf_shdrs_lost(Elf *elf, const char *path, struct dcpi_error *err)
 		    "table at byte %" PRIu64 " (%u entries) is corrupted", path,
 		    (uint64_t)eh.e_shoff, eh.e_shnum);
 	return 1;
-}
-
-Elf *
-sym_open_elf(const char *path, int *fdp)
-{
-	struct stat st;
-	Elf *elf;
-	int fd;
-
-	/* A profile's path may name anything: a FIFO must not hang the
-	 * open, nor a device the read. */
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)) == -1)
-		return NULL;
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		errno = EINVAL;
-		return NULL;
-	}
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf == NULL || elf_kind(elf) != ELF_K_ELF) {
-		if (elf != NULL)
-			elf_end(elf);
-		close(fd);
-		errno = EINVAL;
-		return NULL;
-	}
-	*fdp = fd;
-	return elf;
-}
-
-void
-sym_close_files(struct dcpi_symtab *t)
-{
-	if (t->dw != NULL)
-		dwarf_end(t->dw);
-	if (t->dwelf != NULL)
-		elf_end(t->dwelf);
-	if (t->dwfd != -1)
-		close(t->dwfd);
-	if (t->elf != NULL)
-		elf_end(t->elf);
-	if (t->fd != -1)
-		close(t->fd);
-	t->dw = NULL;
-	t->dwelf = t->elf = NULL;
-	t->dwfd = t->fd = -1;
 }
 
 int
@@ -231,33 +163,6 @@ sym_load_elf(struct dcpi_symtab *t, const char *path, const char *imageid,
 	t->is_file = 1;
 	sym_close_files(t);
 	return rc;
-}
-
-/* The image file again, after the symbols were read; -1/ESTALE if it has
- * changed since. */
-int
-sym_reopen(struct dcpi_symtab *t)
-{
-	char hex[DCPI_IMAGE_ID_LEN] = "";
-
-	if (t->elf != NULL)
-		return 0;
-	if (!t->is_file) {
-		errno = ENOENT;
-		return -1;
-	}
-	if ((t->elf = sym_open_elf(t->path, &t->fd)) == NULL)
-		return -1;
-	lib_build_id_hex(t->elf, hex);
-	if (strcasecmp(hex, t->bid) != 0) {
-		elf_end(t->elf);
-		close(t->fd);
-		t->elf = NULL;
-		t->fd = -1;
-		errno = ESTALE;
-		return -1;
-	}
-	return 0;
 }
 
 int

@@ -1,8 +1,9 @@
 /*
- * What the symbol table readers share (lib/symbol.c, lib/sym_*.c; not
- * installed): the table itself, the raw symbols a reader collects, and
- * the readers' entry points.  Each returns 0, or -1 with errno and err set
- * as dcpi_symtab_open documents.
+ * What the symbol table readers share (lib/symtab.c, lib/symbol.c,
+ * lib/sym_*.c; not installed): the table itself and its builder
+ * (symtab.c, below the readers), the raw symbols a reader collects, and
+ * the readers' entry points (called by symbol.c, above them).  Each
+ * returns 0, or -1 with errno and err set as dcpi_symtab_open documents.
  */
 #ifndef DCPI_SYM_INT_H
 #define DCPI_SYM_INT_H
@@ -49,7 +50,7 @@ struct rawsym {
 					 * perf maps: the line number */
 };
 
-/* Building a table (lib/symbol.c): sym_push appends a copy of name to raw
+/* Building a table (lib/symtab.c): sym_push appends a copy of name to raw
  * (-1 out of memory); sym_finish sorts, drops aliases, bounds sizes and
  * demangles into t->syms, taking raw's names (-1/ENOMEM, ENODATA: none);
  * sym_rawfree frees what sym_finish did not take. */
@@ -59,6 +60,17 @@ int sym_finish(struct dcpi_symtab *t, struct rawsym *raw, size_t n, const char *
     struct dcpi_error *err);
 void sym_rawfree(struct rawsym *raw, size_t n);
 
+/* A table's ELF files (lib/symtab.c).  sym_open_elf: a regular ELF
+ * file's Elf and descriptor (*fdp), else NULL with errno (EINVAL: not
+ * one).  sym_find_section: the first section of type (0: any) named name
+ * (NULL: any).  sym_close_files: releases t's descriptors and Elf
+ * handles.  sym_reopen: the image file again, -1/ESTALE if it has changed
+ * since the symbols were read. */
+Elf *sym_open_elf(const char *path, int *fdp);
+Elf_Scn *sym_find_section(Elf *elf, Elf64_Word type, const char *name);
+void sym_close_files(struct dcpi_symtab *t);
+int sym_reopen(struct dcpi_symtab *t);
+
 /* Text snapshots (lib/sym_kallsyms.c): the kernel (module NULL) or a
  * module from kallsyms; a JIT pseudo-image from its perf map in o->db. */
 int sym_load_kallsyms(struct dcpi_symtab *t, const char *kallsyms, const char *module,
@@ -66,19 +78,10 @@ int sym_load_kallsyms(struct dcpi_symtab *t, const char *kallsyms, const char *m
 int sym_load_perfmap(struct dcpi_symtab *t, const char *path, const char *imageid,
     const struct dcpi_symtab_opts *o, struct dcpi_error *err);
 
-/* ELF files (lib/sym_elf.c).  sym_open_elf: a regular ELF file's Elf and
- * descriptor (*fdp), else NULL with errno (EINVAL: not one).
- * sym_find_section: the first section of type (0: any) named name (NULL:
- * any).  sym_load_elf: the symbols of the file at path, which must be
- * imageid if it has a build-id.  sym_close_files: releases t's
- * descriptors and Elf handles.  sym_reopen: the image file again, -1/ESTALE
- * if it has changed since the symbols were read. */
-Elf *sym_open_elf(const char *path, int *fdp);
-Elf_Scn *sym_find_section(Elf *elf, Elf64_Word type, const char *name);
+/* ELF files (lib/sym_elf.c): the symbols of the file at path, which must
+ * be imageid if it has a build-id. */
 int sym_load_elf(struct dcpi_symtab *t, const char *path, const char *imageid,
     const struct dcpi_symtab_opts *o, struct dcpi_error *err);
-void sym_close_files(struct dcpi_symtab *t);
-int sym_reopen(struct dcpi_symtab *t);
 
 /* A Go program's function table (lib/sym_gopclntab.c): the functions of
  * its .gopclntab section, data[0..len), in the layouts of Go 1.2, 1.16 and
@@ -107,14 +110,10 @@ int sym_gopclntab_line(const unsigned char *data, size_t len, uint64_t text, uin
  * (udata4 count, datarel|sdata4 entries).  0, or -1/ENOMEM. */
 int sym_ehframe(Elf *elf, uint64_t tstart, struct rawsym **raw, size_t *n, size_t *cap);
 
-/* Finding the files (lib/sym_debuginfo.c).  sym_find_debug: separate
- * debuginfo with the image's build-id bid and a .symtab, its path
- * malloc'd into *dpath and descriptor into *dfd; NULL if none.
- * sym_load_elsewhere: an ELF image's symbols from the first file that
- * holds it, in the order documented there. */
+/* Separate debuginfo (lib/sym_debuginfo.c): the file with the image's
+ * build-id bid and a .symtab, its path malloc'd into *dpath and descriptor
+ * into *dfd; NULL if none. */
 Elf *sym_find_debug(const char *path, Elf *elf, const char *bid,
     const struct dcpi_symtab_opts *o, char **dpath, int *dfd);
-int sym_load_elsewhere(struct dcpi_symtab *t, const char *path, const char *imageid,
-    const struct dcpi_symtab_opts *o, struct dcpi_error *err);
 
 #endif

@@ -1,4 +1,4 @@
-// fuzz-sources: lib/symbol.c lib/sym_demangle.c lib/sym_kallsyms.c lib/sym_elf.c lib/sym_ehframe.c lib/sym_gopclntab.c lib/sym_debuginfo.c lib/sym_lines.c lib/image.c lib/internal.c lib/error.c lib/db.c lib/perfmap.c lib/file.c lib/profile.c lib/util.c lib/kallsyms.c lib/pack.c
+// fuzz-sources: lib/symtab.c lib/symbol.c lib/sym_demangle.c lib/sym_kallsyms.c lib/sym_elf.c lib/sym_ehframe.c lib/sym_gopclntab.c lib/sym_debuginfo.c lib/sym_lines.c lib/image.c lib/internal.c lib/error.c lib/db.c lib/perfmap.c lib/file.c lib/profile.c lib/util.c lib/kallsyms.c lib/pack.c
 // fuzz-libs: -lelf -ldw -ldebuginfod -lstdc++ -lz
 /*
  * dcpictl reads symbol tables from ELF files and kallsyms snapshots that
