@@ -92,7 +92,8 @@ ctl_exchange(const char *cmd, const char *socket, int type, const void *payload,
 	size_t textlen;
 	/* Never 0, which is the daemon's for the connection (ctl.h). */
 	uint32_t seq = (uint32_t)getpid();
-	char err[256], *s, *sp;
+	struct dcpi_error err;
+	char *s, *sp;
 	int fd, rc, send_errno = 0;
 
 	memset(r, 0, sizeof(*r));
@@ -110,7 +111,7 @@ ctl_exchange(const char *cmd, const char *socket, int type, const void *payload,
 	}
 	for (;;) {
 		rc = dcpi_ctl_recv(fd, REPLY_TIMEOUT_MS, DCPI_CTL_TO_CLIENT, &msg,
-		    err, sizeof(err));
+		    &err);
 		if (rc < 0 && send_errno != 0) {
 			fprintf(stderr, "dcpictl: %s: sending to %s: %s; dcpid "
 			    "closed the connection without a reason\n", cmd,
@@ -133,7 +134,7 @@ ctl_exchange(const char *cmd, const char *socket, int type, const void *payload,
 			goto fail;
 		}
 		if (rc != DCPI_CTL_OK) {
-			fprintf(stderr, "dcpictl: %s: bad reply from dcpid: %s\n", cmd, err);
+			fprintf(stderr, "dcpictl: %s: bad reply from dcpid: %s\n", cmd, err.msg);
 			goto fail;
 		}
 		if (msg.hdr.seq != seq && !(msg.hdr.seq == 0 &&

@@ -57,7 +57,8 @@ cmd_label(const struct ctl_globals *g, int argc, char **argv)
 	};
 	unsigned char payload[DCPI_CTL_REQUEST_MAX - DCPI_CTL_HDR_SIZE];
 	const char *socket = g->socket, *name;
-	char **command = NULL, err[512];
+	char **command = NULL;
+	struct dcpi_error err;
 	struct ctl_reply r;
 	uint32_t pid = 0;	/* 0: dcpictl itself, then the command */
 	long n;
@@ -110,10 +111,9 @@ cmd_label(const struct ctl_globals *g, int argc, char **argv)
 		    "give a command to run, or -p PID", LABEL_USAGE);
 		return 2;
 	}
-	n = dcpi_ctl_label_encode(payload, sizeof(payload), pid, name, err,
-	    sizeof(err));
+	n = dcpi_ctl_label_encode(payload, sizeof(payload), pid, name, &err);
 	if (n < 0) {
-		fprintf(stderr, "dcpictl: label: %s\n", err);
+		fprintf(stderr, "dcpictl: label: %s\n", err.msg);
 		return 2;
 	}
 	if (ctl_exchange("label", socket, DCPI_CTL_LABEL, payload, (size_t)n, &r) < 0)

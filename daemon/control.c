@@ -113,17 +113,18 @@ conn_label(struct ctl_conn *c, uint32_t seq, const unsigned char *payload,
 {
 	char name[DCPI_CTL_LABEL_MAX + 1], shown[DCPI_CTL_LABEL_MAX + 1];
 	char msg[1024];
+	struct dcpi_error derr;
 	uid_t ruid, euid, uid = c->cred.uid;
 	struct procstatus ps;
 	uint32_t pid;
 	size_t i;
 	int code, rc;
 
-	code = dcpi_ctl_label_decode(payload, len, &pid, name, msg, sizeof(msg));
+	code = dcpi_ctl_label_decode(payload, len, &pid, name, &derr);
 	if (code != DCPI_CTL_OK) {
 		log_info("control: label request of uid %u (pid %d) refused: %s",
-		    (unsigned)uid, (int)c->cred.pid, msg);
-		conn_result(c, seq, code, msg);
+		    (unsigned)uid, (int)c->cred.pid, derr.msg);
+		conn_result(c, seq, code, derr.msg);
 		/* The header's check makes this unreachable; as there, a
 		 * length that is wrong leaves the stream out of step. */
 		if (code == DCPI_CTL_ELENGTH)
@@ -264,11 +265,11 @@ static void
 conn_read(struct ctl_conn *c)
 {
 	struct dcpi_ctl_hdr h;
-	char err[256];
+	struct dcpi_error err;
 	int n, rc;
 
 	for (n = 0; n < 16 && !c->closing && c->wb.len == 0; n++) {
-		rc = dcpi_ctl_rbuf_read(&c->rb, c->fd, &h, err, sizeof(err));
+		rc = dcpi_ctl_rbuf_read(&c->rb, c->fd, &h, &err);
 		if (rc < 0) {
 			if (errno == EINTR)
 				continue;
@@ -286,8 +287,8 @@ conn_read(struct ctl_conn *c)
 		}
 		if (rc != DCPI_CTL_OK) {
 			log_info("control: pid %d uid %u: %s; closing",
-			    (int)c->cred.pid, (unsigned)c->cred.uid, err);
-			conn_result(c, h.seq, rc, err);
+			    (int)c->cred.pid, (unsigned)c->cred.uid, err.msg);
+			conn_result(c, h.seq, rc, err.msg);
 			c->closing = 1;
 			conn_flush(c);
 			return;

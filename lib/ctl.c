@@ -46,14 +46,16 @@ dcpi_ctl_strcode(int code)
 	}
 }
 
-static int __attribute__((format(printf, 4, 5)))
-bad(int code, char *err, size_t errlen, const char *fmt, ...)
+/* A one-line message into err->msg (err may be NULL); returns code and
+ * leaves errno alone. */
+static int __attribute__((format(printf, 3, 4)))
+bad(int code, struct dcpi_error *err, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (err != NULL && errlen > 0) {
+	if (err != NULL) {
 		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 		va_end(ap);
 	}
 	return code;
@@ -73,13 +75,13 @@ is_reply(unsigned type)
 
 int
 dcpi_ctl_decode_hdr(const void *buf, size_t len, int dir,
-    struct dcpi_ctl_hdr *hdr, char *err, size_t errlen)
+    struct dcpi_ctl_hdr *hdr, struct dcpi_error *err)
 {
 	const unsigned char *p = buf;
 	struct dcpi_ctl_hdr h;
 
-	if (err != NULL && errlen > 0)
-		err[0] = '\0';
+	if (err != NULL)
+		err->msg[0] = '\0';
 	/* Copy only what arrived: the rest stays 0 for the caller. */
 	memset(&h, 0, sizeof(h));
 	if (len >= offsetof(struct dcpi_ctl_hdr, type) + sizeof(h.type))
@@ -97,35 +99,35 @@ dcpi_ctl_decode_hdr(const void *buf, size_t len, int dir,
 	if (len < sizeof(h.version))
 		return -1;
 	if (h.version != DCPI_CTL_VERSION)
-		return bad(DCPI_CTL_EVERSION, err, errlen,
+		return bad(DCPI_CTL_EVERSION, err,
 		    "protocol version mismatch: message has version %u, expected %u",
 		    (unsigned)h.version, (unsigned)DCPI_CTL_VERSION);
 	if (len < sizeof(h))
 		return -1;
 	if (h.reserved != 0)
-		return bad(DCPI_CTL_EHEADER, err, errlen,
+		return bad(DCPI_CTL_EHEADER, err,
 		    "malformed header: reserved field (byte 12) is 0x%x, expected 0",
 		    (unsigned)h.reserved);
 	if (dir == DCPI_CTL_TO_DAEMON ? !is_request(h.type) : !is_reply(h.type))
-		return bad(DCPI_CTL_ETYPE, err, errlen,
+		return bad(DCPI_CTL_ETYPE, err,
 		    "unknown %s type 0x%x (byte 2)",
 		    dir == DCPI_CTL_TO_DAEMON ? "request" : "reply", (unsigned)h.type);
 	if (h.length > DCPI_CTL_MAX_PAYLOAD)
-		return bad(DCPI_CTL_ELENGTH, err, errlen,
+		return bad(DCPI_CTL_ELENGTH, err,
 		    "payload length %lu (byte 4) exceeds the maximum %u",
 		    (unsigned long)h.length, (unsigned)DCPI_CTL_MAX_PAYLOAD);
 	if (h.type == DCPI_CTL_LABEL && (h.length <= sizeof(struct dcpi_ctl_label) ||
 	    h.length > sizeof(struct dcpi_ctl_label) + DCPI_CTL_LABEL_MAX))
-		return bad(DCPI_CTL_ELENGTH, err, errlen,
+		return bad(DCPI_CTL_ELENGTH, err,
 		    "payload length %lu (byte 4) for a label request, expected %zu to %zu",
 		    (unsigned long)h.length, sizeof(struct dcpi_ctl_label) + 1,
 		    sizeof(struct dcpi_ctl_label) + DCPI_CTL_LABEL_MAX);
 	if (is_request(h.type) && h.type != DCPI_CTL_LABEL && h.length != 0)
-		return bad(DCPI_CTL_ELENGTH, err, errlen,
+		return bad(DCPI_CTL_ELENGTH, err,
 		    "payload length %lu (byte 4) for a request, expected 0",
 		    (unsigned long)h.length);
 	if (h.type == DCPI_CTL_RESULT && h.length < sizeof(struct dcpi_ctl_result))
-		return bad(DCPI_CTL_ELENGTH, err, errlen,
+		return bad(DCPI_CTL_ELENGTH, err,
 		    "payload length %lu (byte 4) for a result, expected at least %zu",
 		    (unsigned long)h.length, sizeof(struct dcpi_ctl_result));
 	return DCPI_CTL_OK;
@@ -294,7 +296,7 @@ dcpi_ctl_send(int fd, uint16_t type, uint32_t seq, const void *payload,
 
 int
 dcpi_ctl_rbuf_read(struct dcpi_ctl_rbuf *rb, int fd, struct dcpi_ctl_hdr *hdr,
-    char *err, size_t errlen)
+    struct dcpi_error *err)
 {
 	unsigned char *p = rb->buf;
 	struct dcpi_ctl_hdr h;
@@ -321,10 +323,10 @@ dcpi_ctl_rbuf_read(struct dcpi_ctl_rbuf *rb, int fd, struct dcpi_ctl_hdr *hdr,
 		return -1;
 	}
 	rb->len += (size_t)r;
-	rc = dcpi_ctl_decode_hdr(p, rb->len, rb->dir, &h, err, errlen);
+	rc = dcpi_ctl_decode_hdr(p, rb->len, rb->dir, &h, err);
 	*hdr = h;
 	if (rc == DCPI_CTL_OK && h.length > rb->size - DCPI_CTL_HDR_SIZE)
-		rc = bad(DCPI_CTL_ELENGTH, err, errlen,
+		rc = bad(DCPI_CTL_ELENGTH, err,
 		    "payload length %lu (byte 4) exceeds the %zu bytes expected",
 		    (unsigned long)h.length, rb->size - DCPI_CTL_HDR_SIZE);
 	if (rc < 0 || (rc == DCPI_CTL_OK && rb->len < DCPI_CTL_HDR_SIZE + h.length)) {
@@ -337,7 +339,7 @@ dcpi_ctl_rbuf_read(struct dcpi_ctl_rbuf *rb, int fd, struct dcpi_ctl_hdr *hdr,
 
 int
 dcpi_ctl_recv(int fd, int timeout_ms, int dir, struct dcpi_ctl_msg *msg,
-    char *err, size_t errlen)
+    struct dcpi_error *err)
 {
 	long long deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
 	struct dcpi_ctl_rbuf rb = { .buf = msg, .size = sizeof(*msg), .dir = dir };
@@ -346,8 +348,8 @@ dcpi_ctl_recv(int fd, int timeout_ms, int dir, struct dcpi_ctl_msg *msg,
 	long long left;
 	int n, rc;
 
-	if (err != NULL && errlen > 0)
-		err[0] = '\0';
+	if (err != NULL)
+		err->msg[0] = '\0';
 	for (;;) {
 		left = deadline < 0 ? -1 : deadline - now_ms();
 		if (deadline >= 0 && left <= 0) {
@@ -362,7 +364,7 @@ dcpi_ctl_recv(int fd, int timeout_ms, int dir, struct dcpi_ctl_msg *msg,
 		}
 		if (n == 0)
 			continue;	/* the deadline check above reports it */
-		rc = dcpi_ctl_rbuf_read(&rb, fd, &h, err, errlen);
+		rc = dcpi_ctl_rbuf_read(&rb, fd, &h, err);
 		if (rc < 0 && (errno == EAGAIN || errno == EINTR))
 			continue;
 		if (rc >= 0)
@@ -372,38 +374,38 @@ dcpi_ctl_recv(int fd, int timeout_ms, int dir, struct dcpi_ctl_msg *msg,
 }
 
 int
-dcpi_ctl_label_check(const char *name, size_t len, char *err, size_t errlen)
+dcpi_ctl_label_check(const char *name, size_t len, struct dcpi_error *err)
 {
 	char s[DCPI_CTL_LABEL_MAX + 1], dir[NAME_MAX + 1];
 	int rc;
 
-	if (err != NULL && errlen > 0)
-		err[0] = '\0';
+	if (err != NULL)
+		err->msg[0] = '\0';
 	/* The messages quote the name only once it is known to be text of a
 	 * bounded length without a newline. */
 	if (len == 0)
-		rc = bad(-1, err, errlen, "label name is empty");
+		rc = bad(-1, err, "label name is empty");
 	else if (len > DCPI_CTL_LABEL_MAX)
-		rc = bad(-1, err, errlen, "label name is %zu bytes long, at most %u "
+		rc = bad(-1, err, "label name is %zu bytes long, at most %u "
 		    "allowed", len, (unsigned)DCPI_CTL_LABEL_MAX);
 	else if (memchr(name, '\0', len) != NULL)
-		rc = bad(-1, err, errlen, "label name holds a NUL byte (at byte %zu)",
+		rc = bad(-1, err, "label name holds a NUL byte (at byte %zu)",
 		    (size_t)((const char *)memchr(name, '\0', len) - name));
 	else if (memchr(name, '\n', len) != NULL)
-		rc = bad(-1, err, errlen, "label name holds a newline (at byte %zu)",
+		rc = bad(-1, err, "label name holds a newline (at byte %zu)",
 		    (size_t)((const char *)memchr(name, '\n', len) - name));
 	else if (name[0] == ' ' || name[0] == '\t')
-		rc = bad(-1, err, errlen, "label '%.*s' starts with a blank",
+		rc = bad(-1, err, "label '%.*s' starts with a blank",
 		    (int)len, name);
 	else if (name[0] == '[')
-		rc = bad(-1, err, errlen, "label '%.*s': names in brackets are "
+		rc = bad(-1, err, "label '%.*s': names in brackets are "
 		    "dcpid's own", (int)len, name);
 	else {
 		memcpy(s, name, len);
 		s[len] = '\0';
 		/* Escapes can make a name's directory longer than the name. */
 		rc = dcpi_label_dirname(s, dir, sizeof(dir)) == 0 ? 0 :
-		    bad(-1, err, errlen, "label '%.64s%s' has no directory name: %s",
+		    bad(-1, err, "label '%.64s%s' has no directory name: %s",
 		    s, len > 64 ? "..." : "", strerror(errno));
 	}
 	if (rc != 0)
@@ -413,12 +415,12 @@ dcpi_ctl_label_check(const char *name, size_t len, char *err, size_t errlen)
 
 long
 dcpi_ctl_label_encode(void *buf, size_t size, uint32_t pid, const char *name,
-    char *err, size_t errlen)
+    struct dcpi_error *err)
 {
 	struct dcpi_ctl_label l = { .pid = pid, .reserved = 0 };
 	size_t len = strlen(name);
 
-	if (dcpi_ctl_label_check(name, len, err, errlen) == -1)
+	if (dcpi_ctl_label_check(name, len, err) == -1)
 		return -1;
 	if (size < sizeof(l) || size - sizeof(l) < len) {
 		errno = EMSGSIZE;
@@ -431,25 +433,25 @@ dcpi_ctl_label_encode(void *buf, size_t size, uint32_t pid, const char *name,
 
 int
 dcpi_ctl_label_decode(const void *payload, size_t len, uint32_t *pid,
-    char *name, char *err, size_t errlen)
+    char *name, struct dcpi_error *err)
 {
 	const unsigned char *p = payload;
 	struct dcpi_ctl_label l;
 	int e = errno;
 
-	if (err != NULL && errlen > 0)
-		err[0] = '\0';
+	if (err != NULL)
+		err->msg[0] = '\0';
 	if (len <= sizeof(l) || len > sizeof(l) + DCPI_CTL_LABEL_MAX)
-		return bad(DCPI_CTL_ELENGTH, err, errlen, "payload length %zu for a "
+		return bad(DCPI_CTL_ELENGTH, err, "payload length %zu for a "
 		    "label request, expected %zu to %zu", len, sizeof(l) + 1,
 		    sizeof(l) + DCPI_CTL_LABEL_MAX);
 	memcpy(&l, p, sizeof(l));
 	if (l.reserved != 0)
-		return bad(DCPI_CTL_EFAIL, err, errlen, "malformed label request: "
+		return bad(DCPI_CTL_EFAIL, err, "malformed label request: "
 		    "reserved field (payload byte 4) is 0x%x, expected 0",
 		    (unsigned)l.reserved);
 	if (dcpi_ctl_label_check((const char *)p + sizeof(l), len - sizeof(l),
-	    err, errlen) == -1) {
+	    err) == -1) {
 		errno = e;
 		return DCPI_CTL_EFAIL;
 	}

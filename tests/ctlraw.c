@@ -93,7 +93,7 @@ main(int argc, char **argv)
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	int n = 1, close_early = 0, wait_ms = 15000, ch, i, *fds, ok = 0, rc;
 	int lines;
-	char err[256];
+	struct dcpi_error err;
 	const char *text;
 	size_t textlen;
 
@@ -135,8 +135,8 @@ main(int argc, char **argv)
 	for (i = 0; i < n && !close_early; i++) {
 		lines = 0;
 		for (;;) {
-			rc = dcpi_ctl_recv(fds[i], wait_ms, DCPI_CTL_TO_CLIENT, &m, err,
-			    sizeof(err));
+			rc = dcpi_ctl_recv(fds[i], wait_ms, DCPI_CTL_TO_CLIENT, &m,
+			    &err);
 			if (rc != DCPI_CTL_OK || m.hdr.type == DCPI_CTL_RESULT)
 				break;
 			lines++;
@@ -148,7 +148,7 @@ main(int argc, char **argv)
 			    (int)textlen, text);
 			ok++;
 		} else if (rc > 0) {
-			printf("%d error=%s\n", i, err);
+			printf("%d error=%s\n", i, err.msg);
 		} else {
 			printf("%d %s\n", i, errno == ECONNRESET ? "eof" :
 			    errno == ETIMEDOUT ? "timeout" : strerror(errno));

@@ -225,13 +225,13 @@ read_reply(int fd, struct reply *r)
 	static __thread struct dcpi_ctl_msg m;
 	const char *text;
 	size_t len;
-	char err[128];
+	struct dcpi_error err;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
 	r->code = -1;
 	for (;;) {
-		rc = dcpi_ctl_recv(fd, 10000, DCPI_CTL_TO_CLIENT, &m, err, sizeof(err));
+		rc = dcpi_ctl_recv(fd, 10000, DCPI_CTL_TO_CLIENT, &m, &err);
 		if (rc != DCPI_CTL_OK)
 			return -1;
 		if (m.hdr.type == DCPI_CTL_RESULT)

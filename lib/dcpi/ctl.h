@@ -48,6 +48,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <dcpi/error.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -127,13 +129,14 @@ const char *dcpi_ctl_strcode(int code);
  * otherwise the enum dcpi_ctl_code of the first failed check
  * (DCPI_CTL_EVERSION, DCPI_CTL_EHEADER, DCPI_CTL_ETYPE, DCPI_CTL_ELENGTH),
  * with a one-line message naming the field, its value and what was expected
- * in err[errlen] (always NUL-terminated when errlen > 0; err may be NULL).
+ * in err->msg (error.h; emptied first, so "" when no check failed; err may
+ * be NULL).
  * In every case *hdr gets the fields wholly within buf[len] (host byte
  * order, as sent), the others 0.  Does not touch errno.
  * Protocol: this header, "A message is a fixed header ...".
  */
 int dcpi_ctl_decode_hdr(const void *buf, size_t len, int dir,
-    struct dcpi_ctl_hdr *hdr, char *err, size_t errlen);
+    struct dcpi_ctl_hdr *hdr, struct dcpi_error *err);
 
 /*
  * Encodes a message of type with payload[len] (payload may be NULL when len
@@ -173,12 +176,12 @@ struct dcpi_ctl_msg {
  * reading the payload.  timeout_ms bounds the wait for the whole message
  * (milliseconds; -1 waits forever).  Reads nothing past the message.
  * Returns DCPI_CTL_OK; a positive enum dcpi_ctl_code for a bad header, with
- * err[errlen] and msg->hdr as dcpi_ctl_decode_hdr() leaves them; or -1 with
- * errno: ETIMEDOUT, ECONNRESET when the peer closed the connection (before
- * or within the message), else poll(2)'s or read(2)'s.
+ * err (may be NULL) and msg->hdr as dcpi_ctl_decode_hdr() leaves them; or
+ * -1 with errno: ETIMEDOUT, ECONNRESET when the peer closed the connection
+ * (before or within the message), else poll(2)'s or read(2)'s.
  */
 int dcpi_ctl_recv(int fd, int timeout_ms, int dir, struct dcpi_ctl_msg *msg,
-    char *err, size_t errlen);
+    struct dcpi_error *err);
 
 /*
  * The framer: both sides' way of moving whole messages over a stream socket,
@@ -206,7 +209,7 @@ struct dcpi_ctl_rbuf {
  * the whole message is in rb->buf (header in *hdr, hdr->length payload bytes
  * at rb->buf + DCPI_CTL_HDR_SIZE; rb->len is set back to 0, so the next call
  * starts the next message and the bytes stay at rb->buf until then); a
- * positive enum dcpi_ctl_code for a bad header (err[errlen] and *hdr as
+ * positive enum dcpi_ctl_code for a bad header (err and *hdr as
  * dcpi_ctl_decode_hdr() leaves them; DCPI_CTL_ELENGTH too for a payload
  * longer than rb->size allows); or -1 with errno: EAGAIN when the message is
  * not complete yet (nothing to read on a non-blocking fd, or only part of
@@ -214,7 +217,7 @@ struct dcpi_ctl_rbuf {
  * how far into a message), else read(2)'s (EINTR included).
  */
 int dcpi_ctl_rbuf_read(struct dcpi_ctl_rbuf *rb, int fd, struct dcpi_ctl_hdr *hdr,
-    char *err, size_t errlen);
+    struct dcpi_error *err);
 
 /*
  * Sending: a struct dcpi_ctl_wbuf queues whole messages, buf[off..len)
@@ -288,22 +291,21 @@ struct dcpi_ctl_label {
  * LABEL requires it: 1 to DCPI_CTL_LABEL_MAX bytes, no NUL, no newline, not
  * starting with a blank or '[', with a directory name.  Returns 0, or -1
  * with errno EINVAL and a one-line message saying what is wrong with the
- * name in err[errlen] (always NUL-terminated when errlen > 0; err may be
- * NULL).
+ * name in err->msg (error.h; emptied first; err may be NULL).
  */
-int dcpi_ctl_label_check(const char *name, size_t len, char *err, size_t errlen);
+int dcpi_ctl_label_check(const char *name, size_t len, struct dcpi_error *err);
 
 /*
  * Encodes LABEL's payload for pid (0: the sender itself) and the C string
  * name into buf[size].  Returns the payload's size
  * (sizeof(struct dcpi_ctl_label) + strlen(name), at most
  * DCPI_CTL_REQUEST_MAX - DCPI_CTL_HDR_SIZE), to send with
- * dcpi_ctl_send(DCPI_CTL_LABEL); or -1 with errno EINVAL and err[errlen] as
+ * dcpi_ctl_send(DCPI_CTL_LABEL); or -1 with errno EINVAL and err as
  * dcpi_ctl_label_check() leaves them for a bad name, or EMSGSIZE when buf
  * is too small.
  */
 long dcpi_ctl_label_encode(void *buf, size_t size, uint32_t pid,
-    const char *name, char *err, size_t errlen);
+    const char *name, struct dcpi_error *err);
 
 /*
  * Decodes and checks LABEL's payload[len] (the bytes after a header that
@@ -312,12 +314,11 @@ long dcpi_ctl_label_encode(void *buf, size_t size, uint32_t pid,
  * (0 as sent: resolving it is the daemon's) and the name, NUL-terminated,
  * in name[DCPI_CTL_LABEL_MAX + 1].  Otherwise returns DCPI_CTL_ELENGTH (len
  * out of range) or DCPI_CTL_EFAIL (reserved not 0, or a bad name), with a
- * one-line message in err[errlen] (always NUL-terminated when errlen > 0;
- * err may be NULL); *pid and name are then unspecified.  Does not touch
- * errno.
+ * one-line message in err->msg (error.h; emptied first; err may be NULL);
+ * *pid and name are then unspecified.  Does not touch errno.
  */
 int dcpi_ctl_label_decode(const void *payload, size_t len, uint32_t *pid,
-    char *name, char *err, size_t errlen);
+    char *name, struct dcpi_error *err);
 
 /*
  * The parts of a RESULT message (one that dcpi_ctl_decode_hdr() accepted):

@@ -27,23 +27,24 @@ static unsigned char enc[DCPI_CTL_HDR_SIZE + DCPI_CTL_MAX_PAYLOAD];
 static void
 check_label(const unsigned char *p, size_t len)
 {
-	char name[DCPI_CTL_LABEL_MAX + 1], err[256];
+	char name[DCPI_CTL_LABEL_MAX + 1];
+	struct dcpi_error err;
 	uint32_t pid;
 	long n;
 	int rc;
 
 	CHECK(len > sizeof(struct dcpi_ctl_label) &&
 	    len <= sizeof(struct dcpi_ctl_label) + DCPI_CTL_LABEL_MAX);
-	rc = dcpi_ctl_label_decode(p, len, &pid, name, err, sizeof(err));
-	CHECK(memchr(err, '\0', sizeof(err)) != NULL);
+	rc = dcpi_ctl_label_decode(p, len, &pid, name, &err);
+	CHECK(memchr(err.msg, '\0', sizeof(err.msg)) != NULL);
 	if (rc != DCPI_CTL_OK) {
-		CHECK(rc == DCPI_CTL_EFAIL && err[0] != '\0');
+		CHECK(rc == DCPI_CTL_EFAIL && err.msg[0] != '\0');
 		return;
 	}
 	CHECK(strlen(name) == len - sizeof(struct dcpi_ctl_label));
 	CHECK(strchr(name, '\n') == NULL && name[0] != '[' && name[0] != ' ' &&
 	    name[0] != '\t');
-	n = dcpi_ctl_label_encode(enc, sizeof(enc), pid, name, err, sizeof(err));
+	n = dcpi_ctl_label_encode(enc, sizeof(enc), pid, name, &err);
 	CHECK(n == (long)len && memcmp(enc, p, len) == 0);
 }
 
@@ -53,7 +54,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct dcpi_ctl_hdr h, hp;
-	char err[256], errp[256];
+	struct dcpi_error err, errp;
 	const char *text;
 	size_t off, n, textlen, avail;
 	int dir, rc, rcp;
@@ -63,22 +64,21 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	dir = data[0] & 1 ? DCPI_CTL_TO_CLIENT : DCPI_CTL_TO_DAEMON;
 	for (off = 1; off < size; ) {
 		avail = size - off;
-		rc = dcpi_ctl_decode_hdr(data + off, avail, dir, &h, err, sizeof(err));
-		CHECK(memchr(err, '\0', sizeof(err)) != NULL);
+		rc = dcpi_ctl_decode_hdr(data + off, avail, dir, &h, &err);
+		CHECK(memchr(err.msg, '\0', sizeof(err.msg)) != NULL);
 		if (rc == -1) {
 			CHECK(avail < DCPI_CTL_HDR_SIZE);
-			CHECK(err[0] == '\0');
+			CHECK(err.msg[0] == '\0');
 			break;
 		}
 		for (n = 0; n < DCPI_CTL_HDR_SIZE && n < avail; n++) {
-			rcp = dcpi_ctl_decode_hdr(data + off, n, dir, &hp, errp,
-			    sizeof(errp));
+			rcp = dcpi_ctl_decode_hdr(data + off, n, dir, &hp, &errp);
 			CHECK(rcp == -1 || (rcp == rc && rc == DCPI_CTL_EVERSION));
 		}
 		if (rc != DCPI_CTL_OK) {
 			CHECK(rc == DCPI_CTL_EVERSION || rc == DCPI_CTL_EHEADER ||
 			    rc == DCPI_CTL_ETYPE || rc == DCPI_CTL_ELENGTH);
-			CHECK(err[0] != '\0');
+			CHECK(err.msg[0] != '\0');
 			CHECK(strcmp(dcpi_ctl_strcode(rc), "unknown result code") != 0);
 			break;	/* the connection is closed after an error */
 		}
