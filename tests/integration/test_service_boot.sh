@@ -37,7 +37,7 @@ make -s -C "$top_builddir" distdir distdir="$src" >"$T/distdir.log" 2>&1 ||
     fail "make distdir: $(tail -n 20 "$T/distdir.log")"
 (cd "$src" && DEB_BUILD_OPTIONS="nocheck parallel=2" dpkg-buildpackage -us -uc -b) \
     >"$T/build.log" 2>&1 || fail "dpkg-buildpackage: $(tail -n 30 "$T/build.log")"
-deb=$(ls "$T"/src/dcpi_"$version"_*.deb) && lib=$(ls "$T"/src/libdcpi2_"$version"_*.deb) &&
+deb=$(ls "$T"/src/dcpi_"$version"_*.deb) && lib=$(ls "$T"/src/libdcpi5_"$version"_*.deb) &&
     ls "$T"/src/libdcpi-dev_"$version"_*.deb >/dev/null || fail "packages missing: $(ls "$T/src")"
 if command -v lintian >/dev/null; then
 	lintian --fail-on error "$T"/src/*_"$version"_*.deb 2>&1 |
@@ -72,7 +72,7 @@ cp -a "$cache/$suite" "$ROOT" || fail "cannot copy the $suite tree"
 # The packages' dependencies, from the mirror, before the network goes:
 # the container boots with --private-network.
 deps=$( (dpkg-deb -f "$deb" Depends; dpkg-deb -f "$lib" Depends) |
-    tr '\n' ',' | sed 's/libdcpi2 ([^)]*)//; s/ *,[ ,]*/, /g; s/^, //; s/, $//')
+    tr '\n' ',' | sed 's/libdcpi5 ([^)]*)//; s/ *,[ ,]*/, /g; s/^, //; s/, $//')
 chroot "$ROOT" apt-get satisfy -y -q "$deps" >"$T/deps.log" 2>&1 ||
     skip "cannot install the dependencies ($deps) from $mirror: $(tail -n 5 "$T/deps.log")"
 mkdir "$ROOT/debs" && cp "$deb" "$lib" "$ROOT/debs/"
