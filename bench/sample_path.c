@@ -61,6 +61,7 @@
 
 #include "agg.h"
 #include "attr.h"
+#include "callchain.h"
 #include "core.h"
 #include "label.h"
 #include "stack.h"
@@ -824,7 +825,7 @@ main(int argc, char **argv)
 	core_init(0);
 	if (gdepth) {
 		record_daemon_set_callchain(1);
-		core_set_callchain(chains_kept ? gdepth : 0);
+		callchain_set_depth(chains_kept ? gdepth : 0);
 	}
 	sample_id = event_id_of_dcpid();
 	find_rings();

@@ -10,12 +10,12 @@
 #include <time.h>
 
 #include <dcpi/label.h>
-#include <dcpi/stackfile.h>
 
 #include "agg.h"
 #include "attr.h"
 #include "bpfagg.h"
 #include "cache.h"
+#include "callchain.h"
 #include "conf.h"
 #include "core.h"
 #include "fsio.h"
@@ -289,302 +289,6 @@ core_record(const union record *rec, size_t size, uint64_t time)
 	order_push(rec, size, time);
 }
 
-/*
- * A sample's call chain, unless the same chain of the same process was
- * met since the last flush: each frame attributed like a sampled PC, a
- * return address looked up at ip - 1 (the call, as perf and pprof do),
- * kernel and user frames by the context markers the kernel puts before
- * them.
- */
-static uint32_t	 chain_depth;		/* frames kept per stack; 0: no chains */
-
-/*
- * Chains hashed ahead.  Where the distinct chains are many, stack.c's
- * table is larger than the caches and its probe a miss per sample (150 -
- * 250 ns, bench/README); so order_process_ahead shows chain_ahead each
- * record CHAIN_AHEAD records before handle gets it, and chain_ahead hashes
- * the raw chain and prefetches its slot.  The hash and the chain's place
- * are kept for do_chain in a ring, found by the record's address (a
- * record's own while order_process runs; the ring is emptied before
- * each), so a record the ring does not hold (a sample of no event, or
- * handed out without chain_ahead) is only hashed again.  At most
- * CHAIN_AHEAD + 1 are held.
- * The samples read in place (read_until) are shown to chain_ahead alike,
- * by perf_read_until, CHAIN_AHEAD / 2 to CHAIN_AHEAD records ahead.
- */
-#define CHAIN_AHEAD	16
-#define AHEAD_RING	32		/* a power of two above CHAIN_AHEAD */
-
-static struct {
-	const void	*rec;
-	const uint64_t	*ips;		/* its raw chain, n words */
-	uint64_t	 h;
-	uint32_t	 n, li;		/* li: the leaf's word */
-} ahead[AHEAD_RING];
-static size_t	 ahead_head, ahead_tail;	/* ring positions, mod AHEAD_RING */
-
-/* The raw chain ips[0..n) of a SAMPLE of size bytes, n cut at 4096; NULL
- * if it has none. */
-static inline const uint64_t *
-chain_of(const union record *rec, size_t size, uint32_t *n)
-{
-	const uint64_t *ips;
-	uint64_t nr;
-
-	if ((ips = record_callchain(&record_daemon, rec, size, &nr)) == NULL)
-		return NULL;
-	/* The kernel stops at sample_max_stack frames, plus a few context
-	 * markers; a corrupt nr is cut short. */
-	*n = nr > 4096 ? 4096 : (uint32_t)nr;
-	return ips;
-}
-
-/* The leaf of a raw chain of n words: the first that is no context
- * marker (the PC); n if none is.  (One marker, then the PC, is what the
- * kernel gives: tested first.) */
-static inline uint32_t
-leaf_of(const uint64_t *ips, uint32_t n)
-{
-	uint32_t li;
-
-	if (n > 1 && ips[0] >= PERF_CONTEXT_MAX && ips[1] < PERF_CONTEXT_MAX)
-		return 1;
-	for (li = 0; li < n && ips[li] >= PERF_CONTEXT_MAX; li++)
-		;
-	return li;
-}
-
-static void
-chain_ahead(const void *p, size_t size, void *arg)
-{
-	const union record *rec = p;
-	const uint64_t *ips;
-	size_t t;
-	uint32_t n;
-
-	(void)arg;
-	if (rec->header.type != PERF_RECORD_SAMPLE || size < record_daemon.sample_size ||
-	    (ips = chain_of(rec, size, &n)) == NULL)
-		return;
-	if (ahead_tail - ahead_head == AHEAD_RING)	/* (never: see above) */
-		ahead_head++;
-	t = ahead_tail++ % AHEAD_RING;
-	ahead[t].rec = rec;
-	ahead[t].ips = ips;
-	ahead[t].n = n;
-	ahead[t].li = leaf_of(ips, n);
-	ahead[t].h = stack_ahead(rec->sample.pid, ips, n);
-}
-
-/* A frame attributed as a sampled PC is, JIT code by the perf map read
- * last (jit_frame); 1, or 0 if it cannot be. */
-static int
-chain_frame(uint32_t pid, uint64_t pc, uint16_t mode, struct image **img, uint32_t *off)
-{
-	enum attr_reason r = attr_sample(pid, pc, mode, img, off);
-
-	if (r == ATTR_ANON && jit_frame(pid, pc, img, off) == -1) {
-		jit_unnamed(pid);
-		return 0;
-	}
-	return r == ATTR_OK || r == ATTR_ANON;
-}
-
-/*
- * JIT frames named late.  A JIT may write its perf map only as it exits
- * (Java's -XX:+DumpPerfMapAtExit) or when asked (jcmd Compiler.perfmap):
- * a chain sampled before has its JIT frames unnamed, [unknown], while
- * its flat samples wait for the map (jit_sample).  At the process's exit
- * or exec, and at each flush, the map is read again and the unnamed user
- * frames of its chains are named by it, as jit_frame names them; only
- * for processes with such frames since (jit_unnamed), in one walk of the
- * chains.
- */
-
-/* A user frame of pid at pc left unnamed: named if the map names it now;
- * *n counts those named. */
-static void
-name_frame(uint32_t pid, uint64_t pc, struct stack_frame *f, size_t *n)
-{
-	struct image *img;
-	uint32_t off;
-
-	if (f->image != STACK_NOIMAGE ||
-	    attr_sample(pid, pc, PERF_RECORD_MISC_USER, &img, &off) != ATTR_ANON ||
-	    jit_frame(pid, pc, &img, &off) == -1)
-		return;
-	*f = (struct stack_frame){ img->index, off };
-	(*n)++;
-}
-
-/* Whether the words before a leaf at w[li] end in user mode. */
-static inline int
-leaf_user(const uint64_t *w, uint32_t li)
-{
-	return li > 0 && w[li - 1] == PERF_CONTEXT_USER;
-}
-
-static void
-name_callers(uint32_t pid, const uint64_t *w, uint32_t nk, uint32_t li,
-    struct stack_frame *f, uint32_t depth, void *arg)
-{
-	int user = leaf_user(w, li);
-	uint32_t i, d = 0;
-
-	/* As new_chain attributed them: markers give the mode. */
-	for (i = li; i < nk && d < depth; i++) {
-		if (w[i] >= PERF_CONTEXT_MAX) {
-			user = w[i] == PERF_CONTEXT_USER;
-			continue;
-		}
-		if (user)
-			name_frame(pid, w[i] - 1, &f[d], arg);
-		d++;
-	}
-}
-
-static void
-name_leaf(uint32_t pid, const uint64_t *w, uint32_t nk, uint32_t li,
-    uint64_t ip, struct stack_frame *f, void *arg)
-{
-	(void)nk;
-	if (leaf_user(w, li))
-		name_frame(pid, ip, f, arg);
-}
-
-/* Frames named so since dcpid started, for status. */
-static uint64_t	 jit_named_late;
-
-/* The pids whose frames are to be named (jit_name_again). */
-struct name_set {
-	uint32_t	*pid;
-	size_t		 n, cap;
-};
-
-static void
-name_want(uint32_t pid, void *arg)
-{
-	struct name_set *ns = arg;
-
-	if (!jit_name_again(pid))
-		return;
-	if (ns->n == ns->cap) {
-		ns->cap = ns->cap ? 2 * ns->cap : 16;
-		ns->pid = xreallocarray(ns->pid, ns->cap, sizeof(*ns->pid));
-	}
-	ns->pid[ns->n++] = pid;
-}
-
-/* Names the unnamed JIT frames of pid (at its exit or exec), or of every
- * process with some (all: at a flush). */
-static void
-name_jit_frames(uint32_t pid, int all)
-{
-	struct name_set ns = { NULL, 0, 0 };
-	size_t n = 0;
-
-	if (chain_depth == 0)
-		return;
-	if (all)
-		jit_each_pid(name_want, &ns);
-	else
-		name_want(pid, &ns);
-	if (ns.n == 0)
-		return;
-	stack_rename(ns.pid, ns.n, name_callers, name_leaf, &n);
-	jit_named_late += n;
-	if (n > 0)
-		log_debug("%zu call chain frames of %zu processes named by "
-		    "their JIT maps", n, ns.n);
-	free(ns.pid);
-}
-
-/* A chain not met before: its callers attributed, in time order.  (Out
- * of do_chain, whose usual path then has no 8 KiB frame to set up.) */
-static void __attribute__((noinline))
-new_chain(const union record *rec, uint64_t h, uint32_t stream,
-    const uint64_t *ips, uint32_t n, uint32_t li, struct stack_frame leaf)
-{
-	struct stack_frame f[STACK_CALLERS_MAX];
-	uint64_t ip;
-	uint32_t i, depth = 0, off;
-	uint16_t mode = rec->header.misc & PERF_RECORD_MISC_CPUMODE_MASK;
-	struct image *img;
-
-	for (i = 0; i < n && depth + 1 < chain_depth; i++) {
-		if ((ip = ips[i]) >= PERF_CONTEXT_MAX) {
-			mode = ip == PERF_CONTEXT_KERNEL ? PERF_RECORD_MISC_KERNEL :
-			    ip == PERF_CONTEXT_USER ? PERF_RECORD_MISC_USER :
-			    PERF_RECORD_MISC_CPUMODE_UNKNOWN;
-			continue;
-		}
-		if (i <= li)
-			continue;
-		if (chain_frame(rec->sample.pid, ip - 1, mode, &img, &off))
-			f[depth++] = (struct stack_frame){ img->index, off };
-		else
-			f[depth++] = (struct stack_frame){ STACK_NOIMAGE, 0 };
-	}
-	stack_add_hashed(h, stream, rec->sample.pid, ips, n, li, f, depth, leaf);
-}
-
-/* rec's chain: from the ring of those hashed ahead (the records before
- * it there never reached do_chain, and are dropped); or, where the ring
- * does not hold it (a record that wrapped, copied), read and hashed now.
- * The ring is searched, not emptied, on a miss: the records after it are
- * there still. */
-static inline void
-do_chain(const union record *rec, size_t size, uint32_t stream, struct stack_frame leaf)
-{
-	const uint64_t *ips;
-	uint64_t h;
-	uint32_t n, li;
-	size_t i;
-
-	for (i = ahead_head; i != ahead_tail; i++)
-		if (ahead[i % AHEAD_RING].rec == rec) {
-			ahead_head = i + 1;
-			i %= AHEAD_RING;
-			ips = ahead[i].ips;
-			n = ahead[i].n;
-			li = ahead[i].li;
-			h = ahead[i].h;
-			goto hashed;
-		}
-	if ((ips = chain_of(rec, size, &n)) == NULL)
-		return;
-	li = leaf_of(ips, n);
-	h = stack_hash(rec->sample.pid, ips, n);
-hashed:
-	if (li < n && !stack_count_hashed(h, stream, rec->sample.pid, ips, n, li, leaf))
-		new_chain(rec, h, stream, ips, n, li, leaf);
-}
-
-void
-core_set_callchain(unsigned depth)
-{
-	chain_depth = depth > 1024 ? 1024 : depth;
-}
-
-/* A chain's leaf: the sample's attribution, or for JIT code the frame
- * the perf map read last names (the flat count waits for the flush's). */
-static inline struct stack_frame
-chain_leaf(const struct record_daemon_sample *s, enum attr_reason r,
-    const struct image *img, uint32_t off)
-{
-	struct image *jimg;
-	uint32_t joff;
-
-	if (r == ATTR_OK)
-		return (struct stack_frame){ img->index, off };
-	if (r == ATTR_ANON) {
-		if (jit_frame(s->pid, s->ip, &jimg, &joff) == 0)
-			return (struct stack_frame){ jimg->index, joff };
-		jit_unnamed(s->pid);
-	}
-	return (struct stack_frame){ STACK_NOIMAGE, 0 };
-}
-
 /* Inline: the sample path's one call per sample less (from
  * perf_read_until's callback, handle_in_place). */
 static inline __attribute__((always_inline)) void
@@ -612,8 +316,8 @@ do_sample(const union record *rec, size_t size)
 	stream = AGG_STREAM(ev, s->pid == 0 ? LABEL_IDLE : label_of(s->pid, cgroup));
 	r = attr_sample(s->pid, s->ip, s->header.misc & PERF_RECORD_MISC_CPUMODE_MASK,
 	    &img, &off);
-	if (chain_depth > 0)
-		do_chain(rec, size, stream, chain_leaf(s, r, img, off));
+	if (callchain_on())
+		callchain_sample(rec, size, stream, r, img, off);
 	if (r != ATTR_OK) {
 		/* JIT code: kept until a perf map names it. */
 		if (r == ATTR_ANON) {
@@ -660,7 +364,7 @@ handle(const void *p, size_t size, uint64_t time, void *arg)
 	}
 	case PERF_RECORD_COMM:
 		if (rec->header.misc & PERF_RECORD_MISC_COMM_EXEC) {
-			name_jit_frames(rec->comm.pid, 0);
+			callchain_name_jit(rec->comm.pid);
 			jit_exit(rec->comm.pid, rec->comm.pid);
 			label_exec(rec->comm.pid);
 		}
@@ -674,7 +378,7 @@ handle(const void *p, size_t size, uint64_t time, void *arg)
 		break;
 	case PERF_RECORD_EXIT:
 		if (rec->exit.pid == rec->exit.tid)
-			name_jit_frames(rec->exit.pid, 0);
+			callchain_name_jit(rec->exit.pid);
 		jit_exit(rec->exit.pid, rec->exit.tid);
 		if (rec->exit.pid == rec->exit.tid) {
 			label_exit(rec->exit.pid);
@@ -832,9 +536,9 @@ apply_label(struct pending_label *pl)
 static void
 handle_until(uint64_t safe)
 {
-	ahead_head = ahead_tail = 0;
-	order_process_ahead(safe, handle, chain_depth > 0 ? chain_ahead : NULL,
-	    CHAIN_AHEAD, NULL);
+	callchain_ahead_reset();
+	order_process_ahead(safe, handle, callchain_on() ? callchain_ahead_queued : NULL,
+	    CALLCHAIN_AHEAD, NULL);
 }
 
 static void
@@ -843,21 +547,15 @@ handle_in_place(const union record *rec, size_t size, uint64_t time)
 	handle(rec, size, time, NULL);
 }
 
-static void
-chain_ahead_in_place(const union record *rec, size_t size)
-{
-	chain_ahead(rec, size, NULL);
-}
-
 /* The samples of the buffers read in place up to until, with their chains
  * hashed ahead; the ring of hashes emptied first, as the kernel may have
  * written new records where the last call's were. */
 static void
 read_until(uint64_t until, uint64_t *next)
 {
-	ahead_head = ahead_tail = 0;
+	callchain_ahead_reset();
 	perf_read_until(until, handle_in_place,
-	    chain_depth > 0 ? chain_ahead_in_place : NULL, CHAIN_AHEAD, next);
+	    callchain_on() ? callchain_ahead : NULL, CALLCHAIN_AHEAD, next);
 }
 
 /*
@@ -1010,53 +708,6 @@ write_unattr(void)
 	free(u);
 }
 
-/* One chain's frames named by attr's images, into the flush's file.  A
- * chain the file refuses is logged and left out, not the others. */
-static int
-add_stack(uint32_t stream, const struct stack_frame *f, uint32_t depth,
-    uint64_t count, void *arg)
-{
-	struct dcpi_stack_addframe af[1024];
-	struct dcpi_error de;
-	const struct image *img;
-	size_t e = AGG_STREAM_EVENT(stream);
-	uint32_t i;
-
-	if (e >= perf_nevents() || depth > 1024)
-		return 0;
-	for (i = 0; i < depth; i++) {
-		if (f[i].image == STACK_NOIMAGE || (img = attr_image(f[i].image)) == NULL) {
-			af[i] = (struct dcpi_stack_addframe){ NULL, 0, 0, NULL, 0 };
-			continue;
-		}
-		attr_image_used(f[i].image);
-		af[i] = (struct dcpi_stack_addframe){ img->id, img->tstart,
-		    img->tsize, img->path, f[i].offset };
-	}
-	if (dcpi_stackfile_add(arg, perf_event_name(e),
-	    label_name(AGG_STREAM_LABEL(stream)), af, depth, count, &de) == -1)
-		log_warnx("call chain left out: %s", de.msg);
-	return 0;
-}
-
-/* The call chains since the last flush, forgotten once written. */
-static void
-write_stacks(void)
-{
-	struct dcpi_stackfile *sf;
-
-	if (stack_entries() == 0)
-		return;
-	if ((sf = dcpi_stackfile_new(flush_epoch(), flush_host())) == NULL) {
-		log_warn("call chains: epoch %s", flush_epoch());
-		return;
-	}
-	stack_each(add_stack, sf);
-	if (flush_stacks(sf) == 0)
-		stack_clear();
-	dcpi_stackfile_free(sf);
-}
-
 static uint64_t nimages_freed;
 
 /* A file the attribution forgot: the kernel's counts of it stop until it
@@ -1085,11 +736,11 @@ core_flush_run(char *msg, size_t msglen)
 	if ((begun = flush_begin(msg, msglen) == 0)) {
 		/* The JIT samples whose maps are there now join the counts,
 		 * and their chains' frames are named alike. */
-		name_jit_frames(0, 1);
+		callchain_name_jit_all();
 		jit_flush();
 		agg_flush(write_counts, NULL);
 		write_unattr();
-		write_stacks();
+		callchain_write();
 		/* The sampled images' files for the build-id cache, which
 		 * flush_end writes. */
 		attr_release_images();
@@ -1257,12 +908,7 @@ core_status(struct status_writer *w)
 	    (uintmax_t)ls.other_samples);
 	status_add(w, "labels-running", "%zu processes", ls.running);
 	status_add(w, "labels-cgroups", "%zu", ls.cgroups);
-	if (chain_depth > 0)
-		status_add(w, "callchains", "fp, depth %u, %zu chains since the "
-		    "last flush, %ju JIT frames named late", chain_depth,
-		    stack_entries(), (uintmax_t)jit_named_late);
-	else
-		status_add(w, "callchains", "none");
+	callchain_status(w);
 	status_add(w, "memory", "%zu", agg_memory() + attr_memory() + order_memory() +
 	    jit_memory() + ls.memory + stack_memory());
 	status_add(w, "memory-counts", "%zu", agg_memory());

@@ -26,9 +26,6 @@ union record;
 void core_init(size_t memory_cap);
 void core_fini(void);
 void core_set_memory_cap(size_t memory_cap);
-/* Call chains of depth frames at most kept per sample (0: none); perf.c
- * samples them (perf_set_callchain). */
-void core_set_callchain(unsigned depth);
 /* After perf_init: where the samples are counted, by mode
  * (CONF_AGGREGATE_*, lib/conf.h): in the kernel (daemon/bpfagg.h) where
  * the program loads and no call chains are sampled, else through the ring

@@ -25,6 +25,7 @@
 
 #include "attr.h"
 #include "cache.h"
+#include "callchain.h"
 #include "conf.h"
 #include "label.h"
 #include "control.h"
@@ -246,7 +247,7 @@ log_jitter(void)
 static int
 start_sampling(const struct conf *c, char *err, size_t errlen)
 {
-	core_set_callchain(perf_set_callchain(c->callchain == CONF_CALLCHAIN_FP ?
+	callchain_set_depth(perf_set_callchain(c->callchain == CONF_CALLCHAIN_FP ?
 	    c->callchain_depth : 0));
 	perf_set_jitter(c->period_jitter);
 	if (perf_init(c->events, c->nevents, c->cpus, core_record, err, errlen) == -1)
@@ -526,7 +527,7 @@ main(int argc, char **argv)
 		fatalx("attribution failed to start");
 	label_init(c.label_by, c.label_max);
 	core_init(c.memory_cap);
-	core_set_callchain(perf_set_callchain(c.callchain == CONF_CALLCHAIN_FP ?
+	callchain_set_depth(perf_set_callchain(c.callchain == CONF_CALLCHAIN_FP ?
 	    c.callchain_depth : 0));
 	perf_set_jitter(c.period_jitter);
 	if (perf_init(c.events, c.nevents, c.cpus, core_record, err, sizeof(err)) == -1)

@@ -17,6 +17,10 @@ noinst_HEADERS += daemon/loop.h daemon/perf.h daemon/record.h daemon/order.h \
 	daemon/agg.h daemon/stack.h daemon/core.h
 daemon_libdcpid_la_SOURCES += daemon/loop.c daemon/perf.c daemon/perf_sys.c \
 	daemon/record.c daemon/order.c daemon/agg.c daemon/stack.c daemon/core.c
+# Call chains: a sample's chain turned into frames (callchain.c), kept
+# by stack.c.
+noinst_HEADERS += daemon/callchain.h
+daemon_libdcpid_la_SOURCES += daemon/callchain.c
 
 # Sampling's jobs beside perf.c (perf_int.h: what they share); the system
 # calls apart (perf_sys.h), for the tests' -Wl,--wrap.

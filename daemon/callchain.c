@@ -1,0 +1,284 @@
+/*
+ * A sample's call chain turned into frames (daemon/callchain.h): the
+ * look-ahead that hashes chains before their samples, a new chain's
+ * callers attributed, JIT frames named late, the chains written at a
+ * flush.  stack.c counts and keeps them.
+ */
+#include "config.h"
+
+#include <linux/perf_event.h>
+
+#include <stdlib.h>
+
+#include <dcpi/stackfile.h>
+
+#include "agg.h"
+#include "attr.h"
+#include "callchain.h"
+#include "control.h"
+#include "flush.h"
+#include "jit.h"
+#include "label.h"
+#include "log.h"
+#include "perf.h"
+#include "record.h"
+#include "stack.h"
+#include "xmalloc.h"
+
+struct callchain_state callchain_state;
+
+/* Frames named so since dcpid started, for status. */
+static uint64_t	 jit_named_late;
+
+void
+callchain_set_depth(unsigned depth)
+{
+	callchain_state.depth = depth > 1024 ? 1024 : depth;
+}
+
+void
+callchain_ahead(const union record *rec, size_t size)
+{
+	struct callchain_state *cs = &callchain_state;
+	const uint64_t *ips;
+	size_t t;
+	uint32_t n;
+
+	if (rec->header.type != PERF_RECORD_SAMPLE || size < record_daemon.sample_size ||
+	    (ips = callchain_raw(rec, size, &n)) == NULL)
+		return;
+	if (cs->tail - cs->head == CALLCHAIN_RING)	/* (never: see the header) */
+		cs->head++;
+	t = cs->tail++ % CALLCHAIN_RING;
+	cs->ring[t].rec = rec;
+	cs->ring[t].ips = ips;
+	cs->ring[t].n = n;
+	cs->ring[t].li = callchain_leaf_word(ips, n);
+	cs->ring[t].h = stack_ahead(rec->sample.pid, ips, n);
+}
+
+void
+callchain_ahead_queued(const void *rec, size_t size, void *arg)
+{
+	(void)arg;
+	callchain_ahead(rec, size);
+}
+
+/* A frame attributed as a sampled PC is, JIT code by the perf map read
+ * last (jit_frame); 1, or 0 if it cannot be. */
+static int
+chain_frame(uint32_t pid, uint64_t pc, uint16_t mode, struct image **img, uint32_t *off)
+{
+	enum attr_reason r = attr_sample(pid, pc, mode, img, off);
+
+	if (r == ATTR_ANON && jit_frame(pid, pc, img, off) == -1) {
+		jit_unnamed(pid);
+		return 0;
+	}
+	return r == ATTR_OK || r == ATTR_ANON;
+}
+
+/*
+ * JIT frames named late.  A JIT may write its perf map only as it exits
+ * (Java's -XX:+DumpPerfMapAtExit) or when asked (jcmd Compiler.perfmap):
+ * a chain sampled before has its JIT frames unnamed, [unknown], while
+ * its flat samples wait for the map (jit_sample).  At the process's exit
+ * or exec, and at each flush, the map is read again and the unnamed user
+ * frames of its chains are named by it, as jit_frame names them; only
+ * for processes with such frames since (jit_unnamed), in one walk of the
+ * chains.
+ */
+
+/* A user frame of pid at pc left unnamed: named if the map names it now;
+ * *n counts those named. */
+static void
+name_frame(uint32_t pid, uint64_t pc, struct stack_frame *f, size_t *n)
+{
+	struct image *img;
+	uint32_t off;
+
+	if (f->image != STACK_NOIMAGE ||
+	    attr_sample(pid, pc, PERF_RECORD_MISC_USER, &img, &off) != ATTR_ANON ||
+	    jit_frame(pid, pc, &img, &off) == -1)
+		return;
+	*f = (struct stack_frame){ img->index, off };
+	(*n)++;
+}
+
+/* Whether the words before a leaf at w[li] end in user mode. */
+static inline int
+leaf_user(const uint64_t *w, uint32_t li)
+{
+	return li > 0 && w[li - 1] == PERF_CONTEXT_USER;
+}
+
+static void
+name_callers(uint32_t pid, const uint64_t *w, uint32_t nk, uint32_t li,
+    struct stack_frame *f, uint32_t depth, void *arg)
+{
+	int user = leaf_user(w, li);
+	uint32_t i, d = 0;
+
+	/* As callchain_new attributed them: markers give the mode. */
+	for (i = li; i < nk && d < depth; i++) {
+		if (w[i] >= PERF_CONTEXT_MAX) {
+			user = w[i] == PERF_CONTEXT_USER;
+			continue;
+		}
+		if (user)
+			name_frame(pid, w[i] - 1, &f[d], arg);
+		d++;
+	}
+}
+
+static void
+name_leaf(uint32_t pid, const uint64_t *w, uint32_t nk, uint32_t li,
+    uint64_t ip, struct stack_frame *f, void *arg)
+{
+	(void)nk;
+	if (leaf_user(w, li))
+		name_frame(pid, ip, f, arg);
+}
+
+/* The pids whose frames are to be named (jit_name_again). */
+struct name_set {
+	uint32_t	*pid;
+	size_t		 n, cap;
+};
+
+static void
+name_want(uint32_t pid, void *arg)
+{
+	struct name_set *ns = arg;
+
+	if (!jit_name_again(pid))
+		return;
+	if (ns->n == ns->cap) {
+		ns->cap = ns->cap ? 2 * ns->cap : 16;
+		ns->pid = xreallocarray(ns->pid, ns->cap, sizeof(*ns->pid));
+	}
+	ns->pid[ns->n++] = pid;
+}
+
+/* Names the unnamed JIT frames of pid (at its exit or exec), or of every
+ * process with some (all: at a flush). */
+static void
+name_jit_frames(uint32_t pid, int all)
+{
+	struct name_set ns = { NULL, 0, 0 };
+	size_t n = 0;
+
+	if (callchain_state.depth == 0)
+		return;
+	if (all)
+		jit_each_pid(name_want, &ns);
+	else
+		name_want(pid, &ns);
+	if (ns.n == 0)
+		return;
+	stack_rename(ns.pid, ns.n, name_callers, name_leaf, &n);
+	jit_named_late += n;
+	if (n > 0)
+		log_debug("%zu call chain frames of %zu processes named by "
+		    "their JIT maps", n, ns.n);
+	free(ns.pid);
+}
+
+void
+callchain_name_jit(uint32_t pid)
+{
+	name_jit_frames(pid, 0);
+}
+
+void
+callchain_name_jit_all(void)
+{
+	name_jit_frames(0, 1);
+}
+
+/* A chain not met before: its callers attributed, in time order.  (Out
+ * of line: callchain_sample's usual path then has no 8 KiB frame to set
+ * up.) */
+void
+callchain_new(const union record *rec, uint64_t h, uint32_t stream,
+    const uint64_t *ips, uint32_t n, uint32_t li, struct stack_frame leaf)
+{
+	struct stack_frame f[STACK_CALLERS_MAX];
+	uint64_t ip;
+	uint32_t i, depth = 0, off;
+	uint16_t mode = rec->header.misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	struct image *img;
+
+	for (i = 0; i < n && depth + 1 < callchain_state.depth; i++) {
+		if ((ip = ips[i]) >= PERF_CONTEXT_MAX) {
+			mode = ip == PERF_CONTEXT_KERNEL ? PERF_RECORD_MISC_KERNEL :
+			    ip == PERF_CONTEXT_USER ? PERF_RECORD_MISC_USER :
+			    PERF_RECORD_MISC_CPUMODE_UNKNOWN;
+			continue;
+		}
+		if (i <= li)
+			continue;
+		if (chain_frame(rec->sample.pid, ip - 1, mode, &img, &off))
+			f[depth++] = (struct stack_frame){ img->index, off };
+		else
+			f[depth++] = (struct stack_frame){ STACK_NOIMAGE, 0 };
+	}
+	stack_add_hashed(h, stream, rec->sample.pid, ips, n, li, f, depth, leaf);
+}
+
+/* One chain's frames named by attr's images, into the flush's file.  A
+ * chain the file refuses is logged and left out, not the others. */
+static int
+add_stack(uint32_t stream, const struct stack_frame *f, uint32_t depth,
+    uint64_t count, void *arg)
+{
+	struct dcpi_stack_addframe af[1024];
+	struct dcpi_error de;
+	const struct image *img;
+	size_t e = AGG_STREAM_EVENT(stream);
+	uint32_t i;
+
+	if (e >= perf_nevents() || depth > 1024)
+		return 0;
+	for (i = 0; i < depth; i++) {
+		if (f[i].image == STACK_NOIMAGE || (img = attr_image(f[i].image)) == NULL) {
+			af[i] = (struct dcpi_stack_addframe){ NULL, 0, 0, NULL, 0 };
+			continue;
+		}
+		attr_image_used(f[i].image);
+		af[i] = (struct dcpi_stack_addframe){ img->id, img->tstart,
+		    img->tsize, img->path, f[i].offset };
+	}
+	if (dcpi_stackfile_add(arg, perf_event_name(e),
+	    label_name(AGG_STREAM_LABEL(stream)), af, depth, count, &de) == -1)
+		log_warnx("call chain left out: %s", de.msg);
+	return 0;
+}
+
+void
+callchain_write(void)
+{
+	struct dcpi_stackfile *sf;
+
+	if (stack_entries() == 0)
+		return;
+	if ((sf = dcpi_stackfile_new(flush_epoch(), flush_host())) == NULL) {
+		log_warn("call chains: epoch %s", flush_epoch());
+		return;
+	}
+	stack_each(add_stack, sf);
+	if (flush_stacks(sf) == 0)
+		stack_clear();
+	dcpi_stackfile_free(sf);
+}
+
+void
+callchain_status(struct status_writer *w)
+{
+	if (callchain_state.depth > 0)
+		status_add(w, "callchains", "fp, depth %u, %zu chains since the "
+		    "last flush, %ju JIT frames named late", callchain_state.depth,
+		    stack_entries(), (uintmax_t)jit_named_late);
+	else
+		status_add(w, "callchains", "none");
+}

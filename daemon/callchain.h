@@ -1,0 +1,189 @@
+/*
+ * A sample's call chain turned into frames (daemon/callchain.c), the one
+ * place that does it; stack.c keeps them until the flush, which
+ * callchain_write hands to the epoch's stack file.  A chain not met before
+ * in its process is attributed frame by frame like sampled PCs, in time
+ * order (the maps of that moment): a return address looked up at ip - 1
+ * (the call, as perf and pprof do), kernel and user frames by the context
+ * markers the kernel puts before them; JIT frames by the perf map read
+ * last, and named again when a map comes later.
+ *
+ * The sample path's part is inline (callchain_sample, from core.c's
+ * do_sample): as calls, their arguments, spills and saved registers cost
+ * a chain's sample more than its lookup (bench/README).  It reads and
+ * moves the look-ahead ring in callchain_state, which otherwise only
+ * callchain.c writes.
+ */
+#ifndef DCPID_CALLCHAIN_H
+#define DCPID_CALLCHAIN_H
+
+#include <linux/perf_event.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "attr.h"
+#include "jit.h"
+#include "record.h"
+#include "stack.h"
+
+struct status_writer;
+
+/*
+ * Chains hashed ahead.  Where the distinct chains are many, stack.c's
+ * table is larger than the caches and its probe a miss per sample (150 -
+ * 250 ns, bench/README); so the record's reader shows callchain_ahead each
+ * record CALLCHAIN_AHEAD records before the sample path gets it, and
+ * callchain_ahead hashes the raw chain and prefetches its slot.  The hash
+ * and the chain's place are kept for callchain_sample in a ring, found by
+ * the record's address (a record's own while one batch of records is
+ * handed out; the ring is emptied before each, callchain_ahead_reset), so
+ * a record the ring does not hold (a sample of no event, or handed out
+ * without callchain_ahead) is only hashed again.  At most
+ * CALLCHAIN_AHEAD + 1 are held.
+ */
+#define CALLCHAIN_AHEAD	16
+#define CALLCHAIN_RING	32		/* a power of two above CALLCHAIN_AHEAD */
+
+struct callchain_state {
+	uint32_t	 depth;		/* frames kept per stack; 0: no chains */
+	size_t		 head, tail;	/* ring positions, mod CALLCHAIN_RING */
+	struct {
+		const void	*rec;
+		const uint64_t	*ips;	/* its raw chain, n words */
+		uint64_t	 h;
+		uint32_t	 n, li;	/* li: the leaf's word */
+	} ring[CALLCHAIN_RING];
+};
+extern struct callchain_state callchain_state;
+
+/* Call chains of depth frames at most kept per sample (0: none); perf.c
+ * samples them (perf_set_callchain). */
+void callchain_set_depth(unsigned depth);
+
+/* Whether samples carry chains to count. */
+static inline int
+callchain_on(void)
+{
+	return callchain_state.depth > 0;
+}
+
+/* Before a batch of records is handed out: the kernel may have written
+ * new records where the last batch's were. */
+static inline void
+callchain_ahead_reset(void)
+{
+	callchain_state.head = callchain_state.tail = 0;
+}
+
+/* A record CALLCHAIN_AHEAD / 2 to CALLCHAIN_AHEAD records before the
+ * sample path gets it, at the same address (perf_read_until's ahead);
+ * callchain_ahead_queued: the same for order_process_ahead. */
+void callchain_ahead(const union record *rec, size_t size);
+void callchain_ahead_queued(const void *rec, size_t size, void *arg);
+
+/* The raw chain ips[0..n) of a SAMPLE of size bytes, n cut at 4096; NULL
+ * if it has none. */
+static inline const uint64_t *
+callchain_raw(const union record *rec, size_t size, uint32_t *n)
+{
+	const uint64_t *ips;
+	uint64_t nr;
+
+	if ((ips = record_callchain(&record_daemon, rec, size, &nr)) == NULL)
+		return NULL;
+	/* The kernel stops at sample_max_stack frames, plus a few context
+	 * markers; a corrupt nr is cut short. */
+	*n = nr > 4096 ? 4096 : (uint32_t)nr;
+	return ips;
+}
+
+/* The leaf of a raw chain of n words: the first that is no context
+ * marker (the PC); n if none is.  (One marker, then the PC, is what the
+ * kernel gives: tested first.) */
+static inline uint32_t
+callchain_leaf_word(const uint64_t *ips, uint32_t n)
+{
+	uint32_t li;
+
+	if (n > 1 && ips[0] >= PERF_CONTEXT_MAX && ips[1] < PERF_CONTEXT_MAX)
+		return 1;
+	for (li = 0; li < n && ips[li] >= PERF_CONTEXT_MAX; li++)
+		;
+	return li;
+}
+
+/* A chain not met before: its callers attributed and stored (out of
+ * line: its 8 KiB frame is not set up on the usual path). */
+void callchain_new(const union record *rec, uint64_t h, uint32_t stream,
+    const uint64_t *ips, uint32_t n, uint32_t li, struct stack_frame leaf);
+
+/* A chain's leaf: the sample's attribution, or for JIT code the frame
+ * the perf map read last names (the flat count waits for the flush's). */
+static inline struct stack_frame
+callchain_leaf(const struct record_daemon_sample *s, enum attr_reason r,
+    const struct image *img, uint32_t off)
+{
+	struct image *jimg;
+	uint32_t joff;
+
+	if (r == ATTR_OK)
+		return (struct stack_frame){ img->index, off };
+	if (r == ATTR_ANON) {
+		if (jit_frame(s->pid, s->ip, &jimg, &joff) == 0)
+			return (struct stack_frame){ jimg->index, joff };
+		jit_unnamed(s->pid);
+	}
+	return (struct stack_frame){ STACK_NOIMAGE, 0 };
+}
+
+/* A sample's chain counted under stream, its leaf attributed as r, img
+ * and off say (attr_sample).  The chain: from the ring of those hashed
+ * ahead (the records before it there never reached the sample path, and
+ * are dropped); or, where the ring does not hold it (a record that
+ * wrapped, copied), read and hashed now.  The ring is searched, not
+ * emptied, on a miss: the records after it are there still. */
+static inline void
+callchain_sample(const union record *rec, size_t size, uint32_t stream,
+    enum attr_reason r, const struct image *img, uint32_t off)
+{
+	struct callchain_state *cs = &callchain_state;
+	struct stack_frame leaf = callchain_leaf(&rec->sample, r, img, off);
+	const uint64_t *ips;
+	uint64_t h;
+	uint32_t n, li;
+	size_t i;
+
+	for (i = cs->head; i != cs->tail; i++)
+		if (cs->ring[i % CALLCHAIN_RING].rec == rec) {
+			cs->head = i + 1;
+			i %= CALLCHAIN_RING;
+			ips = cs->ring[i].ips;
+			n = cs->ring[i].n;
+			li = cs->ring[i].li;
+			h = cs->ring[i].h;
+			goto hashed;
+		}
+	if ((ips = callchain_raw(rec, size, &n)) == NULL)
+		return;
+	li = callchain_leaf_word(ips, n);
+	h = stack_hash(rec->sample.pid, ips, n);
+hashed:
+	if (li < n && !stack_count_hashed(h, stream, rec->sample.pid, ips, n, li, leaf))
+		callchain_new(rec, h, stream, ips, n, li, leaf);
+}
+
+/* JIT frames named late: the unnamed JIT frames of pid's chains (at its
+ * exit or exec), or of every process with some (at a flush), named by the
+ * perf map read again. */
+void callchain_name_jit(uint32_t pid);
+void callchain_name_jit_all(void);
+
+/* The chains since the last flush, named by attr's images, into the
+ * flush's stack file (flush_stacks); forgotten once written. */
+void callchain_write(void);
+
+/* STATUS: the route, the depth, the chains held, JIT frames named late. */
+void callchain_status(struct status_writer *w);
+
+#endif
