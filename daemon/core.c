@@ -23,6 +23,7 @@
 #include "jit.h"
 #include "label.h"
 #include "log.h"
+#include "loss.h"
 #include "order.h"
 #include "perf.h"
 #include "record.h"
@@ -32,29 +33,8 @@
 volatile sig_atomic_t core_quit_requested;
 
 static size_t	 memcap;
-static uint64_t	 nsamples, nlost, nthrottled, nunthrottled, nunknown_id;
-static uint64_t	 nlost_sideband;	/* records of the sideband buffers */
-static uint64_t	 nunattr[ATTR_NREASONS];
-/* Unattributed samples since the last flush that stored them, by event:
- * pend[ev * ATTR_NREASONS + reason]. */
-static uint64_t	*pend;
-static size_t	 npend;		/* events with room in pend */
+static uint64_t	 nsamples;
 static uint64_t	 rate_samples, rate_time;
-/*
- * Losses and throttling by CPU, from the sample_id trailer of the LOST,
- * LOST_SAMPLES and THROTTLE records (the CPU whose buffer overflowed or
- * whose event was throttled), so that a loss can be placed: which CPU,
- * and when last (perf clock, ns; 0: never).  Indexed by CPU number; CPU
- * numbers past CORE_MAX_CPU (a corrupt trailer) count only in the totals.
- */
-#define CORE_MAX_CPU	8192
-struct cpu_loss {
-	uint64_t	lost, throttled;
-};
-static struct cpu_loss	*cpuloss;
-static size_t		 ncpuloss;
-static uint64_t		 last_lost_time, last_throttle_time;
-static uint32_t		 last_lost_cpu, last_throttle_cpu;
 static double	 rate;
 /*
  * dcpictl label requests, applied in time order among the records: the
@@ -106,97 +86,9 @@ core_fini(void)
 	stack_fini();
 	agg_fini();
 	order_fini();
-	free(pend);
-	pend = NULL;
-	npend = 0;
-	free(cpuloss);
-	cpuloss = NULL;
-	ncpuloss = 0;
+	loss_fini();
 	while (nplabel > 0)
 		free(plabel[--nplabel].name);
-	nlost = nlost_sideband = nthrottled = 0;
-	last_lost_time = last_throttle_time = 0;
-}
-
-static struct cpu_loss *
-cpu_loss_of(const union record *rec, size_t size, uint64_t *time, uint32_t *cpu,
-    uint64_t *id)
-{
-	struct record_sample sid;
-
-	if (record_parse_sample(&record_daemon, rec, size, &sid) == -1)
-		return NULL;
-	*time = sid.time;
-	*cpu = sid.cpu;
-	if (id != NULL)
-		*id = sid.id;
-	if (sid.cpu >= CORE_MAX_CPU)
-		return NULL;
-	if (sid.cpu >= ncpuloss) {
-		cpuloss = xreallocarray(cpuloss, (size_t)sid.cpu + 1, sizeof(*cpuloss));
-		memset(cpuloss + ncpuloss, 0,
-		    ((size_t)sid.cpu + 1 - ncpuloss) * sizeof(*cpuloss));
-		ncpuloss = (size_t)sid.cpu + 1;
-	}
-	return &cpuloss[sid.cpu];
-}
-
-/*
- * A LOST record counts the records the kernel could not write: in a
- * sampling buffer samples (and, without a sideband, MMAP2 and the like),
- * in the sideband's MMAP2, COMM, FORK, EXIT and CGROUP records, whose loss
- * costs attribution rather than counts: status says which.
- */
-static void
-count_lost(const union record *rec, size_t size, uint64_t n)
-{
-	struct cpu_loss *l;
-	uint64_t t = 0, id = 0;
-	uint32_t cpu = 0;
-
-	l = cpu_loss_of(rec, size, &t, &cpu, &id);
-	if (l != NULL && perf_id_is_sideband(id)) {
-		nlost_sideband += n;
-		return;
-	}
-	nlost += n;
-	if (l == NULL || n == 0)
-		return;
-	l->lost += n;
-	if (t >= last_lost_time) {
-		last_lost_time = t;
-		last_lost_cpu = cpu;
-	}
-}
-
-static void
-count_throttle(const union record *rec, size_t size)
-{
-	struct cpu_loss *l;
-	uint64_t t = 0;
-	uint32_t cpu = 0;
-
-	nthrottled++;
-	if ((l = cpu_loss_of(rec, size, &t, &cpu, NULL)) == NULL)
-		return;
-	l->throttled++;
-	if (t >= last_throttle_time) {
-		last_throttle_time = t;
-		last_throttle_cpu = cpu;
-	}
-}
-
-static void
-count_unattr(uint32_t ev, enum attr_reason r)
-{
-	if (ev >= npend) {
-		pend = xreallocarray(pend, ((size_t)ev + 1) * ATTR_NREASONS, sizeof(*pend));
-		memset(pend + npend * ATTR_NREASONS, 0,
-		    ((size_t)ev + 1 - npend) * ATTR_NREASONS * sizeof(*pend));
-		npend = (size_t)ev + 1;
-	}
-	pend[(size_t)ev * ATTR_NREASONS + r]++;
-	nunattr[r]++;
 }
 
 /* The attribution's view of an MMAP2 record; filename is copied into
@@ -302,7 +194,7 @@ do_sample(const union record *rec, size_t size)
 	int ev;
 
 	if ((ev = perf_event_of_id(s->id)) == -1) {
-		nunknown_id++;
+		loss_unknown_event(1);
 		return;
 	}
 	nsamples++;
@@ -325,7 +217,7 @@ do_sample(const union record *rec, size_t size)
 			return;
 		}
 		if (r < ATTR_NREASONS)
-			count_unattr((uint32_t)ev, r);
+			loss_unattr((uint32_t)ev, r);
 		return;
 	}
 	/* An image's first sample since its counts were written: its file
@@ -387,10 +279,10 @@ handle(const void *p, size_t size, uint64_t time, void *arg)
 		attr_exit(rec->exit.pid, rec->exit.ppid, rec->exit.tid, rec->exit.ptid);
 		break;
 	case PERF_RECORD_LOST:
-		count_lost(rec, size, rec->lost.lost);
+		loss_lost(rec, size, rec->lost.lost);
 		break;
 	case PERF_RECORD_LOST_SAMPLES:
-		count_lost(rec, size, rec->lost_samples.lost);
+		loss_lost(rec, size, rec->lost_samples.lost);
 		break;
 	case PERF_RECORD_CGROUP:
 		/* With BPF it was at its arrival (cgroup_arrival); the path
@@ -400,10 +292,10 @@ handle(const void *p, size_t size, uint64_t time, void *arg)
 			    record_string(&record_daemon, rec, size, str, sizeof(str)));
 		break;
 	case PERF_RECORD_THROTTLE:
-		count_throttle(rec, size);
+		loss_throttle(rec, size);
 		break;
 	case PERF_RECORD_UNTHROTTLE:
-		nunthrottled++;
+		loss_unthrottle();
 		break;
 	default:
 		break;
@@ -426,7 +318,7 @@ bpf_count(const struct bpfagg_key *k, uint64_t n, void *arg)
 
 	(void)arg;
 	if (k->event >= perf_nevents()) {
-		nunknown_id += n;
+		loss_unknown_event(n);
 		return;
 	}
 	nsamples += n;
@@ -440,7 +332,7 @@ bpf_count(const struct bpfagg_key *k, uint64_t n, void *arg)
 	if (r != ATTR_OK) {
 		if (r < ATTR_NREASONS)
 			for (i = 0; i < n; i++)
-				count_unattr(k->event, r);
+				loss_unattr(k->event, r);
 		return;
 	}
 	agg_add_n(stream, img->index, off, n > UINT32_MAX ? UINT32_MAX : (uint32_t)n);
@@ -698,13 +590,13 @@ write_unattr(void)
 	uint64_t k;
 
 	u = xreallocarray(NULL, perf_nevents() * ATTR_NREASONS, sizeof(*u));
-	for (ev = 0; ev < perf_nevents() && ev < npend; ev++)
+	for (ev = 0; ev < perf_nevents(); ev++)
 		for (r = 1; r < ATTR_NREASONS; r++)
-			if ((k = pend[ev * ATTR_NREASONS + r]) != 0)
+			if ((k = loss_unattr_pending(ev, (enum attr_reason)r)) != 0)
 				u[n++] = (struct flush_unattr){ perf_event_name(ev),
 				    attr_reason_name((enum attr_reason)r), k };
 	if (n > 0 && flush_unattr(u, n) == 0)
-		memset(pend, 0, npend * ATTR_NREASONS * sizeof(*pend));
+		loss_unattr_written();
 	free(u);
 }
 
@@ -798,58 +690,10 @@ core_tick(void)
 double core_rate(void) { return rate; }
 uint64_t core_samples(void) { return nsamples; }
 
-/* A perf clock time (CLOCK_MONOTONIC, ns) as UTC, by its distance from
- * now: the monotonic clock has no epoch of its own. */
-static void
-perf_time_utc(uint64_t t, char *buf, size_t len)
-{
-	uint64_t now = perf_now();
-	struct timespec ts;
-	struct tm tm;
-	time_t wall;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	wall = ts.tv_sec - (time_t)((now > t ? now - t : 0) / 1000000000ull);
-	if (gmtime_r(&wall, &tm) == NULL ||
-	    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
-		snprintf(buf, len, "?");
-}
-
-/* Only the CPUs that lost or were throttled: a line for each of hundreds
- * of CPUs would bury the rest of status. */
-static void
-loss_status(struct status_writer *w)
-{
-	char tbuf[64];
-	size_t i;
-
-	if (last_lost_time != 0) {
-		perf_time_utc(last_lost_time, tbuf, sizeof(tbuf));
-		status_add(w, "lost-last", "%s cpu %u", tbuf, (unsigned)last_lost_cpu);
-	} else {
-		status_add(w, "lost-last", "never");
-	}
-	for (i = 0; i < ncpuloss; i++)
-		if (cpuloss[i].lost > 0)
-			status_add(w, "lost-cpu", "%zu %ju", i, (uintmax_t)cpuloss[i].lost);
-	if (last_throttle_time != 0) {
-		perf_time_utc(last_throttle_time, tbuf, sizeof(tbuf));
-		status_add(w, "throttled-last", "%s cpu %u", tbuf,
-		    (unsigned)last_throttle_cpu);
-	} else {
-		status_add(w, "throttled-last", "never");
-	}
-	for (i = 0; i < ncpuloss; i++)
-		if (cpuloss[i].throttled > 0)
-			status_add(w, "throttled-cpu", "%zu %ju", i,
-			    (uintmax_t)cpuloss[i].throttled);
-}
-
 static void
 core_status(struct status_writer *w)
 {
 	struct label_stats ls;
-	struct perf_sideband_watch sw;
 	char tbuf[64] = "never";
 	time_t t = flush_last_time();
 	struct tm tm;
@@ -857,24 +701,11 @@ core_status(struct status_writer *w)
 
 	status_add(w, "samples", "%ju", (uintmax_t)nsamples);
 	status_add(w, "samples/s", "%.1f", rate);
-	status_add(w, "lost", "%ju", (uintmax_t)nlost);
-	status_add(w, "lost-sideband", "%ju", (uintmax_t)nlost_sideband);
-	perf_sideband_watch(&sw);
-	if (sw.size > 0)
-		status_add(w, "sideband-watch", "%ju%% of %zu KiB at most, "
-		    "records read after %ju ms at most, %ju overflows",
-		    (uintmax_t)(sw.used_max * 100 / sw.size), sw.size / 1024,
-		    (uintmax_t)sw.wait_max_ms, (uintmax_t)sw.overflows);
-	status_add(w, "throttled", "%ju", (uintmax_t)nthrottled);
 	loss_status(w);
 	status_add(w, "file-system-waits", "%lu calls past their deadline, %u held up "
 	    "now, of %lu calls (%lu on local file systems)", fsio_timeouts(), fsio_held(),
 	    fsio_calls(), fsio_direct());
-	for (i = 1; i < ATTR_NREASONS; i++)
-		status_add(w, "unattributed", "%s %ju", attr_reason_name((enum attr_reason)i),
-		    (uintmax_t)nunattr[i]);
-	if (nunknown_id)
-		status_add(w, "unknown-event", "%ju", (uintmax_t)nunknown_id);
+	loss_unattr_status(w);
 	for (i = 0; i < perf_nevents(); i++)
 		status_add(w, "event", "%s period %ju%s", perf_event_name(i),
 		    (uintmax_t)perf_event_period(i), perf_jitter() ? " (mean)" : "");

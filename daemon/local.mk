@@ -21,6 +21,9 @@ daemon_libdcpid_la_SOURCES += daemon/loop.c daemon/perf.c daemon/perf_sys.c \
 # by stack.c.
 noinst_HEADERS += daemon/callchain.h
 daemon_libdcpid_la_SOURCES += daemon/callchain.c
+# What the profile lacks: losses, throttling, unattributed samples (loss.c).
+noinst_HEADERS += daemon/loss.h
+daemon_libdcpid_la_SOURCES += daemon/loss.c
 
 # Sampling's jobs beside perf.c (perf_int.h: what they share); the system
 # calls apart (perf_sys.h), for the tests' -Wl,--wrap.
