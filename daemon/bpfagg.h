@@ -59,4 +59,45 @@ uint64_t bpfagg_drains(void);
 uint64_t bpfagg_switches(void);
 uint64_t bpfagg_samples(void);
 
+/*
+ * The bridge (bpfagg_bridge.c): the kernel's counts into the aggregation,
+ * each key attributed as a sample of the ring is (attr.c, label.c, agg.c),
+ * and the program kept told what the attribution knows.
+ */
+struct status_writer;
+
+/* After perf_init: where the samples are counted, by mode
+ * (CONF_AGGREGATE_*, lib/conf.h): in the kernel where the program loads
+ * and no call chains are sampled (callchains zero), else through the ring
+ * buffers; said in the log and status.  pending: a label request waits,
+ * so every sample takes the ring (bpfagg_update_pass).  -1 with why in
+ * err[errlen] when mode is bpf and the kernel path cannot run. */
+int bpfagg_start(unsigned mode, int callchains, int pending, char *err,
+    size_t errlen);
+/* Before perf_fini: drains into the aggregation and unloads the program. */
+void bpfagg_stop(void);
+/* The files the attribution has just learnt (attr_file_learnt) are counted
+ * in the kernel from their first sample on (bpfagg_key.h): a new process's
+ * mapping is learnt as its MMAP2 arrives, before it runs much. */
+void bpfagg_known(void);
+/* After the records up to now were processed (their cgroups and files
+ * known): the files learnt, the program's new files settled, its counts
+ * drained into the aggregation, the pass to the ring updated. */
+void bpfagg_sync(int pending);
+/* While a `dcpictl label` run is pending (pending nonzero) or in force,
+ * every sample takes the ring-buffer path, ordered with the FORK records
+ * that label them. */
+void bpfagg_update_pass(int pending);
+/* attr_reclaim's hooks: a file the attribution forgot, whose kernel
+ * counts stop until it is learnt again (its samples take the ring
+ * meanwhile); what the kernel counted of the files about to be forgotten,
+ * drained while the attribution still knows them. */
+void bpfagg_forget(uint64_t dev, uint64_t ino);
+void bpfagg_drain_now(void);
+/* Samples the kernel counted and the bridge handed on, since dcpid
+ * started (those of no known event left out). */
+uint64_t bpfagg_counted(void);
+/* STATUS: aggregate (the path and why), aggregate-bpf. */
+void bpfagg_status(struct status_writer *w);
+
 #endif

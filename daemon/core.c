@@ -16,7 +16,6 @@
 #include "bpfagg.h"
 #include "cache.h"
 #include "callchain.h"
-#include "conf.h"
 #include "core.h"
 #include "fsio.h"
 #include "flush.h"
@@ -51,15 +50,12 @@ static size_t			 nplabel;
 
 static void	 core_ready(void);
 
-/* Which path counts the samples (status), and why. */
-static char	 agg_path[640] = "ring";
-
 void
 core_init(size_t memory_cap)
 {
 	memcap = memory_cap;
 	rate_time = perf_now();
-	rate_samples = nsamples;
+	rate_samples = core_samples();
 	order_init();
 	agg_init();
 	stack_init();
@@ -123,19 +119,6 @@ parse_mmap2(const union record *rec, size_t size, struct attr_mmap *m, char *str
 	return 0;
 }
 
-/* The files the attribution has just learnt are counted in the kernel
- * from their first sample on (daemon/bpfagg_key.h): a new process's
- * mapping is learnt as its MMAP2 arrives, before it runs much. */
-static void
-bpf_known(void)
-{
-	uint64_t dev, ino;
-
-	while (attr_file_learnt(&dev, &ino) == 0)
-		if (bpfagg_active())
-			bpfagg_file_state(dev, ino, BPFAGG_FILE_KNOWN);
-}
-
 /* Out of line: its buffer would cost every record a stack probe. */
 static void __attribute__((noinline, cold))
 prefetch(const union record *rec, size_t size)
@@ -147,7 +130,7 @@ prefetch(const union record *rec, size_t size)
 	if (parse_mmap2(rec, size, &m, str, sizeof(str)) == 0 &&
 	    !jit_is_dump(m.filename))
 		attr_prefetch(&m);
-	bpf_known();
+	bpfagg_known();
 }
 
 static void __attribute__((noinline, cold))
@@ -302,118 +285,6 @@ handle(const void *p, size_t size, uint64_t time, void *arg)
 	}
 }
 
-/*
- * One count the kernel aggregated (daemon/bpfagg.h), attributed like a
- * sample: the same streams, images and offsets as the ring's samples, so
- * that the profiles cannot tell the paths apart.  A file not known yet is
- * learnt from where the program first met it.
- */
-static void
-bpf_count(const struct bpfagg_key *k, uint64_t n, void *arg)
-{
-	struct image *img;
-	uint32_t off, stream;
-	uint64_t i;
-	enum attr_reason r;
-
-	(void)arg;
-	if (k->event >= perf_nevents()) {
-		loss_unknown_event(n);
-		return;
-	}
-	nsamples += n;
-	stream = AGG_STREAM(k->event, k->flags & BPFAGG_IDLE ? LABEL_IDLE :
-	    label_of(0, k->cgroup));
-	if (k->flags & BPFAGG_KERNEL) {
-		r = attr_sample(0, k->addr, PERF_RECORD_MISC_KERNEL, &img, &off);
-	} else {
-		r = attr_file_sample(k->dev, k->ino, k->addr, &img, &off);
-	}
-	if (r != ATTR_OK) {
-		if (r < ATTR_NREASONS)
-			for (i = 0; i < n; i++)
-				loss_unattr(k->event, r);
-		return;
-	}
-	agg_add_n(stream, img->index, off, n > UINT32_MAX ? UINT32_MAX : (uint32_t)n);
-}
-
-/*
- * The files the program met since the last drain: counted in the kernel
- * from now on if the attribution knows them (learnt at their MMAP2's
- * arrival, or now from the mapping the program saw), else left to the
- * ring.  Before the counts: a file's counts exist only once it is known.
- * A file not known yet stays NEW in the program's map (its samples take
- * the ring, whose lazy resolution may learn it) and is looked at again at
- * the next drains, BPF_NEWS_PENDING of them at most.
- */
-#define BPF_NEWS_PENDING	1024
-struct bpf_pending {
-	uint64_t	dev, ino;
-};
-static struct bpf_pending	bpf_pend[BPF_NEWS_PENDING];
-static size_t			nbpf_pend;
-
-/* 1 if (dev, ino) is settled (known, or anonymous: to the ring). */
-static int
-bpf_settle(uint64_t dev, uint64_t ino, enum attr_reason learnt)
-{
-	struct image *img;
-	uint32_t off;
-	enum attr_reason r;
-
-	/* Offset 0 only asks whether the file is known. */
-	r = attr_file_sample(dev, ino, 0, &img, &off);
-	if (r == ATTR_ANON || (r == ATTR_NO_MAP && learnt == ATTR_UNREADABLE))
-		bpfagg_file_state(dev, ino, BPFAGG_FILE_PASS);
-	else if (r != ATTR_NO_MAP)
-		bpfagg_file_state(dev, ino, BPFAGG_FILE_KNOWN);
-	else
-		return 0;
-	return 1;
-}
-
-static void
-bpf_news(void)
-{
-	uint64_t dev, ino, pc;
-	uint32_t pid;
-	size_t i, j, n;
-
-	for (i = j = 0; i < nbpf_pend; i++)
-		if (!bpf_settle(bpf_pend[i].dev, bpf_pend[i].ino, ATTR_OK))
-			bpf_pend[j++] = bpf_pend[i];
-	nbpf_pend = j;
-	/* Bounded: the queue holds BPFAGG_MAX_NEWS, and a file is queued
-	 * once until dcpid settles or forgets it. */
-	for (n = 0; n < BPFAGG_MAX_NEWS && bpfagg_news(&dev, &ino, &pid, &pc) == 0; n++) {
-		enum attr_reason lr = ATTR_OK;
-		struct image *img;
-		uint32_t off;
-
-		if (attr_file_sample(dev, ino, 0, &img, &off) == ATTR_NO_MAP)
-			lr = attr_file_learn_at(dev, ino, pid, pc);
-		if (bpf_settle(dev, ino, lr))
-			continue;
-		if (nbpf_pend < BPF_NEWS_PENDING)
-			bpf_pend[nbpf_pend++] = (struct bpf_pending){ dev, ino };
-		/* else it stays NEW: its samples take the ring for good. */
-	}
-}
-
-/* While a `dcpictl label` run is pending or in force, every sample takes
- * the ring-buffer path, ordered with the FORK records that label them. */
-static void
-bpf_update_pass(void)
-{
-	struct label_stats ls;
-
-	if (!bpfagg_active())
-		return;
-	label_stats(&ls);
-	bpfagg_pass_all(nplabel > 0 || ls.running > 0);
-}
-
 static void
 apply_label(struct pending_label *pl)
 {
@@ -497,48 +368,19 @@ process_until(uint64_t safe)
 	}
 	process_merged(safe);
 	/* After the records: the cgroups they created are known. */
-	bpf_known();
-	bpf_news();
-	bpfagg_drain(bpf_count, NULL);
-	bpf_update_pass();
+	bpfagg_sync(nplabel > 0);
 }
 
 int
 core_start_aggregate(unsigned mode, int callchains, char *err, size_t errlen)
 {
-	char why[512];
-
-	if (mode == CONF_AGGREGATE_RING) {
-		snprintf(agg_path, sizeof(agg_path), "ring (aggregate = ring)");
-	} else if (callchains) {
-		/* The chains are the ring's: the program keeps only PCs. */
-		snprintf(agg_path, sizeof(agg_path), "ring (call chains are sampled)");
-		if (mode == CONF_AGGREGATE_BPF) {
-			snprintf(err, errlen, "aggregate = bpf: call chains need the "
-			    "ring buffers; use aggregate = auto or ring");
-			return -1;
-		}
-	} else if (bpfagg_init(why, sizeof(why)) == 0) {
-		snprintf(agg_path, sizeof(agg_path), "bpf (in the kernel; "
-		    "anonymous code and labelled runs through the ring)");
-		bpf_update_pass();
-	} else if (mode == CONF_AGGREGATE_BPF) {
-		snprintf(err, errlen, "aggregate = bpf: %s", why);
-		return -1;
-	} else {
-		snprintf(agg_path, sizeof(agg_path), "ring (BPF: %s)", why);
-	}
-	log_notice("samples counted by %s", agg_path);
-	return 0;
+	return bpfagg_start(mode, callchains, nplabel > 0, err, errlen);
 }
 
 void
 core_stop_aggregate(void)
 {
-	/* Whatever the kernel counted goes into the aggregation first. */
-	if (bpfagg_active())
-		bpfagg_drain(bpf_count, NULL);
-	bpfagg_fini();
+	bpfagg_stop();
 }
 
 /* perf_set_ready: a sampling buffer is a quarter full. */
@@ -602,24 +444,6 @@ write_unattr(void)
 
 static uint64_t nimages_freed;
 
-/* A file the attribution forgot: the kernel's counts of it stop until it
- * is learnt again (its samples take the ring meanwhile). */
-static void
-bpf_forget(uint64_t dev, uint64_t ino)
-{
-	if (bpfagg_active())
-		bpfagg_file_state(dev, ino, -1);
-}
-
-/* What the kernel counted of the files just forgotten, while the
- * attribution still knows them. */
-static void
-bpf_drain_now(void)
-{
-	if (bpfagg_active())
-		bpfagg_drain(bpf_count, NULL);
-}
-
 int
 core_flush_run(char *msg, size_t msglen)
 {
@@ -640,7 +464,7 @@ core_flush_run(char *msg, size_t msglen)
 	rc = flush_end();
 	/* Images are freed only while no count or chain names them. */
 	if (begun && agg_entries() == 0 && stack_entries() == 0) {
-		size_t n = attr_reclaim(bpf_forget, bpf_drain_now, agg_image_counted);
+		size_t n = attr_reclaim(bpfagg_forget, bpfagg_drain_now, agg_image_counted);
 
 		nimages_freed += n;
 		if (n > 0)
@@ -682,13 +506,13 @@ core_tick(void)
 	uint64_t now = perf_now();
 
 	if (now > rate_time)
-		rate = (double)(nsamples - rate_samples) * 1e9 / (double)(now - rate_time);
+		rate = (double)(core_samples() - rate_samples) * 1e9 / (double)(now - rate_time);
 	rate_time = now;
-	rate_samples = nsamples;
+	rate_samples = core_samples();
 }
 
 double core_rate(void) { return rate; }
-uint64_t core_samples(void) { return nsamples; }
+uint64_t core_samples(void) { return nsamples + bpfagg_counted(); }
 
 static void
 core_status(struct status_writer *w)
@@ -699,7 +523,7 @@ core_status(struct status_writer *w)
 	struct tm tm;
 	size_t i;
 
-	status_add(w, "samples", "%ju", (uintmax_t)nsamples);
+	status_add(w, "samples", "%ju", (uintmax_t)core_samples());
 	status_add(w, "samples/s", "%.1f", rate);
 	loss_status(w);
 	status_add(w, "file-system-waits", "%lu calls past their deadline, %u held up "
@@ -715,11 +539,7 @@ core_status(struct status_writer *w)
 		    perf_jitter_refused());
 	else
 		status_add(w, "period-jitter", "none");
-	status_add(w, "aggregate", "%s", agg_path);
-	if (bpfagg_active())
-		status_add(w, "aggregate-bpf", "%ju samples in %ju drains, %ju "
-		    "count sets filled", (uintmax_t)bpfagg_samples(),
-		    (uintmax_t)bpfagg_drains(), (uintmax_t)bpfagg_switches());
+	bpfagg_status(w);
 	if (perf_cpus_offline() > 0 || perf_cpus_hotplugged() > 0)
 		status_add(w, "cpus", "%zu, %zu offline, %zu opened after coming online",
 		    perf_ncpus(), perf_cpus_offline(), perf_cpus_hotplugged());
@@ -802,7 +622,7 @@ core_label(uint32_t pid, const char *name, char *msg, size_t msglen)
 	plabel[nplabel].name = xstrdup(name);
 	nplabel++;
 	/* From now on the kernel leaves every sample to the ring. */
-	bpf_update_pass();
+	bpfagg_update_pass(nplabel > 0);
 	return 0;
 }
 

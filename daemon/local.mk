@@ -32,10 +32,11 @@ daemon_libdcpid_la_SOURCES += daemon/perf_cpus.c daemon/perf_open.c \
 	daemon/perf_ring.c daemon/perf_jitter.c
 
 # In-kernel aggregation: the BPF program (bpf/agg.bpf.c, compiled by clang
-# for the bpf target and embedded by bpftool as agg.skel.h) and its loader
-# and drain (bpfagg.c).
+# for the bpf target and embedded by bpftool as agg.skel.h), its loader
+# and drain (bpfagg.c), and its counts attributed into the aggregation
+# (bpfagg_bridge.c).
 noinst_HEADERS += daemon/bpfagg.h daemon/bpfagg_key.h
-daemon_libdcpid_la_SOURCES += daemon/bpfagg.c
+daemon_libdcpid_la_SOURCES += daemon/bpfagg.c daemon/bpfagg_bridge.c
 EXTRA_DIST += daemon/bpf/agg.bpf.c
 BUILT_SOURCES += daemon/agg.skel.h
 CLEANFILES += daemon/agg.bpf.o daemon/agg.skel.h
