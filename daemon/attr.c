@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include "attr.h"
+#include "control.h"
 #include "fsio.h"
 #include "htab.h"
 #include "image.h"
@@ -102,6 +103,8 @@ static struct mfile	  vdso_mf = { .refs = 1, .kind = MF_VDSO };
 
 static size_t		  mem;
 static uint64_t		  nprefetched;
+/* Images freed by attr_reclaim since dcpid started, for status. */
+static uint64_t		  nimages_freed;
 
 /*
  * Files by (device, inode), for the counts the kernel aggregated (BPF,
@@ -1287,7 +1290,7 @@ attr_reclaim(void (*forget)(uint64_t dev, uint64_t ino), void (*drain)(void),
 	struct mfile *f;
 	struct fent *e;
 	struct img *im;
-	size_t i;
+	size_t i, n;
 
 	reclaim_pass++;
 	memset(&it, 0, sizeof(it));
@@ -1330,7 +1333,9 @@ attr_reclaim(void (*forget)(uint64_t dev, uint64_t ino), void (*drain)(void),
 	while ((e = (struct fent *)htab_each(&files, &it)) != NULL)
 		if (e->img != NULL)
 			e->img->file_known = 1;
-	return image_free_doomed();
+	n = image_free_doomed();
+	nimages_freed += n;
+	return n;
 }
 
 void
@@ -1375,6 +1380,15 @@ uint64_t
 attr_prefetched(void)
 {
 	return nprefetched;
+}
+
+void
+attr_status(struct status_writer *w)
+{
+	status_add(w, "images", "%zu", attr_nimages());
+	status_add(w, "images-freed", "%ju since the start (unused for two flushes)",
+	    (uintmax_t)nimages_freed);
+	status_add(w, "images-read-live", "%ju", (uintmax_t)attr_prefetched());
 }
 
 size_t

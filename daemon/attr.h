@@ -105,5 +105,9 @@ size_t attr_reclaim(void (*forget)(uint64_t dev, uint64_t ino), void (*drain)(vo
 /* Processes modelled and bytes of memory held, for status. */
 size_t attr_nprocs(void);
 size_t attr_memory(void);
+/* STATUS: images (held), images-freed (by attr_reclaim since the start),
+ * images-read-live (attr_prefetched). */
+struct status_writer;
+void attr_status(struct status_writer *w);
 
 #endif

@@ -27,6 +27,7 @@
 #include <dcpi/file.h>
 
 #include "cache.h"
+#include "control.h"
 #include "fsio.h"
 #include "log.h"
 #include "xmalloc.h"
@@ -615,3 +616,10 @@ cache_flush(char *err, size_t errlen)
 size_t cache_pending(void) { return nqueue; }
 uint64_t cache_bytes(void) { return bytes; }
 uint64_t cache_skipped(void) { return skipped; }
+
+void
+cache_status(struct status_writer *w)
+{
+	status_add(w, "buildid-cache", "%ju bytes, %zu queued, %ju skipped",
+	    (uintmax_t)cache_bytes(), cache_pending(), (uintmax_t)cache_skipped());
+}

@@ -53,5 +53,8 @@ int cache_flush(char *err, size_t errlen);
 size_t cache_pending(void);
 uint64_t cache_bytes(void);
 uint64_t cache_skipped(void);
+/* STATUS: buildid-cache (the three above). */
+struct status_writer;
+void cache_status(struct status_writer *w);
 
 #endif

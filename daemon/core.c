@@ -442,8 +442,6 @@ write_unattr(void)
 	free(u);
 }
 
-static uint64_t nimages_freed;
-
 int
 core_flush_run(char *msg, size_t msglen)
 {
@@ -466,7 +464,6 @@ core_flush_run(char *msg, size_t msglen)
 	if (begun && agg_entries() == 0 && stack_entries() == 0) {
 		size_t n = attr_reclaim(bpfagg_forget, bpfagg_drain_now, agg_image_counted);
 
-		nimages_freed += n;
 		if (n > 0)
 			log_debug("%zu images unused for two flushes freed, %zu held",
 			    n, attr_nimages());
@@ -514,22 +511,12 @@ core_tick(void)
 double core_rate(void) { return rate; }
 uint64_t core_samples(void) { return nsamples + bpfagg_counted(); }
 
+/* perf.c's lines: the events and their periods, the period's jitter. */
 static void
-core_status(struct status_writer *w)
+events_status(struct status_writer *w)
 {
-	struct label_stats ls;
-	char tbuf[64] = "never";
-	time_t t = flush_last_time();
-	struct tm tm;
 	size_t i;
 
-	status_add(w, "samples", "%ju", (uintmax_t)core_samples());
-	status_add(w, "samples/s", "%.1f", rate);
-	loss_status(w);
-	status_add(w, "file-system-waits", "%lu calls past their deadline, %u held up "
-	    "now, of %lu calls (%lu on local file systems)", fsio_timeouts(), fsio_held(),
-	    fsio_calls(), fsio_direct());
-	loss_unattr_status(w);
 	for (i = 0; i < perf_nevents(); i++)
 		status_add(w, "event", "%s period %ju%s", perf_event_name(i),
 		    (uintmax_t)perf_event_period(i), perf_jitter() ? " (mean)" : "");
@@ -539,27 +526,26 @@ core_status(struct status_writer *w)
 		    perf_jitter_refused());
 	else
 		status_add(w, "period-jitter", "none");
-	bpfagg_status(w);
+}
+
+/* perf.c's CPUs: those sampled, offline, opened after coming online. */
+static void
+cpus_status(struct status_writer *w)
+{
 	if (perf_cpus_offline() > 0 || perf_cpus_hotplugged() > 0)
 		status_add(w, "cpus", "%zu, %zu offline, %zu opened after coming online",
 		    perf_ncpus(), perf_cpus_offline(), perf_cpus_hotplugged());
 	else
 		status_add(w, "cpus", "%zu", perf_ncpus());
-	status_add(w, "images", "%zu", attr_nimages());
-	status_add(w, "images-freed", "%ju since the start (unused for two flushes)",
-	    (uintmax_t)nimages_freed);
-	status_add(w, "images-read-live", "%ju", (uintmax_t)attr_prefetched());
-	status_add(w, "buildid-cache", "%ju bytes, %zu queued, %ju skipped",
-	    (uintmax_t)cache_bytes(), cache_pending(), (uintmax_t)cache_skipped());
-	status_add(w, "processes", "%zu", attr_nprocs());
+}
+
+/* What the modules hold, against the memory cap (core_over_cap). */
+static void
+memory_status(struct status_writer *w)
+{
+	struct label_stats ls;
+
 	label_stats(&ls);
-	status_add(w, "label-by", "%s", ls.by);
-	status_add(w, "labels", "%zu of %zu this epoch, %zu dropped to [other] "
-	    "(%ju samples since start)", ls.used, ls.max, ls.dropped,
-	    (uintmax_t)ls.other_samples);
-	status_add(w, "labels-running", "%zu processes", ls.running);
-	status_add(w, "labels-cgroups", "%zu", ls.cgroups);
-	callchain_status(w);
 	status_add(w, "memory", "%zu", agg_memory() + attr_memory() + order_memory() +
 	    jit_memory() + ls.memory + stack_memory());
 	status_add(w, "memory-counts", "%zu", agg_memory());
@@ -567,13 +553,29 @@ core_status(struct status_writer *w)
 	status_add(w, "memory-labels", "%zu", ls.memory);
 	status_add(w, "memory-stacks", "%zu", stack_memory());
 	status_add(w, "memory-ringbuffers", "%zu", perf_memory());
+}
+
+/* STATUS: each module's lines, in an order that dcpictl status and its
+ * readers rely on. */
+static void
+core_status(struct status_writer *w)
+{
+	status_add(w, "samples", "%ju", (uintmax_t)core_samples());
+	status_add(w, "samples/s", "%.1f", rate);
+	loss_status(w);
+	fsio_status(w);
+	loss_unattr_status(w);
+	events_status(w);
+	bpfagg_status(w);
+	cpus_status(w);
+	attr_status(w);
+	cache_status(w);
+	status_add(w, "processes", "%zu", attr_nprocs());
+	label_status(w);
+	callchain_status(w);
+	memory_status(w);
 	jit_status(w);
-	status_add(w, "epoch", "%s", flush_epoch());
-	if (t != 0 && gmtime_r(&t, &tm) != NULL)
-		strftime(tbuf, sizeof(tbuf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	status_add(w, "last-flush", "%s", tbuf);
-	status_add(w, "last-flush-result", "%s", flush_last_result());
-	status_add(w, "flush-errors", "%lu", flush_errors());
+	flush_status(w);
 }
 
 static int

@@ -25,6 +25,7 @@
 #include <dcpi/profile.h>
 
 #include "cache.h"
+#include "control.h"
 #include "epoch.h"
 #include "flush.h"
 #include "image.h"
@@ -475,3 +476,18 @@ const char *flush_epoch(void) { return epoch_name(); }
 time_t flush_last_time(void) { return last_time; }
 const char *flush_last_result(void) { return last_result; }
 unsigned long flush_errors(void) { return nerrors; }
+
+void
+flush_status(struct status_writer *w)
+{
+	char tbuf[64] = "never";
+	time_t t = flush_last_time();
+	struct tm tm;
+
+	status_add(w, "epoch", "%s", flush_epoch());
+	if (t != 0 && gmtime_r(&t, &tm) != NULL)
+		strftime(tbuf, sizeof(tbuf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	status_add(w, "last-flush", "%s", tbuf);
+	status_add(w, "last-flush-result", "%s", flush_last_result());
+	status_add(w, "flush-errors", "%lu", flush_errors());
+}

@@ -95,5 +95,8 @@ const char *flush_epoch(void);
 time_t flush_last_time(void);
 const char *flush_last_result(void);
 unsigned long flush_errors(void);
+/* STATUS: epoch, last-flush (UTC), last-flush-result, flush-errors. */
+struct status_writer;
+void flush_status(struct status_writer *w);
 
 #endif

@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "control.h"
 #include "fsio.h"
 #include "log.h"
 #include "procstatus.h"
@@ -360,6 +361,14 @@ unsigned long
 fsio_timeouts(void)
 {
 	return ntimeouts;	/* written by this thread only */
+}
+
+void
+fsio_status(struct status_writer *w)
+{
+	status_add(w, "file-system-waits", "%lu calls past their deadline, %u held up "
+	    "now, of %lu calls (%lu on local file systems)", fsio_timeouts(), fsio_held(),
+	    fsio_calls(), fsio_direct());
 }
 
 /* ---- the calls ---- */

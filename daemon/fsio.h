@@ -102,5 +102,8 @@ unsigned long fsio_direct(void);
 int fsio_dev_local(uint64_t dev);
 /* Calls that have passed their deadline since fsio_init. */
 unsigned long fsio_timeouts(void);
+/* STATUS: file-system-waits (the counts above). */
+struct status_writer;
+void fsio_status(struct status_writer *w);
 
 #endif

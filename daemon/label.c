@@ -14,6 +14,7 @@
 
 #include "cgroup.h"
 #include "conf.h"
+#include "control.h"
 #include "htab.h"
 #include "label.h"
 #include "log.h"
@@ -654,4 +655,18 @@ label_stats(struct label_stats *st)
 	    htab_memory(&byname) + htab_memory(&cgroups) +
 	    cgroups.n * sizeof(struct cgent) + htab_memory(&runpids) +
 	    runpids.n * sizeof(struct runpid) + names_bytes;
+}
+
+void
+label_status(struct status_writer *w)
+{
+	struct label_stats ls;
+
+	label_stats(&ls);
+	status_add(w, "label-by", "%s", ls.by);
+	status_add(w, "labels", "%zu of %zu this epoch, %zu dropped to [other] "
+	    "(%ju samples since start)", ls.used, ls.max, ls.dropped,
+	    (uintmax_t)ls.other_samples);
+	status_add(w, "labels-running", "%zu processes", ls.running);
+	status_add(w, "labels-cgroups", "%zu", ls.cgroups);
 }

@@ -112,5 +112,9 @@ struct label_stats {
 	size_t		 memory;
 };
 void label_stats(struct label_stats *st);
+/* STATUS: label-by, labels, labels-running, labels-cgroups (the above but
+ * memory). */
+struct status_writer;
+void label_status(struct status_writer *w);
 
 #endif
