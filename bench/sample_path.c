@@ -710,7 +710,7 @@ event_id_of_dcpid(void)
 	char *ev[] = { "perf::cpu-clock" };
 
 	for (i = 0; i < 2; i++) {
-		if (i == 1 && perf_init(ev, 1, "0-1", core_record, err, sizeof(err)) == -1)
+		if (i == 1 && perf_init(ev, 1, "0-1", err, sizeof(err)) == -1)
 			die("perf_init: %s (run as root)", err);
 		memset(&a, 0, sizeof(a));
 		a.size = sizeof(a);

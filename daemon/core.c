@@ -60,7 +60,7 @@ core_init(size_t memory_cap)
 	agg_init();
 	stack_init();
 	jit_init();
-	perf_set_ready(core_ready);
+	perf_set_consumer(core_record, core_ready);
 	/* A flush on a busy disk takes seconds, in which a host that execs
 	 * fills the sideband buffers, and samples at 10 kHz the others:
 	 * their records are held meanwhile. */
@@ -77,7 +77,7 @@ void
 core_fini(void)
 {
 	flush_set_yield(NULL);
-	perf_set_ready(NULL);
+	perf_set_consumer(NULL, NULL);
 	jit_fini();
 	stack_fini();
 	agg_fini();
@@ -383,7 +383,7 @@ core_stop_aggregate(void)
 	bpfagg_stop();
 }
 
-/* perf_set_ready: a sampling buffer is a quarter full. */
+/* perf_set_consumer's ready: a sampling buffer is a quarter full. */
 static void
 core_ready(void)
 {

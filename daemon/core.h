@@ -23,6 +23,9 @@ union record;
  * flush request takes the records stamped that long before it. */
 #define CORE_PUBLISH_NS		1000000ull
 
+/* Also makes core the consumer of perf's records (perf_set_consumer:
+ * core_record, and core_process when a buffer is a quarter full), before
+ * perf_init. */
 void core_init(size_t memory_cap);
 void core_fini(void);
 void core_set_memory_cap(size_t memory_cap);
@@ -34,14 +37,14 @@ void core_set_memory_cap(size_t memory_cap);
 int core_start_aggregate(unsigned mode, int callchains, char *err, size_t errlen);
 /* Before perf_fini: drains and unloads the program. */
 void core_stop_aggregate(void);
-/* perf_record_cb: queues a record for ordered processing (the sideband's;
- * the samples are read in place by core_process). */
+/* perf's record callback: queues a record for ordered processing (the
+ * sideband's; the samples are read in place by core_process). */
 void core_record(const union record *rec, size_t size, uint64_t time);
 /* Reads the sideband's buffers into the queue, then processes in time
  * order the queued records and the samples of the sampling buffers, read
  * where they lie, that are safe to process (all of them when all is
  * nonzero, at shutdown); also called when a sampling buffer is a quarter
- * full (perf_set_ready). */
+ * full (perf_set_consumer). */
 void core_process(int all);
 /* Nonzero when the counts (and the JIT samples waiting for a map) exceed
  * the memory cap; the loop then calls core_flush_over_cap(), which says so

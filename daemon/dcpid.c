@@ -250,7 +250,7 @@ start_sampling(const struct conf *c, char *err, size_t errlen)
 	callchain_set_depth(perf_set_callchain(c->callchain == CONF_CALLCHAIN_FP ?
 	    c->callchain_depth : 0));
 	perf_set_jitter(c->period_jitter);
-	if (perf_init(c->events, c->nevents, c->cpus, core_record, err, errlen) == -1)
+	if (perf_init(c->events, c->nevents, c->cpus, err, errlen) == -1)
 		return -1;
 	if (core_start_aggregate(c->aggregate, c->callchain == CONF_CALLCHAIN_FP,
 	    err, errlen) == -1) {
@@ -530,7 +530,7 @@ main(int argc, char **argv)
 	callchain_set_depth(perf_set_callchain(c.callchain == CONF_CALLCHAIN_FP ?
 	    c.callchain_depth : 0));
 	perf_set_jitter(c.period_jitter);
-	if (perf_init(c.events, c.nevents, c.cpus, core_record, err, sizeof(err)) == -1)
+	if (perf_init(c.events, c.nevents, c.cpus, err, sizeof(err)) == -1)
 		fatalx_status(errno == EACCES || errno == EPERM ? EXIT_NOPERM :
 		    errno == EINVAL || errno == ENOENT || errno == EOPNOTSUPP ||
 		    errno == ENODEV ? EXIT_CONFIG : 1, "%s", err);

@@ -27,12 +27,11 @@ static void		(*fd_cb)(int oldfd, int newfd, int event);	/* perf_set_fd_cb */
 
 int
 perf_init(char *const *evnames, size_t nev, const char *cpus,
-    perf_record_cb cb, char *err, size_t errlen)
+    char *err, size_t errlen)
 {
 	size_t i;
 	int e;
 
-	perf.record_cb = cb;
 	perf_jitter_init();
 	perf_ring_init();
 	if (perf_open_init(err, errlen) == -1)
@@ -112,9 +111,10 @@ perf_fini(void)
 }
 
 void
-perf_set_ready(void (*cb)(void))
+perf_set_consumer(perf_record_cb record, void (*ready)(void))
 {
-	perf.ready_cb = cb;
+	perf.record_cb = record;
+	perf.ready_cb = ready;
 }
 
 void

@@ -41,15 +41,18 @@ typedef void (*perf_record_cb)(const union record *rec, size_t size, uint64_t ti
  * log.  Registers the fds with the loop, disabled.  Returns 0, or -1
  * with a message naming the event and the reason in err[errlen]. */
 int perf_init(char *const *events, size_t nevents, const char *cpus,
-    perf_record_cb cb, char *err, size_t errlen);
+    char *err, size_t errlen);
 void perf_enable(void);
 /* Stops sampling; the buffers keep what they hold for perf_drain. */
 void perf_disable(void);
 void perf_fini(void);
-/* Called (instead of draining) when a buffer read in place wakes dcpid
- * (its watermark: a quarter full), so that its records are processed
- * before it fills; NULL: such a buffer is drained into the callback. */
-void perf_set_ready(void (*cb)(void));
+/* Where the records go, set once by their consumer (core_init) and kept
+ * across perf_init and perf_fini: record gets each record drained (the
+ * sideband's, copied into the ordering queue); ready is called (instead of
+ * draining) when a buffer read in place wakes dcpid (its watermark: a
+ * quarter full), so that its records are processed before it fills;
+ * NULL: such a buffer is drained into record. */
+void perf_set_consumer(perf_record_cb record, void (*ready)(void));
 /* Called with a sampling event's fd opened after perf_init (and the fd
  * it replaces, or -1), before the event is enabled: the BPF program's
  * link (bpfagg).  NULL: none. */

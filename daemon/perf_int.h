@@ -60,7 +60,7 @@ struct perf_state {
 	int		 sideband_on_first;	/* no dummy event: event 0 carries it */
 	size_t		 held_total;	/* bytes held by perf_hold, all buffers */
 	perf_record_cb	 record_cb;
-	void		(*ready_cb)(void);	/* perf_set_ready */
+	void		(*ready_cb)(void);	/* perf_set_consumer */
 };
 extern struct perf_state perf;
 

@@ -200,6 +200,8 @@ __wrap_perf_sys_ioctl(int fd, unsigned long request, void *arg)
 	return -1;
 }
 
+static void	 record(const union record *rec, size_t size, uint64_t time);
+
 static int
 setup(void **state)
 {
@@ -217,6 +219,7 @@ setup(void **state)
 	mock_possible = "0-63";
 	nstopped = 0;
 	perf_set_jitter(0);
+	perf_set_consumer(record, NULL);
 	loop_init();
 	return 0;
 }
@@ -257,7 +260,7 @@ test_each_cpu(void **state)
 	char err[512];
 
 	(void)state;
-	assert_int_equal(perf_init(cpu_clock, 1, "0,2-3", record, err, sizeof(err)), 0);
+	assert_int_equal(perf_init(cpu_clock, 1, "0,2-3", err, sizeof(err)), 0);
 	/* The sideband's dummy event on each CPU, then the event's. */
 	assert_int_equal(nopen, 6);
 	for (i = 0; i < 6; i++) {
@@ -312,7 +315,7 @@ test_sideband_fallback(void **state)
 	(void)state;
 	/* The dummy event opens on CPU 0, not on CPU 1. */
 	open_errno[1] = ENOENT;
-	assert_int_equal(perf_init(cpu_clock, 1, "0-1", record, err, sizeof(err)), 0);
+	assert_int_equal(perf_init(cpu_clock, 1, "0-1", err, sizeof(err)), 0);
 	assert_int_equal(nopen, 4);
 	assert_int_equal(opened[0].config, PERF_COUNT_SW_DUMMY);
 	assert_int_equal(opened[1].config, PERF_COUNT_SW_DUMMY);
@@ -344,7 +347,7 @@ test_build_id_fallback(void **state)
 
 	(void)state;
 	fail_build_id = 1;
-	assert_int_equal(perf_init(cpu_clock, 1, "0", record, err, sizeof(err)), 0);
+	assert_int_equal(perf_init(cpu_clock, 1, "0", err, sizeof(err)), 0);
 	/* The dummy asked with build-ids, then without. */
 	assert_int_equal(nopen, 3);
 	assert_int_equal(opened[0].build_id, 1);
@@ -362,7 +365,7 @@ open_fails(int e)
 	char err[512];
 
 	open_errno[3] = e;
-	assert_int_equal(perf_init(cpu_clock, 1, "0-1", record, err, sizeof(err)), -1);
+	assert_int_equal(perf_init(cpu_clock, 1, "0-1", err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "perf::cpu-clock"));
 	assert_non_null(strstr(err, "CPU 1"));
 	assert_non_null(strstr(err, strerror(e)));
@@ -398,7 +401,7 @@ test_cgroup_fallback(void **state)
 
 	(void)state;
 	fail_cgroup = fail_build_id = 1;
-	assert_int_equal(perf_init(cpu_clock, 1, "0-1", record, err, sizeof(err)), 0);
+	assert_int_equal(perf_init(cpu_clock, 1, "0-1", err, sizeof(err)), 0);
 	assert_true(opened[1].cgroup);
 	assert_true(opened[1].sample_type & PERF_SAMPLE_CGROUP);
 	assert_false(opened[1].build_id);
@@ -417,7 +420,7 @@ test_mmap_fails(void **state)
 
 	(void)state;
 	mmap_errno[3] = ENOMEM;
-	assert_int_equal(perf_init(cpu_clock, 1, "0-1", record, err, sizeof(err)), -1);
+	assert_int_equal(perf_init(cpu_clock, 1, "0-1", err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "perf::cpu-clock on CPU 1: mmap of the ring buffer"));
 	assert_non_null(strstr(err, strerror(ENOMEM)));
 	assert_int_equal(nmunmap, 3);
@@ -437,7 +440,7 @@ test_mmap_memlock(void **state)
 	/* maps: sideband CPU 0, 1; the event's CPU 0 (refused twice), 1. */
 	mmap_errno[2] = EPERM;
 	mmap_errno[3] = EPERM;
-	assert_int_equal(perf_init(cpu_clock, 1, "0-1", record, err, sizeof(err)), 0);
+	assert_int_equal(perf_init(cpu_clock, 1, "0-1", err, sizeof(err)), 0);
 	assert_int_equal(maps[0].len, (128 + 1) * page);
 	assert_int_equal(maps[1].len, (128 + 1) * page);
 	assert_int_equal(maps[4].len, (32 + 1) * page);
@@ -457,7 +460,7 @@ test_mmap_memlock_floor(void **state)
 	(void)state;
 	for (size_t i = 1; i <= 5; i++)
 		mmap_errno[i] = EPERM;
-	assert_int_equal(perf_init(cpu_clock, 1, "0", record, err, sizeof(err)), -1);
+	assert_int_equal(perf_init(cpu_clock, 1, "0", err, sizeof(err)), -1);
 	assert_int_equal(nmmap, 6);
 	assert_non_null(strstr(err, "perf::cpu-clock on CPU 0: mmap of the ring buffer"));
 	assert_non_null(strstr(err, strerror(EPERM)));
@@ -471,7 +474,7 @@ test_default_event(void **state)
 
 	(void)state;
 	fail_hw = 1;
-	assert_int_equal(perf_init(NULL, 0, "0", record, err, sizeof(err)), 0);
+	assert_int_equal(perf_init(NULL, 0, "0", err, sizeof(err)), 0);
 	assert_int_equal(perf_nevents(), 1);
 	assert_string_equal(perf_event_name(0), "perf::cpu-clock");
 	assert_int_equal(opened[nopen - 1].config, PERF_COUNT_SW_CPU_CLOCK);
@@ -503,7 +506,7 @@ test_drain_wrap(void **state)
 	char err[512];
 
 	(void)state;
-	assert_int_equal(perf_init(cpu_clock, 1, "0", record, err, sizeof(err)), 0);
+	assert_int_equal(perf_init(cpu_clock, 1, "0", err, sizeof(err)), 0);
 	m = &maps[1];			/* the event's buffer (after the dummy) */
 	assert_int_equal(m->len, (128 + 1) * page);
 	pg = m->base;
@@ -564,7 +567,8 @@ test_hold(void **state)
 	size_t mapped;
 
 	(void)state;
-	assert_int_equal(perf_init(cpu_clock, 1, "0", record_time_of, err, sizeof(err)), 0);
+	perf_set_consumer(record_time_of, NULL);
+	assert_int_equal(perf_init(cpu_clock, 1, "0", err, sizeof(err)), 0);
 	mapped = perf_memory();
 	m = &maps[0];			/* the sideband's buffer */
 	assert_int_equal(perf_id_is_sideband(m->id), 1);
@@ -665,7 +669,7 @@ jitter_event(const char *name, uint64_t period)
 	size_t n;
 
 	perf_set_jitter(20);
-	assert_int_equal(perf_init(ev, 1, "0-1", record, err, sizeof(err)), 0);
+	assert_int_equal(perf_init(ev, 1, "0-1", err, sizeof(err)), 0);
 	assert_int_equal(perf_event_period(0), period);
 	/* Nothing before the start; then a period per CPU, set before the
 	 * events are enabled (nothing of an interval is lost). */
@@ -733,7 +737,7 @@ test_jitter_refused(void **state)
 
 	(void)state;
 	perf_set_jitter(10);
-	assert_int_equal(perf_init(cpu_clock, 1, "0-1", record, err, sizeof(err)), 0);
+	assert_int_equal(perf_init(cpu_clock, 1, "0-1", err, sizeof(err)), 0);
 	period_refuse_fd = event_fd(1);
 	period_allowed = 1000000;
 	log = jitter_logged(2);
@@ -769,7 +773,7 @@ test_jitter_refused_twice(void **state)
 
 	(void)state;
 	perf_set_jitter(10);
-	assert_int_equal(perf_init(cpu_clock, 1, "0-1", record, err, sizeof(err)), 0);
+	assert_int_equal(perf_init(cpu_clock, 1, "0-1", err, sizeof(err)), 0);
 	period_refuse_fd = event_fd(0);
 	period_allowed = 0;		/* never asked for: all refused */
 	log = jitter_logged(1);
@@ -933,7 +937,7 @@ test_read_in_place(void **state)
 	char err[512];
 
 	(void)state;
-	assert_int_equal(perf_init(cpu_clock, 1, "0", record, err, sizeof(err)), 0);
+	assert_int_equal(perf_init(cpu_clock, 1, "0", err, sizeof(err)), 0);
 	sb = &maps[0];
 	m = &maps[1];
 	pg = m->base;
@@ -979,7 +983,7 @@ test_read_held(void **state)
 	char err[512];
 
 	(void)state;
-	assert_int_equal(perf_init(cpu_clock, 1, "0", record, err, sizeof(err)), 0);
+	assert_int_equal(perf_init(cpu_clock, 1, "0", err, sizeof(err)), 0);
 	m = &maps[1];
 	pg = m->base;
 	ring_sample(m, 100, 1);
@@ -1030,7 +1034,7 @@ test_read_ahead(void **state)
 	char err[512];
 
 	(void)state;
-	assert_int_equal(perf_init(cpu_clock, 1, "0", record, err, sizeof(err)), 0);
+	assert_int_equal(perf_init(cpu_clock, 1, "0", err, sizeof(err)), 0);
 	m = &maps[1];
 	pg = m->base;
 	for (i = 0; i < 8; i++)
@@ -1076,7 +1080,7 @@ test_core_in_place(void **state)
 	char err[512];
 
 	(void)state;
-	assert_int_equal(perf_init(cpu_clock, 1, "0-1", core_record, err, sizeof(err)), 0);
+	assert_int_equal(perf_init(cpu_clock, 1, "0-1", err, sizeof(err)), 0);
 	m0 = &maps[2];		/* after the two CPUs' sideband buffers */
 	m1 = &maps[3];
 	((struct perf_event_mmap_page *)m1->base)->data_tail =
@@ -1108,7 +1112,7 @@ test_core_waits_behind_sideband(void **state)
 	size_t i;
 
 	(void)state;
-	assert_int_equal(perf_init(cpu_clock, 1, "0-1", core_record, err, sizeof(err)), 0);
+	assert_int_equal(perf_init(cpu_clock, 1, "0-1", err, sizeof(err)), 0);
 	sb1 = &maps[1];
 	m0 = &maps[2];
 	m1 = &maps[3];
@@ -1168,7 +1172,7 @@ test_hotplug(void **state)
 	mock_possible = "0-3";
 	mock_present = "0-2";
 	mock_online = "0-1";
-	assert_int_equal(perf_init(cpu_clock, 1, NULL, record, err, sizeof(err)), 0);
+	assert_int_equal(perf_init(cpu_clock, 1, NULL, err, sizeof(err)), 0);
 	/* Sideband and cpu-clock on CPUs 0 and 1; 3, a slot for hot-add
 	 * that holds no CPU, is not offline. */
 	assert_int_equal(nopen, 4);
@@ -1253,12 +1257,12 @@ test_hotplug_many_possible(void **state)
 	mock_possible = "0-99999";
 	mock_present = "0-1";
 	mock_online = "0-1";
-	assert_int_equal(perf_init(cpu_clock, 1, NULL, record, err, sizeof(err)), 0);
+	assert_int_equal(perf_init(cpu_clock, 1, NULL, err, sizeof(err)), 0);
 	assert_int_equal(nopen, 4);
 	assert_int_equal(perf_ncpus(), 2);
 	assert_int_equal(perf_cpus_offline(), 0);
 	perf_fini();
-	assert_int_equal(perf_init(cpu_clock, 1, "0,99999", record, err, sizeof(err)), -1);
+	assert_int_equal(perf_init(cpu_clock, 1, "0,99999", err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "bad CPU list"));
 }
 
@@ -1271,7 +1275,7 @@ test_hotplug_not_sampling(void **state)
 	(void)state;
 	mock_possible = "0-1";
 	mock_online = "0-1";
-	assert_int_equal(perf_init(cpu_clock, 1, NULL, record, err, sizeof(err)), 0);
+	assert_int_equal(perf_init(cpu_clock, 1, NULL, err, sizeof(err)), 0);
 	assert_int_equal(nopen, 4);
 	stopped_fd[nstopped++] = maps[1].fd;
 	perf_hotplug_check();
@@ -1280,7 +1284,7 @@ test_hotplug_not_sampling(void **state)
 	/* No CPU online of those asked for. */
 	perf_fini();
 	mock_online = "0";
-	assert_int_equal(perf_init(cpu_clock, 1, "2-3", record, err, sizeof(err)), -1);
+	assert_int_equal(perf_init(cpu_clock, 1, "2-3", err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "no CPU of 2-3 is online"));
 }
 
