@@ -14,10 +14,8 @@
 #include "agg.h"
 #include "attr.h"
 #include "bpfagg.h"
-#include "cache.h"
 #include "callchain.h"
 #include "core.h"
-#include "fsio.h"
 #include "flush.h"
 #include "jit.h"
 #include "label.h"
@@ -511,73 +509,6 @@ core_tick(void)
 double core_rate(void) { return rate; }
 uint64_t core_samples(void) { return nsamples + bpfagg_counted(); }
 
-/* perf.c's lines: the events and their periods, the period's jitter. */
-static void
-events_status(struct status_writer *w)
-{
-	size_t i;
-
-	for (i = 0; i < perf_nevents(); i++)
-		status_add(w, "event", "%s period %ju%s", perf_event_name(i),
-		    (uintmax_t)perf_event_period(i), perf_jitter() ? " (mean)" : "");
-	if (perf_jitter() > 0)
-		status_add(w, "period-jitter", "%u%%, %ju periods set, %zu fds at "
-		    "the fixed period", perf_jitter(), (uintmax_t)perf_jitter_changes(),
-		    perf_jitter_refused());
-	else
-		status_add(w, "period-jitter", "none");
-}
-
-/* perf.c's CPUs: those sampled, offline, opened after coming online. */
-static void
-cpus_status(struct status_writer *w)
-{
-	if (perf_cpus_offline() > 0 || perf_cpus_hotplugged() > 0)
-		status_add(w, "cpus", "%zu, %zu offline, %zu opened after coming online",
-		    perf_ncpus(), perf_cpus_offline(), perf_cpus_hotplugged());
-	else
-		status_add(w, "cpus", "%zu", perf_ncpus());
-}
-
-/* What the modules hold, against the memory cap (core_over_cap). */
-static void
-memory_status(struct status_writer *w)
-{
-	struct label_stats ls;
-
-	label_stats(&ls);
-	status_add(w, "memory", "%zu", agg_memory() + attr_memory() + order_memory() +
-	    jit_memory() + ls.memory + stack_memory());
-	status_add(w, "memory-counts", "%zu", agg_memory());
-	status_add(w, "memory-attribution", "%zu", attr_memory());
-	status_add(w, "memory-labels", "%zu", ls.memory);
-	status_add(w, "memory-stacks", "%zu", stack_memory());
-	status_add(w, "memory-ringbuffers", "%zu", perf_memory());
-}
-
-/* STATUS: each module's lines, in an order that dcpictl status and its
- * readers rely on. */
-static void
-core_status(struct status_writer *w)
-{
-	status_add(w, "samples", "%ju", (uintmax_t)core_samples());
-	status_add(w, "samples/s", "%.1f", rate);
-	loss_status(w);
-	fsio_status(w);
-	loss_unattr_status(w);
-	events_status(w);
-	bpfagg_status(w);
-	cpus_status(w);
-	attr_status(w);
-	cache_status(w);
-	status_add(w, "processes", "%zu", attr_nprocs());
-	label_status(w);
-	callchain_status(w);
-	memory_status(w);
-	jit_status(w);
-	flush_status(w);
-}
-
 static int
 core_flush(char *msg, size_t msglen)
 {
@@ -635,7 +566,6 @@ core_quit(void)
 }
 
 const struct control_ops core_ops = {
-	.status = core_status,
 	.flush = core_flush,
 	.epoch = core_epoch,
 	.quit = core_quit,

@@ -1,9 +1,10 @@
 /*
- * The daemon core: hands the records read from the ring buffers through the
- * ordering to the attribution and the aggregation, drives the flush (the
- * one module that asks them all, so that each hands its data on and none
- * calls back), keeps the counters that STATUS shows, and implements the
- * control requests.
+ * The daemon core: hands the records read from the ring buffers, merged in
+ * time order with the sideband's, to the attribution and the aggregation
+ * (a sample's chain to callchain.c, the losses to loss.c), drives the
+ * flush (the one module that asks them all, so that each hands its data on
+ * and none calls back), and implements the control requests that act on
+ * them (flush, epoch, label, quit).
  */
 #ifndef DCPID_CORE_H
 #define DCPID_CORE_H
@@ -61,6 +62,7 @@ double core_rate(void);
 int core_flush_run(char *msg, size_t msglen);
 uint64_t core_samples(void);
 
+/* The control requests but STATUS (daemon/status.h) and RELOAD (dcpid.c). */
 extern const struct control_ops core_ops;
 /* Set by QUIT; the main loop exits when it is. */
 extern volatile sig_atomic_t core_quit_requested;

@@ -36,6 +36,7 @@
 #include "log.h"
 #include "loop.h"
 #include "perf.h"
+#include "status.h"
 #include "util.h"
 #include "xmalloc.h"
 
@@ -538,6 +539,7 @@ main(int argc, char **argv)
 	    err, sizeof(err)) == -1)
 		fatalx_status(EXIT_CONFIG, "%s", err);
 	ops = core_ops;
+	ops.status = status_report;
 	ops.reload = control_reload;
 	if (control_init(c.socket, gid, &ops) == -1)
 		fatalx("control socket %s could not be set up", c.socket);

@@ -76,6 +76,9 @@ daemon_libdcpid_la_SOURCES += daemon/label.c daemon/cgroup.c
 # The control server: the protocol (control.c) and its socket (ctlsock.c).
 noinst_HEADERS += daemon/control.h daemon/ctlsock.h
 daemon_libdcpid_la_SOURCES += daemon/control.c daemon/ctlsock.c
+# STATUS: each module's lines in a fixed order (status.c).
+noinst_HEADERS += daemon/status.h
+daemon_libdcpid_la_SOURCES += daemon/status.c
 
 # `make demo` (as root): samples the hot workload for about 5 s with
 # perf::cpu-clock into $(abs_top_builddir)/demo-db and shows where the time

@@ -22,6 +22,7 @@
 #include "../daemon/core.h"
 #include "../daemon/perf.h"
 #include "../daemon/record.h"
+#include "../daemon/status.h"
 
 static char	lines[64][256];
 static size_t	nlines;
@@ -49,7 +50,7 @@ static void
 status(void)
 {
 	nlines = 0;
-	core_ops.status(NULL);
+	status_report(NULL);
 }
 
 /* The line with key, or NULL; the nth (0-based) of those with key. */

@@ -1,0 +1,88 @@
+/*
+ * STATUS (daemon/status.h): each module's lines, in a fixed order.
+ */
+#include "config.h"
+
+#include <stdint.h>
+
+#include "agg.h"
+#include "attr.h"
+#include "bpfagg.h"
+#include "cache.h"
+#include "callchain.h"
+#include "control.h"
+#include "core.h"
+#include "flush.h"
+#include "fsio.h"
+#include "jit.h"
+#include "label.h"
+#include "loss.h"
+#include "order.h"
+#include "perf.h"
+#include "stack.h"
+#include "status.h"
+
+/* perf.c's lines: the events and their periods, the period's jitter. */
+static void
+events_status(struct status_writer *w)
+{
+	size_t i;
+
+	for (i = 0; i < perf_nevents(); i++)
+		status_add(w, "event", "%s period %ju%s", perf_event_name(i),
+		    (uintmax_t)perf_event_period(i), perf_jitter() ? " (mean)" : "");
+	if (perf_jitter() > 0)
+		status_add(w, "period-jitter", "%u%%, %ju periods set, %zu fds at "
+		    "the fixed period", perf_jitter(), (uintmax_t)perf_jitter_changes(),
+		    perf_jitter_refused());
+	else
+		status_add(w, "period-jitter", "none");
+}
+
+/* perf.c's CPUs: those sampled, offline, opened after coming online. */
+static void
+cpus_status(struct status_writer *w)
+{
+	if (perf_cpus_offline() > 0 || perf_cpus_hotplugged() > 0)
+		status_add(w, "cpus", "%zu, %zu offline, %zu opened after coming online",
+		    perf_ncpus(), perf_cpus_offline(), perf_cpus_hotplugged());
+	else
+		status_add(w, "cpus", "%zu", perf_ncpus());
+}
+
+/* What the modules hold, against the memory cap (core_over_cap). */
+static void
+memory_status(struct status_writer *w)
+{
+	struct label_stats ls;
+
+	label_stats(&ls);
+	status_add(w, "memory", "%zu", agg_memory() + attr_memory() + order_memory() +
+	    jit_memory() + ls.memory + stack_memory());
+	status_add(w, "memory-counts", "%zu", agg_memory());
+	status_add(w, "memory-attribution", "%zu", attr_memory());
+	status_add(w, "memory-labels", "%zu", ls.memory);
+	status_add(w, "memory-stacks", "%zu", stack_memory());
+	status_add(w, "memory-ringbuffers", "%zu", perf_memory());
+}
+
+void
+status_report(struct status_writer *w)
+{
+	status_add(w, "samples", "%ju", (uintmax_t)core_samples());
+	status_add(w, "samples/s", "%.1f", core_rate());
+	loss_status(w);
+	fsio_status(w);
+	loss_unattr_status(w);
+	events_status(w);
+	bpfagg_status(w);
+	cpus_status(w);
+	attr_status(w);
+	cache_status(w);
+	status_add(w, "processes", "%zu", attr_nprocs());
+	label_status(w);
+	callchain_status(w);
+	memory_status(w);
+	jit_status(w);
+	flush_status(w);
+}
