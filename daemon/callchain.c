@@ -25,7 +25,7 @@
 #include "stack.h"
 #include "xmalloc.h"
 
-struct callchain_state callchain_state;
+struct callchain_state callchain_state __attribute__((aligned(64)));
 
 /* Frames named so since dcpid started, for status. */
 static uint64_t	 jit_named_late;

@@ -46,16 +46,18 @@ struct status_writer;
 #define CALLCHAIN_RING	32		/* a power of two above CALLCHAIN_AHEAD */
 
 struct callchain_state {
-	uint32_t	 depth;		/* frames kept per stack; 0: no chains */
-	size_t		 head, tail;	/* ring positions, mod CALLCHAIN_RING */
-	struct {
+	struct {			/* first: 32-byte entries on 32-byte lines */
 		const void	*rec;
 		const uint64_t	*ips;	/* its raw chain, n words */
 		uint64_t	 h;
 		uint32_t	 n, li;	/* li: the leaf's word */
 	} ring[CALLCHAIN_RING];
+	size_t		 head, tail;	/* ring positions, mod CALLCHAIN_RING */
+	uint32_t	 depth;		/* frames kept per stack; 0: no chains */
 };
-extern struct callchain_state callchain_state;
+/* Hidden: dcpid's objects are built position-independent, and a default
+ * symbol would be reached through the GOT, an extra load per sample. */
+extern struct callchain_state callchain_state __attribute__((visibility("hidden")));
 
 /* Call chains of depth frames at most kept per sample (0: none); perf.c
  * samples them (perf_set_callchain). */
