@@ -8,7 +8,7 @@
  * the whole raw chain (the callers' words and the leaf's), and one
  * compare of the words: the entry table is walked only for a leaf new
  * under its callers.  That hash needs nothing but the record (no stream,
- * no attribution), so core.c computes it records ahead and prefetches the
+ * no attribution), so callchain.c computes it records ahead and prefetches the
  * slot (stack_ahead): in a table larger than the caches
  * the probe's miss is then paid while earlier records are processed.
  *

@@ -50,7 +50,7 @@ void stack_add(uint32_t stream, uint32_t pid, const uint64_t *ips, uint32_t n,
     struct stack_frame leaf);
 
 /*
- * The sample path's lookup, inline: core.c hashes each record's chain
+ * The sample path's lookup, inline: callchain.c hashes each record's chain
  * records ahead of its count (stack_ahead) and counts it (_hashed); as
  * calls into stack.c, their arguments, spills and saved registers were 27
  * of the 390 instructions a chain added to a sample (bench/README).  They

@@ -1,8 +1,8 @@
 /*
- * Lost samples and throttling placed by CPU and time (daemon/core.c):
+ * Lost samples and throttling placed by CPU and time (daemon/loss.c):
  * synthetic PERF_RECORD_LOST, LOST_SAMPLES and THROTTLE records, with the
  * sample_id trailer perf_init asks for, fed through the core's ordering
- * and handler, then STATUS's lines (status_add is wrapped:
+ * and handler (daemon/core.c), then STATUS's lines (status_add is wrapped:
  * -Wl,--wrap=status_add).
  */
 #include "config.h"
