@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "control.h"
 #include "log.h"
 #include "loop.h"
 #include "perf.h"
@@ -146,6 +147,22 @@ uint64_t perf_event_period(size_t i) { return perf.events[i].period; }
 void perf_set_fd_cb(void (*cb)(int, int, int)) { fd_cb = cb; }
 
 size_t perf_nfds(void) { return perf.nrbs; }
+
+void
+perf_events_status(struct status_writer *w)
+{
+	size_t i;
+
+	for (i = 0; i < perf_nevents(); i++)
+		status_add(w, "event", "%s period %ju%s", perf_event_name(i),
+		    (uintmax_t)perf_event_period(i), perf_jitter() ? " (mean)" : "");
+	if (perf_jitter() > 0)
+		status_add(w, "period-jitter", "%u%%, %ju periods set, %zu fds at "
+		    "the fixed period", perf_jitter(), (uintmax_t)perf_jitter_changes(),
+		    perf_jitter_refused());
+	else
+		status_add(w, "period-jitter", "none");
+}
 
 int
 perf_fd(size_t i, int *event)

@@ -62,6 +62,9 @@ uint64_t perf_now(void);
 size_t perf_nevents(void);
 const char *perf_event_name(size_t i);
 uint64_t perf_event_period(size_t i);
+/* STATUS: an event line each (its name and period), then period-jitter. */
+struct status_writer;
+void perf_events_status(struct status_writer *w);
 /* The fds opened, sideband included: fd i, and its event index in *event
  * (-1 for the sideband's). */
 size_t perf_nfds(void);
@@ -143,6 +146,8 @@ size_t perf_memory(void);
 size_t perf_ncpus(void);
 size_t perf_cpus_offline(void);
 size_t perf_cpus_hotplugged(void);
+/* STATUS: cpus (the three above). */
+void perf_cpus_status(struct status_writer *w);
 /* CPU hotplug, about every 5 s while sampling (the tests call it): an
  * event whose time_enabled stood still since the last call was taken off
  * its CPU, which went offline, and the CPU's other events with it (one

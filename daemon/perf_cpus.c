@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "control.h"
 #include "log.h"
 #include "loop.h"
 #include "perf.h"
@@ -322,6 +323,16 @@ perf_cpus_offline(void)
 }
 
 size_t perf_cpus_hotplugged(void) { return hotplug_opened; }
+
+void
+perf_cpus_status(struct status_writer *w)
+{
+	if (perf_cpus_offline() > 0 || perf_cpus_hotplugged() > 0)
+		status_add(w, "cpus", "%zu, %zu offline, %zu opened after coming online",
+		    perf_ncpus(), perf_cpus_offline(), perf_cpus_hotplugged());
+	else
+		status_add(w, "cpus", "%zu", perf_ncpus());
+}
 
 int
 perf_cpus_init(const char *cpus, char *err, size_t errlen)

@@ -22,34 +22,6 @@
 #include "stack.h"
 #include "status.h"
 
-/* perf.c's lines: the events and their periods, the period's jitter. */
-static void
-events_status(struct status_writer *w)
-{
-	size_t i;
-
-	for (i = 0; i < perf_nevents(); i++)
-		status_add(w, "event", "%s period %ju%s", perf_event_name(i),
-		    (uintmax_t)perf_event_period(i), perf_jitter() ? " (mean)" : "");
-	if (perf_jitter() > 0)
-		status_add(w, "period-jitter", "%u%%, %ju periods set, %zu fds at "
-		    "the fixed period", perf_jitter(), (uintmax_t)perf_jitter_changes(),
-		    perf_jitter_refused());
-	else
-		status_add(w, "period-jitter", "none");
-}
-
-/* perf.c's CPUs: those sampled, offline, opened after coming online. */
-static void
-cpus_status(struct status_writer *w)
-{
-	if (perf_cpus_offline() > 0 || perf_cpus_hotplugged() > 0)
-		status_add(w, "cpus", "%zu, %zu offline, %zu opened after coming online",
-		    perf_ncpus(), perf_cpus_offline(), perf_cpus_hotplugged());
-	else
-		status_add(w, "cpus", "%zu", perf_ncpus());
-}
-
 /* What the modules hold, against the memory cap (core_over_cap). */
 static void
 memory_status(struct status_writer *w)
@@ -74,9 +46,9 @@ status_report(struct status_writer *w)
 	loss_status(w);
 	fsio_status(w);
 	loss_unattr_status(w);
-	events_status(w);
+	perf_events_status(w);
 	bpfagg_status(w);
-	cpus_status(w);
+	perf_cpus_status(w);
 	attr_status(w);
 	cache_status(w);
 	status_add(w, "processes", "%zu", attr_nprocs());
