@@ -25,9 +25,10 @@
  * flush), so a dcpid of months holds the images of its host's present,
  * not of every program it ever sampled.
  *
- * Processes are keyed by pid (the tgid): threads share theirs.  FORK of a
- * new process copies the parent's maps; COMM with exec drops them; EXIT of
- * the main thread (pid == tid) removes the process, its earlier samples
+ * A process's address space is its attribution fields in the process
+ * table (daemon/proc.h), by pid (the tgid): threads share theirs.  FORK of
+ * a new process copies the parent's maps; COMM with exec drops them; EXIT
+ * of the main thread (pid == tid) removes the process, its earlier samples
  * having been processed (records come in timestamp order).  A process whose
  * main thread exits before its other threads loses their later samples
  * (unknown-pid).
@@ -55,6 +56,7 @@
 #include "image.h"
 #include "kernel.h"
 #include "log.h"
+#include "proc.h"
 #include "util.h"
 #include "xmalloc.h"
 
@@ -79,22 +81,12 @@ struct mfile {
 	char		 path[];
 };
 
-struct map {
+struct attr_map {
 	uint64_t	 start, end, pgoff;
 	struct mfile	*f;
 	uint32_t	 seg;		/* last segment hit in f->img */
 };
 
-struct proc {
-	uint32_t	 pid;
-	uint32_t	 n, cap, last;	/* last: one-entry cache into maps */
-	uint32_t	 front;		/* free entries before maps[0] */
-	struct map	*maps;		/* sorted by start, disjoint */
-	char		 comm[16];	/* the main thread's, for JIT pseudo-images */
-};
-
-static struct htab	  procs;	/* by pid */
-static struct proc	 *lastproc;
 
 static struct htab	  mfiles;
 
@@ -377,7 +369,7 @@ mf_try_as(struct mfile *f, const char *path, uint32_t pid, int *held)
 }
 
 static void
-mf_resolve(struct mfile *f, uint32_t pid, const struct map *m)
+mf_resolve(struct mfile *f, uint32_t pid, const struct attr_map *m)
 {
 	char mf[64];
 	struct img *im = NULL;
@@ -438,7 +430,7 @@ mf_due(const struct mfile *f)
 /* The image's file for the build-id cache, from the sampled mapping,
  * once per flush interval: the file, whatever became of its path. */
 static void
-hold_mapped(struct img *im, uint32_t pid, const struct map *m)
+hold_mapped(struct img *im, uint32_t pid, const struct attr_map *m)
 {
 	char mf[64];
 	struct stat st;
@@ -461,26 +453,6 @@ hold_mapped(struct img *im, uint32_t pid, const struct map *m)
 
 /* ---- processes ---- */
 
-/* pid's process, it left at its slot; NULL if none. */
-static struct proc *
-proc_lookup(uint32_t pid, struct htab_iter *it)
-{
-	return (struct proc *)htab_find_u32(&procs, pid, offsetof(struct proc, pid), it);
-}
-
-static struct proc *
-proc_find(uint32_t pid)
-{
-	struct htab_iter it;
-	struct proc *p;
-
-	if (lastproc && lastproc->pid == pid)
-		return lastproc;
-	if ((p = proc_lookup(pid, &it)) != NULL)
-		lastproc = p;
-	return p;
-}
-
 static void
 proc_clear(struct proc *p)
 {
@@ -492,35 +464,35 @@ proc_clear(struct proc *p)
 	p->last = 0;
 }
 
+/* pid's address space (daemon/proc.h: the attribution's fields of its
+ * process), empty if new. */
 static struct proc *
 proc_get(uint32_t pid)
 {
-	struct proc *p;
+	return proc_hold(pid, PROC_ATTR);
+}
 
-	if ((p = proc_find(pid)) != NULL)
-		return p;
-	p = xcalloc(1, sizeof(*p));
-	p->pid = pid;
-	mem += sizeof(*p);
-	xhtab_add(&procs, pid, (uintptr_t)p);
-	return p;
+/* Forgets p's address space; it: the walk (proc_each) that gave p, or
+ * NULL. */
+static void
+proc_drop(struct proc *p, struct htab_iter *it)
+{
+	proc_clear(p);
+	mem -= p->cap * sizeof(*p->maps);
+	free(p->maps - p->front);
+	p->maps = NULL;
+	p->cap = p->front = 0;
+	memset(p->comm, 0, sizeof(p->comm));
+	proc_release(p, PROC_ATTR, it);
 }
 
 static void
 proc_free(uint32_t pid)
 {
-	struct htab_iter it;
 	struct proc *p;
 
-	if ((p = proc_lookup(pid, &it)) == NULL)
-		return;
-	htab_del(&procs, &it);
-	if (lastproc == p)
-		lastproc = NULL;
-	proc_clear(p);
-	mem -= sizeof(*p) + p->cap * sizeof(*p->maps);
-	free(p->maps - p->front);
-	free(p);
+	if ((p = proc_find(pid, PROC_ATTR)) != NULL)
+		proc_drop(p, NULL);
 }
 
 /* p's array of maps has free entries at both ends, and an insertion or
@@ -534,11 +506,11 @@ proc_free(uint32_t pid)
 static void
 maps_center(struct proc *p, uint32_t ncap)
 {
-	struct map *base = p->maps - p->front;
+	struct attr_map *base = p->maps - p->front;
 	uint32_t front = (ncap - p->n) / 2;
 
 	if (ncap != p->cap) {
-		struct map *nb = xreallocarray(NULL, ncap, sizeof(*nb));
+		struct attr_map *nb = xreallocarray(NULL, ncap, sizeof(*nb));
 
 		if (p->n > 0)
 			memcpy(nb + front, p->maps, p->n * sizeof(*nb));
@@ -554,7 +526,7 @@ maps_center(struct proc *p, uint32_t ncap)
 
 /* Opens a free entry at maps[i] (the one there, and those after it, are
  * then at i + 1 on); its contents are undefined. */
-static struct map *
+static struct attr_map *
 maps_insert(struct proc *p, uint32_t i)
 {
 	int left = i < p->n - i;	/* fewer maps before i than after it */
@@ -594,7 +566,7 @@ maps_remove(struct proc *p, uint32_t i, uint32_t j)
 static inline uint32_t
 maps_lower(const struct proc *p, uint64_t addr)
 {
-	const struct map *base = p->maps;
+	const struct attr_map *base = p->maps;
 	uint32_t n = p->n, half;
 
 	if (n == 0)
@@ -612,7 +584,7 @@ static uint32_t
 maps_punch(struct proc *p, uint64_t start, uint64_t end)
 {
 	uint32_t i = maps_lower(p, start), j;
-	struct map *m;
+	struct attr_map *m;
 
 	if (i < p->n && p->maps[i].start < start && p->maps[i].end > end) {
 		m = maps_insert(p, i);
@@ -646,7 +618,7 @@ maps_add(struct proc *p, uint64_t start, uint64_t end, uint64_t pgoff,
     struct mfile *f)
 {
 	uint32_t i = maps_punch(p, start, end);
-	struct map *m;
+	struct attr_map *m;
 
 	/* Anonymous code (a JIT's) can come as tens of thousands of
 	 * mappings, each below the last (mmap's order), and each insertion
@@ -737,7 +709,7 @@ read_live(uint32_t pid, uint64_t start, uint64_t end, const char *path,
     const uint8_t *bid, size_t bidlen, int *held)
 {
 	struct mfile tmp;
-	struct map m;
+	struct attr_map m;
 	struct img *im;
 
 	memset(&tmp, 0, sizeof(tmp));
@@ -892,9 +864,12 @@ pf_take(const struct attr_mmap *m)
 
 /* ---- the interface ---- */
 
+static const struct proc_hooks attr_hooks = { attr_fork, attr_comm, attr_exit };
+
 int
 attr_init(void)
 {
+	proc_set_hooks(PROC_ATTR, &attr_hooks);
 	image_init();
 	kernel_init();
 	vdso_mf.img = kernel_vdso();
@@ -910,19 +885,15 @@ attr_fini(void)
 	struct proc *p;
 	struct fent *e;
 
+	proc_set_hooks(PROC_ATTR, NULL);
 	memset(&it, 0, sizeof(it));
-	while ((p = (struct proc *)htab_each(&procs, &it)) != NULL) {
-		proc_clear(p);
-		free(p->maps - p->front);
-		free(p);
-	}
-	htab_fini(&procs);
+	while ((p = proc_each(PROC_ATTR, &it)) != NULL)
+		proc_drop(p, &it);
 	htab_fini(&mfiles);
 	memset(&it, 0, sizeof(it));
 	while ((e = (struct fent *)htab_each(&files, &it)) != NULL)
 		free(e);
 	htab_fini(&files);
-	lastproc = NULL;
 	mem = 0;
 	kernel_fini();
 	image_fini();
@@ -963,7 +934,7 @@ attr_comm(uint32_t pid, uint32_t tid, const char *comm, int exec)
 		p = proc_get(pid);
 		proc_clear(p);
 	} else
-		p = proc_find(pid);
+		p = proc_find(pid, PROC_ATTR);
 	/* Threads name themselves; the process is its main thread's name. */
 	if (p && (exec || pid == tid))
 		snprintf(p->comm, sizeof(p->comm), "%s", comm);
@@ -974,7 +945,7 @@ attr_proc_comm(uint32_t pid)
 {
 	struct proc *p;
 
-	if ((p = proc_find(pid)) == NULL || p->comm[0] == '\0')
+	if ((p = proc_find(pid, PROC_ATTR)) == NULL || p->comm[0] == '\0')
 		return NULL;
 	return p->comm;
 }
@@ -992,7 +963,7 @@ attr_fork(uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid)
 	proc_free(pid);		/* a stale model of a reused pid */
 	/* Without a model of the parent (kernel threads: kthreadd) the
 	 * child's samples are unknown-pid until its own MMAP2 records. */
-	if ((parent = proc_find(ppid)) == NULL)
+	if ((parent = proc_find(ppid, PROC_ATTR)) == NULL)
 		return;
 	child = proc_get(pid);
 	/* A parent known only from its exec has no maps yet (and no array). */
@@ -1055,7 +1026,7 @@ attr_sample(uint32_t pid, uint64_t pc, uint16_t cpumode, struct image **img,
     uint32_t *offset)
 {
 	struct proc *p;
-	struct map *m;
+	struct attr_map *m;
 	struct img *im;
 	uint32_t i;
 
@@ -1072,7 +1043,7 @@ attr_sample(uint32_t pid, uint64_t pc, uint16_t cpumode, struct image **img,
 	default:
 		return ATTR_HYPERVISOR;
 	}
-	if ((p = proc_find(pid)) == NULL)
+	if ((p = proc_find(pid, PROC_ATTR)) == NULL)
 		return ATTR_UNKNOWN_PID;
 	m = p->last < p->n ? &p->maps[p->last] : NULL;
 	if (m == NULL || pc < m->start || pc >= m->end) {
@@ -1128,10 +1099,10 @@ attr_file_learn_at(uint64_t dev, uint64_t ino, uint32_t pid, uint64_t pc)
 	char mf[64];
 	struct stat st;
 	struct proc *p;
-	struct map *m;
+	struct attr_map *m;
 	uint32_t i;
 
-	if ((p = proc_find(pid)) == NULL)
+	if ((p = proc_find(pid, PROC_ATTR)) == NULL)
 		return ATTR_UNKNOWN_PID;
 	if ((i = maps_lower(p, pc)) == p->n || pc < p->maps[i].start)
 		return ATTR_NO_MAP;
@@ -1248,7 +1219,7 @@ attr_scan_proc(void (*yield)(void))
 		}
 	}
 	closedir(d);
-	log_info("scanned %zu processes, %zu images", procs.n, image_count());
+	log_info("scanned %zu processes, %zu images", proc_count(PROC_ATTR), image_count());
 }
 
 size_t
@@ -1359,10 +1330,10 @@ void
 attr_hold(uint32_t pid, uint64_t pc)
 {
 	struct proc *p;
-	struct map *m;
+	struct attr_map *m;
 	uint32_t i;
 
-	if ((p = proc_find(pid)) == NULL || (i = maps_lower(p, pc)) == p->n ||
+	if ((p = proc_find(pid, PROC_ATTR)) == NULL || (i = maps_lower(p, pc)) == p->n ||
 	    pc < p->maps[i].start)
 		return;
 	m = &p->maps[i];
@@ -1394,12 +1365,12 @@ attr_status(struct status_writer *w)
 size_t
 attr_nprocs(void)
 {
-	return procs.n;
+	return proc_count(PROC_ATTR);
 }
 
 size_t
 attr_memory(void)
 {
-	return mem + htab_memory(&procs) + htab_memory(&mfiles) + htab_memory(&files) +
+	return mem + proc_memory() + htab_memory(&mfiles) + htab_memory(&files) +
 	    image_memory() + kernel_memory();
 }

@@ -23,6 +23,7 @@
 #include "loss.h"
 #include "order.h"
 #include "perf.h"
+#include "proc.h"
 #include "record.h"
 #include "stack.h"
 #include "xmalloc.h"
@@ -241,12 +242,12 @@ handle(const void *p, size_t size, uint64_t time, void *arg)
 			jit_exit(rec->comm.pid, rec->comm.pid);
 			label_exec(rec->comm.pid);
 		}
-		attr_comm(rec->comm.pid, rec->comm.tid,
+		proc_comm(rec->comm.pid, rec->comm.tid,
 		    record_string(&record_daemon, rec, size, str, sizeof(str)),
 		    (rec->header.misc & PERF_RECORD_MISC_COMM_EXEC) != 0);
 		break;
 	case PERF_RECORD_FORK:
-		attr_fork(rec->fork.pid, rec->fork.ppid, rec->fork.tid, rec->fork.ptid);
+		proc_fork(rec->fork.pid, rec->fork.ppid, rec->fork.tid, rec->fork.ptid);
 		label_fork(rec->fork.pid, rec->fork.ppid);
 		break;
 	case PERF_RECORD_EXIT:
@@ -257,7 +258,7 @@ handle(const void *p, size_t size, uint64_t time, void *arg)
 			label_exit(rec->exit.pid);
 			stack_exit(rec->exit.pid);
 		}
-		attr_exit(rec->exit.pid, rec->exit.ppid, rec->exit.tid, rec->exit.ptid);
+		proc_exit(rec->exit.pid, rec->exit.ppid, rec->exit.tid, rec->exit.ptid);
 		break;
 	case PERF_RECORD_LOST:
 		loss_lost(rec, size, rec->lost.lost);

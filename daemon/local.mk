@@ -52,6 +52,11 @@ daemon/agg.skel.h: daemon/agg.bpf.o
 noinst_HEADERS += daemon/epoch.h daemon/flush.h
 daemon_libdcpid_la_SOURCES += daemon/epoch.c daemon/flush.c
 
+# The process table: pid -> process, with each module's part of it, and
+# the modules' hooks for FORK, COMM and EXIT (proc.c).
+noinst_HEADERS += daemon/proc.h
+daemon_libdcpid_la_SOURCES += daemon/proc.c
+
 # Attribution: address spaces (attr.c), images (image.c), the kernel,
 # modules and vdso (kernel.c), the build-id cache (cache.c).
 noinst_HEADERS += daemon/attr.h daemon/image.h daemon/kernel.h daemon/cache.h

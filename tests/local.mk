@@ -131,7 +131,7 @@ tests_test_bpfagg_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon
 tests_test_bpfagg_CFLAGS = $(TESTS_CFLAGS) $(BPF_CFLAGS)
 tests_test_bpfagg_LDADD = daemon/libdcpid.la $(TESTS_LIBS)
 # Sampling's set-up (daemon/perf*.c) with perf_event_open, mmap and
-# ioctl replaced; its zero-copy reading through core.c, with attr_sample, attr_exit and
+# ioctl replaced; its zero-copy reading through core.c, with attr_sample, proc_exit and
 # order_push replaced.
 check_PROGRAMS += tests/test_perf
 TESTS += tests/test_perf
@@ -141,13 +141,20 @@ tests_test_perf_LDADD = daemon/libdcpid.la $(TESTS_LIBS)
 tests_test_perf_LDFLAGS = -Wl,--wrap=perf_sys_open -Wl,--wrap=perf_sys_mmap \
 	-Wl,--wrap=perf_sys_munmap -Wl,--wrap=perf_sys_ioctl \
 	-Wl,--wrap=perf_sys_read -Wl,--wrap=perf_sys_cpus \
-	-Wl,--wrap=attr_sample -Wl,--wrap=attr_exit -Wl,--wrap=order_push
+	-Wl,--wrap=attr_sample -Wl,--wrap=proc_exit -Wl,--wrap=order_push
 # The event loop's timers.
 check_PROGRAMS += tests/test_loop
 TESTS += tests/test_loop
 tests_test_loop_SOURCES = tests/test_loop.c
 tests_test_loop_CFLAGS = $(TESTS_CFLAGS)
 tests_test_loop_LDADD = daemon/libdcpid.la $(TESTS_LIBS)
+# The process table and the order of the process records' hooks.
+check_PROGRAMS += tests/test_proc
+TESTS += tests/test_proc
+tests_test_proc_SOURCES = tests/test_proc.c
+tests_test_proc_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon
+tests_test_proc_CFLAGS = $(TESTS_CFLAGS)
+tests_test_proc_LDADD = daemon/libdcpid.la $(TESTS_LIBS)
 # The flush into a database of the test's own, with the images and events
 # the test's, and a failing write.
 check_PROGRAMS += tests/test_stack

@@ -6,7 +6,7 @@
  * that wraps around the end of its ring buffer, and the period jitter's
  * PERF_EVENT_IOC_PERIOD (an fd that refuses it keeps its fixed period).
  * Then the zero-copy reading of the sampling buffers through core.c
- * (attr_sample, attr_exit and order_push replaced too): samples older than
+ * (attr_sample, proc_exit and order_push replaced too): samples older than
  * the safe time processed in place, in time order against the sideband,
  * a newer one left in its buffer behind the sideband it must follow.
  */
@@ -787,7 +787,7 @@ test_jitter_refused_twice(void **state)
 
 /*
  * Zero-copy reading.  What core.c did, in order: 'S' and the sample's ip
- * (attr_sample), 'E' and the pid (attr_exit); and the records copied into
+ * (attr_sample), 'E' and the pid (proc_exit); and the records copied into
  * the ordering queue (order_push).
  */
 struct step {
@@ -799,7 +799,7 @@ static size_t		 nsteps, npushed;
 
 enum attr_reason __wrap_attr_sample(uint32_t, uint64_t, uint16_t, struct image **,
     uint32_t *);
-void __wrap_attr_exit(uint32_t, uint32_t, uint32_t, uint32_t);
+void __wrap_proc_exit(uint32_t, uint32_t, uint32_t, uint32_t);
 void __wrap_order_push(const void *, size_t, uint64_t);
 void __real_order_push(const void *, size_t, uint64_t);
 
@@ -817,7 +817,7 @@ __wrap_attr_sample(uint32_t pid, uint64_t pc, uint16_t cpumode, struct image **i
 }
 
 void
-__wrap_attr_exit(uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid)
+__wrap_proc_exit(uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid)
 {
 	(void)ppid;
 	(void)tid;
