@@ -254,10 +254,8 @@ handle(const void *p, size_t size, uint64_t time, void *arg)
 		if (rec->exit.pid == rec->exit.tid)
 			callchain_name_jit(rec->exit.pid);
 		jit_exit(rec->exit.pid, rec->exit.tid);
-		if (rec->exit.pid == rec->exit.tid) {
+		if (rec->exit.pid == rec->exit.tid)
 			label_exit(rec->exit.pid);
-			stack_exit(rec->exit.pid);
-		}
 		proc_exit(rec->exit.pid, rec->exit.ppid, rec->exit.tid, rec->exit.ptid);
 		break;
 	case PERF_RECORD_LOST:

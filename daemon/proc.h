@@ -6,12 +6,13 @@
  * modules in one fixed order.
  *
  * A module holds a process (proc_hold) while it keeps something of it and
- * releases it (proc_release) when it keeps nothing more; the process
- * leaves the table when no module holds it.  Its fields are grouped by
- * module: each module reads and writes its own only, and leaves them zero
- * when it releases the process.  They are in place, not behind a pointer
- * per module: every sample reads the attribution's right after the
- * lookup.
+ * releases it (proc_release) when it keeps nothing more, at the latest at
+ * its EXIT (stack.c, whose chains of an exited process wait for a fold,
+ * at that fold); the process leaves the table when no module holds it.
+ * Its fields are grouped by module: each module reads and writes its own
+ * only, and leaves them zero when it releases the process.  They are in
+ * place, not behind a pointer per module: every sample reads the
+ * attribution's right after the lookup.
  */
 #ifndef DCPID_PROC_H
 #define DCPID_PROC_H
@@ -41,12 +42,16 @@ struct attr_map;
 struct proc {
 	uint32_t	 pid;		/* its threads' tgid */
 	uint8_t		 held;		/* 1 << m for each module m holding it */
+	/* stack.c: it has exited, its raw chains wait for the next fold */
+	uint8_t		 chains_dead;
 	/* attr.c: the address space, executable mappings sorted by start
 	 * in maps[0..n) of an array of cap with front entries free before
 	 * maps[0]; last: the one hit last */
 	uint32_t	 n, cap, last, front;
 	struct attr_map	*maps;
 	char		 comm[16];	/* the main thread's */
+	/* stack.c: raw chains of it held (since the last flush) */
+	uint32_t	 chains;
 };
 
 /* The table and its last hit, for the inline lookup (proc.c writes them). */

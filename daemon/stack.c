@@ -16,7 +16,10 @@
  * the table, into entries keyed by their attributed frames and shared
  * across processes (a build's compilers each have their own pid, and so
  * their own raw entries of the same stacks): the memory held grows with
- * the distinct attributed stacks, not with the processes.  Everything
+ * the distinct attributed stacks, not with the processes.  Whether a
+ * process has exited, and how many raw entries it has, are its stack.c
+ * fields in the process table (daemon/proc.h), which stack.c holds past
+ * the exit until those entries are folded or flushed.  Everything
  * lives in arrays that grow until the flush empties them, or a fold
  * rebuilds them.  An entry's header and raw words lie together in one
  * array (the arena), so that the compare reads one run of memory.
@@ -31,6 +34,7 @@
 
 #include "htab.h"
 #include "log.h"
+#include "proc.h"
 #include "stack.h"
 #include "xmalloc.h"
 
@@ -51,13 +55,7 @@
  */
 #define E_HDR		STACK_E_HDR
 
-struct pidc {				/* raw entries of a process */
-	uint32_t	 pid, dead;
-	size_t		 nraw;
-};
-
 static struct htab		 table;		/* callers hash -> o + 1 */
-static struct htab		 pidtab;	/* pid -> pidc index + 1 */
 static uint64_t			*arena;
 static size_t			 narena, caparena, nents;
 /* The leaves are the slots of their own table (open addressing, linear
@@ -76,8 +74,6 @@ static unsigned			 leafshift;		/* 32 - k */
 struct stack_tab		 stack_tab;
 static struct stack_frame	*frames;
 static size_t			 nframes, capframes;
-static struct pidc		*pids;
-static size_t			 npids, cappids;
 static size_t			 ndead;		/* raw entries of exited processes */
 
 static inline uint32_t	e_nk(const uint64_t *e) { return (uint32_t)(e[1] & 0xffff); }
@@ -101,11 +97,22 @@ publish(void)
 	stack_tab.shift = leafshift;
 }
 
+static void
+stack_exit_hook(uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid)
+{
+	(void)ppid;
+	(void)ptid;
+	if (pid == tid)
+		stack_exit(pid);
+}
+
+static const struct proc_hooks stack_hooks = { NULL, NULL, stack_exit_hook };
+
 void
 stack_init(void)
 {
 	htab_init(&table);
-	htab_init(&pidtab);
+	proc_set_hooks(PROC_STACK, &stack_hooks);
 }
 
 /* Everything forgotten: the arrays' owners are the caller's now. */
@@ -113,32 +120,44 @@ static void
 reset(void)
 {
 	htab_fini(&table);
-	htab_fini(&pidtab);
 	htab_init(&table);
-	htab_init(&pidtab);
 	arena = NULL;
 	leaves = NULL;
 	frames = NULL;
-	pids = NULL;
 	narena = caparena = nents = nleaves = capleaves = 0;
-	nframes = capframes = npids = cappids = ndead = 0;
+	nframes = capframes = ndead = 0;
 	leafshift = 0;
 	publish();
+}
+
+/* p's raw chains are forgotten or folded: stack.c holds it no more. */
+static void
+proc_let_go(struct proc *p, struct htab_iter *it)
+{
+	p->chains = 0;
+	p->chains_dead = 0;
+	proc_release(p, PROC_STACK, it);
 }
 
 void
 stack_clear(void)
 {
+	struct htab_iter it;
+	struct proc *p;
+
 	free(arena);
 	free(leaves);
 	free(frames);
-	free(pids);
+	memset(&it, 0, sizeof(it));
+	while ((p = proc_each(PROC_STACK, &it)) != NULL)
+		proc_let_go(p, &it);
 	reset();
 }
 
 void
 stack_fini(void)
 {
+	proc_set_hooks(PROC_STACK, NULL);
 	stack_clear();
 }
 
@@ -369,18 +388,6 @@ new_entry(uint32_t stream, uint32_t pid, uint32_t nk, uint32_t li,
 	return (int64_t)o;
 }
 
-static struct pidc *
-pid_find(uint32_t pid)
-{
-	struct htab_iter it;
-	uintptr_t v;
-
-	for (v = htab_first(&pidtab, pid, &it); v != 0; v = htab_next(&pidtab, &it))
-		if (pids[v - 1].pid == pid)
-			return &pids[v - 1];
-	return NULL;
-}
-
 /* The folded entry of stream whose callers are f[0..depth) (hash h),
  * found or added. */
 static int64_t
@@ -416,27 +423,27 @@ fold(void)
 	uint64_t *oarena = arena, *e;
 	struct stack_leaf *oleaves = leaves, *l;
 	struct stack_frame *oframes = frames;
-	struct pidc *opids = pids;
+	struct htab_iter it;
+	struct proc *p;
 	size_t onarena = narena, ocapleaves = capleaves, onleaves = nleaves;
-	size_t onpids = npids, i, o;
+	size_t i, o;
 	uint32_t nk, li;
 	uint64_t h;
 	int64_t to;
 
 	reset();
 	leaves_resize(onleaves);	/* (see there) */
-	for (i = 0; i < onpids; i++)
-		if (!opids[i].dead) {
-			pids = grow(pids, &cappids, npids + 1, sizeof(*pids));
-			pids[npids] = opids[i];
-			xhtab_add(&pidtab, opids[i].pid, ++npids);
-		}
+	/* The live processes keep their raw entries (and their counts). */
+	memset(&it, 0, sizeof(it));
+	while ((p = proc_each(PROC_STACK, &it)) != NULL)
+		if (p->chains_dead)
+			proc_let_go(p, &it);
 	/* Each old entry's [2] is then overwritten by where it went
 	 * (UINT64_MAX: nowhere, past the 32 bits of an o), for its leaves. */
 	for (o = 0; o < onarena; o += e_words(e)) {
 		e = oarena + o;
 		nk = e_nk(e);
-		if (nk == FOLDED || pid_find(e_pid(e)) == NULL) {
+		if (nk == FOLDED || proc_find(e_pid(e), PROC_STACK) == NULL) {
 			h = nk == FOLDED ? e[3] :
 			    hash_frames(e_stream(e), oframes + e[2], e_depth(e));
 			to = folded_entry(e_stream(e), oframes + e[2], e_depth(e), h);
@@ -469,7 +476,6 @@ fold(void)
 	free(oarena);
 	free(oleaves);
 	free(oframes);
-	free(opids);
 }
 
 void
@@ -477,7 +483,7 @@ stack_add_hashed(uint64_t hl, uint32_t stream, uint32_t pid,
     const uint64_t *ips, uint32_t n, uint32_t li,
     const struct stack_frame *callers, uint32_t depth, struct stack_frame leaf)
 {
-	struct pidc *p;
+	struct proc *p;
 	uint64_t h = hash_split(stream, pid, ips, n, li);
 	int64_t o;
 
@@ -489,18 +495,15 @@ stack_add_hashed(uint64_t hl, uint32_t stream, uint32_t pid,
 		memcpy(arena + o + E_HDR + li, ips + li + 1,
 		    (n - li - 1) * sizeof(*ips));
 	count_leaf((uint32_t)o, tag_of(hl), ips[li], leaf, 1);
-	if ((p = pid_find(pid)) == NULL) {
-		pids = grow(pids, &cappids, npids + 1, sizeof(*pids));
-		pids[npids] = (struct pidc){ pid, 0, 0 };
-		xhtab_add(&pidtab, pid, ++npids);
-		p = &pids[npids - 1];
-	} else if (p->dead)
+	if ((p = proc_find(pid, PROC_STACK)) == NULL)
+		p = proc_hold(pid, PROC_STACK);
+	else if (p->chains_dead)
 		/* A process is sampled a while after its exit record (in
 		 * the kernel, as it exits): its late chains are dead too.
 		 * (So are a new process's under the pid reused before the
 		 * next fold: folded, they are only attributed again.) */
 		ndead++;
-	p->nraw++;
+	p->chains++;
 }
 
 void
@@ -515,12 +518,12 @@ stack_add(uint32_t stream, uint32_t pid, const uint64_t *ips, uint32_t n,
 void
 stack_exit(uint32_t pid)
 {
-	struct pidc *p;
+	struct proc *p;
 
-	if ((p = pid_find(pid)) == NULL || p->dead)
+	if ((p = proc_find(pid, PROC_STACK)) == NULL || p->chains_dead)
 		return;
-	p->dead = 1;
-	ndead += p->nraw;
+	p->chains_dead = 1;
+	ndead += p->chains;
 	if (ndead >= FOLD_MIN && ndead >= nents / 2)
 		fold();
 }
@@ -593,8 +596,7 @@ size_t
 stack_memory(void)
 {
 	return caparena * sizeof(*arena) + capleaves * sizeof(*leaves) +
-	    capframes * sizeof(*frames) + cappids * sizeof(*pids) +
-	    htab_memory(&table) + htab_memory(&pidtab);
+	    capframes * sizeof(*frames) + htab_memory(&table);
 }
 
 size_t
