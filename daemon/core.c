@@ -240,7 +240,6 @@ handle(const void *p, size_t size, uint64_t time, void *arg)
 		if (rec->header.misc & PERF_RECORD_MISC_COMM_EXEC) {
 			callchain_name_jit(rec->comm.pid);
 			jit_exit(rec->comm.pid, rec->comm.pid);
-			label_exec(rec->comm.pid);
 		}
 		proc_comm(rec->comm.pid, rec->comm.tid,
 		    record_string(&record_daemon, rec, size, str, sizeof(str)),
@@ -248,14 +247,11 @@ handle(const void *p, size_t size, uint64_t time, void *arg)
 		break;
 	case PERF_RECORD_FORK:
 		proc_fork(rec->fork.pid, rec->fork.ppid, rec->fork.tid, rec->fork.ptid);
-		label_fork(rec->fork.pid, rec->fork.ppid);
 		break;
 	case PERF_RECORD_EXIT:
 		if (rec->exit.pid == rec->exit.tid)
 			callchain_name_jit(rec->exit.pid);
 		jit_exit(rec->exit.pid, rec->exit.tid);
-		if (rec->exit.pid == rec->exit.tid)
-			label_exit(rec->exit.pid);
 		proc_exit(rec->exit.pid, rec->exit.ppid, rec->exit.tid, rec->exit.ptid);
 		break;
 	case PERF_RECORD_LOST:

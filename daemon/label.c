@@ -1,8 +1,9 @@
 /*
  * Labels: the sample's label number, from a run label or the cgroup
- * (daemon/label.h).  Three tables: the label numbers (names, dense, by
- * name through a hash), the cgroups met (id -> name and the number it
- * had this epoch), and the processes of `dcpictl label` runs (pid -> run).
+ * (daemon/label.h).  Two tables: the label numbers (names, dense, by
+ * name through a hash) and the cgroups met (id -> name and the number it
+ * had this epoch); and the run of each process of a `dcpictl label` run,
+ * its label.c field in the process table (daemon/proc.h).
  */
 #include "config.h"
 
@@ -18,6 +19,7 @@
 #include "htab.h"
 #include "label.h"
 #include "log.h"
+#include "proc.h"
 #include "util.h"
 #include "xmalloc.h"
 
@@ -39,15 +41,10 @@ struct cgent {
 	uint32_t	 l, gen;	/* its number, valid while gen is */
 };
 
-struct run {
+struct label_run {
 	unsigned	 refs;		/* processes */
 	uint32_t	 l, gen;
 	char		 name[];
-};
-
-struct runpid {
-	uint32_t	 pid;
-	struct run	*run;
 };
 
 static unsigned		 by = CONF_LABEL_BY_UNIT;
@@ -74,22 +71,63 @@ uint32_t		 label_fast_gen = LABEL_GEN_SLOW;
 static uint64_t		 failed_key;
 static unsigned		 failed_skip;
 
-static struct htab	 runpids;	/* pid -> struct runpid * */
 
 static const char *const by_names[] = { "none", "unit", "cgroup" };
+
+/* p leaves its run (freed with its last process); it: the walk
+ * (proc_each) that gave p, or NULL. */
+static void
+run_drop(struct proc *p, struct htab_iter *it)
+{
+	if (--p->run->refs == 0)
+		free(p->run);
+	p->run = NULL;
+	proc_release(p, PROC_LABEL, it);
+}
 
 /* label_of's fast path answers only while no process has a run label
  * (whose samples look their pid up) and label-by is not none. */
 static void
 fast_update(void)
 {
-	label_fast_gen = runpids.n == 0 && by != CONF_LABEL_BY_NONE ?
+	label_fast_gen = proc_count(PROC_LABEL) == 0 && by != CONF_LABEL_BY_NONE ?
 	    gen : LABEL_GEN_SLOW;
 }
+
+static void
+label_fork_hook(uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid)
+{
+	(void)tid;
+	(void)ptid;
+	label_fork(pid, ppid);
+}
+
+static void
+label_comm_hook(uint32_t pid, uint32_t tid, const char *comm, int exec)
+{
+	(void)tid;
+	(void)comm;
+	if (exec)
+		label_exec(pid);
+}
+
+static void
+label_exit_hook(uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid)
+{
+	(void)ppid;
+	(void)ptid;
+	if (pid == tid)
+		label_exit(pid);
+}
+
+static const struct proc_hooks label_hooks = {
+	label_fork_hook, label_comm_hook, label_exit_hook
+};
 
 void
 label_init(unsigned b, unsigned m)
 {
+	proc_set_hooks(PROC_LABEL, &label_hooks);
 	by = b;
 	max = m ? m : 1;
 	gen = 1;
@@ -146,20 +184,15 @@ void
 label_fini(void)
 {
 	struct htab_iter it;
-	uintptr_t v;
+	struct proc *p;
 	size_t i;
 
+	proc_set_hooks(PROC_LABEL, NULL);
 	cgroups_clear();
 	cgmount[0] = '\0';
 	memset(&it, 0, sizeof(it));
-	while ((v = htab_each(&runpids, &it)) != 0) {
-		struct runpid *rp = (struct runpid *)v;
-
-		if (--rp->run->refs == 0)
-			free(rp->run);
-		free(rp);
-	}
-	htab_fini(&runpids);
+	while ((p = proc_each(PROC_LABEL, &it)) != NULL)
+		run_drop(p, &it);
 	for (i = 0; i < nslots; i++)
 		free(slots[i].name);
 	free(slots);
@@ -526,15 +559,8 @@ cg_slow(uint32_t pid, uint64_t key)
  * Runs.
  */
 
-static struct runpid *
-run_find(uint32_t pid, struct htab_iter *it)
-{
-	return (struct runpid *)htab_find_u32(&runpids, pid,
-	    offsetof(struct runpid, pid), it);
-}
-
 static uint32_t
-run_label(struct run *r)
+run_label(struct label_run *r)
 {
 	if (r->gen != gen) {
 		r->l = intern(r->name, RUN_RESERVE);
@@ -544,20 +570,16 @@ run_label(struct run *r)
 }
 
 static void
-run_set(uint32_t pid, struct run *r)
+run_set(uint32_t pid, struct label_run *r)
 {
-	struct htab_iter it;
-	struct runpid *rp;
+	struct proc *p;
 
-	if ((rp = run_find(pid, &it)) != NULL) {
-		if (--rp->run->refs == 0)
-			free(rp->run);
-	} else {
-		rp = xcalloc(1, sizeof(*rp));
-		rp->pid = pid;
-		xhtab_add(&runpids, pid, (uintptr_t)rp);
-	}
-	rp->run = r;
+	if ((p = proc_find(pid, PROC_LABEL)) != NULL) {
+		if (--p->run->refs == 0)
+			free(p->run);
+	} else
+		p = proc_hold(pid, PROC_LABEL);
+	p->run = r;
 	r->refs++;
 	fast_update();
 }
@@ -566,7 +588,7 @@ int
 label_run(uint32_t pid, const char *name, char *msg, size_t msglen)
 {
 	size_t n = strlen(name);
-	struct run *r;
+	struct label_run *r;
 
 	if (pid == 0 || n == 0 || name[0] == '[' || n >= LABEL_NAME_MAX) {
 		snprintf(msg, msglen, "label '%s' for pid %u: not a label", name,
@@ -583,12 +605,11 @@ label_run(uint32_t pid, const char *name, char *msg, size_t msglen)
 void
 label_fork(uint32_t pid, uint32_t ppid)
 {
-	struct htab_iter it;
-	struct runpid *parent;
+	struct proc *parent;
 
-	if (pid == ppid || runpids.n == 0)
+	if (pid == ppid || proc_count(PROC_LABEL) == 0)
 		return;
-	if ((parent = run_find(ppid, &it)) != NULL)
+	if ((parent = proc_find(ppid, PROC_LABEL)) != NULL)
 		run_set(pid, parent->run);
 }
 
@@ -601,16 +622,12 @@ label_exec(uint32_t pid)
 void
 label_exit(uint32_t pid)
 {
-	struct htab_iter it;
-	struct runpid *rp;
+	struct proc *p;
 
 	cg_forget(LABEL_KEY_PID | pid);
-	if (runpids.n == 0 || (rp = run_find(pid, &it)) == NULL)
+	if (proc_count(PROC_LABEL) == 0 || (p = proc_find(pid, PROC_LABEL)) == NULL)
 		return;
-	htab_del(&runpids, &it);
-	if (--rp->run->refs == 0)
-		free(rp->run);
-	free(rp);
+	run_drop(p, NULL);
 	fast_update();
 }
 
@@ -621,14 +638,13 @@ label_exit(uint32_t pid)
 uint32_t
 label_of_slow(uint32_t pid, uint64_t cgroup)
 {
-	struct htab_iter it;
-	struct runpid *rp;
 	struct label_recent *r;
+	struct proc *p;
 	uint64_t key;
 	uint32_t l;
 
-	if (runpids.n > 0 && (rp = run_find(pid, &it)) != NULL) {
-		l = run_label(rp->run);
+	if (proc_count(PROC_LABEL) > 0 && (p = proc_find(pid, PROC_LABEL)) != NULL) {
+		l = run_label(p->run);
 	} else if (by == CONF_LABEL_BY_NONE) {
 		return LABEL_NONE;
 	} else {
@@ -649,12 +665,11 @@ label_stats(struct label_stats *st)
 	st->max = max;
 	st->dropped = ndropped;
 	st->other_samples = nother;
-	st->running = runpids.n;
+	st->running = proc_count(PROC_LABEL);
 	st->cgroups = cgroups.n;
 	st->memory = nslots * sizeof(*slots) + nfree * sizeof(*freel) +
 	    htab_memory(&byname) + htab_memory(&cgroups) +
-	    cgroups.n * sizeof(struct cgent) + htab_memory(&runpids) +
-	    runpids.n * sizeof(struct runpid) + names_bytes;
+	    cgroups.n * sizeof(struct cgent) + names_bytes;
 }
 
 void

@@ -38,6 +38,7 @@ enum proc_mod {
 };
 
 struct attr_map;
+struct label_run;
 
 struct proc {
 	uint32_t	 pid;		/* its threads' tgid */
@@ -52,6 +53,8 @@ struct proc {
 	char		 comm[16];	/* the main thread's */
 	/* stack.c: raw chains of it held (since the last flush) */
 	uint32_t	 chains;
+	/* label.c: its `dcpictl label` run */
+	struct label_run *run;
 };
 
 /* The table and its last hit, for the inline lookup (proc.c writes them). */
