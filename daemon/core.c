@@ -237,10 +237,8 @@ handle(const void *p, size_t size, uint64_t time, void *arg)
 		break;
 	}
 	case PERF_RECORD_COMM:
-		if (rec->header.misc & PERF_RECORD_MISC_COMM_EXEC) {
+		if (rec->header.misc & PERF_RECORD_MISC_COMM_EXEC)
 			callchain_name_jit(rec->comm.pid);
-			jit_exit(rec->comm.pid, rec->comm.pid);
-		}
 		proc_comm(rec->comm.pid, rec->comm.tid,
 		    record_string(&record_daemon, rec, size, str, sizeof(str)),
 		    (rec->header.misc & PERF_RECORD_MISC_COMM_EXEC) != 0);
@@ -251,7 +249,6 @@ handle(const void *p, size_t size, uint64_t time, void *arg)
 	case PERF_RECORD_EXIT:
 		if (rec->exit.pid == rec->exit.tid)
 			callchain_name_jit(rec->exit.pid);
-		jit_exit(rec->exit.pid, rec->exit.tid);
 		proc_exit(rec->exit.pid, rec->exit.ppid, rec->exit.tid, rec->exit.ptid);
 		break;
 	case PERF_RECORD_LOST:

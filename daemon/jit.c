@@ -58,6 +58,7 @@
 #include "image.h"
 #include "jit.h"
 #include "log.h"
+#include "proc.h"
 #include "procstatus.h"
 #include "util.h"
 #include "xmalloc.h"
@@ -96,6 +97,9 @@ struct jview {
 	size_t		 n, bytes;
 };
 
+/* A process's JIT part: its jit.c field in the process table
+ * (daemon/proc.h), from its first JIT sample, unnamed frame or jitdump
+ * to its exit or exec (or a flush that finds it gone). */
 struct jproc {
 	uint32_t	 pid, nspid;
 	int		 rootfd;	/* O_PATH of /proc/PID/root, or -1 */
@@ -129,8 +133,6 @@ struct jcmd {
 	int		 dirty;		/* perf-map to be (re)written */
 };
 
-static struct htab	  procs;	/* by pid */
-static struct jproc	 *lastp;
 static size_t		  nrootfds;
 static struct jcmd	 *cmds;
 static size_t		  mem, npending;
@@ -141,30 +143,19 @@ static uint64_t		  ndumps, ndumpsread, ndumperr;
 
 /* ---- processes ---- */
 
-/* pid's process, it left at its slot; NULL if none. */
+/* pid's JIT part (daemon/proc.h); NULL if none. */
 static struct jproc *
-proc_lookup(uint32_t pid, struct htab_iter *it)
+jproc_find(uint32_t pid)
 {
-	return (struct jproc *)htab_find_u32(&procs, pid, offsetof(struct jproc, pid), it);
-}
+	struct proc *p = proc_find(pid, PROC_JIT);
 
-static struct jproc *
-proc_find(uint32_t pid)
-{
-	struct htab_iter it;
-	struct jproc *p;
-
-	if (lastp && lastp->pid == pid)
-		return lastp;
-	if ((p = proc_lookup(pid, &it)) != NULL)
-		lastp = p;
-	return p;
+	return p != NULL ? p->jit : NULL;
 }
 
 /* NSpid (the pid in the innermost namespace: the name of the map there)
  * and the uids, from /proc/PID/status. */
 static void
-proc_status(struct jproc *p)
+jproc_status(struct jproc *p)
 {
 	struct procstatus ps;
 	int i;
@@ -181,7 +172,7 @@ proc_status(struct jproc *p)
 }
 
 static struct jproc *
-proc_new(uint32_t pid)
+jproc_new(uint32_t pid)
 {
 	struct jproc *p;
 	const char *comm;
@@ -205,14 +196,14 @@ proc_new(uint32_t pid)
 	}
 	if (p->comm[0] == '\0')
 		snprintf(p->comm, sizeof(p->comm), "unknown");
-	proc_status(p);
+	jproc_status(p);
 	if (nrootfds < JIT_ROOTFDS_MAX) {
 		snprintf(path, sizeof(path), "/proc/%u/root", pid);
 		if ((p->rootfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC)) != -1)
 			nrootfds++;
 	}
-	xhtab_add(&procs, pid, (uintptr_t)p);
-	return lastp = p;
+	proc_hold(pid, PROC_JIT)->jit = p;
+	return p;
 }
 
 static void
@@ -234,19 +225,14 @@ view_free(struct jview *v)
 	memset(v, 0, sizeof(*v));
 }
 
-/* it: at p's slot (a lookup or htab_each), or NULL to find it. */
+/* Frees pr's JIT part; it: the walk (proc_each) that gave pr, or NULL. */
 static void
-proc_free(struct jproc *p, struct htab_iter *it)
+jproc_free(struct proc *pr, struct htab_iter *it)
 {
-	struct htab_iter own;
+	struct jproc *p = pr->jit;
 
-	if (it == NULL) {
-		it = &own;
-		proc_lookup(p->pid, it);
-	}
-	htab_del(&procs, it);
-	if (lastp == p)
-		lastp = NULL;
+	pr->jit = NULL;
+	proc_release(pr, PROC_JIT, it);
 	if (p->rootfd != -1) {
 		close(p->rootfd);
 		nrootfds--;
@@ -866,11 +852,31 @@ write_map(struct jcmd *c)
 
 /* ---- the interface ---- */
 
+static void
+jit_comm_hook(uint32_t pid, uint32_t tid, const char *comm, int exec)
+{
+	(void)tid;
+	(void)comm;
+	if (exec)
+		jit_exit(pid, pid);
+}
+
+static void
+jit_exit_hook(uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid)
+{
+	(void)ppid;
+	(void)ptid;
+	jit_exit(pid, tid);
+}
+
+static const struct proc_hooks jit_hooks = { NULL, jit_comm_hook, jit_exit_hook };
+
 void
 jit_init(void)
 {
 	struct timespec ts;
 
+	proc_set_hooks(PROC_JIT, &jit_hooks);
 	clock_gettime(CLOCK_REALTIME, &ts);
 	snprintf(runid, sizeof(runid), "%lld.%09ld %ld", (long long)ts.tv_sec,
 	    ts.tv_nsec, (long)getpid());
@@ -880,14 +886,14 @@ void
 jit_fini(void)
 {
 	struct htab_iter it;
-	struct jproc *p;
+	struct proc *p;
 	struct jcmd *c, *next;
 	size_t i;
 
+	proc_set_hooks(PROC_JIT, NULL);
 	memset(&it, 0, sizeof(it));
-	while ((p = (struct jproc *)htab_each(&procs, &it)) != NULL)
-		proc_free(p, &it);
-	htab_fini(&procs);
+	while ((p = proc_each(PROC_JIT, &it)) != NULL)
+		jproc_free(p, &it);
 	for (c = cmds; c; c = next) {
 		next = c->next;
 		for (i = 0; i < c->nsyms; i++)
@@ -907,13 +913,13 @@ void
 jit_streams(void (*cb)(uint32_t stream, void *arg), void *arg)
 {
 	struct htab_iter it;
+	struct proc *pr;
 	struct jproc *p;
-	uintptr_t v;
 	size_t i;
 
 	memset(&it, 0, sizeof(it));
-	while ((v = htab_each(&procs, &it)) != 0) {
-		p = (struct jproc *)v;
+	while ((pr = proc_each(PROC_JIT, &it)) != NULL) {
+		p = pr->jit;
 		for (i = 0; i < p->cappend; i++)
 			if (p->pend[i].count != 0)
 				cb(p->pend[i].ev, arg);
@@ -925,8 +931,8 @@ jit_sample(uint32_t ev, uint32_t pid, uint64_t pc)
 {
 	struct jproc *p;
 
-	if ((p = proc_find(pid)) == NULL)
-		p = proc_new(pid);
+	if ((p = jproc_find(pid)) == NULL)
+		p = jproc_new(pid);
 	pend_add(p, ev, pc, 1);
 	nsamples++;
 }
@@ -973,7 +979,7 @@ jit_frame(uint32_t pid, uint64_t pc, struct image **img, uint32_t *off)
 	struct jcmd *c;
 	uint64_t now;
 
-	if ((p = proc_find(pid)) == NULL)
+	if ((p = jproc_find(pid)) == NULL)
 		return -1;
 	if ((e = frame_entry(&p->view, pc)) == NULL) {
 		/* Code compiled since the map was read: read again if it
@@ -1003,10 +1009,10 @@ void
 jit_each_pid(void (*cb)(uint32_t pid, void *arg), void *arg)
 {
 	struct htab_iter it;
-	struct jproc *p;
+	struct proc *p;
 
 	memset(&it, 0, sizeof(it));
-	while ((p = (struct jproc *)htab_each(&procs, &it)) != NULL)
+	while ((p = proc_each(PROC_JIT, &it)) != NULL)
 		cb(p->pid, arg);
 }
 
@@ -1015,8 +1021,8 @@ jit_unnamed(uint32_t pid)
 {
 	struct jproc *p;
 
-	if ((p = proc_find(pid)) == NULL)
-		p = proc_new(pid);
+	if ((p = jproc_find(pid)) == NULL)
+		p = jproc_new(pid);
 	p->unnamed = 1;
 }
 
@@ -1025,7 +1031,7 @@ jit_name_again(uint32_t pid)
 {
 	struct jproc *p;
 
-	if ((p = proc_find(pid)) == NULL || !p->unnamed)
+	if ((p = jproc_find(pid)) == NULL || !p->unnamed)
 		return 0;
 	p->unnamed = 0;
 	p->frame_read_ms = (uint64_t)now_ms();
@@ -1054,8 +1060,8 @@ jit_mmap(const struct attr_mmap *m)
 	if (!(m->prot & PROT_EXEC) || m->filename[0] != '/' ||
 	    !jit_is_dump(m->filename))
 		return 0;
-	if ((p = proc_find(m->pid)) == NULL)
-		p = proc_new(m->pid);
+	if ((p = jproc_find(m->pid)) == NULL)
+		p = jproc_new(m->pid);
 	if (p->dumppath == NULL || strcmp(p->dumppath, m->filename) != 0) {
 		if (p->dumppath != NULL)
 			mem -= strlen(p->dumppath) + 1;
@@ -1078,14 +1084,16 @@ jit_mmap(const struct attr_mmap *m)
 void
 jit_exit(uint32_t pid, uint32_t tid)
 {
+	struct proc *pr;
 	struct jproc *p;
 
-	if (pid != tid || (p = proc_find(pid)) == NULL)
+	if (pid != tid || (pr = proc_find(pid, PROC_JIT)) == NULL)
 		return;
+	p = pr->jit;
 	if (p->npend > 0)
 		map_refresh(p);
 	resolve(p, 1);
-	proc_free(p, NULL);
+	jproc_free(pr, NULL);
 }
 
 void
@@ -1098,20 +1106,22 @@ void
 jit_flush(void)
 {
 	struct htab_iter it;
+	struct proc *pr;
 	struct jproc *p;
 	struct jcmd *c;
 	char path[64];
 	int gone;
 
 	memset(&it, 0, sizeof(it));
-	while ((p = (struct jproc *)htab_each(&procs, &it)) != NULL) {
+	while ((pr = proc_each(PROC_JIT, &it)) != NULL) {
+		p = pr->jit;
 		snprintf(path, sizeof(path), "/proc/%u", p->pid);
 		/* Its EXIT lost with the ring buffer's overflow. */
 		gone = access(path, F_OK) == -1 && errno == ENOENT;
 		if (p->npend > 0 && (map_refresh(p) == 0 || force || gone))
 			resolve(p, force || gone);
 		if (gone)
-			proc_free(p, &it);
+			jproc_free(pr, &it);
 		else if (force) {
 			/* Over the memory cap: give back what the
 			 * process's next samples can rebuild. */
@@ -1135,7 +1145,7 @@ size_t
 jit_memory(void)
 {
 	const struct jcmd *c;
-	size_t m = mem + htab_memory(&procs);
+	size_t m = mem;
 
 	for (c = cmds; c; c = c->next)
 		m += htab_memory(&c->byname);
@@ -1155,7 +1165,7 @@ jit_status(struct status_writer *w)
 	status_add(w, "jit", "named %ju", (uintmax_t)nnamed);
 	status_add(w, "jit", "anon %ju", (uintmax_t)nanon);
 	status_add(w, "jit", "pending-pcs %zu", npending);
-	status_add(w, "jit", "processes %zu", procs.n);
+	status_add(w, "jit", "processes %zu", proc_count(PROC_JIT));
 	status_add(w, "jit", "maps-read %ju", (uintmax_t)nmaps);
 	status_add(w, "jit", "map-errors %ju", (uintmax_t)nmaperr);
 	status_add(w, "jit", "dumps %ju", (uintmax_t)ndumps);

@@ -64,7 +64,8 @@ int jit_is_dump(const char *path);
 int jit_mmap(const struct attr_mmap *m);
 /* EXIT of tid of pid (only pid == tid counts), or an exec of pid (tid ==
  * pid): resolves pid's pending samples against its map and forgets it.
- * Called before the attribution forgets the process. */
+ * Its process hooks (daemon/proc.h) call it before the attribution forgets
+ * the process. */
 void jit_exit(uint32_t pid, uint32_t tid);
 /* Called by core_flush_run before the profiles are written: resolves the
  * pending samples of live processes whose map or jitdump exists (re-read

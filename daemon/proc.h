@@ -39,6 +39,7 @@ enum proc_mod {
 
 struct attr_map;
 struct label_run;
+struct jproc;
 
 struct proc {
 	uint32_t	 pid;		/* its threads' tgid */
@@ -55,6 +56,8 @@ struct proc {
 	uint32_t	 chains;
 	/* label.c: its `dcpictl label` run */
 	struct label_run *run;
+	/* jit.c: its JIT samples pending, its perf map and jitdump read */
+	struct jproc	*jit;
 };
 
 /* The table and its last hit, for the inline lookup (proc.c writes them). */
