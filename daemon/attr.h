@@ -102,7 +102,8 @@ void attr_image_used(uint32_t index);
  * then says 1 is kept.  Returns the number of images freed. */
 size_t attr_reclaim(void (*forget)(uint64_t dev, uint64_t ino), void (*drain)(void),
     int (*counted)(uint32_t index));
-/* Processes modelled and bytes of memory held, for status. */
+/* Processes modelled and bytes of memory held (the process table's,
+ * daemon/proc.h, included), for status. */
 size_t attr_nprocs(void);
 size_t attr_memory(void);
 /* STATUS: images (held), images-freed (by attr_reclaim since the start),

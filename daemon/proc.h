@@ -25,9 +25,10 @@
 /*
  * The modules, in the order the process records reach them: a FORK in
  * this order, a COMM and an EXIT in the reverse one.  The attribution
- * learns of a process first (a label run is inherited by a child the
- * attribution has modelled anew) and forgets it last: jit.c names its
- * samples at the exit with the command the attribution knows.
+ * learns of a process first and forgets it last, so that the others may
+ * ask it about the process until their own hooks have run: at an exec or
+ * exit jit.c names the process's pending samples under the command
+ * attr_proc_comm gives, the one before the exec.
  */
 enum proc_mod {
 	PROC_ATTR,		/* attr.c */
