@@ -32,8 +32,12 @@
 #include <cmocka.h>
 
 #include "attr.h"
+#include "conf.h"
 #include "image.h"
 #include "kernel.h"
+#include "label.h"
+#include "proc.h"
+#include "stack.h"
 
 #define USER	PERF_RECORD_MISC_USER
 #define KERNEL	PERF_RECORD_MISC_KERNEL
@@ -307,6 +311,48 @@ test_pie_and_lib(void **state)
 	attr_exit(1000, 1, 1000, 1);
 	attr_exit(2000, 1, 2000, 1);
 	assert_int_equal(attr_nprocs(), 0);
+}
+
+/* The process records through the process table's hooks: a process that
+ * the attribution, a `dcpictl label` run and call chains hold, its child
+ * forked and exec'd, then both exited: every module's part of them freed
+ * (the chains', which wait for a fold, at the flush). */
+static void
+test_proc_records(void **state)
+{
+	static const uint64_t ips[] = { 0x401000, 0x402000 };
+	uint64_t pc = pc_of(&self, BASE, self_sym);
+	struct label_stats ls;
+	char msg[256];
+
+	(void)state;
+	label_init(CONF_LABEL_BY_NONE, 10);
+	stack_init();
+	mmap_exec(1100, &self, BASE, 0, NULL);
+	assert_int_equal(label_run(1100, "run", msg, sizeof(msg)), 0);
+	proc_fork(1101, 1100, 1101, 1100);
+	assert_int_equal(attr_nprocs(), 2);
+	expect_ok(1101, pc, self.path, self_sym - self.xvaddr);
+	label_stats(&ls);
+	assert_int_equal(ls.running, 2);
+	assert_int_equal(label_of(1101, 0), LABEL_FIRST);
+	stack_add(1, 1101, ips, 2, 0, NULL, 0, (struct stack_frame){ 1, 0x10 });
+	proc_comm(1101, 1101, "hot", 1);
+	assert_int_equal(sample(1101, pc), ATTR_NO_MAP);
+	assert_string_equal(attr_proc_comm(1101), "hot");
+	assert_int_equal(label_of(1101, 0), LABEL_FIRST);
+	proc_exit(1101, 1100, 1101, 1100);
+	proc_exit(1100, 1, 1100, 1);
+	assert_int_equal(attr_nprocs(), 0);
+	assert_int_equal(sample(1100, pc), ATTR_UNKNOWN_PID);
+	label_stats(&ls);
+	assert_int_equal(ls.running, 0);
+	assert_int_equal(label_of(1101, 0), LABEL_NONE);
+	assert_int_equal(proc_count(PROC_STACK), 1);
+	stack_clear();
+	assert_int_equal(proc_memory(), 0);
+	stack_fini();
+	label_fini();
 }
 
 /* The id is the build-id readelf prints; MMAP2 build-ids name the image
@@ -1173,6 +1219,7 @@ main(void)
 		cmocka_unit_test(test_pie_and_lib),
 		cmocka_unit_test(test_build_id),
 		cmocka_unit_test(test_fork_exec_exit),
+		cmocka_unit_test(test_proc_records),
 		cmocka_unit_test(test_overlap),
 		cmocka_unit_test(test_cpumodes),
 		cmocka_unit_test(test_kernel),

@@ -126,6 +126,7 @@ name(uint32_t pid, uint32_t tid, const char *comm, int exec)		\
 TASK_HOOK(attr_fork_, "af")
 COMM_HOOK(attr_comm_, "a")
 TASK_HOOK(attr_exit_, "ax")
+TASK_HOOK(stack_exit_, "sx")
 TASK_HOOK(label_fork_, "lf")
 TASK_HOOK(label_exit_, "lx")
 COMM_HOOK(jit_comm_, "j")
@@ -135,20 +136,25 @@ static void
 test_hooks(void **state)
 {
 	static const struct proc_hooks ah = { attr_fork_, attr_comm_, attr_exit_ };
+	static const struct proc_hooks sh = { NULL, NULL, stack_exit_ };
 	static const struct proc_hooks lh = { label_fork_, NULL, label_exit_ };
 	static const struct proc_hooks jh = { NULL, jit_comm_, jit_exit_ };
 
 	(void)state;
 	calls[0] = '\0';
-	/* Registered in any order: called in the table's. */
+	/* Registered in any order: called in the table's, which is the
+	 * order the modules' calls had in core.c. */
 	proc_set_hooks(PROC_JIT, &jh);
 	proc_set_hooks(PROC_LABEL, &lh);
+	proc_set_hooks(PROC_STACK, &sh);
 	proc_set_hooks(PROC_ATTR, &ah);
 	proc_fork(20, 1, 20, 1);
 	proc_comm(20, 20, "sh", 1);
 	proc_comm(20, 21, "sh", 0);
 	proc_exit(20, 1, 20, 1);
-	assert_string_equal(calls, "af20 lf20 jE20 aE20 jc20 ac20 jx20 lx20 ax20 ");
+	assert_string_equal(calls,
+	    "af20 lf20 jE20 aE20 jc20 ac20 jx20 lx20 sx20 ax20 ");
+	proc_set_hooks(PROC_STACK, NULL);
 	proc_set_hooks(PROC_LABEL, NULL);
 	calls[0] = '\0';
 	proc_fork(21, 1, 21, 1);
