@@ -101,3 +101,8 @@ demo: daemon/dcpid ctl/dcpictl
 	    ctl/dcpictl cat --summary "$$f" | grep -E '^(path|total_samples)'; done
 CLEANFILES += demo-hot
 .PHONY: demo
+
+# Unwind tables from an image's CFI (unwind_table.c, elfutils' CFI reader)
+# and the walk of a sample's user stack copy with them (unwind.c).
+noinst_HEADERS += daemon/unwind_table.h
+daemon_libdcpid_la_SOURCES += daemon/unwind_table.c

@@ -701,3 +701,20 @@ EXTRA_DIST += tests/fuzz/fuzz_clickhouse.c
 # the program on the hung file system, and every test feels a CPU going.
 TESTS += tests/integration/test_fault_hungfs.sh tests/integration/test_daemon_hotplug.sh
 EXTRA_DIST += tests/integration/test_fault_hungfs.sh tests/integration/test_daemon_hotplug.sh
+
+# Unwind tables and the walk of a stack copy (daemon/unwind_table.c,
+# unwind.c): real unwinding of the test's own stack, its functions built
+# as distributions build (-O2, no frame pointers, asynchronous unwind
+# tables); unwind_dbgframe has only .debug_frame (no .eh_frame_hdr).
+if ENABLE_TESTS
+check_PROGRAMS += tests/test_unwind tests/unwind_dbgframe
+TESTS += tests/test_unwind
+tests_test_unwind_SOURCES = tests/test_unwind.c
+tests_test_unwind_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon \
+	-DDBGFRAME_PROG='"$(abs_top_builddir)/tests/unwind_dbgframe"'
+tests_test_unwind_CFLAGS = $(TESTS_CFLAGS) -O2 -fomit-frame-pointer -fasynchronous-unwind-tables
+tests_test_unwind_LDADD = daemon/libdcpid.la $(TESTS_LIBS) $(ELF_LIBS) $(DW_LIBS) -lpthread
+tests_unwind_dbgframe_SOURCES = tests/unwind_dbgframe.c
+tests_unwind_dbgframe_CFLAGS = $(AM_CFLAGS) -g -O1 -fno-asynchronous-unwind-tables -fno-unwind-tables
+tests_unwind_dbgframe_LDFLAGS = -Wl,--no-eh-frame-hdr
+endif

@@ -1,0 +1,643 @@
+/*
+ * Unwind tables from an image's CFI (daemon/unwind_table.h).
+ *
+ * The FDEs are listed, sorted by start, by the binary-search table of
+ * .eh_frame_hdr (PT_GNU_EH_FRAME; the LSB's "Exception Frame Header", read
+ * as lib/sym_ehframe.c reads it), or for .debug_frame, which has no such
+ * table, by libdw's entry reader (dwarf_next_cfi), whose FDEs start with
+ * a plain address and length.  libdw then computes the CFA table one row
+ * at a time (dwarf_cfi_addrframe at a row's start gives the row and its
+ * end, where the next row starts), and each row becomes the few numbers
+ * the walk needs.  Adjacent rows that say the same thing are kept once.
+ *
+ * libdw runs an FDE's instructions from its start for every row, so a
+ * function of n rows costs n^2/2 instructions: the rows kept a function,
+ * and the rows a table, are bounded, for hostile or broken CFI.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+
+#include "unwind_table.h"
+
+#define EH_HDR_VERSION	1
+/* Rows a table holds at most (96 MiB of rows; the largest programs have a
+ * few million). */
+#define TABLE_ROWS_MAX	(8u << 20)
+/* DWARF's register numbers on x86_64. */
+#define DW_X86_64_RBP	6
+#define DW_X86_64_RSP	7
+#define DW_X86_64_RIP	16
+
+struct unwind_table {
+	uint64_t		 base;		/* the ELF vaddr of a row's start 0 */
+	size_t			 nrows;
+	size_t			 nfdes;
+	enum unwind_source	 src;
+	struct unwind_row	*rows;
+};
+
+/* An address range to turn into rows: an FDE's (end UINT64_MAX where only
+ * the next FDE's start bounds it), or a PLT section no FDE covers. */
+struct range {
+	uint64_t	 start, end;
+	int		 plt;
+};
+
+struct builder {
+	struct unwind_row	*rows;
+	size_t			 n, cap;
+	uint64_t		 base;
+};
+
+static int
+range_cmp(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static uint32_t
+rd32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static uint64_t
+rd64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static int
+push_range(struct range **r, size_t *n, size_t *cap, uint64_t start, uint64_t end, int plt)
+{
+	struct range *p;
+	size_t c;
+
+	if (*n == *cap) {
+		c = *cap ? *cap * 2 : 256;
+		if ((p = reallocarray(*r, c, sizeof(*p))) == NULL)
+			return -1;
+		*r = p;
+		*cap = c;
+	}
+	(*r)[(*n)++] = (struct range){ start, end, plt };
+	return 0;
+}
+
+/*
+ * The FDEs' starts from .eh_frame_hdr's table, in the encoding every
+ * linker writes (udata4 count, datarel|sdata4 pairs): 0, or -1 where the
+ * image has no such table (errno ENOMEM for a failed allocation).
+ */
+static int
+eh_hdr_fdes(Elf *elf, struct range **r, size_t *n, size_t *cap)
+{
+	const unsigned char *p = NULL;
+	GElf_Phdr ph;
+	Elf_Data *d;
+	uint64_t hdr = 0, fdes, i;
+	size_t k, nph, len = 0, off;
+
+	if (elf_getphdrnum(elf, &nph) != 0)
+		return -1;
+	for (k = 0; k < nph && p == NULL; k++) {
+		if (gelf_getphdr(elf, (int)k, &ph) == NULL || ph.p_type != PT_GNU_EH_FRAME)
+			continue;
+		if (ph.p_filesz < 8 ||
+		    (d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz,
+		    ELF_T_BYTE)) == NULL || d->d_buf == NULL)
+			return -1;
+		p = d->d_buf;
+		len = d->d_size;
+		hdr = ph.p_vaddr;
+	}
+	if (p == NULL || p[0] != EH_HDR_VERSION || p[2] != DW_EH_PE_udata4 ||
+	    p[3] != (DW_EH_PE_datarel | DW_EH_PE_sdata4))
+		return -1;
+	switch (p[1] & 0x0f) {
+	case DW_EH_PE_udata4:
+	case DW_EH_PE_sdata4:
+		off = 4 + 4;
+		break;
+	case DW_EH_PE_udata8:
+	case DW_EH_PE_sdata8:
+		off = 4 + 8;
+		break;
+	default:
+		return -1;
+	}
+	if (off + 4 > len)
+		return -1;
+	fdes = rd32(p + off);
+	off += 4;
+	if (fdes > (len - off) / 8)
+		return -1;
+	for (i = 0; i < fdes; i++, off += 8)
+		if (push_range(r, n, cap, hdr + (uint64_t)(int64_t)(int32_t)rd32(p + off),
+		    UINT64_MAX, 0) == -1)
+			return -1;
+	return 0;
+}
+
+/* The section named name of elf, or NULL. */
+static Elf_Scn *
+find_scn(Elf *elf, const char *name, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	const char *s;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL)
+		if (gelf_getshdr(scn, sh) != NULL &&
+		    (s = elf_strptr(elf, shstrndx, sh->sh_name)) != NULL &&
+		    strcmp(s, name) == 0)
+			return scn;
+	return NULL;
+}
+
+/* The FDEs of .debug_frame, read by libdw's entry reader: 0, or -1 where
+ * elf has none.  An FDE starts with its initial location and range, each
+ * an address (8 bytes in an ELFCLASS64 file, no segment selector). */
+static int
+debug_frame_fdes(Elf *elf, struct range **r, size_t *n, size_t *cap)
+{
+	const unsigned char *id;
+	Dwarf_CFI_Entry e;
+	Dwarf_Off off = 0, next;
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+	Elf_Data *d;
+	uint64_t s, len;
+	size_t found = 0;
+	int rc;
+
+	if ((id = (const unsigned char *)elf_getident(elf, NULL)) == NULL ||
+	    (scn = find_scn(elf, ".debug_frame", &sh)) == NULL || sh.sh_type == SHT_NOBITS)
+		return -1;
+	if ((sh.sh_flags & SHF_COMPRESSED) != 0 && elf_compress(scn, 0, 0) < 0)
+		return -1;
+	if ((d = elf_getdata(scn, NULL)) == NULL || d->d_buf == NULL)
+		return -1;
+	/* A malformed entry may still say where the next one starts. */
+	while ((rc = dwarf_next_cfi(id, d, false, off, &next, &e)) != 1) {
+		if (rc == 0 && !dwarf_cfi_cie_p(&e) && e.fde.start != NULL &&
+		    e.fde.end != NULL && e.fde.end - e.fde.start >= 16) {
+			s = rd64(e.fde.start);
+			len = rd64(e.fde.start + 8);
+			if (len > 0 && s + len > s) {
+				if (push_range(r, n, cap, s, s + len, 0) == -1)
+					return -1;
+				found++;
+			}
+		}
+		if (next <= off || next == (Dwarf_Off)-1)
+			break;
+		off = next;
+	}
+	return found > 0 ? 0 : -1;
+}
+
+/* Whether an FDE of r[0..n) (sorted by start, the ends of .eh_frame_hdr's
+ * unknown) overlaps [s, e). */
+static int
+covered(const struct range *r, size_t n, uint64_t s, uint64_t e)
+{
+	size_t lo = 0, hi = n, mid;
+
+	/* The first range starting at or after s. */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (r[mid].start < s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < n && r[lo].start < e)
+		return 1;
+	/* The one before: known to end before s, or not known to. */
+	return lo > 0 && r[lo - 1].end > s &&
+	    (r[lo - 1].end != UINT64_MAX || lo == n || r[lo].start > s);
+}
+
+/* The PLT sections of jumps only, where no FDE is: ranges of plt rows. */
+static int
+plt_ranges(Elf *elf, struct range **r, size_t *n, size_t *cap)
+{
+	static const char *const names[] = { ".plt.got", ".plt.sec" };
+	GElf_Shdr sh;
+	size_t i, nfde = *n;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (find_scn(elf, names[i], &sh) != NULL && sh.sh_size > 0 &&
+		    (sh.sh_flags & SHF_EXECINSTR) != 0 &&
+		    sh.sh_addr + sh.sh_size > sh.sh_addr &&
+		    !covered(*r, nfde, sh.sh_addr, sh.sh_addr + sh.sh_size) &&
+		    push_range(r, n, cap, sh.sh_addr, sh.sh_addr + sh.sh_size, 1) == -1)
+			return -1;
+	return 0;
+}
+
+/* A location "CFA + off" of libdw's (the offset rule): 0, else -1. */
+static int
+cfa_plus(const Dwarf_Op *ops, size_t n, int64_t *off)
+{
+	if (ops == NULL || n < 1 || n > 2 || ops[0].atom != DW_OP_call_frame_cfa)
+		return -1;
+	if (n == 1)
+		*off = 0;
+	else if (ops[1].atom == DW_OP_plus_uconst)
+		*off = (int64_t)ops[1].number;
+	else
+		return -1;
+	return 0;
+}
+
+static int
+op_lit(const Dwarf_Op *op, unsigned *v)
+{
+	if (op->atom < DW_OP_lit0 || op->atom > DW_OP_lit31)
+		return -1;
+	*v = op->atom - DW_OP_lit0;
+	return 0;
+}
+
+/* The PLT's expression: breg7 K; breg16 0; litA; and; litB; ge; lit3; shl;
+ * plus, SP + K + ((PC & A) >= B ? 8 : 0).  The row's rule, or -1. */
+static int
+cfa_plt(const Dwarf_Op *ops, size_t n, struct unwind_row *row)
+{
+	unsigned mask, thr, sh;
+	int64_t k;
+
+	if (n != 9 || ops[0].atom != DW_OP_breg7 || ops[1].atom != DW_OP_breg16 ||
+	    ops[1].number != 0 || op_lit(&ops[2], &mask) == -1 ||
+	    ops[3].atom != DW_OP_and || op_lit(&ops[4], &thr) == -1 ||
+	    ops[5].atom != DW_OP_ge || op_lit(&ops[6], &sh) == -1 || sh != 3 ||
+	    ops[7].atom != DW_OP_shl || ops[8].atom != DW_OP_plus)
+		return -1;
+	k = (int64_t)ops[0].number;
+	if (k < INT32_MIN || k > INT32_MAX)
+		return -1;
+	row->cfa_offset = (int32_t)k;
+	row->bp_offset = (int16_t)(uint16_t)(mask << 8 | thr);
+	return UNWIND_CFA_PLT;
+}
+
+/* One row of libdw's CFA table as the walk's numbers. */
+static void
+convert(Dwarf_Frame *fr, int ra_reg, bool signal, struct unwind_row *row)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t n;
+	int64_t off, reg;
+	int cfa, bp = UNWIND_BP_UNDEFINED, outer = 0;
+
+	row->cfa_offset = 0;
+	row->bp_offset = 0;
+	row->ra_offset = 0;
+	if (signal) {
+		cfa = UNWIND_CFA_SIGNAL;
+		goto out;
+	}
+	cfa = UNWIND_CFA_UNHANDLED;
+	/* The return address: at CFA + offset, or undefined (outermost). */
+	if (ra_reg != DW_X86_64_RIP ||
+	    dwarf_frame_register(fr, DW_X86_64_RIP, mem, &ops, &n) != 0)
+		goto out;
+	if (n == 0 && ops == mem)
+		outer = UNWIND_ROW_OUTERMOST;
+	else if (cfa_plus(ops, n, &off) == -1 || off < INT8_MIN || off > INT8_MAX)
+		goto out;
+	else
+		row->ra_offset = (int8_t)off;
+	/* The caller's BP. */
+	if (dwarf_frame_register(fr, DW_X86_64_RBP, mem, &ops, &n) == 0) {
+		if (n == 0 && ops == NULL)
+			bp = UNWIND_BP_SAME;
+		else if (cfa_plus(ops, n, &off) == 0 && off >= INT16_MIN && off <= INT16_MAX) {
+			bp = UNWIND_BP_CFA;
+			row->bp_offset = (int16_t)off;
+		}
+	}
+	if (dwarf_frame_cfa(fr, &ops, &n) != 0 || n == 0)
+		goto out;
+	if (n == 1 && (ops[0].atom == DW_OP_bregx ||
+	    (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31))) {
+		if (ops[0].atom == DW_OP_bregx) {
+			reg = (int64_t)ops[0].number;
+			off = (int64_t)ops[0].number2;
+		} else {
+			reg = ops[0].atom - DW_OP_breg0;
+			off = (int64_t)ops[0].number;
+		}
+		if (off < INT32_MIN || off > INT32_MAX)
+			goto out;
+		if (reg == DW_X86_64_RSP)
+			cfa = UNWIND_CFA_SP;
+		else if (reg == DW_X86_64_RBP)
+			cfa = UNWIND_CFA_BP;
+		else
+			goto out;
+		row->cfa_offset = (int32_t)off;
+	} else if (bp == UNWIND_BP_SAME && (cfa = cfa_plt(ops, n, row)) == -1)
+		cfa = UNWIND_CFA_UNHANDLED;
+out:
+	if (cfa == UNWIND_CFA_UNHANDLED || cfa == UNWIND_CFA_SIGNAL) {
+		bp = UNWIND_BP_UNDEFINED;
+		row->cfa_offset = 0;
+		row->bp_offset = 0;
+		row->ra_offset = 0;
+		outer = 0;
+	}
+	row->rule = (uint8_t)(cfa | bp << 3 | outer);
+}
+
+/* Appends a row at vaddr a, unless it says what the last one says: 0, or
+ * -1 with errno. */
+static int
+push_row(struct builder *b, uint64_t a, const struct unwind_row *row)
+{
+	struct unwind_row *p, *last;
+	size_t c;
+
+	if (b->n > 0) {
+		last = &b->rows[b->n - 1];
+		if (last->rule == row->rule && last->cfa_offset == row->cfa_offset &&
+		    last->bp_offset == row->bp_offset && last->ra_offset == row->ra_offset)
+			return 0;
+		/* A row that covers nothing is replaced. */
+		if (last->start == (uint32_t)(a - b->base)) {
+			b->n--;
+			return push_row(b, a, row);
+		}
+	} else
+		b->base = a;
+	if (a - b->base > UINT32_MAX) {
+		errno = EFBIG;
+		return -1;
+	}
+	if (b->n == b->cap) {
+		if (b->cap >= TABLE_ROWS_MAX) {
+			errno = EFBIG;
+			return -1;
+		}
+		c = b->cap ? b->cap * 2 : 1024;
+		if ((p = reallocarray(b->rows, c, sizeof(*p))) == NULL)
+			return -1;
+		b->rows = p;
+		b->cap = c;
+	}
+	p = &b->rows[b->n++];
+	*p = *row;
+	p->start = (uint32_t)(a - b->base);
+	return 0;
+}
+
+/* The rows of the sorted ranges r[0..n): 0, or -1 with errno. */
+static int
+build_rows(struct builder *b, Dwarf_CFI *cfi, const struct range *r, size_t n)
+{
+	static const struct unwind_row gap = { 0, 0, 0, 0, UNWIND_CFA_NONE };
+	struct unwind_row row;
+	Dwarf_Frame *fr;
+	Dwarf_Addr rs, re;
+	uint64_t a, s, limit, end = 0;
+	bool signal;
+	size_t i, k;
+	int ra;
+
+	for (i = 0; i < n; i++) {
+		s = r[i].start;
+		limit = r[i].end;
+		if (i + 1 < n && r[i + 1].start < limit)
+			limit = r[i + 1].start;
+		if (b->n > 0 && s < end)
+			s = end;	/* overlaps the one before */
+		if (s >= limit)
+			continue;
+		if (b->n > 0 && s > end && push_row(b, end, &gap) == -1)
+			return -1;
+		if (r[i].plt) {
+			/* Jumps through the GOT: the stack as the call left it. */
+			row = (struct unwind_row){ 0, 8, 0, -8,
+			    UNWIND_CFA_SP | UNWIND_BP_SAME << 3 };
+			if (push_row(b, s, &row) == -1)
+				return -1;
+			end = limit;
+			continue;
+		}
+		for (a = s, k = 0; a < limit && k < UNWIND_FDE_ROWS_MAX; k++) {
+			if (dwarf_cfi_addrframe(cfi, a, &fr) != 0)
+				break;
+			ra = dwarf_frame_info(fr, &rs, &re, &signal);
+			if (ra >= 0 && re > a)
+				convert(fr, ra, signal, &row);
+			free(fr);
+			if (ra < 0 || re <= a)
+				break;
+			if (push_row(b, a, &row) == -1)
+				return -1;
+			a = re < limit ? re : limit;
+		}
+		if (a == s)
+			continue;	/* nothing read: a gap, from end */
+		end = a;
+	}
+	if (b->n > 0 && push_row(b, end, &gap) == -1)
+		return -1;
+	return 0;
+}
+
+struct unwind_table *
+unwind_table_build(Elf *elf, Elf *debug)
+{
+	struct builder b = { NULL, 0, 0, 0 };
+	struct unwind_table *t = NULL;
+	struct range *r = NULL;
+	Dwarf_CFI *cfi = NULL;
+	Dwarf *dw = NULL;
+	GElf_Ehdr eh;
+	size_t n = 0, cap = 0, nfde;
+	enum unwind_source src = UNWIND_SRC_EH_FRAME;
+	int e = ENOENT;
+
+	if (elf == NULL || gelf_getehdr(elf, &eh) == NULL ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64) {
+		errno = ENOTSUP;
+		return NULL;
+	}
+	errno = 0;
+	if (eh_hdr_fdes(elf, &r, &n, &cap) == 0 && n > 0 &&
+	    (cfi = dwarf_getcfi_elf(elf)) != NULL) {
+		src = UNWIND_SRC_EH_FRAME;
+	} else {
+		if (errno == ENOMEM)
+			goto fail;
+		n = 0;
+		src = UNWIND_SRC_DEBUG_FRAME;
+		if (debug != NULL && debug_frame_fdes(debug, &r, &n, &cap) == 0 &&
+		    (dw = dwarf_begin_elf(debug, DWARF_C_READ, NULL)) != NULL &&
+		    (cfi = dwarf_getcfi(dw)) != NULL)
+			;
+		else {
+			if (dw != NULL)
+				dwarf_end(dw);
+			dw = NULL;
+			n = 0;
+			if (debug_frame_fdes(elf, &r, &n, &cap) == 0 &&
+			    (dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL)) != NULL)
+				cfi = dwarf_getcfi(dw);
+		}
+		if (cfi == NULL) {
+			e = errno == ENOMEM ? ENOMEM : ENOENT;
+			goto fail;
+		}
+	}
+	nfde = n;
+	qsort(r, n, sizeof(*r), range_cmp);
+	if (plt_ranges(elf, &r, &n, &cap) == -1) {
+		e = errno;
+		goto fail;
+	}
+	qsort(r, n, sizeof(*r), range_cmp);
+	if (build_rows(&b, cfi, r, n) == -1) {
+		e = errno;
+		goto fail;
+	}
+	if (b.n == 0)
+		goto fail;
+	if ((t = calloc(1, sizeof(*t))) == NULL) {
+		e = errno;
+		goto fail;
+	}
+	/* The array is trimmed to what it holds: tables live long. */
+	t->rows = b.n < b.cap ? reallocarray(b.rows, b.n, sizeof(*b.rows)) : b.rows;
+	if (t->rows == NULL)
+		t->rows = b.rows;
+	t->nrows = b.n;
+	t->base = b.base;
+	t->nfdes = nfde;
+	t->src = src;
+	free(r);
+	if (dw != NULL)
+		dwarf_end(dw);
+	else
+		dwarf_cfi_end(cfi);
+	return t;
+fail:
+	free(b.rows);
+	free(r);
+	if (dw != NULL)
+		dwarf_end(dw);
+	else if (cfi != NULL)
+		dwarf_cfi_end(cfi);
+	errno = e;
+	return NULL;
+}
+
+struct unwind_table *
+unwind_table_build_fd(int fd)
+{
+	struct unwind_table *t;
+	Elf *elf;
+	int e;
+
+	elf_version(EV_CURRENT);
+	if ((elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (elf_kind(elf) != ELF_K_ELF) {
+		elf_end(elf);
+		errno = EINVAL;
+		return NULL;
+	}
+	t = unwind_table_build(elf, NULL);
+	e = errno;
+	elf_end(elf);
+	errno = e;
+	return t;
+}
+
+void
+unwind_table_free(struct unwind_table *t)
+{
+	if (t == NULL)
+		return;
+	free(t->rows);
+	free(t);
+}
+
+const struct unwind_row *
+unwind_table_find(const struct unwind_table *t, uint64_t vaddr)
+{
+	const struct unwind_row *r = t->rows;
+	size_t lo = 0, hi = t->nrows, mid;
+	uint64_t off;
+
+	if (vaddr < t->base || (off = vaddr - t->base) > UINT32_MAX)
+		return NULL;
+	/* The last row starting at or before off. */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (r[mid].start <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || UNWIND_ROW_CFA(&r[lo - 1]) == UNWIND_CFA_NONE)
+		return NULL;
+	return &r[lo - 1];
+}
+
+uint64_t
+unwind_table_row_vaddr(const struct unwind_table *t, const struct unwind_row *r)
+{
+	return t->base + r->start;
+}
+
+size_t
+unwind_table_rows(const struct unwind_table *t)
+{
+	return t->nrows;
+}
+
+const struct unwind_row *
+unwind_table_row(const struct unwind_table *t, size_t i)
+{
+	return i < t->nrows ? &t->rows[i] : NULL;
+}
+
+size_t
+unwind_table_fdes(const struct unwind_table *t)
+{
+	return t->nfdes;
+}
+
+enum unwind_source
+unwind_table_source(const struct unwind_table *t)
+{
+	return t->src;
+}
+
+size_t
+unwind_table_memory(const struct unwind_table *t)
+{
+	return sizeof(*t) + t->nrows * sizeof(*t->rows);
+}

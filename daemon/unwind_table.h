@@ -1,0 +1,117 @@
+/*
+ * Unwind tables: an image's call-frame information (CFI) as compact rows,
+ * built once per image with elfutils' CFI reader and searched by the
+ * stack walk (daemon/unwind.h) once a frame.  x86_64 only.
+ *
+ * A row covers the addresses from its start to the next row's start and
+ * says how to find, at any PC in that range, the caller's frame: the CFA
+ * (the value of SP before the call that made this frame), where the
+ * return address is saved, where the caller's BP is.  The rows are sorted
+ * by start; a range no FDE covers is a row of rule UNWIND_CFA_NONE (no
+ * information), and so is the end of the last FDE.
+ *
+ * Coordinates: ELF virtual addresses of the image, the addresses of its
+ * symbol table and program headers (a PC of a process minus the image's
+ * load bias).  A row keeps its start as a 32-bit offset from the table's
+ * base, so an image's code must span less than 4 GiB.
+ */
+#ifndef DCPID_UNWIND_TABLE_H
+#define DCPID_UNWIND_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gelf.h>
+
+/* Where the CFA is (a row's rule, bits 0-2). */
+enum unwind_cfa {
+	UNWIND_CFA_NONE = 0,	/* no FDE covers the range: no information */
+	UNWIND_CFA_SP,		/* SP + cfa_offset */
+	UNWIND_CFA_BP,		/* BP + cfa_offset */
+	/* A PLT entry's DW_CFA_def_cfa_expression: SP + cfa_offset, plus 8
+	 * if (PC & mask) >= threshold, the push of the lazy binding's slot;
+	 * mask and threshold in bp_offset (UNWIND_PLT_MASK, _THRESHOLD). */
+	UNWIND_CFA_PLT,
+	/* A signal frame ('S' augmentation: glibc's __restore_rt): the
+	 * interrupted context is the ucontext_t at this frame's SP, not a
+	 * rule of its own. */
+	UNWIND_CFA_SIGNAL,
+	/* A form the walk does not evaluate: another CFA expression, another
+	 * register, a return address not at CFA + offset, an offset too wide
+	 * for the row. */
+	UNWIND_CFA_UNHANDLED,
+};
+
+/* Where the caller's BP is (bits 3-4). */
+enum unwind_bp {
+	UNWIND_BP_SAME = 0,	/* not changed by this frame */
+	UNWIND_BP_CFA,		/* saved at CFA + bp_offset */
+	UNWIND_BP_UNDEFINED,	/* not recoverable (or saved where a row cannot say) */
+};
+
+#define UNWIND_ROW_CFA(r)	((enum unwind_cfa)((r)->rule & 7))
+#define UNWIND_ROW_BP(r)	((enum unwind_bp)(((r)->rule >> 3) & 3))
+/* The return address is undefined: the outermost frame (_start, a
+ * thread's entry in clone/clone3), where a walk ends cleanly. */
+#define UNWIND_ROW_OUTERMOST	0x20
+#define UNWIND_PLT_MASK(r)	((uint8_t)((uint16_t)(r)->bp_offset >> 8))
+#define UNWIND_PLT_THRESHOLD(r)	((uint8_t)((uint16_t)(r)->bp_offset & 0xff))
+
+/* One row: 12 bytes. */
+struct unwind_row {
+	uint32_t	 start;		/* ELF vaddr - the table's base */
+	int32_t		 cfa_offset;	/* UNWIND_CFA_SP, _BP, _PLT */
+	int16_t		 bp_offset;	/* UNWIND_BP_CFA; UNWIND_CFA_PLT: mask << 8 | threshold */
+	int8_t		 ra_offset;	/* the return address at CFA + ra_offset (-8) */
+	uint8_t		 rule;		/* enum unwind_cfa | enum unwind_bp << 3 | UNWIND_ROW_OUTERMOST */
+};
+
+/* Where a table's rows came from. */
+enum unwind_source {
+	UNWIND_SRC_EH_FRAME = 1,	/* the image's .eh_frame (its FDEs listed by .eh_frame_hdr) */
+	UNWIND_SRC_DEBUG_FRAME,		/* .debug_frame, of the image or of its debug file */
+};
+
+struct unwind_table;
+
+/*
+ * Builds the table of the ELF image elf (opened by the caller, ELF_C_READ
+ * or ELF_C_READ_MMAP; not kept: it may be closed once this returns) from
+ * its .eh_frame, whose FDEs its .eh_frame_hdr lists; else from the
+ * .debug_frame of debug (a separate debug file of the same image, its
+ * addresses the image's; may be NULL), else of elf.  The uncovered parts
+ * of .plt.got and .plt.sec (jumps that leave the stack as the call made
+ * it) get the rule CFA = SP + 8.
+ *
+ * Returns the table (free with unwind_table_free), or NULL with errno:
+ * ENOTSUP (not an x86_64 ELF image), ENOENT (neither kind of CFI, or no
+ * FDE in it), EFBIG (the FDEs span 4 GiB or more), ENOMEM.  Malformed
+ * CFI is no error: an FDE libdw cannot read becomes a range of no
+ * information; a function of more than UNWIND_FDE_ROWS_MAX rows keeps its
+ * first ones, the rest of it no information.
+ */
+#define UNWIND_FDE_ROWS_MAX	1024
+struct unwind_table *unwind_table_build(Elf *elf, Elf *debug);
+/* The same from a file descriptor (read, not closed; its offset is not
+ * used).  Errors as above, and EINVAL for a file libelf cannot read. */
+struct unwind_table *unwind_table_build_fd(int fd);
+void unwind_table_free(struct unwind_table *t);
+
+/* The row whose range holds vaddr (an ELF virtual address of the image),
+ * or NULL where the table has no information (before its first row, at
+ * or after its end, or a UNWIND_CFA_NONE row).  A binary search; the
+ * pointer lives as long as the table. */
+const struct unwind_row *unwind_table_find(const struct unwind_table *t, uint64_t vaddr);
+
+/* The ELF vaddr a row's start stands for. */
+uint64_t unwind_table_row_vaddr(const struct unwind_table *t, const struct unwind_row *r);
+/* Rows in the table (gaps included), and row i of them (i < that). */
+size_t unwind_table_rows(const struct unwind_table *t);
+const struct unwind_row *unwind_table_row(const struct unwind_table *t, size_t i);
+/* The FDEs the rows were built from, and where they came from. */
+size_t unwind_table_fdes(const struct unwind_table *t);
+enum unwind_source unwind_table_source(const struct unwind_table *t);
+/* Bytes the table holds in memory (its rows and itself). */
+size_t unwind_table_memory(const struct unwind_table *t);
+
+#endif
