@@ -106,3 +106,5 @@ CLEANFILES += demo-hot
 # and the walk of a sample's user stack copy with them (unwind.c).
 noinst_HEADERS += daemon/unwind_table.h
 daemon_libdcpid_la_SOURCES += daemon/unwind_table.c
+noinst_HEADERS += daemon/unwind.h
+daemon_libdcpid_la_SOURCES += daemon/unwind.c

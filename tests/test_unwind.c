@@ -4,6 +4,7 @@
  * runs with, checked against what their code is: a function's first row,
  * the PLT's expression, glibc's signal trampoline, the outermost frame
  * (_start), the gaps; and a program whose CFI is only in .debug_frame.
+ * daemon/unwind.c: walks of copies of this process's own stack (below).
  */
 #define _GNU_SOURCE
 #include "config.h"
@@ -11,6 +12,10 @@
 #include <sys/types.h>
 
 #include <dlfcn.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <ucontext.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
@@ -27,18 +32,40 @@
 
 #include <gelf.h>
 
+#include "unwind.h"
 #include "unwind_table.h"
 
 /* An image of this process: its file, load bias and table. */
 struct img {
 	char			 path[PATH_MAX];
 	uint64_t		 bias;
+	uint64_t		 lo, hi;	/* its executable segments, in this process */
 	int			 fd;
 	Elf			*elf;
 	struct unwind_table	*t;
 };
 
 static struct img exe, libc;
+
+static void
+exec_range(struct dl_phdr_info *info, struct img *m)
+{
+	const ElfW(Phdr) *ph;
+	int i;
+
+	m->bias = info->dlpi_addr;
+	m->lo = UINT64_MAX;
+	m->hi = 0;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || (ph->p_flags & PF_X) == 0)
+			continue;
+		if (m->bias + ph->p_vaddr < m->lo)
+			m->lo = m->bias + ph->p_vaddr;
+		if (m->bias + ph->p_vaddr + ph->p_memsz > m->hi)
+			m->hi = m->bias + ph->p_vaddr + ph->p_memsz;
+	}
+}
 
 static int
 find_phdr(struct dl_phdr_info *info, size_t size, void *arg)
@@ -47,12 +74,12 @@ find_phdr(struct dl_phdr_info *info, size_t size, void *arg)
 
 	(void)size;
 	if (want == &exe && info->dlpi_name[0] == '\0') {
-		want->bias = info->dlpi_addr;
+		exec_range(info, want);
 		return 1;
 	}
 	if (want == &libc && strstr(info->dlpi_name, "/libc.so.6") != NULL) {
 		snprintf(want->path, sizeof(want->path), "%s", info->dlpi_name);
-		want->bias = info->dlpi_addr;
+		exec_range(info, want);
 		return 1;
 	}
 	return 0;
@@ -357,6 +384,503 @@ test_table_debug_frame(void **state)
 	img_close(&m);
 }
 
+/*
+ * The walk (daemon/unwind.c) over copies of this process's own stack,
+ * taken before the tests run, from main: a chain of this program's
+ * functions, one through qsort's internals, one through a signal
+ * handler, one in a thread.  Each capture is what the kernel gives a
+ * sample: the registers at a point of the leaf, and the stack's bytes
+ * from SP (up to STACK_COPY, or the end of the stack's mapping).
+ */
+#define STACK_COPY	8192
+#define NOINLINE	__attribute__((noinline, noclone))
+#define BARRIER()	__asm__ volatile("" ::: "memory")
+
+struct capture {
+	struct unwind_regs	 regs;
+	struct unwind_stack	 stack;
+	unsigned char		 data[STACK_COPY];
+};
+
+static struct capture cap_chain, cap_qsort, cap_signal, cap_thread;
+static volatile int sink;
+
+/* The end of the mapping that holds addr, from /proc/self/maps; 0 if none. */
+static uint64_t
+mapping_end(uint64_t addr)
+{
+	unsigned long lo, hi;
+	char line[512];
+	FILE *f;
+	uint64_t end = 0;
+
+	if ((f = fopen("/proc/self/maps", "re")) == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && addr >= lo && addr < hi) {
+			end = hi;
+			break;
+		}
+	fclose(f);
+	return end;
+}
+
+/* The copy of the stack above c's captured SP (below it, this function's
+ * own frame changes nothing the walk reads). */
+static NOINLINE void
+copy_stack(struct capture *c)
+{
+	uint64_t end = mapping_end(c->regs.sp);
+	size_t n = STACK_COPY;
+
+	if (end > c->regs.sp && end - c->regs.sp < n)
+		n = (size_t)(end - c->regs.sp);
+	memcpy(c->data, (const void *)(uintptr_t)c->regs.sp, n);
+	c->stack = (struct unwind_stack){ c->data, n, c->regs.sp };
+}
+
+/* The registers of this point of the function it is in, then the copy. */
+#define CAPTURE(c) do {							\
+	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2" \
+	    : "=r"((c)->regs.ip), "=r"((c)->regs.sp), "=r"((c)->regs.bp)	\
+	    :: "memory");						\
+	copy_stack(c);							\
+} while (0)
+
+/* The chain main -> outer -> middle -> inner -> leaf. */
+static NOINLINE void
+leaf(struct capture *c)
+{
+	CAPTURE(c);
+	sink++;
+}
+
+static NOINLINE void
+inner(struct capture *c)
+{
+	leaf(c);
+	BARRIER();
+	sink++;
+}
+
+static NOINLINE void
+middle(struct capture *c)
+{
+	inner(c);
+	BARRIER();
+	sink++;
+}
+
+static NOINLINE void
+outer(struct capture *c)
+{
+	middle(c);
+	BARRIER();
+	sink++;
+}
+
+/* qsort's comparison calls the leaf once: main -> qsort_caller -> qsort
+ * (libc) -> its internals -> cmp -> leaf. */
+static struct capture *qsort_cap;
+
+static NOINLINE int
+cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	if (qsort_cap != NULL) {
+		leaf(qsort_cap);
+		qsort_cap = NULL;
+	}
+	BARRIER();
+	return x < y ? -1 : x > y;
+}
+
+static NOINLINE void
+qsort_caller(struct capture *c)
+{
+	int v[16], i;
+
+	for (i = 0; i < 16; i++)
+		v[i] = (i * 7) % 16;
+	qsort_cap = c;
+	qsort(v, 16, sizeof(v[0]), cmp);
+	BARRIER();
+	sink += v[0];
+}
+
+/* A signal: main -> signal_caller -> victim, whose ud2 raises SIGILL; the
+ * handler captures (handler -> __restore_rt -> victim, at the ud2). */
+
+static uint64_t victim_pc;
+
+static void
+on_sigill(int sig, siginfo_t *si, void *uc)
+{
+	ucontext_t *u = uc;
+
+	(void)sig;
+	(void)si;
+	CAPTURE(&cap_signal);
+	victim_pc = (uint64_t)u->uc_mcontext.gregs[REG_RIP];
+	u->uc_mcontext.gregs[REG_RIP] += 2;	/* past the ud2 */
+}
+
+static NOINLINE void
+victim(void)
+{
+	sink++;
+	__asm__ volatile("ud2" ::: "memory");
+	sink++;
+}
+
+static NOINLINE void
+signal_caller(void)
+{
+	struct sigaction sa, old;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sigill;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGILL, &sa, &old);
+	victim();
+	BARRIER();
+	sigaction(SIGILL, &old, NULL);
+
+}
+
+/* A thread: start_thread -> thread_main -> leaf. */
+static NOINLINE void *
+thread_main(void *arg)
+{
+	leaf(arg);
+	BARRIER();
+	return NULL;
+}
+
+static NOINLINE void
+thread_caller(void)
+{
+	pthread_t th;
+
+	if (pthread_create(&th, NULL, thread_main, &cap_thread) == 0)
+		pthread_join(th, NULL);
+}
+
+/* The walk's look-up: this program's and libc's tables. */
+static int
+lookup(void *arg, uint64_t pc, const struct unwind_table **t, uint64_t *bias)
+{
+	const struct img *m;
+
+	(void)arg;
+	if (pc >= exe.lo && pc < exe.hi)
+		m = &exe;
+	else if (pc >= libc.lo && pc < libc.hi)
+		m = &libc;
+	else
+		return -1;
+	*t = m->t;
+	*bias = m->bias;
+	return 0;
+}
+
+/* The same without this program's table. */
+static int
+lookup_libc(void *arg, uint64_t pc, const struct unwind_table **t, uint64_t *bias)
+{
+	if (pc >= exe.lo && pc < exe.hi)
+		return -1;
+	return lookup(arg, pc, t, bias);
+}
+
+/* Whether pc (a return address: ra, else the exact PC) is in fn of m
+ * (in m, any function, for fn NULL). */
+static int
+in_fn(const struct img *m, const char *fn, uint64_t pc, int ra)
+{
+	uint64_t v, sz, a = pc - (ra ? 1 : 0);
+
+	if (fn == NULL)
+		return a >= m->lo && a < m->hi;
+	if (img_sym(m, fn, &v, &sz) == -1) {
+		print_error("no symbol %s in %s\n", fn, m->path);
+		return 0;
+	}
+	return a >= m->bias + v && a < m->bias + v + sz;
+}
+
+#define MAXC	64
+
+static size_t
+walk(const struct capture *c, uint64_t *callers, enum unwind_end *e)
+{
+	size_t n = unwind_walk(&c->regs, &c->stack, lookup, NULL, callers, MAXC, e);
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct img *m = in_fn(&exe, NULL, callers[i], 1) ? &exe :
+		    in_fn(&libc, NULL, callers[i], 1) ? &libc : NULL;
+		Dl_info di;
+
+		if (m == NULL)
+			print_message("  #%zu %#" PRIx64 "\n", i, callers[i]);
+		else
+			print_message("  #%zu %#" PRIx64 " %s+%#" PRIx64 " %s\n", i, callers[i],
+			    m == &exe ? "exe" : "libc", callers[i] - m->bias,
+			    dladdr((void *)(uintptr_t)(callers[i] - 1), &di) &&
+			    di.dli_sname != NULL ? di.dli_sname : "");
+	}
+	print_message("  end: %s\n", unwind_end_name(*e));
+	return n;
+}
+
+/* The frames below main, as glibc starts a program: __libc_start_call_main
+ * (not exported), __libc_start_main, _start, where the walk ends. */
+static void
+check_below_main(const uint64_t *c, size_t n, enum unwind_end e)
+{
+	assert_int_equal(n, 3);
+	assert_true(in_fn(&libc, NULL, c[0], 1));
+	assert_true(in_fn(&libc, "__libc_start_main", c[1], 1));
+	assert_true(in_fn(&exe, "_start", c[2], 1));
+	assert_int_equal(e, UNWIND_END_OUTERMOST);
+}
+
+static void
+test_walk_chain(void **state)
+{
+	uint64_t c[MAXC];
+	enum unwind_end e;
+	size_t n;
+
+	(void)state;
+	assert_true(in_fn(&exe, "leaf", cap_chain.regs.ip, 0));
+	n = walk(&cap_chain, c, &e);
+	assert_true(n >= 4);
+	assert_true(in_fn(&exe, "inner", c[0], 1));
+	assert_true(in_fn(&exe, "middle", c[1], 1));
+	assert_true(in_fn(&exe, "outer", c[2], 1));
+	assert_true(in_fn(&exe, "main", c[3], 1));
+	check_below_main(c + 4, n - 4, e);
+}
+
+static void
+test_walk_qsort(void **state)
+{
+	uint64_t c[MAXC];
+	enum unwind_end e;
+	size_t n, i;
+
+	(void)state;
+	n = walk(&cap_qsort, c, &e);
+	assert_true(n >= 4);
+	assert_true(in_fn(&exe, "cmp", c[0], 1));
+	/* qsort's internals (msort_with_tmp, recursive) in libc. */
+	for (i = 1; i < n && in_fn(&libc, NULL, c[i], 1); i++)
+		;
+	assert_true(i >= 2);
+	assert_true(i + 2 <= n);
+	assert_true(in_fn(&exe, "qsort_caller", c[i], 1));
+	assert_true(in_fn(&exe, "main", c[i + 1], 1));
+	check_below_main(c + i + 2, n - i - 2, e);
+}
+
+static void
+test_walk_signal(void **state)
+{
+	uint64_t c[MAXC];
+	enum unwind_end e;
+	size_t n;
+
+	(void)state;
+	assert_true(in_fn(&exe, "on_sigill", cap_signal.regs.ip, 0));
+	n = walk(&cap_signal, c, &e);
+	assert_true(n >= 4);
+	/* The handler returns to glibc's trampoline, "mov $15, %rax; syscall". */
+	assert_true(in_fn(&libc, NULL, c[0], 1));
+	assert_memory_equal((const void *)(uintptr_t)c[0], "\x48\xc7\xc0\x0f\x00\x00\x00\x0f\x05", 9);
+	/* Then the interrupted PC itself, the ud2. */
+	assert_int_equal(c[1], victim_pc);
+	assert_true(in_fn(&exe, "victim", c[1], 0));
+	assert_memory_equal((const void *)(uintptr_t)c[1], "\x0f\x0b", 2);
+	assert_true(in_fn(&exe, "signal_caller", c[2], 1));
+	assert_true(in_fn(&exe, "main", c[3], 1));
+	check_below_main(c + 4, n - 4, e);
+}
+
+static void
+test_walk_thread(void **state)
+{
+	uint64_t c[MAXC];
+	enum unwind_end e;
+	size_t n;
+
+	(void)state;
+	n = walk(&cap_thread, c, &e);
+	/* thread_main, start_thread, clone3's child (the outermost frame). */
+	assert_int_equal(n, 3);
+	assert_true(in_fn(&exe, "thread_main", c[0], 1));
+	assert_true(in_fn(&libc, NULL, c[1], 1));
+	assert_true(in_fn(&libc, NULL, c[2], 1));
+	assert_int_equal(e, UNWIND_END_OUTERMOST);
+}
+
+/* Copies cut short, 0 to all of it by 8 bytes: each walk a prefix of the
+ * whole one, ended by the copy's end where it is not all of it. */
+static void
+test_walk_truncated(void **state)
+{
+	struct capture *c;
+	uint64_t full[MAXC], part[MAXC];
+	enum unwind_end e, ef;
+	size_t nf, n, size;
+
+	(void)state;
+	c = malloc(sizeof(*c));
+	assert_non_null(c);
+	nf = unwind_walk(&cap_signal.regs, &cap_signal.stack, lookup, NULL, full, MAXC, &ef);
+	assert_int_equal(ef, UNWIND_END_OUTERMOST);
+	for (size = 0; size <= cap_signal.stack.size; size += 8) {
+		*c = cap_signal;
+		c->stack.data = c->data;
+		c->stack.size = size;
+		n = unwind_walk(&c->regs, &c->stack, lookup, NULL, part, MAXC, &e);
+		assert_true(n <= nf);
+		assert_memory_equal(part, full, n * sizeof(part[0]));
+		if (n < nf)
+			assert_int_equal(e, UNWIND_END_TRUNCATED);
+	}
+	/* 64 bytes of the chain's: less than the leaf's frame. */
+	*c = cap_chain;
+	c->stack.data = c->data;
+	c->stack.size = 64;
+	n = unwind_walk(&c->regs, &c->stack, lookup, NULL, part, MAXC, &e);
+	assert_int_equal(e, UNWIND_END_TRUNCATED);
+	nf = unwind_walk(&cap_chain.regs, &cap_chain.stack, lookup, NULL, full, MAXC, &ef);
+	assert_true(n < nf);
+	assert_memory_equal(part, full, n * sizeof(part[0]));
+	free(c);
+}
+
+static void
+test_walk_depth(void **state)
+{
+	uint64_t full[MAXC], part[MAXC];
+	enum unwind_end e;
+	size_t n, nf, max;
+
+	(void)state;
+	nf = unwind_walk(&cap_chain.regs, &cap_chain.stack, lookup, NULL, full, MAXC, &e);
+	for (max = 0; max < nf; max++) {
+		n = unwind_walk(&cap_chain.regs, &cap_chain.stack, lookup, NULL, part, max, &e);
+		assert_int_equal(n, max);
+		assert_int_equal(e, UNWIND_END_DEPTH);
+		assert_memory_equal(part, full, n * sizeof(part[0]));
+	}
+}
+
+/* A PC no table covers, without a frame pointer chain: the end, nothing
+ * guessed. */
+static void
+test_walk_no_table(void **state)
+{
+	struct unwind_regs r = cap_chain.regs;
+	uint64_t c[MAXC];
+	enum unwind_end e;
+
+	(void)state;
+	r.bp = 0;
+	assert_int_equal(unwind_walk(&r, &cap_chain.stack, lookup_libc, NULL, c, MAXC, &e), 0);
+	assert_int_equal(e, UNWIND_END_NO_TABLE);
+	/* BP outside the copy. */
+	r.bp = r.sp + STACK_COPY * 2;
+	assert_int_equal(unwind_walk(&r, &cap_chain.stack, lookup_libc, NULL, c, MAXC, &e), 0);
+	assert_int_equal(e, UNWIND_END_NO_TABLE);
+	/* A PC in a table's gap. */
+	r = cap_chain.regs;
+	r.ip = exe.bias + unwind_table_row_vaddr(exe.t, unwind_table_row(exe.t,
+	    unwind_table_rows(exe.t) - 1));
+	assert_int_equal(unwind_walk(&r, &cap_chain.stack, lookup, NULL, c, MAXC, &e), 0);
+	assert_int_equal(e, UNWIND_END_NO_ROW);
+}
+
+/* Code without a table (JIT) that keeps frame pointers: followed by
+ * them, BP to the saved BP and return address above it. */
+static int
+lookup_none(void *arg, uint64_t pc, const struct unwind_table **t, uint64_t *bias)
+{
+	(void)arg;
+	(void)pc;
+	(void)t;
+	(void)bias;
+	return -1;
+}
+
+static void
+test_walk_frame_pointers(void **state)
+{
+	const uint64_t base = 0x7ff000000000;
+	uint64_t st[16] = { 0 }, c[MAXC];
+	struct unwind_stack s = { (const unsigned char *)st, sizeof(st), base };
+	struct unwind_regs r = { 0x1234, base, base + 16 };
+	enum unwind_end e;
+
+	(void)state;
+	st[2] = base + 48;	/* the caller's BP */
+	st[3] = 0xaaaa;		/* the return address */
+	st[6] = 0;		/* the outermost frame's */
+	st[7] = 0xbbbb;
+	assert_int_equal(unwind_walk(&r, &s, lookup_none, NULL, c, MAXC, &e), 2);
+	assert_int_equal(c[0], 0xaaaa);
+	assert_int_equal(c[1], 0xbbbb);
+	assert_int_equal(e, UNWIND_END_NO_TABLE);
+	/* A saved BP below its frame's is no chain. */
+	st[2] = base + 8;
+	assert_int_equal(unwind_walk(&r, &s, lookup_none, NULL, c, MAXC, &e), 0);
+	assert_int_equal(e, UNWIND_END_NO_TABLE);
+}
+
+/* The PLT's rule at a lazy entry: before its push, the return address at
+ * SP; after it, at SP + 8.  And a CFA at BP + 16 with BP below SP: a loop. */
+static void
+test_walk_plt_loop(void **state)
+{
+	const uint64_t base = 0x7ff000000000;
+	uint64_t st[16] = { 0 }, c[MAXC], plt, pltsz, v, sz, a;
+	struct unwind_stack s = { (const unsigned char *)st, sizeof(st), base };
+	struct unwind_regs r = { 0, base, 0 };
+	const struct unwind_row *row;
+	enum unwind_end e;
+
+	(void)state;
+	st[0] = 0x1000;
+	st[1] = 0x2000;
+	if (img_scn(&libc, ".plt", &plt, &pltsz) == 0 && pltsz >= 32 &&
+	    (row = unwind_table_find(libc.t, plt + 16)) != NULL &&
+	    UNWIND_ROW_CFA(row) == UNWIND_CFA_PLT) {
+		r.ip = libc.bias + plt + 16 + 6;	/* push $N */
+		assert_int_equal(unwind_walk(&r, &s, lookup, NULL, c, 1, &e), 1);
+		assert_int_equal(c[0], 0x1000);
+		r.ip = libc.bias + plt + 16 + 11;	/* jmp PLT0 */
+		assert_int_equal(unwind_walk(&r, &s, lookup, NULL, c, 1, &e), 1);
+		assert_int_equal(c[0], 0x2000);
+	}
+	assert_int_equal(img_sym(&libc, "qsort_r", &v, &sz), 0);
+	for (a = v; a < v + sz; a++)
+		if ((row = unwind_table_find(libc.t, a)) != NULL &&
+		    UNWIND_ROW_CFA(row) == UNWIND_CFA_BP)
+			break;
+	assert_true(a < v + sz);
+	r.ip = libc.bias + a;
+	r.sp = base + 64;
+	r.bp = base;
+	assert_int_equal(unwind_walk(&r, &s, lookup, NULL, c, MAXC, &e), 0);
+	assert_int_equal(e, UNWIND_END_LOOP);
+	assert_string_equal(unwind_end_name(e), "loop");
+}
+
 int
 main(void)
 {
@@ -366,7 +890,22 @@ main(void)
 		cmocka_unit_test(test_table_pushes),
 		cmocka_unit_test(test_table_fd),
 		cmocka_unit_test(test_table_debug_frame),
+		cmocka_unit_test(test_walk_chain),
+		cmocka_unit_test(test_walk_qsort),
+		cmocka_unit_test(test_walk_signal),
+		cmocka_unit_test(test_walk_thread),
+		cmocka_unit_test(test_walk_truncated),
+		cmocka_unit_test(test_walk_depth),
+		cmocka_unit_test(test_walk_no_table),
+		cmocka_unit_test(test_walk_frame_pointers),
+		cmocka_unit_test(test_walk_plt_loop),
 	};
 
+	/* The captures, from main, before cmocka's frames. */
+	outer(&cap_chain);
+	qsort_caller(&cap_qsort);
+	signal_caller();
+	thread_caller();
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
+
