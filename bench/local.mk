@@ -100,3 +100,11 @@ EXTRA_DIST += bench/fleet.sh
 bench-fleet: bench/mkprofdb ctl/dcpictl
 	$(SHELL) $(srcdir)/bench/fleet.sh .
 .PHONY: bench-fleet
+
+# The unwind tables' rows, bytes and build time, and the walk's time at
+# depths 8, 16, 32 (`bench/unwind [IMAGE...]`; section "Unwinding").
+noinst_PROGRAMS += bench/unwind
+bench_unwind_SOURCES = bench/unwind.c
+bench_unwind_CFLAGS = $(AM_CFLAGS) -I$(srcdir)/daemon $(ELF_CFLAGS) $(DW_CFLAGS) \
+	-O2 -fomit-frame-pointer -fasynchronous-unwind-tables
+bench_unwind_LDADD = daemon/libdcpid.la $(ELF_LIBS) $(DW_LIBS)

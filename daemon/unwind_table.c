@@ -12,13 +12,17 @@
  *
  * libdw runs an FDE's instructions from its start for every row, so a
  * function of n rows costs n^2/2 instructions: the rows kept a function,
- * and the rows a table, are bounded, for hostile or broken CFI.
+ * and the rows a table, are bounded, for hostile or broken CFI.  So is
+ * the time: libdw sizes a row's state by the highest register number an
+ * FDE names, and one naming register 2^27 costs it a 2 GiB allocation a
+ * row.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -53,7 +57,17 @@ struct builder {
 	struct unwind_row	*rows;
 	size_t			 n, cap;
 	uint64_t		 base;
+	uint64_t		 deadline;	/* CLOCK_MONOTONIC, ns */
 };
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 static int
 range_cmp(const void *a, const void *b)
@@ -443,6 +457,10 @@ build_rows(struct builder *b, Dwarf_CFI *cfi, const struct range *r, size_t n)
 			continue;
 		}
 		for (a = s, k = 0; a < limit && k < UNWIND_FDE_ROWS_MAX; k++) {
+			if (now_ns() > b->deadline) {
+				errno = ETIMEDOUT;
+				return -1;
+			}
 			if (dwarf_cfi_addrframe(cfi, a, &fr) != 0)
 				break;
 			ra = dwarf_frame_info(fr, &rs, &re, &signal);
@@ -467,7 +485,7 @@ build_rows(struct builder *b, Dwarf_CFI *cfi, const struct range *r, size_t n)
 struct unwind_table *
 unwind_table_build(Elf *elf, Elf *debug)
 {
-	struct builder b = { NULL, 0, 0, 0 };
+	struct builder b = { NULL, 0, 0, 0, 0 };
 	struct unwind_table *t = NULL;
 	struct range *r = NULL;
 	Dwarf_CFI *cfi = NULL;
@@ -510,6 +528,8 @@ unwind_table_build(Elf *elf, Elf *debug)
 		}
 	}
 	nfde = n;
+	b.deadline = now_ns() + UNWIND_BUILD_MAX_MS * 1000000u +
+	    (uint64_t)nfde * UNWIND_BUILD_FDE_US * 1000u;
 	qsort(r, n, sizeof(*r), range_cmp);
 	if (plt_ranges(elf, &r, &n, &cap) == -1) {
 		e = errno;

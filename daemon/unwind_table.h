@@ -85,12 +85,17 @@ struct unwind_table;
  *
  * Returns the table (free with unwind_table_free), or NULL with errno:
  * ENOTSUP (not an x86_64 ELF image), ENOENT (neither kind of CFI, or no
- * FDE in it), EFBIG (the FDEs span 4 GiB or more), ENOMEM.  Malformed
+ * FDE in it), EFBIG (the FDEs span 4 GiB or more, or more than 8 Mi
+ * rows), ETIMEDOUT (more wall time than UNWIND_BUILD_MAX_MS plus
+ * UNWIND_BUILD_FDE_US an FDE: hostile CFI; Debian's libLLVM-15, 98,256
+ * FDEs, takes 230 ms), ENOMEM.  Malformed
  * CFI is no error: an FDE libdw cannot read becomes a range of no
  * information; a function of more than UNWIND_FDE_ROWS_MAX rows keeps its
  * first ones, the rest of it no information.
  */
 #define UNWIND_FDE_ROWS_MAX	1024
+#define UNWIND_BUILD_MAX_MS	1000u
+#define UNWIND_BUILD_FDE_US	20u
 struct unwind_table *unwind_table_build(Elf *elf, Elf *debug);
 /* The same from a file descriptor (read, not closed; its offset is not
  * used).  Errors as above, and EINVAL for a file libelf cannot read. */

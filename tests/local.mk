@@ -718,3 +718,11 @@ tests_unwind_dbgframe_SOURCES = tests/unwind_dbgframe.c
 tests_unwind_dbgframe_CFLAGS = $(AM_CFLAGS) -g -O1 -fno-asynchronous-unwind-tables -fno-unwind-tables
 tests_unwind_dbgframe_LDFLAGS = -Wl,--no-eh-frame-hdr
 endif
+# The table builder and the walk on arbitrary bytes (tests/fuzz/run.sh).
+check_PROGRAMS += tests/fuzz/fuzz_unwind_corpus
+TESTS += tests/fuzz/fuzz_unwind_corpus
+tests_fuzz_fuzz_unwind_corpus_SOURCES = tests/fuzz/driver.c tests/fuzz/fuzz_unwind.c
+tests_fuzz_fuzz_unwind_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DFUZZ_CORPUS='"$(abs_top_srcdir)/tests/fuzz/corpus/unwind"'
+tests_fuzz_fuzz_unwind_corpus_CFLAGS = $(AM_CFLAGS) $(ELF_CFLAGS) $(DW_CFLAGS)
+tests_fuzz_fuzz_unwind_corpus_LDADD = daemon/libdcpid.la $(ELF_LIBS) $(DW_LIBS)
