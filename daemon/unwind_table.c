@@ -227,41 +227,37 @@ debug_frame_fdes(Elf *elf, struct range **r, size_t *n, size_t *cap)
 	return found > 0 ? 0 : -1;
 }
 
-/* Whether an FDE of r[0..n) (sorted by start, the ends of .eh_frame_hdr's
- * unknown) overlaps [s, e). */
+/* Whether any FDE covers a PLT section [s, e) of 16-byte entries: probed
+ * at each entry (the ends of .eh_frame_hdr's FDEs are not known before
+ * their rows are read). */
 static int
-covered(const struct range *r, size_t n, uint64_t s, uint64_t e)
+covered(Dwarf_CFI *cfi, uint64_t s, uint64_t e)
 {
-	size_t lo = 0, hi = n, mid;
+	Dwarf_Frame *fr;
+	uint64_t a;
+	int i;
 
-	/* The first range starting at or after s. */
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (r[mid].start < s)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < n && r[lo].start < e)
-		return 1;
-	/* The one before: known to end before s, or not known to. */
-	return lo > 0 && r[lo - 1].end > s &&
-	    (r[lo - 1].end != UINT64_MAX || lo == n || r[lo].start > s);
+	for (a = s, i = 0; a < e && i < 4096; a += 16, i++)
+		if (dwarf_cfi_addrframe(cfi, a, &fr) == 0) {
+			free(fr);
+			return 1;
+		}
+	return 0;
 }
 
 /* The PLT sections of jumps only, where no FDE is: ranges of plt rows. */
 static int
-plt_ranges(Elf *elf, struct range **r, size_t *n, size_t *cap)
+plt_ranges(Elf *elf, Dwarf_CFI *cfi, struct range **r, size_t *n, size_t *cap)
 {
 	static const char *const names[] = { ".plt.got", ".plt.sec" };
 	GElf_Shdr sh;
-	size_t i, nfde = *n;
+	size_t i;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (find_scn(elf, names[i], &sh) != NULL && sh.sh_size > 0 &&
 		    (sh.sh_flags & SHF_EXECINSTR) != 0 &&
 		    sh.sh_addr + sh.sh_size > sh.sh_addr &&
-		    !covered(*r, nfde, sh.sh_addr, sh.sh_addr + sh.sh_size) &&
+		    !covered(cfi, sh.sh_addr, sh.sh_addr + sh.sh_size) &&
 		    push_range(r, n, cap, sh.sh_addr, sh.sh_addr + sh.sh_size, 1) == -1)
 			return -1;
 	return 0;
@@ -530,8 +526,7 @@ unwind_table_build(Elf *elf, Elf *debug)
 	nfde = n;
 	b.deadline = now_ns() + UNWIND_BUILD_MAX_MS * 1000000u +
 	    (uint64_t)nfde * UNWIND_BUILD_FDE_US * 1000u;
-	qsort(r, n, sizeof(*r), range_cmp);
-	if (plt_ranges(elf, &r, &n, &cap) == -1) {
+	if (plt_ranges(elf, cfi, &r, &n, &cap) == -1) {
 		e = errno;
 		goto fail;
 	}

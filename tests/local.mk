@@ -705,18 +705,23 @@ EXTRA_DIST += tests/integration/test_fault_hungfs.sh tests/integration/test_daem
 # Unwind tables and the walk of a stack copy (daemon/unwind_table.c,
 # unwind.c): real unwinding of the test's own stack, its functions built
 # as distributions build (-O2, no frame pointers, asynchronous unwind
-# tables); unwind_dbgframe has only .debug_frame (no .eh_frame_hdr).
+# tables); unwind_dbgframe has only .debug_frame (no .eh_frame_hdr),
+# unwind_plt PLT sections of IBT's layout (.plt.sec) that no FDE covers.
 if ENABLE_TESTS
-check_PROGRAMS += tests/test_unwind tests/unwind_dbgframe
+check_PROGRAMS += tests/test_unwind tests/unwind_dbgframe tests/unwind_plt
 TESTS += tests/test_unwind
 tests_test_unwind_SOURCES = tests/test_unwind.c
 tests_test_unwind_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon \
-	-DDBGFRAME_PROG='"$(abs_top_builddir)/tests/unwind_dbgframe"'
+	-DDBGFRAME_PROG='"$(abs_top_builddir)/tests/unwind_dbgframe"' \
+	-DPLT_PROG='"$(abs_top_builddir)/tests/unwind_plt"'
 tests_test_unwind_CFLAGS = $(TESTS_CFLAGS) -O2 -fomit-frame-pointer -fasynchronous-unwind-tables
 tests_test_unwind_LDADD = daemon/libdcpid.la $(TESTS_LIBS) $(ELF_LIBS) $(DW_LIBS) -lpthread
 tests_unwind_dbgframe_SOURCES = tests/unwind_dbgframe.c
 tests_unwind_dbgframe_CFLAGS = $(AM_CFLAGS) -g -O1 -fno-asynchronous-unwind-tables -fno-unwind-tables
 tests_unwind_dbgframe_LDFLAGS = -Wl,--no-eh-frame-hdr
+tests_unwind_plt_SOURCES = tests/unwind_dbgframe.c
+tests_unwind_plt_CFLAGS = $(AM_CFLAGS) -O1
+tests_unwind_plt_LDFLAGS = -Wl,-z,ibtplt -Wl,--no-ld-generated-unwind-info
 endif
 # The table builder and the walk on arbitrary bytes (tests/fuzz/run.sh).
 check_PROGRAMS += tests/fuzz/fuzz_unwind_corpus

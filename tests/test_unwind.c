@@ -881,6 +881,40 @@ test_walk_plt_loop(void **state)
 	assert_string_equal(unwind_end_name(e), "loop");
 }
 
+/* PLT sections no FDE covers: the jumps of .plt.got and .plt.sec leave
+ * the stack as the call made it; the lazy .plt has no information. */
+static void
+test_table_plt_fill(void **state)
+{
+	struct img m;
+	const struct unwind_row *r;
+	uint64_t v, sz;
+	const char *const *s;
+	static const char *const jumps[] = { ".plt.got", ".plt.sec", NULL };
+
+	(void)state;
+	memset(&m, 0, sizeof(m));
+	snprintf(m.path, sizeof(m.path), "%s", PLT_PROG);
+	assert_true((m.fd = open(m.path, O_RDONLY | O_CLOEXEC)) >= 0);
+	assert_non_null(m.elf = elf_begin(m.fd, ELF_C_READ_MMAP, NULL));
+	assert_non_null(m.t = unwind_table_build(m.elf, NULL));
+	assert_int_equal(unwind_table_source(m.t), UNWIND_SRC_EH_FRAME);
+	check_sorted(m.t);
+	assert_int_equal(img_scn(&m, ".plt.sec", &v, &sz), 0);
+	for (s = jumps; *s != NULL; s++) {
+		if (img_scn(&m, *s, &v, &sz) == -1)
+			continue;
+		assert_non_null(r = unwind_table_find(m.t, v));
+		assert_int_equal(UNWIND_ROW_CFA(r), UNWIND_CFA_SP);
+		assert_int_equal(r->cfa_offset, 8);
+		assert_int_equal(r->ra_offset, -8);
+		assert_true(unwind_table_find(m.t, v + sz - 1) == r);
+	}
+	if (img_scn(&m, ".plt", &v, &sz) == 0)
+		assert_null(unwind_table_find(m.t, v + 16));
+	img_close(&m);
+}
+
 int
 main(void)
 {
@@ -890,6 +924,7 @@ main(void)
 		cmocka_unit_test(test_table_pushes),
 		cmocka_unit_test(test_table_fd),
 		cmocka_unit_test(test_table_debug_frame),
+		cmocka_unit_test(test_table_plt_fill),
 		cmocka_unit_test(test_walk_chain),
 		cmocka_unit_test(test_walk_qsort),
 		cmocka_unit_test(test_walk_signal),

@@ -1,7 +1,8 @@
 /*
  * A program whose own functions have their frame information only in
  * .debug_frame (no .eh_frame for them, no .eh_frame_hdr): test_unwind
- * builds its table from that.
+ * builds its table from that.  Linked again as unwind_plt, with the PLT
+ * of IBT (.plt.sec) and no FDEs of the linker's for its PLT sections.
  */
 #include <stdio.h>
 
