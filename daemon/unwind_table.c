@@ -47,11 +47,23 @@ struct unwind_table {
 };
 
 /* An address range to turn into rows: an FDE's (end UINT64_MAX where only
- * the next FDE's start bounds it), or a PLT section no FDE covers. */
+ * the next FDE's start bounds it), a PLT section no FDE covers, or the
+ * ELF entry point where no FDE covers it. */
+enum range_kind {
+	RANGE_FDE,
+	RANGE_PLT,
+	RANGE_ENTRY,
+};
+
 struct range {
 	uint64_t	 start, end;
-	int		 plt;
+	enum range_kind	 kind;
 };
+
+/* The bytes after an uncovered entry point taken as the outermost frame:
+ * ld.so's _start (mov %rsp, %rdi; call _dl_start) has no CFI, and a
+ * return address into it minus one lies within its first call. */
+#define ENTRY_OUTERMOST	16
 
 struct builder {
 	struct unwind_row	*rows;
@@ -96,7 +108,8 @@ rd64(const unsigned char *p)
 }
 
 static int
-push_range(struct range **r, size_t *n, size_t *cap, uint64_t start, uint64_t end, int plt)
+push_range(struct range **r, size_t *n, size_t *cap, uint64_t start, uint64_t end,
+    enum range_kind kind)
 {
 	struct range *p;
 	size_t c;
@@ -108,7 +121,7 @@ push_range(struct range **r, size_t *n, size_t *cap, uint64_t start, uint64_t en
 		*r = p;
 		*cap = c;
 	}
-	(*r)[(*n)++] = (struct range){ start, end, plt };
+	(*r)[(*n)++] = (struct range){ start, end, kind };
 	return 0;
 }
 
@@ -162,7 +175,7 @@ eh_hdr_fdes(Elf *elf, struct range **r, size_t *n, size_t *cap)
 		return -1;
 	for (i = 0; i < fdes; i++, off += 8)
 		if (push_range(r, n, cap, hdr + (uint64_t)(int64_t)(int32_t)rd32(p + off),
-		    UINT64_MAX, 0) == -1)
+		    UINT64_MAX, RANGE_FDE) == -1)
 			return -1;
 	return 0;
 }
@@ -215,7 +228,7 @@ debug_frame_fdes(Elf *elf, struct range **r, size_t *n, size_t *cap)
 			s = rd64(e.fde.start);
 			len = rd64(e.fde.start + 8);
 			if (len > 0 && s + len > s) {
-				if (push_range(r, n, cap, s, s + len, 0) == -1)
+				if (push_range(r, n, cap, s, s + len, RANGE_FDE) == -1)
 					return -1;
 				found++;
 			}
@@ -258,9 +271,22 @@ plt_ranges(Elf *elf, Dwarf_CFI *cfi, struct range **r, size_t *n, size_t *cap)
 		    (sh.sh_flags & SHF_EXECINSTR) != 0 &&
 		    sh.sh_addr + sh.sh_size > sh.sh_addr &&
 		    !covered(cfi, sh.sh_addr, sh.sh_addr + sh.sh_size) &&
-		    push_range(r, n, cap, sh.sh_addr, sh.sh_addr + sh.sh_size, 1) == -1)
+		    push_range(r, n, cap, sh.sh_addr, sh.sh_addr + sh.sh_size, RANGE_PLT) == -1)
 			return -1;
 	return 0;
+}
+
+/* The ELF entry point, where no FDE covers it: the outermost frame. */
+static int
+entry_range(Elf *elf, Dwarf_CFI *cfi, struct range **r, size_t *n, size_t *cap)
+{
+	GElf_Ehdr eh;
+
+	if (gelf_getehdr(elf, &eh) == NULL || eh.e_entry == 0 ||
+	    eh.e_entry + ENTRY_OUTERMOST < eh.e_entry ||
+	    covered(cfi, eh.e_entry, eh.e_entry + 1))
+		return 0;
+	return push_range(r, n, cap, eh.e_entry, eh.e_entry + ENTRY_OUTERMOST, RANGE_ENTRY);
 }
 
 /* A location "CFA + off" of libdw's (the offset rule): 0, else -1. */
@@ -443,10 +469,13 @@ build_rows(struct builder *b, Dwarf_CFI *cfi, const struct range *r, size_t n)
 			continue;
 		if (b->n > 0 && s > end && push_row(b, end, &gap) == -1)
 			return -1;
-		if (r[i].plt) {
-			/* Jumps through the GOT: the stack as the call left it. */
+		if (r[i].kind != RANGE_FDE) {
+			/* Jumps through the GOT: the stack as the call left
+			 * it.  The entry point: no caller. */
 			row = (struct unwind_row){ 0, 8, 0, -8,
 			    UNWIND_CFA_SP | UNWIND_BP_SAME << 3 };
+			if (r[i].kind == RANGE_ENTRY)
+				row.rule |= UNWIND_ROW_OUTERMOST;
 			if (push_row(b, s, &row) == -1)
 				return -1;
 			end = limit;
@@ -526,7 +555,8 @@ unwind_table_build(Elf *elf, Elf *debug)
 	nfde = n;
 	b.deadline = now_ns() + UNWIND_BUILD_MAX_MS * 1000000u +
 	    (uint64_t)nfde * UNWIND_BUILD_FDE_US * 1000u;
-	if (plt_ranges(elf, cfi, &r, &n, &cap) == -1) {
+	if (plt_ranges(elf, cfi, &r, &n, &cap) == -1 ||
+	    entry_range(elf, cfi, &r, &n, &cap) == -1) {
 		e = errno;
 		goto fail;
 	}

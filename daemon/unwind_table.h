@@ -79,9 +79,11 @@ struct unwind_table;
  * or ELF_C_READ_MMAP; not kept: it may be closed once this returns) from
  * its .eh_frame, whose FDEs its .eh_frame_hdr lists; else from the
  * .debug_frame of debug (a separate debug file of the same image, its
- * addresses the image's; may be NULL), else of elf.  The uncovered parts
- * of .plt.got and .plt.sec (jumps that leave the stack as the call made
- * it) get the rule CFA = SP + 8.
+ * addresses the image's; may be NULL), else of elf.  .plt.got and
+ * .plt.sec where no FDE covers them (jumps that leave the stack as the
+ * call made it) get the rule CFA = SP + 8; the ELF entry point where no
+ * FDE covers it (ld.so's _start), its first 16 bytes, the outermost
+ * frame's.
  *
  * Returns the table (free with unwind_table_free), or NULL with errno:
  * ENOTSUP (not an x86_64 ELF image), ENOENT (neither kind of CFI, or no

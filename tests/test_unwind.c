@@ -46,6 +46,11 @@ struct img {
 };
 
 static struct img exe, libc;
+/* The other objects loaded (libcmocka, libelf, the sanitizers' runtime,
+ * which intercepts qsort), for the walk's look-up. */
+#define OTHERS_MAX	32
+static struct img others[OTHERS_MAX];
+static int nothers;
 
 static void
 exec_range(struct dl_phdr_info *info, struct img *m)
@@ -82,6 +87,31 @@ find_phdr(struct dl_phdr_info *info, size_t size, void *arg)
 		exec_range(info, want);
 		return 1;
 	}
+	return 0;
+}
+
+static int
+find_others(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct img *m;
+
+	(void)size;
+	(void)arg;
+	if (info->dlpi_name[0] != '/' || strstr(info->dlpi_name, "/libc.so.6") != NULL ||
+	    nothers == OTHERS_MAX)
+		return 0;
+	m = &others[nothers];
+	snprintf(m->path, sizeof(m->path), "%s", info->dlpi_name);
+	exec_range(info, m);
+	if ((m->fd = open(m->path, O_RDONLY | O_CLOEXEC)) == -1)
+		return 0;
+	if ((m->elf = elf_begin(m->fd, ELF_C_READ_MMAP, NULL)) == NULL ||
+	    (m->t = unwind_table_build(m->elf, NULL)) == NULL) {
+		elf_end(m->elf);
+		close(m->fd);
+		return 0;
+	}
+	nothers++;
 	return 0;
 }
 
@@ -172,6 +202,7 @@ setup(void **state)
 	elf_version(EV_CURRENT);
 	img_open(&exe);
 	img_open(&libc);
+	dl_iterate_phdr(find_others, NULL);
 	return 0;
 }
 
@@ -181,6 +212,8 @@ teardown(void **state)
 	(void)state;
 	img_close(&exe);
 	img_close(&libc);
+	while (nothers > 0)
+		img_close(&others[--nothers]);
 	return 0;
 }
 
@@ -374,9 +407,10 @@ test_table_debug_frame(void **state)
 	check_entry(&m, "dbgframe_work");
 	check_entry(&m, "main");
 	assert_int_equal(img_sym(&m, "dbgframe_work", &v, &sz), 0);
-	/* Past the entry, gcc -O1 may push; any row there is a rule. */
+	/* Its last byte (a ret): SP-based, or BP-based where the sanitizers
+	 * keep frame pointers. */
 	assert_non_null(r = unwind_table_find(m.t, v + sz - 1));
-	assert_true(UNWIND_ROW_CFA(r) == UNWIND_CFA_SP);
+	assert_true(UNWIND_ROW_CFA(r) == UNWIND_CFA_SP || UNWIND_ROW_CFA(r) == UNWIND_CFA_BP);
 	/* The same file given as the debug file of itself. */
 	unwind_table_free(m.t);
 	assert_non_null(m.t = unwind_table_build(m.elf, m.elf));
@@ -425,6 +459,14 @@ mapping_end(uint64_t addr)
 	return end;
 }
 
+/* A copy the sanitizers do not check, as the kernel's: a stack holds
+ * AddressSanitizer's redzones between its frames' variables. */
+static void
+raw_copy(void *dst, const void *src, size_t n)
+{
+	__asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n) :: "memory");
+}
+
 /* The copy of the stack above c's captured SP (below it, this function's
  * own frame changes nothing the walk reads). */
 static NOINLINE void
@@ -435,7 +477,7 @@ copy_stack(struct capture *c)
 
 	if (end > c->regs.sp && end - c->regs.sp < n)
 		n = (size_t)(end - c->regs.sp);
-	memcpy(c->data, (const void *)(uintptr_t)c->regs.sp, n);
+	raw_copy(c->data, (const void *)(uintptr_t)c->regs.sp, n);
 	c->stack = (struct unwind_stack){ c->data, n, c->regs.sp };
 }
 
@@ -568,18 +610,23 @@ thread_caller(void)
 		pthread_join(th, NULL);
 }
 
-/* The walk's look-up: this program's and libc's tables. */
+/* The walk's look-up: the tables of this program and the objects it
+ * loaded. */
 static int
 lookup(void *arg, uint64_t pc, const struct unwind_table **t, uint64_t *bias)
 {
-	const struct img *m;
+	const struct img *m = NULL;
+	int i;
 
 	(void)arg;
 	if (pc >= exe.lo && pc < exe.hi)
 		m = &exe;
 	else if (pc >= libc.lo && pc < libc.hi)
 		m = &libc;
-	else
+	for (i = 0; m == NULL && i < nothers; i++)
+		if (pc >= others[i].lo && pc < others[i].hi)
+			m = &others[i];
+	if (m == NULL)
 		return -1;
 	*t = m->t;
 	*bias = m->bias;
@@ -620,17 +667,27 @@ walk(const struct capture *c, uint64_t *callers, enum unwind_end *e)
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		const struct img *m = in_fn(&exe, NULL, callers[i], 1) ? &exe :
-		    in_fn(&libc, NULL, callers[i], 1) ? &libc : NULL;
+		const struct img *m = NULL;
+		const char *base;
 		Dl_info di;
+		int k;
 
-		if (m == NULL)
+		if (in_fn(&exe, NULL, callers[i], 1))
+			m = &exe;
+		else if (in_fn(&libc, NULL, callers[i], 1))
+			m = &libc;
+		for (k = 0; m == NULL && k < nothers; k++)
+			if (in_fn(&others[k], NULL, callers[i], 1))
+				m = &others[k];
+		if (m == NULL) {
 			print_message("  #%zu %#" PRIx64 "\n", i, callers[i]);
-		else
-			print_message("  #%zu %#" PRIx64 " %s+%#" PRIx64 " %s\n", i, callers[i],
-			    m == &exe ? "exe" : "libc", callers[i] - m->bias,
-			    dladdr((void *)(uintptr_t)(callers[i] - 1), &di) &&
-			    di.dli_sname != NULL ? di.dli_sname : "");
+			continue;
+		}
+		base = strrchr(m->path, '/') != NULL ? strrchr(m->path, '/') + 1 : m->path;
+		print_message("  #%zu %#" PRIx64 " %s+%#" PRIx64 " %s\n", i, callers[i],
+		    m == &exe ? "exe" : base, callers[i] - m->bias,
+		    dladdr((void *)(uintptr_t)(callers[i] - 1), &di) &&
+		    di.dli_sname != NULL ? di.dli_sname : "");
 	}
 	print_message("  end: %s\n", unwind_end_name(*e));
 	return n;
@@ -671,16 +728,20 @@ test_walk_qsort(void **state)
 {
 	uint64_t c[MAXC];
 	enum unwind_end e;
-	size_t n, i;
+	size_t n, i, libc_frames;
 
 	(void)state;
 	n = walk(&cap_qsort, c, &e);
 	assert_true(n >= 4);
 	assert_true(in_fn(&exe, "cmp", c[0], 1));
-	/* qsort's internals (msort_with_tmp, recursive) in libc. */
-	for (i = 1; i < n && in_fn(&libc, NULL, c[i], 1); i++)
-		;
+	/* qsort's internals (msort_with_tmp, recursive) in libc; where
+	 * AddressSanitizer intercepts qsort, its own sort in its runtime. */
+	for (i = 1, libc_frames = 0; i < n && !in_fn(&exe, NULL, c[i], 1); i++)
+		libc_frames += in_fn(&libc, NULL, c[i], 1);
 	assert_true(i >= 2);
+#ifndef __SANITIZE_ADDRESS__
+	assert_true(libc_frames >= 1);
+#endif
 	assert_true(i + 2 <= n);
 	assert_true(in_fn(&exe, "qsort_caller", c[i], 1));
 	assert_true(in_fn(&exe, "main", c[i + 1], 1));
@@ -881,6 +942,40 @@ test_walk_plt_loop(void **state)
 	assert_string_equal(unwind_end_name(e), "loop");
 }
 
+static int
+find_ldso(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	if (strstr(info->dlpi_name, "/ld-linux-x86-64.so") == NULL)
+		return 0;
+	snprintf(arg, PATH_MAX, "%s", info->dlpi_name);
+	return 1;
+}
+
+/* The dynamic linker's entry point (_start, with no CFI in glibc: it
+ * calls _dl_start while programs start): the outermost frame. */
+static void
+test_table_entry(void **state)
+{
+	struct img m;
+	const struct unwind_row *r;
+	GElf_Ehdr eh;
+
+	(void)state;
+	memset(&m, 0, sizeof(m));
+	if (dl_iterate_phdr(find_ldso, m.path) != 1)
+		skip();
+	assert_true((m.fd = open(m.path, O_RDONLY | O_CLOEXEC)) >= 0);
+	assert_non_null(m.elf = elf_begin(m.fd, ELF_C_READ_MMAP, NULL));
+	assert_non_null(m.t = unwind_table_build(m.elf, NULL));
+	assert_non_null(gelf_getehdr(m.elf, &eh));
+	assert_non_null(r = unwind_table_find(m.t, eh.e_entry));
+	assert_int_equal(r->rule & UNWIND_ROW_OUTERMOST, UNWIND_ROW_OUTERMOST);
+	/* Its call's return address minus one. */
+	assert_true(unwind_table_find(m.t, eh.e_entry + 7) == r);
+	img_close(&m);
+}
+
 /* PLT sections no FDE covers: the jumps of .plt.got and .plt.sec leave
  * the stack as the call made it; the lazy .plt has no information. */
 static void
@@ -925,6 +1020,7 @@ main(void)
 		cmocka_unit_test(test_table_fd),
 		cmocka_unit_test(test_table_debug_frame),
 		cmocka_unit_test(test_table_plt_fill),
+		cmocka_unit_test(test_table_entry),
 		cmocka_unit_test(test_walk_chain),
 		cmocka_unit_test(test_walk_qsort),
 		cmocka_unit_test(test_walk_signal),
