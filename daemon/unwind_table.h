@@ -14,6 +14,12 @@
  * symbol table and program headers (a PC of a process minus the image's
  * load bias).  A row keeps its start as a 32-bit offset from the table's
  * base, so an image's code must span less than 4 GiB.
+ *
+ * A table is read-only once built: every process that maps the image, and
+ * walks on any thread, may share it.  Not evaluated (UNWIND_CFA_UNHANDLED,
+ * a walk there ends): a CFA from a register other than SP and BP (ld.so's
+ * _dl_runtime_resolve, from RBX; OpenSSL's assembly, from RAX), or from an
+ * expression other than the PLT's (setcontext's).
  */
 #ifndef DCPID_UNWIND_TABLE_H
 #define DCPID_UNWIND_TABLE_H
