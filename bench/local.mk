@@ -108,3 +108,10 @@ bench_unwind_SOURCES = bench/unwind.c
 bench_unwind_CFLAGS = $(AM_CFLAGS) -I$(srcdir)/daemon $(ELF_CFLAGS) $(DW_CFLAGS) \
 	-O2 -fomit-frame-pointer -fasynchronous-unwind-tables
 bench_unwind_LDADD = daemon/libdcpid.la $(ELF_LIBS) $(DW_LIBS)
+# The walk over a real run's samples (perf record --call-graph dwarf's
+# copies, extracted by perf_ustack.py): bench/unwind_vs_perf.sh COMMAND.
+noinst_PROGRAMS += bench/unwind_replay
+bench_unwind_replay_SOURCES = bench/unwind_replay.c
+bench_unwind_replay_CFLAGS = $(AM_CFLAGS) -I$(srcdir)/daemon $(ELF_CFLAGS) $(DW_CFLAGS)
+bench_unwind_replay_LDADD = daemon/libdcpid.la $(ELF_LIBS) $(DW_LIBS)
+EXTRA_DIST += bench/perf_ustack.py bench/unwind_vs_perf.sh
