@@ -123,6 +123,14 @@ unwind_walk(const struct unwind_regs *regs, const struct unwind_stack *stack,
 				e = UNWIND_END_TRUNCATED;
 				goto out;
 			}
+			if (ra == 0) {
+				e = UNWIND_END_OUTERMOST;
+				goto out;
+			}
+			if (ra == pc && v == sp) {
+				e = UNWIND_END_LOOP;
+				goto out;
+			}
 			sp = v;
 			bp_known = 1;
 			if (n == max) {

@@ -942,6 +942,41 @@ test_walk_plt_loop(void **state)
 	assert_string_equal(unwind_end_name(e), "loop");
 }
 
+/* A signal frame whose saved context is itself (a forged stack): a loop,
+ * not max callers of the same; one whose saved PC is 0: the end. */
+static void
+test_walk_signal_loop(void **state)
+{
+	const uint64_t base = 0x7ff000000000;
+	ucontext_t uc;
+	struct unwind_stack s = { (const unsigned char *)&uc, sizeof(uc), base };
+	struct unwind_regs r = { 0, base, 0 };
+	const struct unwind_row *row = NULL;
+	uint64_t c[MAXC];
+	enum unwind_end e;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < unwind_table_rows(libc.t); i++)
+		if (UNWIND_ROW_CFA(row = unwind_table_row(libc.t, i)) == UNWIND_CFA_SIGNAL)
+			break;
+	assert_true(i < unwind_table_rows(libc.t));
+	/* __restore_rt, the byte after the FDE's start. */
+	r.ip = libc.bias + unwind_table_row_vaddr(libc.t, row) + 1;
+	memset(&uc, 0, sizeof(uc));
+	uc.uc_mcontext.gregs[REG_RIP] = (greg_t)r.ip;
+	uc.uc_mcontext.gregs[REG_RSP] = (greg_t)base;
+	assert_int_equal(unwind_walk(&r, &s, lookup, NULL, c, MAXC, &e), 0);
+	assert_int_equal(e, UNWIND_END_LOOP);
+	uc.uc_mcontext.gregs[REG_RIP] = 0;
+	assert_int_equal(unwind_walk(&r, &s, lookup, NULL, c, MAXC, &e), 0);
+	assert_int_equal(e, UNWIND_END_OUTERMOST);
+	/* The context cut off by the copy's end. */
+	s.size = offsetof(ucontext_t, uc_mcontext.gregs[REG_RIP]);
+	assert_int_equal(unwind_walk(&r, &s, lookup, NULL, c, MAXC, &e), 0);
+	assert_int_equal(e, UNWIND_END_TRUNCATED);
+}
+
 static int
 find_ldso(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -1030,6 +1065,7 @@ main(void)
 		cmocka_unit_test(test_walk_no_table),
 		cmocka_unit_test(test_walk_frame_pointers),
 		cmocka_unit_test(test_walk_plt_loop),
+		cmocka_unit_test(test_walk_signal_loop),
 	};
 
 	/* The captures, from main, before cmocka's frames. */
