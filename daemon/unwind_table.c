@@ -2,8 +2,8 @@
  * Unwind tables from an image's CFI (daemon/unwind_table.h).
  *
  * The FDEs are listed, sorted by start, by the binary-search table of
- * .eh_frame_hdr (PT_GNU_EH_FRAME; the LSB's "Exception Frame Header", read
- * as lib/sym_ehframe.c reads it), or for .debug_frame, which has no such
+ * .eh_frame_hdr (the LSB's "Exception Frame Header", read as
+ * lib/sym_ehframe.c reads it), or for .debug_frame, which has no such
  * table, by libdw's entry reader (dwarf_next_cfi), whose FDEs start with
  * a plain address and length.  libdw then computes the CFA table one row
  * at a time (dwarf_cfi_addrframe at a row's start gives the row and its
@@ -125,34 +125,334 @@ push_range(struct range **r, size_t *n, size_t *cap, uint64_t start, uint64_t en
 	return 0;
 }
 
+/* The section named name of elf, or NULL. */
+static Elf_Scn *
+find_scn(Elf *elf, const char *name, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	const char *s;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL)
+		if (gelf_getshdr(scn, sh) != NULL &&
+		    (s = elf_strptr(elf, shstrndx, sh->sh_name)) != NULL &&
+		    strcmp(s, name) == 0)
+			return scn;
+	return NULL;
+}
+
 /*
- * The FDEs' starts from .eh_frame_hdr's table, in the encoding every
- * linker writes (udata4 count, datarel|sdata4 pairs): 0, or -1 where the
- * image has no such table (errno ENOMEM for a failed allocation).
+ * What libdw will be given to run, checked first: libdw sizes a row's
+ * state by the highest register an FDE or its CIE names (realloc and
+ * memset up to it), so one naming register 2^27 costs 2 GiB a row.  Every
+ * entry of the section is decoded (dwarf_next_cfi) and every instruction
+ * of its CIE's and its own programs read for its registers; a section
+ * that names one beyond REG_MAX, that cannot be walked to its end, or
+ * whose instructions cannot be read (an unknown opcode, an augmentation
+ * not known here) is refused.  The FDEs' section offsets are returned,
+ * sorted, for .eh_frame_hdr's table to be checked against (libdw runs
+ * the FDE that table points at).
+ */
+#define REG_MAX		255	/* x86_64's DWARF numbers end at 130 */
+
+struct cie_info {
+	Dwarf_Off	 off;
+	size_t		 ptr_size;	/* an FDE's location and range, DW_CFA_set_loc */
+	int		 z;		/* an FDE has augmentation data */
+};
+
+static int
+uleb(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	unsigned shift = 0;
+	uint8_t byte;
+
+	*v = 0;
+	do {
+		if (*p >= end || shift > 63)
+			return -1;
+		byte = *(*p)++;
+		*v |= (uint64_t)(byte & 0x7f) << shift;
+		shift += 7;
+	} while (byte & 0x80);
+	return 0;
+}
+
+/* The size of a pointer of encoding enc, 0 for one not read here. */
+static size_t
+enc_size(uint8_t enc)
+{
+	if (enc == DW_EH_PE_omit)
+		return 0;
+	switch (enc & 0x0f) {
+	case DW_EH_PE_absptr:
+	case DW_EH_PE_udata8:
+	case DW_EH_PE_sdata8:
+		return 8;
+	case DW_EH_PE_udata2:
+	case DW_EH_PE_sdata2:
+		return 2;
+	case DW_EH_PE_udata4:
+	case DW_EH_PE_sdata4:
+		return 4;
+	default:
+		return 0;
+	}
+}
+
+/* A CIE's pointer size and 'z', from its augmentation: 0, or -1. */
+static int
+cie_info(const Dwarf_CIE *c, int eh, struct cie_info *ci)
+{
+	const uint8_t *p = c->augmentation_data, *end = p + c->augmentation_data_size;
+	const char *a = c->augmentation;
+	size_t sz;
+
+	ci->ptr_size = 8;
+	ci->z = 0;
+	if (!eh || a[0] == '\0')
+		return 0;
+	if (a[0] != 'z')
+		return -1;
+	ci->z = 1;
+	for (a++; *a != '\0'; a++)
+		switch (*a) {
+		case 'L':
+			if (p++ >= end)
+				return -1;
+			break;
+		case 'P':
+			if (p >= end || (sz = enc_size(*p)) == 0 || (size_t)(end - p) < 1 + sz)
+				return -1;
+			p += 1 + sz;
+			break;
+		case 'R':
+			if (p >= end || (ci->ptr_size = enc_size(*p)) == 0)
+				return -1;
+			p++;
+			break;
+		case 'S':
+		case 'B':
+			break;
+		default:
+			return -1;
+		}
+	return 0;
+}
+
+/* Whether the program [p, end) names registers up to REG_MAX only and
+ * can be read to its end: 0, or -1. */
+static int
+check_program(const uint8_t *p, const uint8_t *end, size_t ptr_size)
+{
+	uint64_t reg, v;
+	uint8_t op;
+
+	while (p < end) {
+		op = *p++;
+		reg = 0;
+		switch (op & 0xc0) {
+		case DW_CFA_advance_loc:
+		case DW_CFA_restore:
+			continue;
+		case DW_CFA_offset:
+			if (uleb(&p, end, &v) == -1)
+				return -1;
+			continue;
+		}
+		switch (op) {
+		case DW_CFA_nop:
+		case DW_CFA_remember_state:
+		case DW_CFA_restore_state:
+		case DW_CFA_GNU_window_save:
+			break;
+		case DW_CFA_set_loc:
+			if ((size_t)(end - p) < ptr_size)
+				return -1;
+			p += ptr_size;
+			break;
+		case DW_CFA_advance_loc1:
+		case DW_CFA_advance_loc2:
+		case DW_CFA_advance_loc4:
+			v = op == DW_CFA_advance_loc1 ? 1 : op == DW_CFA_advance_loc2 ? 2 : 4;
+			if ((uint64_t)(end - p) < v)
+				return -1;
+			p += v;
+			break;
+		case DW_CFA_def_cfa_offset:
+		case DW_CFA_def_cfa_offset_sf:
+		case DW_CFA_GNU_args_size:
+			if (uleb(&p, end, &v) == -1)	/* an sleb reads as one */
+				return -1;
+			break;
+		case DW_CFA_restore_extended:
+		case DW_CFA_undefined:
+		case DW_CFA_same_value:
+		case DW_CFA_def_cfa_register:
+			if (uleb(&p, end, &reg) == -1)
+				return -1;
+			break;
+		case DW_CFA_offset_extended:
+		case DW_CFA_offset_extended_sf:
+		case DW_CFA_val_offset:
+		case DW_CFA_val_offset_sf:
+		case DW_CFA_def_cfa:
+		case DW_CFA_def_cfa_sf:
+		case DW_CFA_GNU_negative_offset_extended:
+			if (uleb(&p, end, &reg) == -1 || uleb(&p, end, &v) == -1)
+				return -1;
+			break;
+		case DW_CFA_register:
+			if (uleb(&p, end, &reg) == -1 || uleb(&p, end, &v) == -1 || v > REG_MAX)
+				return -1;
+			break;
+		case DW_CFA_def_cfa_expression:
+			if (uleb(&p, end, &v) == -1 || (uint64_t)(end - p) < v)
+				return -1;
+			p += v;
+			break;
+		case DW_CFA_expression:
+		case DW_CFA_val_expression:
+			if (uleb(&p, end, &reg) == -1 || uleb(&p, end, &v) == -1 ||
+			    (uint64_t)(end - p) < v)
+				return -1;
+			p += v;
+			break;
+		default:
+			return -1;
+		}
+		if (reg > REG_MAX)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+off_cmp(const void *a, const void *b)
+{
+	const Dwarf_Off *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+/* The check of section d (eh: .eh_frame, else .debug_frame): 0 with the
+ * sorted FDE offsets in *offs (free them), or -1 with errno EINVAL
+ * (refused) or ENOMEM. */
+static int
+check_cfi(Elf *elf, Elf_Data *d, int eh, Dwarf_Off **offs, size_t *noffs)
+{
+	struct cie_info *cies = NULL, *ci, *cp;
+	const unsigned char *id;
+	const uint8_t *p;
+	Dwarf_CFI_Entry e;
+	Dwarf_Off off = 0, next, *o = NULL, *op;
+	size_t ncie = 0, no = 0, cap = 0, ccap = 0, i, lo, hi, skip;
+	uint64_t v;
+	int rc;
+
+	*offs = NULL;
+	*noffs = 0;
+	if ((id = (const unsigned char *)elf_getident(elf, NULL)) == NULL)
+		goto bad;
+	/* The CIEs first: an FDE may name one after it. */
+	for (; (rc = dwarf_next_cfi(id, d, eh, off, &next, &e)) != 1; off = next) {
+		if (rc != 0 || next <= off)
+			goto bad;
+		if (!dwarf_cfi_cie_p(&e))
+			continue;
+		if (ncie == ccap) {
+			ccap = ccap ? ccap * 2 : 16;
+			if ((cp = reallocarray(cies, ccap, sizeof(*cies))) == NULL)
+				goto nomem;
+			cies = cp;
+		}
+		ci = &cies[ncie++];
+		ci->off = off;
+		if (cie_info(&e.cie, eh, ci) == -1 ||
+		    check_program(e.cie.initial_instructions, e.cie.initial_instructions_end,
+		    ci->ptr_size) == -1)
+			goto bad;
+	}
+	for (off = 0; (rc = dwarf_next_cfi(id, d, eh, off, &next, &e)) != 1; off = next) {
+		if (dwarf_cfi_cie_p(&e))
+			continue;
+		/* The CIEs' offsets are sorted, as met. */
+		for (lo = 0, hi = ncie; lo < hi; ) {
+			i = lo + (hi - lo) / 2;
+			if (cies[i].off < e.fde.CIE_pointer)
+				lo = i + 1;
+			else
+				hi = i;
+		}
+		if (lo == ncie || cies[lo].off != e.fde.CIE_pointer)
+			goto bad;
+		ci = &cies[lo];
+		/* The location and range, then augmentation data. */
+		p = e.fde.start;
+		skip = 2 * ci->ptr_size;
+		if ((size_t)(e.fde.end - p) < skip)
+			goto bad;
+		p += skip;
+		if (ci->z && (uleb(&p, e.fde.end, &v) == -1 || (uint64_t)(e.fde.end - p) < v))
+			goto bad;
+		if (ci->z)
+			p += v;
+		if (check_program(p, e.fde.end, ci->ptr_size) == -1)
+			goto bad;
+		if (no == cap) {
+			cap = cap ? cap * 2 : 1024;
+			if ((op = reallocarray(o, cap, sizeof(*o))) == NULL)
+				goto nomem;
+			o = op;
+		}
+		o[no++] = off;
+	}
+	if (no > 1)
+		qsort(o, no, sizeof(*o), off_cmp);
+	*offs = o;
+	*noffs = no;
+	free(cies);
+	return 0;
+bad:
+	errno = EINVAL;
+	goto out;
+nomem:
+	errno = ENOMEM;
+out:
+	free(cies);
+	free(o);
+	return -1;
+}
+
+/*
+ * The FDEs' starts from .eh_frame_hdr's table (the section's, which libdw
+ * reads), in the encoding every linker writes (udata4 count, datarel|sdata4
+ * pairs): 0; -1 with errno ENOENT where the image has no such table, EINVAL
+ * for a table that is not sorted or points at no FDE of .eh_frame (at
+ * eh_addr, its FDEs' offsets offs[0..noffs), sorted), ENOMEM.
  */
 static int
-eh_hdr_fdes(Elf *elf, struct range **r, size_t *n, size_t *cap)
+eh_hdr_fdes(Elf *elf, uint64_t eh_addr, const Dwarf_Off *offs, size_t noffs,
+    struct range **r, size_t *n, size_t *cap)
 {
-	const unsigned char *p = NULL;
-	GElf_Phdr ph;
+	const unsigned char *p;
+	GElf_Shdr sh;
+	Elf_Scn *scn;
 	Elf_Data *d;
-	uint64_t hdr = 0, fdes, i;
-	size_t k, nph, len = 0, off;
+	uint64_t hdr, fdes, i, s, prev = 0;
+	Dwarf_Off fo;
+	size_t len, off;
 
-	if (elf_getphdrnum(elf, &nph) != 0)
+	errno = ENOENT;
+	if ((scn = find_scn(elf, ".eh_frame_hdr", &sh)) == NULL || sh.sh_type == SHT_NOBITS ||
+	    (d = elf_rawdata(scn, NULL)) == NULL || d->d_buf == NULL || d->d_size < 8)
 		return -1;
-	for (k = 0; k < nph && p == NULL; k++) {
-		if (gelf_getphdr(elf, (int)k, &ph) == NULL || ph.p_type != PT_GNU_EH_FRAME)
-			continue;
-		if (ph.p_filesz < 8 ||
-		    (d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz,
-		    ELF_T_BYTE)) == NULL || d->d_buf == NULL)
-			return -1;
-		p = d->d_buf;
-		len = d->d_size;
-		hdr = ph.p_vaddr;
-	}
-	if (p == NULL || p[0] != EH_HDR_VERSION || p[2] != DW_EH_PE_udata4 ||
+	p = d->d_buf;
+	len = d->d_size;
+	hdr = sh.sh_addr;
+	if (p[0] != EH_HDR_VERSION || p[2] != DW_EH_PE_udata4 ||
 	    p[3] != (DW_EH_PE_datarel | DW_EH_PE_sdata4))
 		return -1;
 	switch (p[1] & 0x0f) {
@@ -173,37 +473,29 @@ eh_hdr_fdes(Elf *elf, struct range **r, size_t *n, size_t *cap)
 	off += 4;
 	if (fdes > (len - off) / 8)
 		return -1;
-	for (i = 0; i < fdes; i++, off += 8)
-		if (push_range(r, n, cap, hdr + (uint64_t)(int64_t)(int32_t)rd32(p + off),
-		    UINT64_MAX, RANGE_FDE) == -1)
+	errno = EINVAL;
+	for (i = 0; i < fdes; i++, off += 8) {
+		s = hdr + (uint64_t)(int64_t)(int32_t)rd32(p + off);
+		fo = hdr + (uint64_t)(int64_t)(int32_t)rd32(p + off + 4) - eh_addr;
+		if ((i > 0 && s < prev) || noffs == 0 ||
+		    bsearch(&fo, offs, noffs, sizeof(*offs), off_cmp) == NULL)
 			return -1;
+		prev = s;
+		if (push_range(r, n, cap, s, UINT64_MAX, RANGE_FDE) == -1)
+			return -1;
+	}
 	return 0;
 }
 
-/* The section named name of elf, or NULL. */
-static Elf_Scn *
-find_scn(Elf *elf, const char *name, GElf_Shdr *sh)
-{
-	Elf_Scn *scn = NULL;
-	const char *s;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn)) != NULL)
-		if (gelf_getshdr(scn, sh) != NULL &&
-		    (s = elf_strptr(elf, shstrndx, sh->sh_name)) != NULL &&
-		    strcmp(s, name) == 0)
-			return scn;
-	return NULL;
-}
-
 /* The FDEs of .debug_frame, read by libdw's entry reader: 0, or -1 where
- * elf has none.  An FDE starts with its initial location and range, each
- * an address (8 bytes in an ELFCLASS64 file, no segment selector). */
+ * elf has none (errno EINVAL where check_cfi refuses it, ENOMEM).  An FDE
+ * starts with its initial location and range, each an address (8 bytes in
+ * an ELFCLASS64 file, no segment selector). */
 static int
 debug_frame_fdes(Elf *elf, struct range **r, size_t *n, size_t *cap)
 {
+	Dwarf_Off *offs;
+	size_t noffs;
 	const unsigned char *id;
 	Dwarf_CFI_Entry e;
 	Dwarf_Off off = 0, next;
@@ -221,6 +513,9 @@ debug_frame_fdes(Elf *elf, struct range **r, size_t *n, size_t *cap)
 		return -1;
 	if ((d = elf_getdata(scn, NULL)) == NULL || d->d_buf == NULL)
 		return -1;
+	if (check_cfi(elf, d, 0, &offs, &noffs) == -1)
+		return -1;
+	free(offs);
 	/* A malformed entry may still say where the next one starts. */
 	while ((rc = dwarf_next_cfi(id, d, false, off, &next, &e)) != 1) {
 		if (rc == 0 && !dwarf_cfi_cie_p(&e) && e.fde.start != NULL &&
@@ -413,21 +708,21 @@ push_row(struct builder *b, uint64_t a, const struct unwind_row *row)
 	size_t c;
 
 	if (b->n > 0) {
+		if (a - b->base > UINT32_MAX) {
+			errno = EFBIG;
+			return -1;
+		}
 		last = &b->rows[b->n - 1];
 		if (last->rule == row->rule && last->cfa_offset == row->cfa_offset &&
 		    last->bp_offset == row->bp_offset && last->ra_offset == row->ra_offset)
 			return 0;
 		/* A row that covers nothing is replaced. */
-		if (last->start == (uint32_t)(a - b->base)) {
+		if (last->start == a - b->base) {
 			b->n--;
 			return push_row(b, a, row);
 		}
 	} else
 		b->base = a;
-	if (a - b->base > UINT32_MAX) {
-		errno = EFBIG;
-		return -1;
-	}
 	if (b->n == b->cap) {
 		if (b->cap >= TABLE_ROWS_MAX) {
 			errno = EFBIG;
@@ -514,9 +809,13 @@ unwind_table_build(Elf *elf, Elf *debug)
 	struct unwind_table *t = NULL;
 	struct range *r = NULL;
 	Dwarf_CFI *cfi = NULL;
+	Dwarf_Off *offs = NULL;
 	Dwarf *dw = NULL;
 	GElf_Ehdr eh;
-	size_t n = 0, cap = 0, nfde;
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+	Elf_Data *d;
+	size_t n = 0, cap = 0, nfde, noffs = 0;
 	enum unwind_source src = UNWIND_SRC_EH_FRAME;
 	int e = ENOENT;
 
@@ -525,30 +824,41 @@ unwind_table_build(Elf *elf, Elf *debug)
 		errno = ENOTSUP;
 		return NULL;
 	}
-	errno = 0;
-	if (eh_hdr_fdes(elf, &r, &n, &cap) == 0 && n > 0 &&
-	    (cfi = dwarf_getcfi_elf(elf)) != NULL) {
-		src = UNWIND_SRC_EH_FRAME;
-	} else {
-		if (errno == ENOMEM)
+	/* .eh_frame, as libdw reads it: the section, its table's section. */
+	if ((scn = find_scn(elf, ".eh_frame", &sh)) != NULL && sh.sh_type != SHT_NOBITS &&
+	    (d = elf_rawdata(scn, NULL)) != NULL && d->d_buf != NULL && d->d_size > 0) {
+		if (check_cfi(elf, d, 1, &offs, &noffs) == -1 ||
+		    (eh_hdr_fdes(elf, sh.sh_addr, offs, noffs, &r, &n, &cap) == -1 &&
+		    errno != ENOENT)) {
+			e = errno;
 			goto fail;
+		}
+		if (n > 0)
+			cfi = dwarf_getcfi_elf(elf);
+	}
+	if (cfi == NULL) {
 		n = 0;
 		src = UNWIND_SRC_DEBUG_FRAME;
+		errno = ENOENT;
 		if (debug != NULL && debug_frame_fdes(debug, &r, &n, &cap) == 0 &&
 		    (dw = dwarf_begin_elf(debug, DWARF_C_READ, NULL)) != NULL &&
 		    (cfi = dwarf_getcfi(dw)) != NULL)
 			;
-		else {
+		else if (errno == EINVAL || errno == ENOMEM) {
+			e = errno;
+			goto fail;
+		} else {
 			if (dw != NULL)
 				dwarf_end(dw);
 			dw = NULL;
 			n = 0;
+			errno = ENOENT;
 			if (debug_frame_fdes(elf, &r, &n, &cap) == 0 &&
 			    (dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL)) != NULL)
 				cfi = dwarf_getcfi(dw);
 		}
 		if (cfi == NULL) {
-			e = errno == ENOMEM ? ENOMEM : ENOENT;
+			e = errno == ENOMEM || errno == EINVAL ? errno : ENOENT;
 			goto fail;
 		}
 	}
@@ -560,12 +870,13 @@ unwind_table_build(Elf *elf, Elf *debug)
 		e = errno;
 		goto fail;
 	}
-	qsort(r, n, sizeof(*r), range_cmp);
+	if (n > 1)
+		qsort(r, n, sizeof(*r), range_cmp);
 	if (build_rows(&b, cfi, r, n) == -1) {
 		e = errno;
 		goto fail;
 	}
-	if (b.n == 0)
+	if (b.n < 2)		/* no row but the end's gap */
 		goto fail;
 	if ((t = calloc(1, sizeof(*t))) == NULL) {
 		e = errno;
@@ -580,6 +891,7 @@ unwind_table_build(Elf *elf, Elf *debug)
 	t->nfdes = nfde;
 	t->src = src;
 	free(r);
+	free(offs);
 	if (dw != NULL)
 		dwarf_end(dw);
 	else
@@ -588,6 +900,7 @@ unwind_table_build(Elf *elf, Elf *debug)
 fail:
 	free(b.rows);
 	free(r);
+	free(offs);
 	if (dw != NULL)
 		dwarf_end(dw);
 	else if (cfi != NULL)

@@ -82,8 +82,9 @@ struct unwind_table;
 
 /*
  * Builds the table of the ELF image elf (opened by the caller, ELF_C_READ
- * or ELF_C_READ_MMAP; not kept: it may be closed once this returns) from
- * its .eh_frame, whose FDEs its .eh_frame_hdr lists; else from the
+ * or ELF_C_READ_MMAP, or elf_memory; not kept: it may be closed once this
+ * returns) from its .eh_frame, whose FDEs its .eh_frame_hdr lists (both
+ * found by their section headers, as libdw finds them); else from the
  * .debug_frame of debug (a separate debug file of the same image, its
  * addresses the image's; may be NULL), else of elf.  .plt.got and
  * .plt.sec where no FDE covers them (jumps that leave the stack as the
@@ -94,9 +95,12 @@ struct unwind_table;
  * Returns the table (free with unwind_table_free), or NULL with errno:
  * ENOTSUP (not an x86_64 ELF image), ENOENT (neither kind of CFI, or no
  * FDE in it), EFBIG (the FDEs span 4 GiB or more, or more than 8 Mi
- * rows), ETIMEDOUT (more wall time than UNWIND_BUILD_MAX_MS plus
- * UNWIND_BUILD_FDE_US an FDE: hostile CFI; Debian's libLLVM-15, 98,256
- * FDEs, takes 230 ms), ENOMEM.  Malformed
+ * rows), EINVAL (CFI refused before libdw runs it: a register number
+ * beyond x86_64's, for which libdw would allocate, an entry or
+ * instruction that cannot be read, an .eh_frame_hdr table not sorted or
+ * pointing at no FDE), ETIMEDOUT (more wall time than UNWIND_BUILD_MAX_MS
+ * plus UNWIND_BUILD_FDE_US an FDE; Debian's libLLVM-15, 98,256 FDEs,
+ * takes 230 ms), ENOMEM.  Otherwise malformed
  * CFI is no error: an FDE libdw cannot read becomes a range of no
  * information; a function of more than UNWIND_FDE_ROWS_MAX rows keeps its
  * first ones, the rest of it no information.

@@ -1011,6 +1011,25 @@ test_table_entry(void **state)
 	img_close(&m);
 }
 
+/* An FDE naming register 512 (DW_CFA_undefined), which libdw would make
+ * room for in every row it computes (2 GiB for register 2^27): refused
+ * before libdw runs it. */
+static void
+test_table_hostile(void **state)
+{
+	int fd;
+	Elf *elf;
+
+	(void)state;
+	assert_true((fd = open(HOSTILE_IMAGE, O_RDONLY | O_CLOEXEC)) >= 0);
+	assert_non_null(elf = elf_begin(fd, ELF_C_READ_MMAP, NULL));
+	errno = 0;
+	assert_null(unwind_table_build(elf, NULL));
+	assert_int_equal(errno, EINVAL);
+	elf_end(elf);
+	close(fd);
+}
+
 /* PLT sections no FDE covers: the jumps of .plt.got and .plt.sec leave
  * the stack as the call made it; the lazy .plt has no information. */
 static void
@@ -1056,6 +1075,7 @@ main(void)
 		cmocka_unit_test(test_table_debug_frame),
 		cmocka_unit_test(test_table_plt_fill),
 		cmocka_unit_test(test_table_entry),
+		cmocka_unit_test(test_table_hostile),
 		cmocka_unit_test(test_walk_chain),
 		cmocka_unit_test(test_walk_qsort),
 		cmocka_unit_test(test_walk_signal),
