@@ -63,7 +63,7 @@
 #include "attr.h"
 #include "callchain.h"
 #include "core.h"
-#include "label.h"
+#include "labeler.h"
 #include "stack.h"
 #include "loop.h"
 #include "perf.h"
@@ -78,7 +78,7 @@ struct elfimg {
 	uint8_t		 bid[20];
 	size_t		 bidlen;
 	uint64_t	 off, vaddr, filesz;	/* the executable PT_LOAD */
-	uint64_t	 tstart, tsize;		/* as image.c computes them */
+	uint64_t	 tstart, tsize;		/* as imagetab.c computes them */
 	uint64_t	 hot[HOTPCS];		/* file offsets within the text */
 	uint64_t	 expected;		/* samples synthesized here */
 	uint64_t	 got;			/* counted, over all labels */
@@ -124,7 +124,7 @@ static const char *libdirs[] = {
 };
 
 /* Reads path's executable segment and build-id; -1 if unusable.  Text is
- * the first executable PT_LOAD, as image.c's elf_text takes it. */
+ * the first executable PT_LOAD, as imagetab.c's elf_text takes it. */
 static int
 load_elf(const char *path, char needed[MAXLIBS][128], size_t *nneeded)
 {

@@ -4,7 +4,7 @@
  * Mappings name a shared, refcounted "mapped file" (struct mfile: path,
  * device and inode or build-id), which is resolved to an image lazily, at
  * the first sample that lands in it, so files never sampled are never
- * opened and each file is read once (image.c caches by build-id and by
+ * opened and each file is read once (imagetab.c caches by build-id and by
  * device and inode).  Resolution policy:
  *   1. a build-id from MMAP2 names an image already read: done, no I/O;
  *   2. open the path, unless it ends in " (deleted)", and accept it if it
@@ -53,7 +53,7 @@
 #include "control.h"
 #include "fsio.h"
 #include "htab.h"
-#include "image.h"
+#include "imagetab.h"
 #include "kernel.h"
 #include "log.h"
 #include "proc.h"

@@ -4,9 +4,9 @@
  * and the perf sideband records (MMAP2, COMM, FORK, EXIT), which the core
  * feeds in timestamp order.  Images (ELF objects, the kernel, modules, the
  * vdso) are identified by GNU build-id, else by a stable hash.
- * Implemented in daemon/attr.c (address spaces), daemon/image.c (images)
+ * Implemented in daemon/attr.c (address spaces), daemon/imagetab.c (images)
  * and daemon/kernel.c (the kernel, modules and the vdso); struct image and
- * the reasons are daemon/image.h's.
+ * the reasons are daemon/imagetab.h's.
  */
 #ifndef DCPID_ATTR_H
 #define DCPID_ATTR_H
@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "image.h"
+#include "imagetab.h"
 
 const char *attr_reason_name(enum attr_reason r);	/* "anon", "unknown-pid", ... */
 
@@ -53,7 +53,7 @@ void attr_prefetch(const struct attr_mmap *m);
 void attr_hold(uint32_t pid, uint64_t pc);
 /* At each flush: hands the files of sampled images that are no longer at
  * their recorded path to the build-id cache, and closes the held files
- * (daemon/image.h image_release). */
+ * (daemon/imagetab.h image_release). */
 void attr_release_images(void);
 /* Images read at arrival, for status. */
 uint64_t attr_prefetched(void);

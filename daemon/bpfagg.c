@@ -1,7 +1,7 @@
 /*
  * The loader and the drain of the in-kernel aggregation (bpfagg.h).  The
- * program is daemon/bpf/agg.bpf.c, built by clang and embedded through
- * bpftool's skeleton (agg.skel.h, generated in the build directory).
+ * program is daemon/bpf/bpfagg.bpf.c, built by clang and embedded through
+ * bpftool's skeleton (bpfagg.skel.h, generated in the build directory).
  */
 #include "config.h"
 
@@ -21,9 +21,9 @@
 #include "perf.h"
 #include "xmalloc.h"
 
-#include "agg.skel.h"
+#include "bpfagg.skel.h"
 
-static struct agg_bpf	 *skel;
+static struct bpfagg_bpf	 *skel;
 static struct bpf_link	**links;
 static int		 *linkfds;	/* the perf fd of each link (perf.c's) */
 static size_t		  nlinks;
@@ -77,7 +77,7 @@ bpfagg_fini(void)
 	linkfds = NULL;
 	nlinks = 0;
 	perf_set_fd_cb(NULL);
-	agg_bpf__destroy(skel);
+	bpfagg_bpf__destroy(skel);
 	skel = NULL;
 }
 
@@ -165,11 +165,11 @@ bpfagg_init(char *why, size_t len)
 	int err, ev, fd;
 
 	libbpf_set_print(print_fn);
-	if ((skel = agg_bpf__open()) == NULL)
+	if ((skel = bpfagg_bpf__open()) == NULL)
 		return fail(why, len, "opening the BPF object", errno);
 	/* A load refused: no BTF (CONFIG_DEBUG_INFO_BTF), no bpf_find_vma
 	 * (Linux 5.17), no CAP_BPF and CAP_PERFMON. */
-	if ((err = agg_bpf__load(skel)) != 0)
+	if ((err = bpfagg_bpf__load(skel)) != 0)
 		return fail(why, len, "loading the BPF program (needs Linux 5.17 "
 		    "with BTF, and CAP_BPF with CAP_PERFMON or root)", err);
 	ctl_len = map_len(sizeof(*ctlp));

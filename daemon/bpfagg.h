@@ -61,7 +61,7 @@ uint64_t bpfagg_samples(void);
 
 /*
  * The bridge (bpfagg_bridge.c): the kernel's counts into the aggregation,
- * each key attributed as a sample of the ring is (attr.c, label.c, agg.c),
+ * each key attributed as a sample of the ring is (attr.c, labeler.c, agg.c),
  * and the program kept told what the attribution knows.
  */
 struct status_writer;

@@ -15,7 +15,7 @@
 #include "bpfagg.h"
 #include "conf.h"
 #include "control.h"
-#include "label.h"
+#include "labeler.h"
 #include "log.h"
 #include "loss.h"
 #include "perf.h"

@@ -1,5 +1,5 @@
 /*
- * What the BPF program (daemon/bpf/agg.bpf.c) and dcpid (daemon/bpfagg.c)
+ * What the BPF program (daemon/bpf/bpfagg.bpf.c) and dcpid (daemon/bpfagg.c)
  * share: the in-kernel aggregation's map layouts.  Fixed-width fields, no
  * padding, the same on both sides of the map.
  */

@@ -18,7 +18,7 @@
 #include "control.h"
 #include "flush.h"
 #include "jit.h"
-#include "label.h"
+#include "labeler.h"
 #include "log.h"
 #include "perf.h"
 #include "record.h"

@@ -18,7 +18,7 @@
 #include "core.h"
 #include "flush.h"
 #include "jit.h"
-#include "label.h"
+#include "labeler.h"
 #include "log.h"
 #include "loss.h"
 #include "order.h"

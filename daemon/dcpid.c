@@ -27,7 +27,7 @@
 #include "cache.h"
 #include "callchain.h"
 #include "conf.h"
-#include "label.h"
+#include "labeler.h"
 #include "control.h"
 #include "bpfagg.h"
 #include "core.h"

@@ -28,7 +28,7 @@
 #include "control.h"
 #include "epoch.h"
 #include "flush.h"
-#include "image.h"
+#include "imagetab.h"
 #include "log.h"
 #include "util.h"
 #include "xmalloc.h"

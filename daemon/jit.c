@@ -55,7 +55,7 @@
 #include "control.h"
 #include "fsio.h"
 #include "htab.h"
-#include "image.h"
+#include "imagetab.h"
 #include "jit.h"
 #include "log.h"
 #include "proc.h"

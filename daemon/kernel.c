@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "cache.h"
-#include "image.h"
+#include "imagetab.h"
 #include "kernel.h"
 #include "log.h"
 #include "xmalloc.h"

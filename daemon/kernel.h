@@ -14,7 +14,7 @@
 
 #include <stdint.h>
 
-#include "image.h"
+#include "imagetab.h"
 
 /* Reads kallsyms, notes, modules and the vdso; never fails (what cannot be
  * read makes its samples unattributed). */

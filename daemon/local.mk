@@ -31,22 +31,22 @@ noinst_HEADERS += daemon/perf_int.h daemon/perf_sys.h
 daemon_libdcpid_la_SOURCES += daemon/perf_cpus.c daemon/perf_open.c \
 	daemon/perf_ring.c daemon/perf_jitter.c
 
-# In-kernel aggregation: the BPF program (bpf/agg.bpf.c, compiled by clang
-# for the bpf target and embedded by bpftool as agg.skel.h), its loader
+# In-kernel aggregation: the BPF program (bpf/bpfagg.bpf.c, compiled by clang
+# for the bpf target and embedded by bpftool as bpfagg.skel.h), its loader
 # and drain (bpfagg.c), and its counts attributed into the aggregation
 # (bpfagg_bridge.c).
 noinst_HEADERS += daemon/bpfagg.h daemon/bpfagg_key.h
 daemon_libdcpid_la_SOURCES += daemon/bpfagg.c daemon/bpfagg_bridge.c
-EXTRA_DIST += daemon/bpf/agg.bpf.c
-BUILT_SOURCES += daemon/agg.skel.h
-CLEANFILES += daemon/agg.bpf.o daemon/agg.skel.h
-daemon/agg.bpf.o: $(srcdir)/daemon/bpf/agg.bpf.c $(srcdir)/daemon/bpfagg_key.h
+EXTRA_DIST += daemon/bpf/bpfagg.bpf.c
+BUILT_SOURCES += daemon/bpfagg.skel.h
+CLEANFILES += daemon/bpfagg.bpf.o daemon/bpfagg.skel.h
+daemon/bpfagg.bpf.o: $(srcdir)/daemon/bpf/bpfagg.bpf.c $(srcdir)/daemon/bpfagg_key.h
 	@$(MKDIR_P) daemon
 	$(AM_V_GEN)$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) \
 	    -I/usr/include/$(BPF_MULTIARCH) $(BPF_CFLAGS) -Wall -Werror \
-	    -c $(srcdir)/daemon/bpf/agg.bpf.c -o $@
-daemon/agg.skel.h: daemon/agg.bpf.o
-	$(AM_V_GEN)$(BPFTOOL) gen skeleton $< name agg_bpf > $@.tmp && mv $@.tmp $@
+	    -c $(srcdir)/daemon/bpf/bpfagg.bpf.c -o $@
+daemon/bpfagg.skel.h: daemon/bpfagg.bpf.o
+	$(AM_V_GEN)$(BPFTOOL) gen skeleton $< name bpfagg_bpf > $@.tmp && mv $@.tmp $@
 
 # The profile database (epoch.c) and the flush into it (flush.c).
 noinst_HEADERS += daemon/epoch.h daemon/flush.h
@@ -57,10 +57,10 @@ daemon_libdcpid_la_SOURCES += daemon/epoch.c daemon/flush.c
 noinst_HEADERS += daemon/proc.h
 daemon_libdcpid_la_SOURCES += daemon/proc.c
 
-# Attribution: address spaces (attr.c), images (image.c), the kernel,
+# Attribution: address spaces (attr.c), images (imagetab.c), the kernel,
 # modules and vdso (kernel.c), the build-id cache (cache.c).
-noinst_HEADERS += daemon/attr.h daemon/image.h daemon/kernel.h daemon/cache.h
-daemon_libdcpid_la_SOURCES += daemon/attr.c daemon/image.c daemon/kernel.c daemon/cache.c
+noinst_HEADERS += daemon/attr.h daemon/imagetab.h daemon/kernel.h daemon/cache.h
+daemon_libdcpid_la_SOURCES += daemon/attr.c daemon/imagetab.c daemon/kernel.c daemon/cache.c
 # Their files' calls (open, stat, reading) with a deadline, on helper
 # threads (fsio.c): a hung NFS or FUSE server must not stop the loop.
 noinst_HEADERS += daemon/fsio.h
@@ -73,10 +73,10 @@ daemon_libdcpid_la_SOURCES += daemon/procstatus.c
 noinst_HEADERS += daemon/jit.h
 daemon_libdcpid_la_SOURCES += daemon/jit.c
 
-# Labels: whose sample (label.c), from the cgroup's name: cgroup paths to
+# Labels: whose sample (labeler.c), from the cgroup's name: cgroup paths to
 # units and containers (cgroup.c).
-noinst_HEADERS += daemon/label.h daemon/cgroup.h
-daemon_libdcpid_la_SOURCES += daemon/label.c daemon/cgroup.c
+noinst_HEADERS += daemon/labeler.h daemon/cgroup.h
+daemon_libdcpid_la_SOURCES += daemon/labeler.c daemon/cgroup.c
 
 # The control server: the protocol (control.c) and its socket (ctlsock.c).
 noinst_HEADERS += daemon/control.h daemon/ctlsock.h

@@ -33,7 +33,7 @@
 enum proc_mod {
 	PROC_ATTR,		/* attr.c */
 	PROC_STACK,		/* stack.c */
-	PROC_LABEL,		/* label.c */
+	PROC_LABEL,		/* labeler.c */
 	PROC_JIT,		/* jit.c */
 	PROC_NMODS
 };
@@ -55,7 +55,7 @@ struct proc {
 	char		 comm[16];	/* the main thread's */
 	/* stack.c: raw chains of it held (since the last flush) */
 	uint32_t	 chains;
-	/* label.c: its `dcpictl label` run */
+	/* labeler.c: its `dcpictl label` run */
 	struct label_run *run;
 	/* jit.c: its JIT samples pending, its perf map and jitdump read */
 	struct jproc	*jit;

@@ -15,7 +15,7 @@
 #include "flush.h"
 #include "fsio.h"
 #include "jit.h"
-#include "label.h"
+#include "labeler.h"
 #include "loss.h"
 #include "order.h"
 #include "perf.h"

@@ -2,7 +2,7 @@
  * Attribution: synthetic sideband sequences against real ELF files (this
  * test program, a shared library it links, the kernel, the vdso).
  * Expected offsets come from the files' own symbol tables and program
- * headers, read here independently of daemon/image.c.
+ * headers, read here independently of daemon/imagetab.c.
  */
 #include "config.h"
 
@@ -33,9 +33,9 @@
 
 #include "attr.h"
 #include "conf.h"
-#include "image.h"
+#include "imagetab.h"
 #include "kernel.h"
-#include "label.h"
+#include "labeler.h"
 #include "proc.h"
 #include "stack.h"
 

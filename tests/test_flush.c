@@ -32,7 +32,7 @@
 
 #include "../daemon/agg.h"
 #include "../daemon/flush.h"
-#include "../daemon/image.h"
+#include "../daemon/imagetab.h"
 
 static struct image images[2] = {
 	{ .index = 0, .id = "0123456789abcdef0123456789abcdef01234567",

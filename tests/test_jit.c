@@ -25,7 +25,7 @@
 #include "attr.h"
 #include "cache.h"
 #include "control.h"
-#include "image.h"
+#include "imagetab.h"
 #include "jit.h"
 
 #define DEADPID		4194400u	/* above PID_MAX_LIMIT */

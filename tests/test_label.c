@@ -1,5 +1,5 @@
 /*
- * daemon/label.c: label numbers from cgroups and runs, the per-epoch cap,
+ * daemon/labeler.c: label numbers from cgroups and runs, the per-epoch cap,
  * the epochs' reuse of numbers, the bounded cgroup table.  /proc/PID/cgroup
  * is cgroup_read_pid, wrapped.
  */
@@ -20,7 +20,7 @@
 
 #include "cgroup.h"
 #include "conf.h"
-#include "label.h"
+#include "labeler.h"
 
 /* What /proc/PID/cgroup says: one path for every pid, or gone (NULL). */
 static const char *proc_path;

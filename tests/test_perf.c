@@ -30,7 +30,7 @@
 
 #include "../daemon/attr.h"
 #include "../daemon/core.h"
-#include "../daemon/label.h"
+#include "../daemon/labeler.h"
 #include "../daemon/loop.h"
 #include "../daemon/order.h"
 #include "../daemon/perf.h"

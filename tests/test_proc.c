@@ -27,7 +27,7 @@ test_hold_release(void **state)
 	p = proc_hold(10, PROC_ATTR);
 	assert_int_equal(p->pid, 10);
 	assert_ptr_equal(proc_find(10, PROC_ATTR), p);
-	assert_null(proc_find(10, PROC_LABEL));		/* not label.c's */
+	assert_null(proc_find(10, PROC_LABEL));		/* not labeler.c's */
 	assert_ptr_equal(proc_hold(10, PROC_LABEL), p);
 	assert_ptr_equal(proc_hold(10, PROC_LABEL), p);	/* (held once) */
 	assert_int_equal(proc_count(PROC_ATTR), 1);

@@ -1,4 +1,4 @@
-// fuzz-sources: daemon/image.c daemon/cache.c daemon/fsio.c daemon/procstatus.c lib/image.c lib/internal.c lib/error.c lib/log.c lib/xmalloc.c lib/db.c lib/file.c lib/profile.c lib/util.c lib/htab.c lib/pack.c
+// fuzz-sources: daemon/imagetab.c daemon/cache.c daemon/fsio.c daemon/procstatus.c lib/image.c lib/internal.c lib/error.c lib/log.c lib/xmalloc.c lib/db.c lib/file.c lib/profile.c lib/util.c lib/htab.c lib/pack.c
 // fuzz-libs: -lelf -ldw -lz -lpthread
 /*
  * dcpid reads the ELF of whatever a process maps executable, which any
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../daemon/image.h"
+#include "../../daemon/imagetab.h"
 
 #define CHECK(x) do { if (!(x)) abort(); } while (0)
 

@@ -1,9 +1,9 @@
 /*
  * Labels: the sample's label number, from a run label or the cgroup
- * (daemon/label.h).  Two tables: the label numbers (names, dense, by
+ * (daemon/labeler.h).  Two tables: the label numbers (names, dense, by
  * name through a hash) and the cgroups met (id -> name and the number it
  * had this epoch); and the run of each process of a `dcpictl label` run,
- * its label.c field in the process table (daemon/proc.h).
+ * its labeler.c field in the process table (daemon/proc.h).
  */
 #include "config.h"
 
@@ -17,7 +17,7 @@
 #include "conf.h"
 #include "control.h"
 #include "htab.h"
-#include "label.h"
+#include "labeler.h"
 #include "log.h"
 #include "proc.h"
 #include "util.h"

@@ -1,7 +1,7 @@
 /*
  * Images for attribution: struct image, what the rest of the daemon sees
  * of one, and the reasons a sample has none; then, internal to
- * daemon/attr.c, image.c, kernel.c and jit.c, the table of images
+ * daemon/attr.c, imagetab.c, kernel.c and jit.c, the table of images
  * deduplicated by id, and ELF reading.
  *
  * Image id and text range: lib/dcpi/image.h (dcpi_elf_image_fd), the rules
@@ -9,8 +9,8 @@
  * hash a descriptive string with the same FNV-1a, as 16 hex digits, and
  * their profiles say so ("idkind name").
  */
-#ifndef DCPID_IMAGE_H
-#define DCPID_IMAGE_H
+#ifndef DCPID_IMAGETAB_H
+#define DCPID_IMAGETAB_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -13,7 +13,7 @@
 #include "cache.h"
 #include "fsio.h"
 #include "htab.h"
-#include "image.h"
+#include "imagetab.h"
 #include "log.h"
 #include "util.h"
 #include "xmalloc.h"

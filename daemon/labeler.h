@@ -13,8 +13,8 @@
  * go.  A number stays its name's until the epoch it was last used in has
  * ended (label_new_epoch), which is after its counts were written.
  */
-#ifndef DCPID_LABEL_H
-#define DCPID_LABEL_H
+#ifndef DCPID_LABELER_H
+#define DCPID_LABELER_H
 
 #include <stddef.h>
 #include <stdint.h>
