@@ -1,6 +1,6 @@
 /*
  * One open-addressing hash table (linear probing, power-of-two size, at
- * most 3/4 full) per (event, image), found through a per-event array
+ * most 3/4 full) per (stream, image), found through a per-stream array
  * indexed by the image's dense index.  A slot with count 0 is empty.
  *
  * Not lib/htab.c's table, on purpose: these slots are the counts
@@ -18,29 +18,29 @@
 #include "agg.h"
 #include "xmalloc.h"
 
-/* Held in the per-event array itself, not behind a pointer: the sample
+/* Held in the per-stream array itself, not behind a pointer: the sample
  * path's loads of slot and cap then hit the array's lines, which every
  * sample touches, not a line of their own. */
-struct table {
+struct img_table {
 	struct dcpi_count	*slot;	/* NULL until used */
 	uint32_t		 cap;	/* power of two */
 	uint32_t		 used;
 };
 
-struct evtables {
-	struct table	*img;	/* by image index */
+struct stream_tables {
+	struct img_table	*img;	/* by image index */
 	size_t		 nimg;
 };
 
-static struct evtables	*ev;
-static size_t		 nev;
+static struct stream_tables	*streams;
+static size_t		 nstreams;
 static size_t		 mem, entries;
 
 /* agg_add's samples not yet counted (below). */
 #define AHEAD	8
 
 static struct pending {
-	struct table	*t;
+	struct img_table	*t;
 	uint32_t	 offset;
 } pend[AHEAD];
 static unsigned	 pendpos;
@@ -48,14 +48,14 @@ static unsigned	 pendpos;
 void
 agg_init(void)
 {
-	ev = NULL;
-	nev = 0;
+	streams = NULL;
+	nstreams = 0;
 	mem = entries = 0;
 	memset(pend, 0, sizeof(pend));
 }
 
 static void
-table_free(struct table *t)
+img_table_free(struct img_table *t)
 {
 	mem -= t->cap * sizeof(*t->slot);
 	entries -= t->used;
@@ -69,12 +69,12 @@ agg_fini(void)
 	size_t e, i;
 
 	/* agg_add's pending samples go with their tables (agg_init). */
-	for (e = 0; e < nev; e++) {
-		for (i = 0; i < ev[e].nimg; i++)
-			table_free(&ev[e].img[i]);
-		free(ev[e].img);
+	for (e = 0; e < nstreams; e++) {
+		for (i = 0; i < streams[e].nimg; i++)
+			img_table_free(&streams[e].img[i]);
+		free(streams[e].img);
 	}
-	free(ev);
+	free(streams);
 	agg_init();
 }
 
@@ -97,7 +97,7 @@ lookup(struct dcpi_count *slot, uint32_t cap, uint32_t off)
 }
 
 static void
-grow(struct table *t)
+grow(struct img_table *t)
 {
 	uint32_t ncap = t->cap ? t->cap * 2 : 64, i;
 	struct dcpi_count *ns = xcalloc(ncap, sizeof(*ns));
@@ -112,7 +112,7 @@ grow(struct table *t)
 }
 
 static inline __attribute__((always_inline)) void
-count(struct table *t, uint32_t offset, uint32_t n)
+count(struct img_table *t, uint32_t offset, uint32_t n)
 {
 	struct dcpi_count *s;
 
@@ -147,22 +147,22 @@ settle(void)
 		}
 }
 
-/* The first sample of (event, image) since its counts were written: its
+/* The first sample of (stream, image) since its counts were written: its
  * table, and the arrays leading to it, are made here, off the common
  * path. */
 static int __attribute__((noinline))
-add_first(uint32_t event, uint32_t image, uint32_t offset, uint32_t k)
+add_first(uint32_t stream, uint32_t image, uint32_t offset, uint32_t k)
 {
-	struct evtables *e;
+	struct stream_tables *e;
 
 	/* The arrays may move: the pending samples point into them. */
 	settle();
-	if (event >= nev) {
-		ev = xreallocarray(ev, event + 1, sizeof(*ev));
-		memset(ev + nev, 0, (event + 1 - nev) * sizeof(*ev));
-		nev = event + 1;
+	if (stream >= nstreams) {
+		streams = xreallocarray(streams, stream + 1, sizeof(*streams));
+		memset(streams + nstreams, 0, (stream + 1 - nstreams) * sizeof(*streams));
+		nstreams = stream + 1;
 	}
-	e = &ev[event];
+	e = &streams[stream];
 	if (image >= e->nimg) {
 		size_t n = image + 1 > e->nimg * 2 ? image + 1 : e->nimg * 2;
 
@@ -175,14 +175,14 @@ add_first(uint32_t event, uint32_t image, uint32_t offset, uint32_t k)
 }
 
 int
-agg_add(uint32_t event, uint32_t image, uint32_t offset)
+agg_add(uint32_t stream, uint32_t image, uint32_t offset)
 {
 	struct pending *p;
-	struct table *t;
+	struct img_table *t;
 
-	if (event >= nev || image >= ev[event].nimg ||
-	    (t = &ev[event].img[image])->slot == NULL)
-		return add_first(event, image, offset, 1);
+	if (stream >= nstreams || image >= streams[stream].nimg ||
+	    (t = &streams[stream].img[image])->slot == NULL)
+		return add_first(stream, image, offset, 1);
 	__builtin_prefetch(&t->slot[hash(offset, t->cap)], 1);
 	p = &pend[pendpos];
 	if (p->t != NULL)
@@ -194,15 +194,15 @@ agg_add(uint32_t event, uint32_t image, uint32_t offset)
 }
 
 int
-agg_add_n(uint32_t event, uint32_t image, uint32_t offset, uint32_t n)
+agg_add_n(uint32_t stream, uint32_t image, uint32_t offset, uint32_t n)
 {
-	struct table *t;
+	struct img_table *t;
 
 	if (n == 0)
 		return 0;
-	if (event >= nev || image >= ev[event].nimg ||
-	    (t = &ev[event].img[image])->slot == NULL)
-		return add_first(event, image, offset, n);
+	if (stream >= nstreams || image >= streams[stream].nimg ||
+	    (t = &streams[stream].img[image])->slot == NULL)
+		return add_first(stream, image, offset, n);
 	count(t, offset, n);
 	return 0;
 }
@@ -223,9 +223,9 @@ agg_flush(agg_cb cb, void *arg)
 
 	settle();
 
-	for (e = 0; e < nev; e++) {
-		for (i = 0; i < ev[e].nimg; i++) {
-			struct table *t = &ev[e].img[i];
+	for (e = 0; e < nstreams; e++) {
+		for (i = 0; i < streams[e].nimg; i++) {
+			struct img_table *t = &streams[e].img[i];
 
 			if (t->used == 0)
 				continue;
@@ -238,7 +238,7 @@ agg_flush(agg_cb cb, void *arg)
 					c[n++] = t->slot[j];
 			qsort(c, n, sizeof(*c), cmp_off);
 			if (cb((uint32_t)e, (uint32_t)i, c, n, arg) == 0)
-				table_free(t);
+				img_table_free(t);
 		}
 	}
 	free(c);
@@ -250,10 +250,10 @@ agg_memory(void)
 	size_t e, m;
 
 	settle();
-	m = mem + nev * sizeof(*ev);
+	m = mem + nstreams * sizeof(*streams);
 
-	for (e = 0; e < nev; e++)
-		m += ev[e].nimg * sizeof(*ev[e].img);
+	for (e = 0; e < nstreams; e++)
+		m += streams[e].nimg * sizeof(*streams[e].img);
 	return m;
 }
 
@@ -270,8 +270,8 @@ agg_image_counted(uint32_t image)
 	size_t e;
 
 	settle();
-	for (e = 0; e < nev; e++)
-		if (image < ev[e].nimg && ev[e].img[image].used > 0)
+	for (e = 0; e < nstreams; e++)
+		if (image < streams[e].nimg && streams[e].img[image].used > 0)
 			return 1;
 	return 0;
 }
