@@ -107,7 +107,7 @@ void perf_drain(void);
 void perf_drain_queued(void);
 /* ahead (NULL: none) sees each record of a buffer that cb will get, in
  * the same order and at the same address, dist / 2 to dist records before
- * cb gets it (for a prefetch: core.c's chains), but a record that wraps
+ * cb gets it (for a prefetch: callchain.c's look-ahead), but a record that wraps
  * around the buffer's end (cb gets a copy); at most dist + 1 records
  * are seen and not yet got. */
 typedef void (*perf_ahead_cb)(const union record *rec, size_t size);
