@@ -1341,6 +1341,45 @@ attr_hold(uint32_t pid, uint64_t pc)
 		hold_mapped(m->f->img, pid, m);
 }
 
+int
+attr_open_mapped(uint32_t pid, uint64_t pc, const struct image *img)
+{
+	struct dcpi_elf_image ei;
+	struct dcpi_error de;
+	struct proc *p;
+	struct attr_map *m;
+	struct stat st;
+	char mf[64];
+	uint32_t i;
+	int fd, same;
+
+	if ((p = proc_find(pid, PROC_ATTR)) == NULL || (i = maps_lower(p, pc)) == p->n ||
+	    pc < p->maps[i].start || pc >= p->maps[i].end)
+		return -1;
+	m = &p->maps[i];
+	if (m->f->kind != MF_FILE || m->f->img == NULL || &m->f->img->pub != img)
+		return -1;
+	snprintf(mf, sizeof(mf), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid,
+	    m->start, m->end);
+	if ((fd = fsio_open(mf, O_RDONLY | O_NONBLOCK | O_NOCTTY,
+	    image_key(m->f->img), &st)) == -1)
+		return -1;
+	/* The mapping may have changed since the sample: the file must be
+	 * the one the MMAP2 said (its inode, else its build-id), and where the
+	 * image has a build-id, have it. */
+	same = S_ISREG(st.st_mode) && (m->f->ino == 0 || (uint64_t)st.st_ino == m->f->ino);
+	if (same && img->idkind == NULL) {
+		same = dcpi_elf_image_fd(fd, mf, DCPI_IMAGE_NO_HASH, &ei, &de) == 0 &&
+		    strcmp(ei.id, img->id) == 0;
+		dcpi_elf_image_clear(&ei);
+	}
+	if (!same) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 void
 attr_release_images(void)
 {

@@ -55,6 +55,11 @@ void attr_hold(uint32_t pid, uint64_t pc);
  * their recorded path to the build-id cache, and closes the held files
  * (daemon/imagetab.h image_release). */
 void attr_release_images(void);
+/* The file of img, mapped at pc in pid, opened afresh through the
+ * mapping (/proc/PID/map_files: the file the process maps, in its mount
+ * namespace, even deleted) and checked to be img's: the fd (the caller's
+ * to close), or -1 (no such mapping of img, or it cannot be opened). */
+int attr_open_mapped(uint32_t pid, uint64_t pc, const struct image *img);
 /* Images read at arrival, for status. */
 uint64_t attr_prefetched(void);
 void attr_comm(uint32_t pid, uint32_t tid, const char *comm, int exec);

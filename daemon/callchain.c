@@ -8,7 +8,9 @@
 
 #include <linux/perf_event.h>
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <dcpi/stackfile.h>
 
@@ -23,6 +25,8 @@
 #include "perf.h"
 #include "record.h"
 #include "stack.h"
+#include "unwind.h"
+#include "unwind_cache.h"
 #include "xmalloc.h"
 
 struct callchain_state callchain_state __attribute__((aligned(64)));
@@ -30,10 +34,35 @@ struct callchain_state callchain_state __attribute__((aligned(64)));
 /* Frames named so since dcpid started, for status. */
 static uint64_t	 jit_named_late;
 
+/* The dwarf route: the user stack's bytes a sample; how its walks ended;
+ * the pseudo image of the [truncated] frames, made when first needed. */
+static unsigned		 dwarf_stack;
+static uint64_t		 walk_end[UNWIND_END_COUNT], walks_no_user;
+static struct img	*truncated_img;
+
 void
 callchain_set_depth(unsigned depth)
 {
 	callchain_state.depth = depth > 1024 ? 1024 : depth;
+}
+
+void
+callchain_set_route(unsigned depth, unsigned stack, size_t unwind_memory)
+{
+	callchain_set_depth(depth);
+	if (callchain_state.dwarf)
+		unwind_cache_fini();
+	callchain_state.dwarf = depth > 0 && stack > 0;
+	dwarf_stack = callchain_state.dwarf ? stack : 0;
+	if (callchain_state.dwarf)
+		unwind_cache_init(unwind_memory);
+}
+
+void
+callchain_set_unwind_memory(size_t unwind_memory)
+{
+	if (callchain_state.dwarf)
+		unwind_cache_set_limit(unwind_memory);
 }
 
 void
@@ -44,7 +73,9 @@ callchain_ahead(const union record *rec, size_t size)
 	size_t t;
 	uint32_t n;
 
-	if (rec->header.type != PERF_RECORD_SAMPLE || size < record_daemon.sample_size ||
+	/* The dwarf route's chain is not in the record: nothing to hash. */
+	if (cs->dwarf || rec->header.type != PERF_RECORD_SAMPLE ||
+	    size < record_daemon.sample_size ||
 	    (ips = callchain_raw(rec, size, &n)) == NULL)
 		return;
 	if (cs->tail - cs->head == CALLCHAIN_RING)	/* (never: see the header) */
@@ -196,6 +227,93 @@ callchain_name_jit_all(void)
 	name_jit_frames(0, 1);
 }
 
+/* The frame that ends a chain cut short: the pseudo image [truncated] at
+ * the walk's reason; [unknown] if it cannot be made. */
+_Static_assert(UNWIND_END_TRUNCATED == 2 && UNWIND_END_LOOP == 6 &&
+    UNWIND_END_COUNT == 7, "the stack file's reasons (dcpi_stack_truncated_reason)");
+
+static struct stack_frame
+truncated_frame(uint32_t why)
+{
+	if (truncated_img == NULL &&
+	    (truncated_img = image_pseudo(NULL, 0, DCPI_STACK_TRUNCATED_PATH,
+	    DCPI_STACK_TRUNCATED_PATH, 0, UNWIND_END_COUNT)) == NULL)
+		return (struct stack_frame){ STACK_NOIMAGE, 0 };
+	return (struct stack_frame){ truncated_img->pub.index, why };
+}
+
+/*
+ * The dwarf route.  The kernel gives the chain's kernel frames and the
+ * user's registers and stack; the user frames are unwound here with the
+ * images' tables (unwind_cache.c), each PC found in the process's maps as
+ * a sampled PC is (attr_sample).  The words so made are keyed, counted and
+ * attributed as the kernel's own chains are: a chain met again in its
+ * process costs its walk and one lookup.
+ */
+struct walk_arg {
+	uint32_t	 pid;
+};
+
+static int
+walk_lookup(void *arg, uint64_t pc, const struct unwind_table **t, uint64_t *bias)
+{
+	const struct walk_arg *wa = arg;
+	struct image *img;
+	uint32_t off;
+
+	if (attr_sample(wa->pid, pc, PERF_RECORD_MISC_USER, &img, &off) != ATTR_OK ||
+	    (*t = unwind_cache_table(img, wa->pid, pc)) == NULL)
+		return -1;
+	/* The ELF vaddr of pc is tstart + off. */
+	*bias = pc - (img->tstart + off);
+	return 0;
+}
+
+/* The kernel's words kept at most (its chain is sample_max_stack frames
+ * and a few markers), then the user's: a marker, the IP, the callers, the
+ * truncation word. */
+#define KERNEL_WORDS	512
+#define DWARF_WORDS	(KERNEL_WORDS + 3 + STACK_CALLERS_MAX)
+
+void
+callchain_dwarf(const union record *rec, size_t size, uint32_t stream,
+    struct stack_frame leaf)
+{
+	uint64_t w[DWARF_WORDS], h;
+	struct record_user_stack u;
+	struct unwind_regs regs;
+	struct unwind_stack st;
+	struct walk_arg wa = { rec->sample.pid };
+	enum unwind_end end;
+	const uint64_t *ips;
+	uint32_t n = 0, k, li, max;
+
+	if ((ips = callchain_raw(rec, size, &k)) != NULL) {
+		n = k > KERNEL_WORDS ? KERNEL_WORDS : k;
+		memcpy(w, ips, n * sizeof(*w));
+	}
+	/* abi NONE: a kernel thread's, or a sample without a user context. */
+	if (record_user_stack(&record_daemon, rec, size, &u) == 0 && u.regs != NULL &&
+	    u.nregs == 3) {
+		regs = (struct unwind_regs){ .bp = u.regs[0], .sp = u.regs[1],
+		    .ip = u.regs[2] };
+		st = (struct unwind_stack){ u.stack, u.size, regs.sp };
+		w[n++] = PERF_CONTEXT_USER;
+		w[n++] = regs.ip;
+		max = callchain_state.depth < STACK_CALLERS_MAX ?
+		    callchain_state.depth : STACK_CALLERS_MAX;
+		n += (uint32_t)unwind_walk(&regs, &st, walk_lookup, &wa, w + n, max, &end);
+		walk_end[end]++;
+		if (end != UNWIND_END_OUTERMOST && end != UNWIND_END_DEPTH)
+			w[n++] = CALLCHAIN_TRUNCATED + end;
+	} else
+		walks_no_user++;
+	li = callchain_leaf_word(w, n);
+	h = stack_hash(rec->sample.pid, w, n);
+	if (li < n && !stack_count_hashed(h, stream, rec->sample.pid, w, n, li, leaf))
+		callchain_new(rec, h, stream, w, n, li, leaf);
+}
+
 /* A chain not met before: its callers attributed, in time order.  (Out
  * of line: callchain_sample's usual path then has no 8 KiB frame to set
  * up.) */
@@ -210,6 +328,11 @@ callchain_new(const union record *rec, uint64_t h, uint32_t stream,
 	struct image *img;
 
 	for (i = 0; i < n && depth + 1 < callchain_state.depth; i++) {
+		if ((ip = ips[i]) >= CALLCHAIN_TRUNCATED &&
+		    ip < CALLCHAIN_TRUNCATED + UNWIND_END_COUNT) {
+			f[depth++] = truncated_frame((uint32_t)(ip - CALLCHAIN_TRUNCATED));
+			continue;
+		}
 		if ((ip = ips[i]) >= PERF_CONTEXT_MAX) {
 			mode = ip == PERF_CONTEXT_KERNEL ? PERF_RECORD_MISC_KERNEL :
 			    ip == PERF_CONTEXT_USER ? PERF_RECORD_MISC_USER :
@@ -275,10 +398,33 @@ callchain_write(void)
 void
 callchain_status(struct status_writer *w)
 {
-	if (callchain_state.depth > 0)
+	char ends[512];
+	size_t i, o = 0;
+	uint64_t cut = 0;
+
+	if (callchain_state.depth == 0) {
+		status_add(w, "callchains", "none");
+		return;
+	}
+	if (!callchain_state.dwarf) {
 		status_add(w, "callchains", "fp, depth %u, %zu chains since the "
 		    "last flush, %ju JIT frames named late", callchain_state.depth,
 		    stack_entries(), (uintmax_t)jit_named_late);
-	else
-		status_add(w, "callchains", "none");
+		return;
+	}
+	status_add(w, "callchains", "dwarf, depth %u, user stack %u bytes, %zu "
+	    "chains since the last flush, %ju JIT frames named late",
+	    callchain_state.depth, dwarf_stack, stack_entries(),
+	    (uintmax_t)jit_named_late);
+	for (i = 0; i < UNWIND_END_COUNT; i++) {
+		if (i != UNWIND_END_OUTERMOST && i != UNWIND_END_DEPTH)
+			cut += walk_end[i];
+		o += (size_t)snprintf(ends + o, o < sizeof(ends) ? sizeof(ends) - o : 0,
+		    "%s%s %ju", i ? ", " : "", unwind_end_name(i),
+		    (uintmax_t)walk_end[i]);
+	}
+	status_add(w, "callchains-walks", "%ju truncated since the start (%s); "
+	    "%ju samples without user registers", (uintmax_t)cut, ends,
+	    (uintmax_t)walks_no_user);
+	unwind_cache_status(w);
 }

@@ -54,6 +54,7 @@ struct callchain_state {
 	} ring[CALLCHAIN_RING];
 	size_t		 head, tail;	/* ring positions, mod CALLCHAIN_RING */
 	uint32_t	 depth;		/* frames kept per stack; 0: no chains */
+	uint32_t	 dwarf;		/* user frames unwound here (callchain_dwarf) */
 };
 /* Hidden: dcpid's objects are built position-independent, and a default
  * symbol would be reached through the GOT, an extra load per sample. */
@@ -62,6 +63,20 @@ extern struct callchain_state callchain_state __attribute__((visibility("hidden"
 /* Call chains of depth frames at most kept per sample (0: none); perf.c
  * samples them (perf_set_callchain). */
 void callchain_set_depth(unsigned depth);
+/* The same, and the route: stack 0, the kernel's chains (frame pointers);
+ * else the kernel's frames and the user's unwound here from the sample's
+ * copy of stack bytes of user stack (callchain_dwarf), with unwind tables
+ * of unwind_memory bytes at most (daemon/unwind_cache.h). */
+void callchain_set_route(unsigned depth, unsigned stack, size_t unwind_memory);
+void callchain_set_unwind_memory(size_t unwind_memory);
+
+/* A word of a raw chain after the user frames unwound here when the walk
+ * ended before the outermost frame: CALLCHAIN_TRUNCATED + enum unwind_end
+ * (daemon/unwind.h), in the range the kernel's context markers leave
+ * free (above PERF_CONTEXT_MAX, below PERF_CONTEXT_GUEST_USER).  Its frame
+ * is the pseudo image [truncated] at offset the reason, which dcpictl
+ * stacks shows as [truncated: REASON]. */
+#define CALLCHAIN_TRUNCATED	((uint64_t)-4000)
 
 /* Whether samples carry chains to count. */
 static inline int
@@ -120,6 +135,14 @@ callchain_leaf_word(const uint64_t *ips, uint32_t n)
 void callchain_new(const union record *rec, uint64_t h, uint32_t stream,
     const uint64_t *ips, uint32_t n, uint32_t li, struct stack_frame leaf);
 
+/* A sample's chain counted under stream on the dwarf route: its raw chain
+ * is the kernel's (kernel frames only) then PERF_CONTEXT_USER, the user
+ * IP and the return addresses unwound from its user stack copy, then a
+ * CALLCHAIN_TRUNCATED word if the walk ended early; keyed and counted as
+ * callchain_sample's.  Out of line: the walk costs more than the call. */
+void callchain_dwarf(const union record *rec, size_t size, uint32_t stream,
+    struct stack_frame leaf);
+
 /* A chain's leaf: the sample's attribution, or for JIT code the frame
  * the perf map read last names (the flat count waits for the flush's). */
 static inline struct stack_frame
@@ -156,6 +179,10 @@ callchain_sample(const union record *rec, size_t size, uint32_t stream,
 	uint32_t n, li;
 	size_t i;
 
+	if (cs->dwarf) {
+		callchain_dwarf(rec, size, stream, leaf);
+		return;
+	}
 	for (i = cs->head; i != cs->tail; i++)
 		if (cs->ring[i % CALLCHAIN_RING].rec == rec) {
 			cs->head = i + 1;
@@ -185,7 +212,8 @@ void callchain_name_jit_all(void);
  * flush's stack file (flush_stacks); forgotten once written. */
 void callchain_write(void);
 
-/* STATUS: the route, the depth, the chains held, JIT frames named late. */
+/* STATUS: the route, the depth, the chains held, JIT frames named late;
+ * on the dwarf route, how the walks ended and the unwind tables. */
 void callchain_status(struct status_writer *w);
 
 #endif

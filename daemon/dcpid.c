@@ -92,7 +92,7 @@ usage(FILE *fp)
 {
 	fprintf(fp,
 	    "usage: dcpid [-f] [-e EVENT]... [-d DB] [--flush-interval S] [--socket PATH]\n"
-	    "             [--cpus LIST] [-g] [--callchain fp|none] [--label-by HOW]\n"
+	    "             [--cpus LIST] [-g] [--callchain auto|dwarf|fp|none] [--label-by HOW]\n"
 	    "             [--period-jitter PCT] [--aggregate auto|bpf|ring] [-v]\n"
 	    "             [--config FILE] [--check-config]\n"
 	    "             [--help] [--version]\n"
@@ -102,8 +102,10 @@ usage(FILE *fp)
 	    "  --flush-interval S     seconds between flushes (default from the config)\n"
 	    "  --socket PATH          control socket (default %s)\n"
 	    "  --cpus LIST            CPUs to sample, e.g. 0-3,6 (default all, as they come online)\n"
-	    "  -g, --callchains       sample call chains (frame pointers); --callchain fp\n"
-	    "  --callchain fp|none    call chains with each sample (default none)\n"
+	    "  -g, --callchains       sample call chains; --callchain auto\n"
+	    "  --callchain HOW        call chains with each sample: dwarf (user frames\n"
+	    "                         unwound from CFI), fp (frame pointers), auto (dwarf\n"
+	    "                         where the kernel allows, else fp), none (default)\n"
 	    "  --label-by HOW         label samples by unit, cgroup or none (default unit)\n"
 	    "  --period-jitter PCT    each sampling rate drawn uniformly within PCT%% of\n"
 	    "                         the event's, 0 to 50 (default 0: fixed periods)\n"
@@ -164,8 +166,8 @@ parse_args(int argc, char **argv, struct cmdline *cl)
 		case 'v':
 			cl->verbose++;
 			break;
-		case 'g':		/* as perf record -g */
-			setting(cl, "callchain", "fp");
+		case 'g':		/* as perf record -g, with the best route */
+			setting(cl, "callchain", "auto");
 			break;
 		case O_CONFIG:
 			cl->config = optarg;
@@ -245,15 +247,37 @@ log_jitter(void)
 		    "drawn anew about once a second", perf_jitter());
 }
 
+/* The call chains' route: dwarf (the kernel's frames, and the user's
+ * unwound here from a copy of the user stack) where asked for and the
+ * kernel samples user stacks, else frame pointers; none without chains. */
+static void
+set_callchain(const struct conf *c)
+{
+	unsigned depth = c->callchain == CONF_CALLCHAIN_NONE ? 0 : c->callchain_depth;
+	unsigned stack = 0;
+	char err[256];
+
+	if (c->callchain == CONF_CALLCHAIN_DWARF || c->callchain == CONF_CALLCHAIN_AUTO) {
+		if (perf_callchain_dwarf_probe(c->callchain_stack, err, sizeof(err)) == 0)
+			stack = c->callchain_stack;
+		else if (c->callchain == CONF_CALLCHAIN_DWARF)
+			log_warnx("callchain = dwarf: %s; unwinding frame pointers "
+			    "instead", err);
+		else
+			log_notice("call chains by frame pointers: %s", err);
+	}
+	depth = perf_set_callchain(depth, stack);
+	callchain_set_route(depth, stack, c->unwind_memory);
+}
+
 static int
 start_sampling(const struct conf *c, char *err, size_t errlen)
 {
-	callchain_set_depth(perf_set_callchain(c->callchain == CONF_CALLCHAIN_FP ?
-	    c->callchain_depth : 0));
+	set_callchain(c);
 	perf_set_jitter(c->period_jitter);
 	if (perf_init(c->events, c->nevents, c->cpus, err, errlen) == -1)
 		return -1;
-	if (core_start_aggregate(c->aggregate, c->callchain == CONF_CALLCHAIN_FP,
+	if (core_start_aggregate(c->aggregate, c->callchain != CONF_CALLCHAIN_NONE,
 	    err, errlen) == -1) {
 		perf_fini();
 		return -1;
@@ -292,9 +316,12 @@ reload(struct conf *c, const struct cmdline *cl, char *msg, size_t msglen)
 	c->label_by = n.label_by;
 	c->label_max = n.label_max;
 	label_configure(c->label_by, c->label_max);
+	c->unwind_memory = n.unwind_memory;
+	callchain_set_unwind_memory(c->unwind_memory);
 	if (!same_events(c, &n) || (n.cpus == NULL) != (c->cpus == NULL) ||
 	    (n.cpus && strcmp(n.cpus, c->cpus) != 0) || n.callchain != c->callchain ||
 	    n.callchain_depth != c->callchain_depth ||
+	    n.callchain_stack != c->callchain_stack ||
 	    n.period_jitter != c->period_jitter || n.aggregate != c->aggregate) {
 		perf_disable();
 		core_process(1);
@@ -302,8 +329,8 @@ reload(struct conf *c, const struct cmdline *cl, char *msg, size_t msglen)
 		if (core_flush_run(err, sizeof(err)) == -1) {
 			snprintf(msg, msglen, "%s; keeping the old events", err);
 			log_warnx("reload: %s", msg);
-			if (core_start_aggregate(c->aggregate, c->callchain ==
-			    CONF_CALLCHAIN_FP, err, sizeof(err)) == -1)
+			if (core_start_aggregate(c->aggregate, c->callchain !=
+			    CONF_CALLCHAIN_NONE, err, sizeof(err)) == -1)
 				fatalx("%s", err);
 			perf_enable();
 			conf_free(&n);
@@ -328,6 +355,7 @@ reload(struct conf *c, const struct cmdline *cl, char *msg, size_t msglen)
 		n.cpus = NULL;
 		c->callchain = n.callchain;
 		c->callchain_depth = n.callchain_depth;
+		c->callchain_stack = n.callchain_stack;
 		c->period_jitter = n.period_jitter;
 		c->aggregate = n.aggregate;
 		for (i = 0; i < perf_nevents(); i++)
@@ -528,14 +556,13 @@ main(int argc, char **argv)
 		fatalx("attribution failed to start");
 	label_init(c.label_by, c.label_max);
 	core_init(c.memory_cap);
-	callchain_set_depth(perf_set_callchain(c.callchain == CONF_CALLCHAIN_FP ?
-	    c.callchain_depth : 0));
+	set_callchain(&c);
 	perf_set_jitter(c.period_jitter);
 	if (perf_init(c.events, c.nevents, c.cpus, err, sizeof(err)) == -1)
 		fatalx_status(errno == EACCES || errno == EPERM ? EXIT_NOPERM :
 		    errno == EINVAL || errno == ENOENT || errno == EOPNOTSUPP ||
 		    errno == ENODEV ? EXIT_CONFIG : 1, "%s", err);
-	if (core_start_aggregate(c.aggregate, c.callchain == CONF_CALLCHAIN_FP,
+	if (core_start_aggregate(c.aggregate, c.callchain != CONF_CALLCHAIN_NONE,
 	    err, sizeof(err)) == -1)
 		fatalx_status(EXIT_CONFIG, "%s", err);
 	ops = core_ops;

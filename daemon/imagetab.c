@@ -437,6 +437,12 @@ image_hold(struct img *im, int fd)
 		nheld++;
 }
 
+int
+image_dup_fd(const struct img *im)
+{
+	return im->fd >= 0 ? fcntl(im->fd, F_DUPFD_CLOEXEC, 0) : -1;
+}
+
 void
 image_no_file(struct img *im)
 {

@@ -122,6 +122,9 @@ size_t image_note_build_id(const void *buf, size_t len, uint8_t *out);
  */
 void image_hold(struct img *im, int fd);
 void image_release(void);
+/* A new fd of the file image_hold holds for im (the caller's to close;
+ * read it with pread: the offset is shared), or -1 if none is held. */
+int image_dup_fd(const struct img *im);
 /* Marks im as needing no file (pseudo images, the vdso once cached). */
 void image_no_file(struct img *im);
 

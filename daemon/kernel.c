@@ -29,6 +29,8 @@ static struct module	*mods;
 static size_t		 nmods;
 static time_t		 mods_read;	/* CLOCK_MONOTONIC_COARSE seconds */
 static struct img	*vdso;
+static const void	*vdso_elf;	/* dcpid's own vdso, vdso_len bytes */
+static size_t		 vdso_len;
 /* Overridable so that tests can load modules on a kernel without any. */
 static const char	*modules_file = "/proc/modules";
 static const char	*sysmodule_dir = "/sys/module";
@@ -168,6 +170,8 @@ read_vdso(void)
 		return;
 	if ((vdso = image_from_memory(e, len, "[vdso]")) == NULL)
 		return;
+	vdso_elf = e;
+	vdso_len = len;
 	/* Its symbols exist only in memory: the build-id cache keeps them
 	 * for dcpictl, once per kernel (the vdso's build-id). */
 	image_no_file(vdso);
@@ -257,6 +261,13 @@ struct img *
 kernel_vdso(void)
 {
 	return vdso;
+}
+
+const void *
+kernel_vdso_elf(size_t *len)
+{
+	*len = vdso_len;
+	return vdso != NULL ? vdso_elf : NULL;
 }
 
 uint64_t

@@ -25,6 +25,10 @@ void kernel_fini(void);
 enum attr_reason kernel_sample(uint64_t pc, struct image **img, uint32_t *offset);
 /* The vdso's image, NULL if it could not be read. */
 struct img *kernel_vdso(void);
+/* Its ELF image, *len bytes in dcpid's own address space (every process
+ * of this kernel maps the same): the bytes its unwind table is built
+ * from; NULL if it could not be read. */
+const void *kernel_vdso_elf(size_t *len);
 /* The kernel text range, for tests: 0 when kallsyms hides addresses. */
 uint64_t kernel_stext(void);
 /* The kernel's image id (hex build-id, or the hash of its release when it

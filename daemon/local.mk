@@ -102,9 +102,9 @@ demo: daemon/dcpid ctl/dcpictl
 CLEANFILES += demo-hot
 .PHONY: demo
 
-# Unwind tables from an image's CFI (unwind_table.c, elfutils' CFI reader)
-# and the walk of a sample's user stack copy with them (unwind.c).
-noinst_HEADERS += daemon/unwind_table.h
-daemon_libdcpid_la_SOURCES += daemon/unwind_table.c
-noinst_HEADERS += daemon/unwind.h
-daemon_libdcpid_la_SOURCES += daemon/unwind.c
+# Unwind tables from an image's CFI (unwind_table.c, elfutils' CFI reader),
+# kept per image within a bound (unwind_cache.c), and the walk of a
+# sample's user stack copy with them (unwind.c).
+noinst_HEADERS += daemon/unwind_table.h daemon/unwind_cache.h daemon/unwind.h
+daemon_libdcpid_la_SOURCES += daemon/unwind_table.c daemon/unwind_cache.c \
+	daemon/unwind.c

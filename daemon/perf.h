@@ -77,8 +77,17 @@ int perf_fd(size_t i, int *event);
 int perf_check_event(const char *name, char *err, size_t errlen);
 /* Call chains with every sample from the next perf_init: depth frames at
  * most (0: none), no more than kernel.perf_event_max_stack allows; returns
- * the depth sampled. */
-unsigned perf_set_callchain(unsigned depth);
+ * the depth sampled.  stack 0: the kernel walks the user frames by their
+ * frame pointers; else it gives only the kernel's frames and, for dcpid
+ * to unwind the user's (daemon/unwind.h), the user registers IP, SP, BP
+ * and stack bytes of user stack from SP (a multiple of 8, at most 65528),
+ * in buffers twice the size. */
+unsigned perf_set_callchain(unsigned depth, unsigned stack);
+/* Whether the kernel samples the user registers and stack as
+ * perf_set_callchain(depth, stack) asks (one event opened and closed on
+ * this CPU): 0, or -1 with why in err[errlen] (errno kept).  x86_64 only:
+ * elsewhere -1 with ENOTSUP, as dcpid has no unwinder there. */
+int perf_callchain_dwarf_probe(unsigned stack, char *err, size_t errlen);
 /* The event index of a record's IDENTIFIER; -1 if unknown. */
 int perf_event_of_id(uint64_t id);
 /* 1 if IDENTIFIER is a sideband buffer's (MMAP2, COMM, FORK, EXIT, CGROUP

@@ -10,8 +10,12 @@
 
 #include <linux/perf_event.h>
 #include <perfmon/pfmlib_perf_event.h>
+#if defined(__x86_64__)
+#include <asm/perf_regs.h>
+#endif
 
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,10 +31,38 @@
 #include "record.h"
 #include "xmalloc.h"
 
-/* Frames of the call chains sampled (0: none); perf_set_callchain. */
-static unsigned	 callchain_depth;
+/* Frames of the call chains sampled (0: none), bytes of user stack copied
+ * a sample (0: the kernel walks frame pointers); perf_set_callchain. */
+static unsigned	 callchain_depth, callchain_stack;
 
 #define RB_PAGES	128	/* data pages per buffer: 512 KiB with 4 KiB pages */
+/* A stack copy makes a sample 8 KiB or more: twice the pages, so that a
+ * buffer still holds a few dozen milliseconds of samples at its wake-up. */
+#define RB_PAGES_STACK	(2 * RB_PAGES)
+
+#if defined(__x86_64__)
+/* What daemon/unwind.c reads: in the order of their bits, BP, SP, IP. */
+#define UNWIND_REGS	((1ull << PERF_REG_X86_BP) | (1ull << PERF_REG_X86_SP) | \
+	(1ull << PERF_REG_X86_IP))
+#else
+#define UNWIND_REGS	0ull
+#endif
+
+static size_t
+rb_pages(void)
+{
+	return callchain_stack > 0 ? RB_PAGES_STACK : RB_PAGES;
+}
+
+/* The attributes of a chain unwound by dcpid: the kernel's own frames in
+ * the chain, the user's registers and stack for the unwinder. */
+static void
+user_stack_attr(struct perf_event_attr *a, unsigned stack)
+{
+	a->sample_regs_user = UNWIND_REGS;
+	a->sample_stack_user = stack;
+	a->exclude_callchain_user = 1;
+}
 /* The sideband's: 512 KiB.  It wakes dcpid at every record, but a loaded
  * host (compilers exec'ing beside a storm of cgroups, CI's sanitizer pass)
  * can keep dcpid off the CPU for a second, and a record lost here is an
@@ -100,13 +132,15 @@ encode(const char *name, struct perf_event_attr *a, char *err, size_t errlen)
 	a->exclude_guest = 1;
 	if (callchain_depth > 0)
 		a->sample_max_stack = (uint16_t)callchain_depth;
+	if (callchain_stack > 0)
+		user_stack_attr(a, callchain_stack);
 	/* Monotonic timestamps can be compared with clock_gettime, which is
 	 * how the ordering knows that no CPU still holds an older record. */
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
 	a->disabled = 1;
 	a->watermark = 1;
-	a->wakeup_watermark = RB_PAGES * (uint32_t)sysconf(_SC_PAGESIZE) / 4;
+	a->wakeup_watermark = (uint32_t)(rb_pages() * (size_t)sysconf(_SC_PAGESIZE) / 4);
 	return 0;
 }
 
@@ -349,7 +383,7 @@ perf_open_event(const char *name, size_t ev, char *err, size_t errlen)
 	perf.events[ev].name = xstrdup(name);
 	perf.events[ev].period = a.sample_period;
 	perf.events[ev].refused = 0;
-	perf.events[ev].pages = RB_PAGES;
+	perf.events[ev].pages = rb_pages();
 	perf.nevents = ev + 1;
 	if (open_rbs(name, &a, ev, &perf.events[ev].pages, err, errlen) == -1)
 		return -1;
@@ -378,6 +412,10 @@ perf_open_sideband(void)
 	a.sample_period = 1;
 	a.sample_type = record_daemon.sample_type;
 	a.sample_id_all = RECORD_SAMPLE_ID_ALL;
+	/* It never samples, but the kernel checks the user stack's attributes
+	 * of every sample_type that asks for them. */
+	if (callchain_stack > 0)
+		user_stack_attr(&a, callchain_stack);
 	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED;
 	a.exclude_guest = 1;
 	a.use_clockid = 1;
@@ -437,7 +475,7 @@ perf_check_event(const char *name, char *err, size_t errlen)
 }
 
 unsigned
-perf_set_callchain(unsigned depth)
+perf_set_callchain(unsigned depth, unsigned stack)
 {
 	unsigned max = 127;
 	FILE *fp;
@@ -454,8 +492,43 @@ perf_set_callchain(unsigned depth)
 		depth = max;
 	}
 	callchain_depth = depth;
+	callchain_stack = depth > 0 && UNWIND_REGS != 0 ? stack & ~7u : 0;
 	record_daemon_set_callchain(depth > 0);
+	record_daemon_set_user_stack(callchain_stack > 0 ? UNWIND_REGS : 0);
 	return depth;
+}
+
+int
+perf_callchain_dwarf_probe(unsigned stack, char *err, size_t errlen)
+{
+	struct perf_event_attr a;
+	int cpu, fd, e;
+
+	if (UNWIND_REGS == 0) {
+		snprintf(err, errlen, "dcpid unwinds user stacks on x86_64 only");
+		errno = ENOTSUP;
+		return -1;
+	}
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	a.sample_period = PERF_PERIOD_CLOCK;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN |
+	    PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	a.disabled = 1;
+	user_stack_attr(&a, stack & ~7u);
+	if ((cpu = sched_getcpu()) < 0)
+		cpu = 0;
+	if ((fd = perf_sys_open(&a, cpu)) == -1) {
+		e = errno;
+		snprintf(err, errlen, "the kernel refuses to sample user registers "
+		    "and %u bytes of user stack: %s", stack, strerror(e));
+		errno = e;
+		return -1;
+	}
+	close(fd);
+	return 0;
 }
 
 /* Every sample looks its event up by id: the ids of rbs[0..nrbs), sorted. */

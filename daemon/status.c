@@ -20,6 +20,7 @@
 #include "order.h"
 #include "perf.h"
 #include "stack.h"
+#include "unwind_cache.h"
 #include "status.h"
 
 /* What the modules hold, against the memory cap (core_over_cap). */
@@ -30,11 +31,12 @@ memory_status(struct status_writer *w)
 
 	label_stats(&ls);
 	status_add(w, "memory", "%zu", agg_memory() + attr_memory() + order_memory() +
-	    jit_memory() + ls.memory + stack_memory());
+	    jit_memory() + ls.memory + stack_memory() + unwind_cache_memory());
 	status_add(w, "memory-counts", "%zu", agg_memory());
 	status_add(w, "memory-attribution", "%zu", attr_memory());
 	status_add(w, "memory-labels", "%zu", ls.memory);
 	status_add(w, "memory-stacks", "%zu", stack_memory());
+	status_add(w, "memory-unwind-tables", "%zu", unwind_cache_memory());
 	status_add(w, "memory-ringbuffers", "%zu", perf_memory());
 }
 

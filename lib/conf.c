@@ -35,6 +35,11 @@
 #define DEFAULT_KEEP_MIN	3
 #define DEFAULT_LABEL_MAX	1000		/* labels per epoch */
 #define DEFAULT_CALLCHAIN_DEPTH	64		/* frames */
+/* A user stack copy that holds whole chains of most programs (python3's
+ * deepest 1% needs more), at the price of its copy per sample. */
+#define DEFAULT_CALLCHAIN_STACK	8192		/* bytes */
+#define MAX_CALLCHAIN_STACK	65528		/* the kernel's: u16, 8-aligned */
+#define DEFAULT_UNWIND_MEMORY	(64ull << 20)	/* bytes */
 
 static int
 seterr(char *err, size_t errlen, const char *fmt, ...)
@@ -75,6 +80,8 @@ conf_defaults(struct conf *c)
 	c->label_by = CONF_LABEL_BY_UNIT;
 	c->label_max = DEFAULT_LABEL_MAX;
 	c->callchain_depth = DEFAULT_CALLCHAIN_DEPTH;
+	c->callchain_stack = DEFAULT_CALLCHAIN_STACK;
+	c->unwind_memory = DEFAULT_UNWIND_MEMORY;
 	/* The ring buffers until in-kernel counting costs less: its program
 	 * takes 1-2 us of the sampled CPU per sample (bench/README). */
 	c->aggregate = CONF_AGGREGATE_RING;
@@ -386,7 +393,7 @@ print_size(const struct conf_key *k, const struct conf *c, FILE *fp)
 
 /* Keys whose value is one word of a list, stored as its index. */
 static const char *const label_by_names[] = { "none", "unit", "cgroup", NULL };
-static const char *const callchain_names[] = { "none", "fp", NULL };
+static const char *const callchain_names[] = { "none", "fp", "dwarf", "auto", NULL };
 static const char *const aggregate_names[] = { "auto", "bpf", "ring", NULL };
 
 static const char *const *
@@ -429,6 +436,28 @@ set_positive(const struct conf_key *k, struct conf *c, const char *value,
 	return 0;
 }
 
+/* A size of at least a MiB (a table or two). */
+static int
+set_size_mib(const struct conf_key *k, struct conf *c, const char *value,
+    char *err, size_t errlen)
+{
+	if (set_size(k, c, value, err, errlen) == -1 || *FIELD(c, k, size_t) < (1u << 20))
+		return expected(k, value, err, errlen);
+	return 0;
+}
+
+/* The user stack's copy: 64 bytes to the kernel's most, rounded down to
+ * the 8 bytes it wants. */
+static int
+set_stack(const struct conf_key *k, struct conf *c, const char *value,
+    char *err, size_t errlen)
+{
+	if (set_uint(k, c, value, err, errlen) == -1 || *FIELD(c, k, unsigned) < 64)
+		return expected(k, value, err, errlen);
+	*FIELD(c, k, unsigned) &= ~7u;
+	return 0;
+}
+
 #define OFF(f)	offsetof(struct conf, f)
 
 /* In --check-config's order.  dcpid's -v counts rather than takes a value,
@@ -463,9 +492,13 @@ const struct conf_key conf_keys[] = {
 	{ "label-max", NULL, 0, set_positive, print_uint, OFF(label_max), 65536,
 	    "a number of labels per epoch, 1 to 65536", NULL },
 	{ "callchain", "callchain", 0, set_word, print_word, OFF(callchain), 0,
-	    "none or fp", NULL },
+	    "none, fp, dwarf or auto", NULL },
 	{ "callchain-depth", NULL, 0, set_positive, print_uint, OFF(callchain_depth),
 	    1024, "a number of frames, 1 to 1024", NULL },
+	{ "callchain-stack", NULL, 0, set_stack, print_uint, OFF(callchain_stack),
+	    MAX_CALLCHAIN_STACK, "a number of bytes, 64 to 65528", NULL },
+	{ "unwind-memory", NULL, 0, set_size_mib, print_size, OFF(unwind_memory), 0,
+	    "a number of bytes (optionally with K, M, G or T; at least 1M)", NULL },
 	{ "period-jitter", "period-jitter", 0, set_uint, print_uint,
 	    OFF(period_jitter), 50, "a percentage of the period, 0 (fixed "
 	    "periods) to 50", NULL },

@@ -20,6 +20,8 @@
 /* callchain: the stacks sampled with each PC. */
 #define CONF_CALLCHAIN_NONE	0
 #define CONF_CALLCHAIN_FP	1	/* frame pointers, kernel and user */
+#define CONF_CALLCHAIN_DWARF	2	/* user frames unwound by dcpid from CFI */
+#define CONF_CALLCHAIN_AUTO	3	/* dwarf where it works, else fp (-g) */
 /* aggregate: where the samples are counted (daemon/bpfagg.h). */
 #define CONF_AGGREGATE_AUTO	0	/* in the kernel (BPF) where it loads */
 					/* (the default: RING) */
@@ -43,6 +45,8 @@ struct conf {
 	unsigned	 label_max;		/* labels per epoch before [other] */
 	unsigned	 callchain;		/* CONF_CALLCHAIN_* */
 	unsigned	 callchain_depth;	/* frames per sample, at most */
+	unsigned	 callchain_stack;	/* bytes of user stack a sample (dwarf) */
+	size_t		 unwind_memory;		/* bytes of unwind tables, at most */
 	unsigned	 period_jitter;		/* percent of each period, 0: fixed */
 	unsigned	 aggregate;		/* CONF_AGGREGATE_* */
 	/* Set by conf_defaults and after conf_load: the next "event"

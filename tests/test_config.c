@@ -164,7 +164,10 @@ test_bad_lines(void **state)
 		{ "keep-min = 1.5\n", 1, "expected a number of epochs" },
 		{ "verbose = 3\n", 1, "expected 0, 1 or 2" },
 		{ "label-by = pid\n", 1, "expected unit, cgroup or none" },
-		{ "callchain = dwarf\n", 1, "expected none or fp" },
+		{ "callchain = lbr\n", 1, "expected none, fp, dwarf or auto" },
+		{ "callchain-stack = 63\n", 1, "expected a number of bytes, 64 to 65528" },
+		{ "callchain-stack = 65536\n", 1, "expected a number of bytes, 64 to 65528" },
+		{ "unwind-memory = 1000K\n", 1, "at least 1M" },
 		{ "callchain-depth = 0\n", 1, "expected a number of frames, 1 to 1024" },
 		{ "callchain-depth = 1025\n", 1, "expected a number of frames" },
 		{ "label-max = 0\n", 1, "expected a number of labels per epoch, 1 to 65536" },
@@ -302,6 +305,8 @@ assert_config_equal(const struct conf *a, const struct conf *b)
 	assert_int_equal(a->label_max, b->label_max);
 	assert_int_equal(a->callchain, b->callchain);
 	assert_int_equal(a->callchain_depth, b->callchain_depth);
+	assert_int_equal(a->callchain_stack, b->callchain_stack);
+	assert_int_equal(a->unwind_memory, b->unwind_memory);
 }
 
 /* conf_print -> conf_load gives the same configuration, for the
@@ -323,8 +328,10 @@ test_round_trip(void **state)
 		{ "verbose", "1" },
 		{ "label-by", "cgroup" },
 		{ "label-max", "50" },
-		{ "callchain", "fp" },
+		{ "callchain", "dwarf" },
 		{ "callchain-depth", "16" },
+		{ "callchain-stack", "16384" },
+		{ "unwind-memory", "16M" },
 		{ "period-jitter", "10" },
 	};
 	struct conf a, b;

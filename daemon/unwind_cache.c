@@ -1,0 +1,309 @@
+/*
+ * The images' unwind tables, built on first use and bounded in memory
+ * (daemon/unwind_cache.h).  An entry per image id ever met holds its
+ * table, or why it has none; entries stay (a few dozen bytes each) so that
+ * a failure is not tried again at every sample.  A per-index slot finds an
+ * image's entry without hashing its id at every frame.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <gelf.h>
+
+#include "attr.h"
+#include "control.h"
+#include "htab.h"
+#include "imagetab.h"
+#include "kernel.h"
+#include "log.h"
+#include "unwind_cache.h"
+#include "unwind_table.h"
+#include "util.h"
+#include "xmalloc.h"
+
+/* Why an image has no table. */
+enum why {
+	WHY_NONE = 0,		/* it has one, or it was never tried, or dropped */
+	WHY_NO_CFI,		/* ENOENT: neither .eh_frame nor .debug_frame */
+	WHY_REFUSED,		/* EINVAL, EFBIG, ENOTSUP, ETIMEDOUT: CFI refused */
+	WHY_UNOPENED,		/* its file could not be opened: retried */
+	WHY_TOO_LARGE,		/* larger than the bound alone */
+	WHY_COUNT
+};
+static const char *const why_name[WHY_COUNT] = {
+	"", "no-cfi", "refused", "unopened", "too-large"
+};
+
+struct entry {
+	char			*id;		/* the image's id */
+	struct unwind_table	*t;		/* NULL: none (why says) */
+	size_t			 bytes;		/* unwind_table_memory(t) */
+	uint64_t		 used;		/* the clock at its last use */
+	uint64_t		 failed_ms;	/* WHY_UNOPENED: when (now_ms) */
+	uint8_t			 why;		/* enum why */
+};
+
+/* An image index's last entry. */
+struct slot {
+	const struct image	*img;
+	struct entry		*e;
+};
+
+static struct htab	 byid;		/* fnv1a64(id) -> struct entry * */
+static struct slot	*slots;
+static size_t		 nslots;
+static size_t		 max_bytes, bytes, ntables;
+static uint64_t		 clock_uses;	/* counts uses: the LRU's clock */
+/* An image whose file could not be opened is tried again after this,
+ * perhaps through another process that maps it. */
+#define RETRY_MS	1000
+static uint64_t		 nbuilt, build_ns, ndropped, nwhy[WHY_COUNT];
+
+void
+unwind_cache_init(size_t max)
+{
+	htab_init(&byid);
+	slots = NULL;
+	nslots = 0;
+	max_bytes = max;
+	bytes = ntables = 0;
+	clock_uses = 0;
+	nbuilt = build_ns = ndropped = 0;
+	memset(nwhy, 0, sizeof(nwhy));
+	elf_version(EV_CURRENT);
+}
+
+void
+unwind_cache_fini(void)
+{
+	struct htab_iter it;
+	struct entry *e;
+
+	memset(&it, 0, sizeof(it));
+	while ((e = (struct entry *)htab_each(&byid, &it)) != NULL) {
+		unwind_table_free(e->t);
+		free(e->id);
+		free(e);
+	}
+	htab_fini(&byid);
+	free(slots);
+	slots = NULL;
+	nslots = 0;
+	bytes = ntables = 0;
+}
+
+static void
+drop(struct entry *e)
+{
+	unwind_table_free(e->t);
+	e->t = NULL;
+	bytes -= e->bytes;
+	e->bytes = 0;
+	ntables--;
+	ndropped++;
+}
+
+/* Drops the least recently used tables until need more bytes fit (keep is
+ * not dropped).  A walk over every entry a drop: drops are rare, and the
+ * entries a few thousand. */
+static void
+make_room(size_t need, const struct entry *keep)
+{
+	struct htab_iter it;
+	struct entry *e, *lru;
+
+	while (bytes + need > max_bytes && ntables > 0) {
+		lru = NULL;
+		memset(&it, 0, sizeof(it));
+		while ((e = (struct entry *)htab_each(&byid, &it)) != NULL)
+			if (e->t != NULL && e != keep && (lru == NULL || e->used < lru->used))
+				lru = e;
+		if (lru == NULL)
+			return;
+		drop(lru);
+	}
+}
+
+void
+unwind_cache_set_limit(size_t max)
+{
+	max_bytes = max;
+	make_room(0, NULL);
+}
+
+
+static struct entry *
+entry_of(const char *id)
+{
+	uint64_t h = fnv1a64_str(FNV1A64_INIT, id);
+	struct htab_iter it;
+	struct entry *e;
+
+	for (e = (struct entry *)htab_first(&byid, h, &it); e != NULL;
+	    e = (struct entry *)htab_next(&byid, &it))
+		if (strcmp(e->id, id) == 0)
+			return e;
+	e = xcalloc(1, sizeof(*e));
+	e->id = xstrdup(id);
+	xhtab_add(&byid, h, (uintptr_t)e);
+	return e;
+}
+
+/* The table from the image's bytes: the vdso's in dcpid's memory (a copy:
+ * libelf is not promised read-only memory), any other's through the
+ * mapping at pc.  NULL with errno. */
+static struct unwind_table *
+build(const struct image *img, uint32_t pid, uint64_t pc)
+{
+	const struct img *vdso = kernel_vdso();
+	struct unwind_table *t;
+	const void *elfp;
+	char *copy;
+	size_t len;
+	Elf *elf;
+	int fd, e;
+
+	if (vdso != NULL && img == &vdso->pub) {
+		if ((elfp = kernel_vdso_elf(&len)) == NULL) {
+			errno = EBADF;
+			return NULL;
+		}
+		copy = xmalloc(len);
+		memcpy(copy, elfp, len);
+		if ((elf = elf_memory(copy, len)) == NULL) {
+			free(copy);
+			errno = EINVAL;
+			return NULL;
+		}
+		t = unwind_table_build(elf, NULL);
+		e = errno;
+		elf_end(elf);
+		free(copy);
+		errno = e;
+		return t;
+	}
+	/* The file held since the image was first met (read with pread),
+	 * else opened through the mapping: a process that ran for a moment
+	 * may be gone by the time its samples are read. */
+	if ((fd = image_dup_fd((const struct img *)img)) == -1 &&
+	    (fd = attr_open_mapped(pid, pc, img)) == -1) {
+		errno = EBADF;
+		return NULL;
+	}
+	t = unwind_table_build_fd(fd);
+	e = errno;
+	close(fd);
+	errno = e;
+	return t;
+}
+
+static void
+try_build(struct entry *e, const struct image *img, uint32_t pid, uint64_t pc)
+{
+	struct timespec a, b;
+	struct unwind_table *t;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	t = build(img, pid, pc);
+	if (t == NULL) {
+		e->why = errno == EBADF ? WHY_UNOPENED : errno == ENOENT ? WHY_NO_CFI :
+		    WHY_REFUSED;
+		e->failed_ms = now_ms();
+		nwhy[e->why]++;
+		if (e->why == WHY_UNOPENED)
+			log_debug("%s (%s): no unwind table this flush interval: its "
+			    "file cannot be opened through pid %u's mapping", img->path,
+			    img->id, pid);
+		else
+			log_info("%s (%s): no unwind table: %s", img->path, img->id,
+			    e->why == WHY_NO_CFI ? "no call-frame information" :
+			    strerror(errno));
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	build_ns += (uint64_t)(b.tv_sec - a.tv_sec) * 1000000000u +
+	    (uint64_t)b.tv_nsec - (uint64_t)a.tv_nsec;
+	nbuilt++;
+	e->bytes = unwind_table_memory(t);
+	if (e->bytes > max_bytes) {
+		log_notice("%s (%s): unwind table of %zu bytes over unwind-memory",
+		    img->path, img->id, e->bytes);
+		unwind_table_free(t);
+		e->bytes = 0;
+		e->why = WHY_TOO_LARGE;
+		nwhy[WHY_TOO_LARGE]++;
+		return;
+	}
+	make_room(e->bytes, e);
+	e->t = t;
+	e->why = WHY_NONE;
+	bytes += e->bytes;
+	ntables++;
+}
+
+const struct unwind_table *
+unwind_cache_table(const struct image *img, uint32_t pid, uint64_t pc)
+{
+	struct slot *s;
+	struct entry *e;
+	size_t n;
+
+	if (img->index >= nslots) {
+		n = img->index + 1 > 2 * nslots ? img->index + 1 : 2 * nslots;
+		slots = xreallocarray(slots, n, sizeof(*slots));
+		memset(slots + nslots, 0, (n - nslots) * sizeof(*slots));
+		nslots = n;
+	}
+	s = &slots[img->index];
+	/* An index is reused by another image once its image is freed. */
+	if (s->img != img || strcmp(s->e->id, img->id) != 0) {
+		s->img = img;
+		s->e = entry_of(img->id);
+	}
+	e = s->e;
+	if (e->t == NULL) {
+		if (e->why == WHY_NO_CFI || e->why == WHY_REFUSED ||
+		    e->why == WHY_TOO_LARGE ||
+		    (e->why == WHY_UNOPENED && now_ms() - e->failed_ms < RETRY_MS))
+			return NULL;
+		try_build(e, img, pid, pc);
+		if (e->t == NULL)
+			return NULL;
+	}
+	e->used = ++clock_uses;
+	return e->t;
+}
+
+size_t
+unwind_cache_tables(void)
+{
+	return ntables;
+}
+
+size_t
+unwind_cache_memory(void)
+{
+	return bytes + htab_memory(&byid) + nslots * sizeof(*slots) +
+	    byid.n * sizeof(struct entry);
+}
+
+void
+unwind_cache_status(struct status_writer *w)
+{
+	status_add(w, "unwind-tables", "%zu tables, %zu bytes of %zu; %ju built "
+	    "in %ju ms, %ju dropped over the bound; none for %ju images (%s %ju, "
+	    "%s %ju, %s %ju, %s %ju)", ntables, bytes, max_bytes,
+	    (uintmax_t)nbuilt, (uintmax_t)(build_ns / 1000000), (uintmax_t)ndropped,
+	    (uintmax_t)(nwhy[WHY_NO_CFI] + nwhy[WHY_REFUSED] + nwhy[WHY_UNOPENED] +
+	    nwhy[WHY_TOO_LARGE]),
+	    why_name[WHY_NO_CFI], (uintmax_t)nwhy[WHY_NO_CFI],
+	    why_name[WHY_REFUSED], (uintmax_t)nwhy[WHY_REFUSED],
+	    why_name[WHY_UNOPENED], (uintmax_t)nwhy[WHY_UNOPENED],
+	    why_name[WHY_TOO_LARGE], (uintmax_t)nwhy[WHY_TOO_LARGE]);
+}
