@@ -180,7 +180,8 @@ filesym_fini(struct filesym *fs)
 
 /* The proc index of the file's frame f: its procedure, else IMAGE+0xOFF
  * (no symbol table, or no symbol there: the offset at least tells two
- * such frames apart), else [unknown] for a frame dcpid did not attribute. */
+ * such frames apart), else [unknown] for a frame dcpid did not attribute;
+ * the end of a chain cut short, [truncated: REASON]. */
 static uint32_t
 frame_proc(struct chains *ch, struct filesym *fs, uint32_t f)
 {
@@ -195,7 +196,11 @@ frame_proc(struct chains *ch, struct filesym *fs, uint32_t f)
 		return fs->frame[f] - 1;
 	if (fr->image == DCPI_STACK_NOIMAGE)
 		fs->frame[f] = intern(ch, UNKNOWN, "") + 1;
-	else {
+	else if (strcmp(fs->sf->images[fr->image].path, DCPI_STACK_TRUNCATED_PATH) == 0) {
+		snprintf(buf, sizeof(buf), "[truncated: %s]",
+		    dcpi_stack_truncated_reason(fr->offset));
+		fs->frame[f] = intern(ch, buf, "") + 1;
+	} else {
 		memset(&p, 0, sizeof(p));
 		p.path = fs->sf->images[fr->image].path;
 		image = image_name(&p);

@@ -526,6 +526,16 @@ dcpi_stackfile_new(const char *epoch, const char *host)
 	return sf;
 }
 
+const char *
+dcpi_stack_truncated_reason(uint64_t offset)
+{
+	/* The order of daemon/unwind.h's enum unwind_end. */
+	static const char *const reason[] = { "outermost", "depth", "stack-copy",
+	    "no-table", "no-row", "unhandled", "loop" };
+
+	return offset < sizeof(reason) / sizeof(reason[0]) ? reason[offset] : "unknown";
+}
+
 void
 dcpi_stackfile_free(struct dcpi_stackfile *sf)
 {

@@ -72,6 +72,21 @@ extern "C" {
 #define DCPI_STACK_ID_MAX	128			/* hex digits of an image id */
 #define DCPI_STACK_NOIMAGE	UINT32_MAX		/* frame's image: unattributed */
 #define DCPI_STACK_NOLABEL	UINT32_MAX		/* stack's label: none */
+/* A chain that dcpid's unwinding cut short (callchain = dwarf) ends in a
+ * frame of the pseudo image of this path, at an offset that says why
+ * (dcpi_stack_truncated_reason); an old reader shows it as a frame of an
+ * image without symbols. */
+#define DCPI_STACK_TRUNCATED_PATH	"[truncated]"
+
+/* Why a chain ended early, from its [truncated] frame's offset: the walk
+ * of the user stack found "stack-copy" (a frame's memory outside the copy
+ * of the stack the kernel gave), "no-table" (code without call-frame
+ * information, nor frame pointers: JIT, anonymous, stripped of .eh_frame),
+ * "no-row" (a table without a rule there), "unhandled" (a rule the walk
+ * does not evaluate), "loop" (a frame that did not move the stack up);
+ * "outermost" and "depth" (0 and 1) end no chain early.  A constant
+ * string; "unknown" for another offset. */
+const char *dcpi_stack_truncated_reason(uint64_t offset);
 
 /* An image of the file (strings malloc'd, owned by the file). */
 struct dcpi_stack_image {
