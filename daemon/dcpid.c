@@ -268,6 +268,12 @@ set_callchain(const struct conf *c)
 	}
 	depth = perf_set_callchain(depth, stack);
 	callchain_set_route(depth, stack, c->unwind_memory);
+	if (depth > 0 && stack > 0)
+		log_notice("call chains: kernel frames from the kernel, user frames "
+		    "unwound from %u bytes of user stack a sample (dwarf), %u frames",
+		    stack, depth);
+	else if (depth > 0)
+		log_notice("call chains: frame pointers (fp), %u frames", depth);
 }
 
 static int
