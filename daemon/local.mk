@@ -28,7 +28,7 @@ daemon_libdcpid_la_SOURCES += daemon/loss.c
 # Sampling's jobs beside perf.c (perf_int.h: what they share); the system
 # calls apart (perf_sys.h), for the tests' -Wl,--wrap.
 noinst_HEADERS += daemon/perf_int.h daemon/perf_sys.h
-daemon_libdcpid_la_SOURCES += daemon/perf_cpus.c daemon/perf_open.c \
+daemon_libdcpid_la_SOURCES += daemon/perf_cpus.c daemon/perf_open.c daemon/perf_state.c \
 	daemon/perf_ring.c daemon/perf_jitter.c
 
 # In-kernel aggregation: the BPF program (bpf/bpfagg.bpf.c, compiled by clang

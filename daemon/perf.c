@@ -2,8 +2,9 @@
  * Sampling as a whole (perf.h): perf_init opens the events on the CPUs
  * and puts their buffers in the loop, perf_enable and perf_disable start
  * and stop them, perf_fini closes them.  Its jobs are apart, in
- * perf_cpus.c, perf_open.c, perf_ring.c and perf_jitter.c; what they
- * share is in perf_int.h.
+ * perf_cpus.c, perf_open.c, perf_ring.c and perf_jitter.c, each calling
+ * only those after it in that list; what they share is in perf_int.h, its
+ * state in perf_state.c.
  */
 #include "config.h"
 
@@ -23,8 +24,6 @@
 #include "perf_sys.h"
 #include "xmalloc.h"
 
-struct perf_state	 perf;
-static void		(*fd_cb)(int oldfd, int newfd, int event);	/* perf_set_fd_cb */
 
 int
 perf_init(char *const *evnames, size_t nev, const char *cpus,
@@ -118,33 +117,9 @@ perf_set_consumer(perf_record_cb record, void (*ready)(void))
 	perf.ready_cb = ready;
 }
 
-void
-perf_rb_start(struct rb *r, int oldfd)
-{
-	loop_add(r->fd, EPOLLIN, perf_rb_ready, r);
-	r->inloop = 1;
-	if (r->event != SIDEBAND && fd_cb != NULL)
-		fd_cb(oldfd, r->fd, (int)r->event);
-	if (!perf.sampling)
-		return;
-	perf_jitter_first(r);
-	if (perf_sys_ioctl(r->fd, PERF_EVENT_IOC_ENABLE, NULL) == -1)
-		log_warn("CPU %d: enabling event %s", r->cpu, rb_name(r));
-}
-
-uint64_t
-perf_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 size_t perf_nevents(void) { return perf.nevents; }
 const char *perf_event_name(size_t i) { return perf.events[i].name; }
 uint64_t perf_event_period(size_t i) { return perf.events[i].period; }
-void perf_set_fd_cb(void (*cb)(int, int, int)) { fd_cb = cb; }
 
 size_t perf_nfds(void) { return perf.nrbs; }
 

@@ -53,12 +53,6 @@ void perf_fini(void);
  * quarter full), so that its records are processed before it fills;
  * NULL: such a buffer is drained into record. */
 void perf_set_consumer(perf_record_cb record, void (*ready)(void));
-/* Called with a sampling event's fd opened after perf_init (and the fd
- * it replaces, or -1), before the event is enabled: the BPF program's
- * link (bpfagg).  NULL: none. */
-void perf_set_fd_cb(void (*cb)(int oldfd, int newfd, int event));
-/* Nanoseconds on the clock the records are stamped with. */
-uint64_t perf_now(void);
 size_t perf_nevents(void);
 const char *perf_event_name(size_t i);
 uint64_t perf_event_period(size_t i);
@@ -71,6 +65,11 @@ size_t perf_nfds(void);
 int perf_fd(size_t i, int *event);
 
 /* perf_open.c: events, libpfm4's encodings, the IDENTIFIER -> event map. */
+
+/* Called with a sampling event's fd opened after perf_init (and the fd
+ * it replaces, or -1), before the event is enabled: the BPF program's
+ * link (bpfagg).  NULL: none. */
+void perf_set_fd_cb(void (*cb)(int oldfd, int newfd, int event));
 
 /* Checks that libpfm4 can encode name (without opening it); -1 with a
  * message as perf_init's. */
@@ -93,6 +92,11 @@ int perf_event_of_id(uint64_t id);
 /* 1 if IDENTIFIER is a sideband buffer's (MMAP2, COMM, FORK, EXIT, CGROUP
  * records, no samples), else 0. */
 int perf_id_is_sideband(uint64_t id);
+
+/* perf_state.c (below the others) */
+
+/* Nanoseconds on the clock the records are stamped with. */
+uint64_t perf_now(void);
 
 /* perf_ring.c: reading the ring buffers. */
 

@@ -71,13 +71,6 @@ rb_name(const struct rb *r)
 	return r->event == SIDEBAND ? "sideband (dummy)" : perf.events[r->event].name;
 }
 
-/* perf.c */
-
-/* A buffer opened after perf_init (in the slot of oldfd, or -1) into the
- * loop, its period drawn and its event enabled if sampling is on, and a
- * sampling event's fd told to perf_set_fd_cb's callback. */
-void perf_rb_start(struct rb *r, int oldfd);
-
 /* perf_cpus.c */
 
 /* perf.cpulist from the list cpus (NULL: every CPU that may come online),
@@ -90,6 +83,11 @@ void perf_hotplug_start(void);
 void perf_hotplug_stop(void);
 
 /* perf_open.c */
+
+/* A buffer opened after perf_init (in the slot of oldfd, or -1) into the
+ * loop, its period drawn and its event enabled if sampling is on, and a
+ * sampling event's fd told to perf_set_fd_cb's callback. */
+void perf_rb_start(struct rb *r, int oldfd);
 
 /* libpfm4 readied for perf_init: 0, or -1 with a message. */
 int perf_open_init(char *err, size_t errlen);

@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <sys/epoll.h>
 #include <sys/mman.h>
 
 #include <linux/perf_event.h>
@@ -30,6 +31,9 @@
 #include "procstatus.h"
 #include "record.h"
 #include "xmalloc.h"
+
+/* Told of each sampling fd opened again (perf_set_fd_cb). */
+static void	(*fd_cb)(int oldfd, int newfd, int event);
 
 /* Frames of the call chains sampled (0: none), bytes of user stack copied
  * a sample (0: the kernel walks frame pointers); perf_set_callchain. */
@@ -594,4 +598,24 @@ perf_open_init(char *err, size_t errlen)
 {
 	memlock_said = 0;
 	return pfm_init(err, errlen);
+}
+
+void
+perf_set_fd_cb(void (*cb)(int, int, int))
+{
+	fd_cb = cb;
+}
+
+void
+perf_rb_start(struct rb *r, int oldfd)
+{
+	loop_add(r->fd, EPOLLIN, perf_rb_ready, r);
+	r->inloop = 1;
+	if (r->event != SIDEBAND && fd_cb != NULL)
+		fd_cb(oldfd, r->fd, (int)r->event);
+	if (!perf.sampling)
+		return;
+	perf_jitter_first(r);
+	if (perf_sys_ioctl(r->fd, PERF_EVENT_IOC_ENABLE, NULL) == -1)
+		log_warn("CPU %d: enabling event %s", r->cpu, rb_name(r));
 }
