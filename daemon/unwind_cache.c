@@ -40,7 +40,7 @@ static const char *const why_name[WHY_COUNT] = {
 	"", "no-cfi", "refused", "unopened", "too-large"
 };
 
-struct entry {
+struct cached_table {
 	char			*id;		/* the image's id */
 	struct unwind_table	*t;		/* NULL: none (why says) */
 	size_t			 bytes;		/* unwind_table_memory(t) */
@@ -50,13 +50,13 @@ struct entry {
 };
 
 /* An image index's last entry. */
-struct slot {
+struct image_slot {
 	const struct image	*img;
-	struct entry		*e;
+	struct cached_table		*e;
 };
 
-static struct htab	 byid;		/* fnv1a64(id) -> struct entry * */
-static struct slot	*slots;
+static struct htab	 byid;		/* fnv1a64(id) -> struct cached_table * */
+static struct image_slot	*slots;
 static size_t		 nslots;
 static size_t		 max_bytes, bytes, ntables;
 static uint64_t		 clock_uses;	/* counts uses: the LRU's clock */
@@ -83,10 +83,10 @@ void
 unwind_cache_fini(void)
 {
 	struct htab_iter it;
-	struct entry *e;
+	struct cached_table *e;
 
 	memset(&it, 0, sizeof(it));
-	while ((e = (struct entry *)htab_each(&byid, &it)) != NULL) {
+	while ((e = (struct cached_table *)htab_each(&byid, &it)) != NULL) {
 		unwind_table_free(e->t);
 		free(e->id);
 		free(e);
@@ -99,7 +99,7 @@ unwind_cache_fini(void)
 }
 
 static void
-drop(struct entry *e)
+drop(struct cached_table *e)
 {
 	unwind_table_free(e->t);
 	e->t = NULL;
@@ -113,15 +113,15 @@ drop(struct entry *e)
  * not dropped).  A walk over every entry a drop: drops are rare, and the
  * entries a few thousand. */
 static void
-make_room(size_t need, const struct entry *keep)
+make_room(size_t need, const struct cached_table *keep)
 {
 	struct htab_iter it;
-	struct entry *e, *lru;
+	struct cached_table *e, *lru;
 
 	while (bytes + need > max_bytes && ntables > 0) {
 		lru = NULL;
 		memset(&it, 0, sizeof(it));
-		while ((e = (struct entry *)htab_each(&byid, &it)) != NULL)
+		while ((e = (struct cached_table *)htab_each(&byid, &it)) != NULL)
 			if (e->t != NULL && e != keep && (lru == NULL || e->used < lru->used))
 				lru = e;
 		if (lru == NULL)
@@ -138,15 +138,15 @@ unwind_cache_set_limit(size_t max)
 }
 
 
-static struct entry *
+static struct cached_table *
 entry_of(const char *id)
 {
 	uint64_t h = fnv1a64_str(FNV1A64_INIT, id);
 	struct htab_iter it;
-	struct entry *e;
+	struct cached_table *e;
 
-	for (e = (struct entry *)htab_first(&byid, h, &it); e != NULL;
-	    e = (struct entry *)htab_next(&byid, &it))
+	for (e = (struct cached_table *)htab_first(&byid, h, &it); e != NULL;
+	    e = (struct cached_table *)htab_next(&byid, &it))
 		if (strcmp(e->id, id) == 0)
 			return e;
 	e = xcalloc(1, sizeof(*e));
@@ -204,7 +204,7 @@ build(const struct image *img, uint32_t pid, uint64_t pc)
 }
 
 static void
-try_build(struct entry *e, const struct image *img, uint32_t pid, uint64_t pc)
+try_build(struct cached_table *e, const struct image *img, uint32_t pid, uint64_t pc)
 {
 	struct timespec a, b;
 	struct unwind_table *t;
@@ -250,8 +250,8 @@ try_build(struct entry *e, const struct image *img, uint32_t pid, uint64_t pc)
 const struct unwind_table *
 unwind_cache_table(const struct image *img, uint32_t pid, uint64_t pc)
 {
-	struct slot *s;
-	struct entry *e;
+	struct image_slot *s;
+	struct cached_table *e;
 	size_t n;
 
 	if (img->index >= nslots) {
@@ -290,7 +290,7 @@ size_t
 unwind_cache_memory(void)
 {
 	return bytes + htab_memory(&byid) + nslots * sizeof(*slots) +
-	    byid.n * sizeof(struct entry);
+	    byid.n * sizeof(struct cached_table);
 }
 
 void

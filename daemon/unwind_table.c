@@ -55,7 +55,7 @@ enum range_kind {
 	RANGE_ENTRY,
 };
 
-struct range {
+struct fde_range {
 	uint64_t	 start, end;
 	enum range_kind	 kind;
 };
@@ -84,7 +84,7 @@ now_ns(void)
 static int
 range_cmp(const void *a, const void *b)
 {
-	const struct range *x = a, *y = b;
+	const struct fde_range *x = a, *y = b;
 
 	return x->start < y->start ? -1 : x->start > y->start;
 }
@@ -108,10 +108,10 @@ rd64(const unsigned char *p)
 }
 
 static int
-push_range(struct range **r, size_t *n, size_t *cap, uint64_t start, uint64_t end,
+push_range(struct fde_range **r, size_t *n, size_t *cap, uint64_t start, uint64_t end,
     enum range_kind kind)
 {
-	struct range *p;
+	struct fde_range *p;
 	size_t c;
 
 	if (*n == *cap) {
@@ -121,7 +121,7 @@ push_range(struct range **r, size_t *n, size_t *cap, uint64_t start, uint64_t en
 		*r = p;
 		*cap = c;
 	}
-	(*r)[(*n)++] = (struct range){ start, end, kind };
+	(*r)[(*n)++] = (struct fde_range){ start, end, kind };
 	return 0;
 }
 
@@ -435,7 +435,7 @@ out:
  */
 static int
 eh_hdr_fdes(Elf *elf, uint64_t eh_addr, const Dwarf_Off *offs, size_t noffs,
-    struct range **r, size_t *n, size_t *cap)
+    struct fde_range **r, size_t *n, size_t *cap)
 {
 	const unsigned char *p;
 	GElf_Shdr sh;
@@ -492,7 +492,7 @@ eh_hdr_fdes(Elf *elf, uint64_t eh_addr, const Dwarf_Off *offs, size_t noffs,
  * starts with its initial location and range, each an address (8 bytes in
  * an ELFCLASS64 file, no segment selector). */
 static int
-debug_frame_fdes(Elf *elf, struct range **r, size_t *n, size_t *cap)
+debug_frame_fdes(Elf *elf, struct fde_range **r, size_t *n, size_t *cap)
 {
 	Dwarf_Off *offs;
 	size_t noffs;
@@ -555,7 +555,7 @@ covered(Dwarf_CFI *cfi, uint64_t s, uint64_t e)
 
 /* The PLT sections of jumps only, where no FDE is: ranges of plt rows. */
 static int
-plt_ranges(Elf *elf, Dwarf_CFI *cfi, struct range **r, size_t *n, size_t *cap)
+plt_ranges(Elf *elf, Dwarf_CFI *cfi, struct fde_range **r, size_t *n, size_t *cap)
 {
 	static const char *const names[] = { ".plt.got", ".plt.sec" };
 	GElf_Shdr sh;
@@ -573,7 +573,7 @@ plt_ranges(Elf *elf, Dwarf_CFI *cfi, struct range **r, size_t *n, size_t *cap)
 
 /* The ELF entry point, where no FDE covers it: the outermost frame. */
 static int
-entry_range(Elf *elf, Dwarf_CFI *cfi, struct range **r, size_t *n, size_t *cap)
+entry_range(Elf *elf, Dwarf_CFI *cfi, struct fde_range **r, size_t *n, size_t *cap)
 {
 	GElf_Ehdr eh;
 
@@ -742,7 +742,7 @@ push_row(struct builder *b, uint64_t a, const struct unwind_row *row)
 
 /* The rows of the sorted ranges r[0..n): 0, or -1 with errno. */
 static int
-build_rows(struct builder *b, Dwarf_CFI *cfi, const struct range *r, size_t n)
+build_rows(struct builder *b, Dwarf_CFI *cfi, const struct fde_range *r, size_t n)
 {
 	static const struct unwind_row gap = { 0, 0, 0, 0, UNWIND_CFA_NONE };
 	struct unwind_row row;
@@ -807,7 +807,7 @@ unwind_table_build(Elf *elf, Elf *debug)
 {
 	struct builder b = { NULL, 0, 0, 0, 0 };
 	struct unwind_table *t = NULL;
-	struct range *r = NULL;
+	struct fde_range *r = NULL;
 	Dwarf_CFI *cfi = NULL;
 	Dwarf_Off *offs = NULL;
 	Dwarf *dw = NULL;
