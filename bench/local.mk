@@ -115,3 +115,6 @@ bench_unwind_replay_SOURCES = bench/unwind_replay.c
 bench_unwind_replay_CFLAGS = $(AM_CFLAGS) -I$(srcdir)/daemon $(ELF_CFLAGS) $(DW_CFLAGS)
 bench_unwind_replay_LDADD = daemon/libdcpid.la $(ELF_LIBS) $(DW_LIBS)
 EXTRA_DIST += bench/perf_ustack.py bench/unwind_vs_perf.sh
+# `sh bench/dwarf_cost.sh BUILDDIR`: the dwarf route's steady cost beside
+# the fp route, the flat profile and perf record --call-graph dwarf.
+EXTRA_DIST += bench/dwarf_cost.sh

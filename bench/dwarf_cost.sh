@@ -1,0 +1,107 @@
+#!/bin/sh
+# The dwarf route's cost (callchain = dwarf: user frames unwound by dcpid
+# from an 8 KiB user stack copy a sample) beside the frame-pointer route,
+# the flat profile and `perf record -a --call-graph dwarf`, on every CPU
+# busy with code built without frame pointers (tests/workload/nofp.c's
+# tree and Debian's python3, half the CPUs each), at PERIOD ns of
+# cpu-clock (default 1000000: 1 kHz a CPU), SECS seconds each (default
+# 20) after the first 2, REPS rounds (default 3), the profilers
+# interleaved in each round.  cpu_s: the profiler's CPU over its run;
+# steady_s: from 2 s in to the end; samples: dcpictl status (perf report
+# --stats for perf); us/sample: steady_s over the steady stretch's
+# samples; whole%: of the tree's samples in leaf, those whose chain goes
+# back to main (dcpictl stacks; perf script where it does not abort);
+# disk: what the run left (the epoch, perf.data).
+# Run by hand, as root: sh bench/dwarf_cost.sh BUILDDIR [SECS] [REPS] [PERIOD].
+SECS=${2:-20}
+REPS=${3:-3}
+PERIOD=${4:-1000000}
+NAME=dwarf_cost
+. "$(dirname "$0")/live_common.sh"
+cc -O2 -g -fomit-frame-pointer -pthread -o "$T/nofp" "$SRC/tests/workload/nofp.c" -lz || exit 1
+PY=/usr/bin/python3
+[ -x "$PY" ] || { echo "$NAME: no $PY" >&2; exit 1; }
+
+wait_sock() { for _ in $(seq 1 100); do "$DCPICTL" --socket "$1" status >/dev/null 2>&1 && return; sleep 0.1; done; }
+samples_of() { "$DCPICTL" --socket "$1" status 2>/dev/null | awk '$1 == "samples" { print $2 }'; }
+work_start() {
+	HOTS=
+	for i in $(seq 1 "$NCPU"); do
+		if [ $((i % 2)) = 1 ]; then
+			"$T/nofp" tree 100000 & HOTS="$HOTS $!"
+		else
+			"$PY" -c '
+def f(n):
+    return n if n < 2 else f(n - 1) + f(n - 2)
+while True:
+    f(22)' & HOTS="$HOTS $!"
+		fi
+	done
+}
+work_stop() { for p in $HOTS; do kill "$p"; done; wait $HOTS 2>/dev/null; HOTS=; }
+# whole% of a folded file: the tree's leaf samples under main.
+whole() {
+	awk '/;leaf [0-9]+$/ && !/start_thread|on_prof/ { t += $NF; if (/(^|;)main;tree;outer;middle;inner;leaf [0-9]+$/) w += $NF }
+	    END { printf "%.1f", t ? 100 * w / t : 0 }' "$1"
+}
+
+printf "%-5s %-14s %7s %8s %9s %9s %7s %9s\n" round tool cpu_s steady_s samples us/sample whole% disk >"$T/table"
+run_dcpid() {	# ROUND LABEL CALLCHAIN
+	db=$T/db.$2 sock=$T/sock.$2
+	rm -rf "$db"
+	work_start
+	"$DCPID" -f -d "$db" --socket "$sock" --flush-interval 30 --aggregate ring \
+	    --callchain "$3" -e perf::cpu-clock:period="$PERIOD" >"$T/dcpid.$2.log" 2>&1 &
+	PROF=$!
+	wait_sock "$sock"
+	sleep 2
+	cpu0=$(cpu_secs $PROF) n0=$(samples_of "$sock")
+	sleep "$SECS"
+	"$DCPICTL" --socket "$sock" flush >/dev/null
+	cpu=$(cpu_secs $PROF) n=$(samples_of "$sock")
+	"$DCPICTL" --socket "$sock" status >"$T/status.$2"
+	kill -TERM $PROF; wait $PROF; PROF=
+	work_stop
+	w=-
+	if [ "$3" != none ]; then
+		"$DCPICTL" -d "$db" stacks >"$T/folded.$2" 2>/dev/null && w=$(whole "$T/folded.$2")
+	fi
+	st=$(echo "$cpu - $cpu0" | bc)
+	printf "%-5s %-14s %7s %8s %9s %9s %7s %9s\n" "$1" "$2" "$cpu" "$st" "$n" \
+	    "$(echo "scale=2; $st * 1000000 / ($n - $n0 + 1)" | bc)" "$w" \
+	    "$(du -sb "$db" | cut -f1)" >>"$T/table"
+	rm -rf "$db"
+}
+run_perf() {	# ROUND
+	work_start
+	"$PERF" record --no-buildid -N -a --call-graph dwarf -e cpu-clock -c "$PERIOD" \
+	    -o "$T/perf.data" >"$T/perf.log" 2>&1 &
+	PROF=$!
+	sleep 2
+	cpu0=$(cpu_secs $PROF)
+	sleep "$SECS"
+	cpu=$(cpu_secs $PROF)
+	kill -INT $PROF; wait $PROF; PROF=
+	work_stop
+	n=$("$PERF" report -i "$T/perf.data" --stats 2>/dev/null |
+	    awk '/^ *SAMPLE events:/ { print $3; exit }')
+	w=-
+	if "$PERF" script -i "$T/perf.data" -F comm,ip,sym >"$T/perf.txt" 2>/dev/null; then
+		w=$(awk 'NF == 0 { if (c == "nofp" && s ~ /^;leaf/) { t++; if (s ~ /;leaf;inner;middle;outer;tree;main(;|$)/) ok++ } s = ""; c = ""; next }
+		    /^[^ \t]/ { c = $1; next } { s = s ";" $2 } END { printf "%.1f", t ? 100 * ok / t : 0 }' "$T/perf.txt")
+	fi
+	st=$(echo "$cpu - $cpu0" | bc)
+	printf "%-5s %-14s %7s %8s %9s %9s %7s %9s\n" "$1" perf-dwarf "$cpu" "$st" \
+	    "${n:-?}" - "$w" "$(stat -c %s "$T/perf.data")" >>"$T/table"
+	rm -f "$T/perf.data" "$T/perf.txt"
+}
+
+for r in $(seq 1 "$REPS"); do
+	run_dcpid "$r" dcpid-dwarf dwarf
+	run_dcpid "$r" dcpid-fp fp
+	run_dcpid "$r" dcpid-flat none
+	run_perf "$r"
+done
+echo "== $(date -u +%Y-%m-%dT%H:%MZ), $NCPU CPUs, cpu-clock period $PERIOD ns, ${SECS} s each, all CPUs busy (nofp tree, python3), $REPS rounds"
+cat "$T/table"
+grep -h '^\(callchains-walks\|unwind-tables\)' "$T"/status.dcpid-dwarf | tail -2
