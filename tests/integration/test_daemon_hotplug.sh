@@ -50,7 +50,7 @@ offline
 wait_cpus "$((ncpu - 1)), 1 offline"
 online
 wait_cpus "$ncpu, 0 offline, 1 opened after coming online"
-taskset -c "$cpu" "$T/backagain" 1500 || [ $? = 1 ] || fail "backagain failed"
+taskset -c "$cpu" "$T/backagain" 1000 || [ $? = 1 ] || fail "backagain failed"
 grep -q "CPU $cpu went offline" "$DCPID_LOG" || fail "no word of CPU $cpu going offline"
 grep -q "CPU $cpu is back online: sampled again" "$DCPID_LOG" || fail "no word of CPU $cpu coming back"
 ctl flush >/dev/null || fail "flush failed"
@@ -64,7 +64,7 @@ wait_cpus "$((ncpu - 1)), 1 offline, 0 opened"
 online
 wait_cpus "$ncpu, 0 offline, 1 opened after coming online"
 grep -q "CPU $cpu came online: sampled from now on" "$DCPID_LOG" || fail "no word of CPU $cpu coming online"
-taskset -c "$cpu" "$T/cameonline" 1500 || [ $? = 1 ] || fail "cameonline failed"
+taskset -c "$cpu" "$T/cameonline" 1000 || [ $? = 1 ] || fail "cameonline failed"
 ctl flush >/dev/null || fail "flush failed"
 assert_hot "$(current_epoch)" cameonline "$T/cameonline" ctiny_hot 500
 assert_db_valid
