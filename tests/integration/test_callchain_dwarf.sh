@@ -14,6 +14,10 @@
 #     interrupted spin and main;
 #   - at least 90% of python3's samples reach its main;
 #   - status says the route, how the walks ended and the tables held;
+#   - with a user stack copy of 64 bytes (callchain-stack, from the
+#     configuration file) the tree's chains are cut, each ending in
+#     [truncated: stack-copy] above callers that are right as far as they
+#     go (a suffix of the whole chain), never a guessed one;
 #   - with callchain = fp the same tree gives chains without main (the
 #     reason the route exists).
 . "$top_srcdir/tests/integration/lib.sh"
@@ -80,9 +84,27 @@ grep -qE '^callchains-walks +[0-9]+ truncated' "$T/status" || fail "no callchain
 grep -qE '^unwind-tables +[1-9][0-9]* tables' "$T/status" || fail "no unwind tables held"
 stop_dcpid
 
+# A copy too small for the chain: cut, with the reason, never guessed.
+mv "$DB" "$T/db-dwarf"
+printf 'callchain = dwarf\ncallchain-stack = 64\n' >"$T/small.conf"
+start_dcpid -e perf::cpu-clock --config "$T/small.conf"
+"$T/nofp" tree 1 || fail "nofp tree failed"
+ctl flush >/dev/null || fail "flush failed"
+ctl status | grep -E '^callchains +dwarf, depth [0-9]+, user stack 64 bytes' ||
+    fail "callchain-stack = 64 not in status: $(ctl status | grep '^callchains')"
+ctl stacks >"$T/folded" || fail "dcpictl stacks failed"
+stop_dcpid
+set -- $(share ';leaf [0-9]+$' '^\[truncated: stack-copy\];')
+echo "64-byte copy: $1% of $2 samples in leaf cut at the copy"
+[ "$2" -ge 300 ] && [ "$1" -ge 90 ] || fail "64-byte copy: $1% of $2 cut: $(grep ';leaf ' "$T/folded" | head -3)"
+bad=$(awk '/;leaf [0-9]+$/ { s = $0; sub(/ [0-9]+$/, "", s); sub(/^\[truncated: [a-z-]+\];/, "", s)
+    w = "_start;__libc_start_main@@GLIBC_2.34;__libc_start_call_main;main;tree;outer;middle;inner;leaf"
+    if (substr(w, length(w) - length(s) + 1) != s || (length(s) < length(w) && substr(w, length(w) - length(s), 1) != ";")) print }' "$T/folded" | head -3)
+[ -z "$bad" ] || fail "64-byte copy: callers that are not the chain's: $bad"
+
 # The same tree with frame pointers: the leaf's callers are lost, which
 # is why the dwarf route is there.
-mv "$DB" "$T/db-dwarf"
+mv "$DB" "$T/db-small"
 start_dcpid -e perf::cpu-clock --callchain fp
 "$T/nofp" tree 1 || fail "nofp tree failed"
 ctl flush >/dev/null || fail "flush failed"
