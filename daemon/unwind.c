@@ -95,9 +95,15 @@ unwind_walk(const struct unwind_regs *regs, const struct unwind_stack *stack,
 			}
 			goto caller;
 		}
+		/* A range of the image without rules (V8's embedded builtins in
+		 * node, hand-written stubs): frame pointers, as where no table
+		 * covers a PC. */
 		if ((row = unwind_table_find(t, at - bias)) == NULL) {
-			e = UNWIND_END_NO_ROW;
-			break;
+			if (!bp_known || fp_step(stack, &sp, &bp, &ra) == -1) {
+				e = UNWIND_END_NO_ROW;
+				break;
+			}
+			goto caller;
 		}
 		switch (UNWIND_ROW_CFA(row)) {
 		case UNWIND_CFA_SP:

@@ -9,7 +9,8 @@
  * search a frame.  A frame whose rule needs memory outside the copy, or
  * a PC that no table covers, ends the chain with its reason, never with
  * a guessed caller; where no table covers a PC (JIT or anonymous code),
- * a chain of frame pointers within the copy continues it.
+ * or its table has no rule there (node's embedded V8 builtins), a chain
+ * of frame pointers within the copy continues it.
  */
 #ifndef DCPID_UNWIND_H
 #define DCPID_UNWIND_H
@@ -51,7 +52,8 @@ enum unwind_end {
 	UNWIND_END_DEPTH,		/* max callers reached */
 	UNWIND_END_TRUNCATED,		/* a frame's memory is outside the stack copy */
 	UNWIND_END_NO_TABLE,		/* no table for a PC, nor a frame pointer chain */
-	UNWIND_END_NO_ROW,		/* a table without information for the PC */
+	UNWIND_END_NO_ROW,		/* a table without information for the PC,
+					 * nor a frame pointer chain */
 	UNWIND_END_UNHANDLED,		/* a rule the walk does not evaluate (a CFA
 					 * expression, a BP that is not known) */
 	UNWIND_END_LOOP,		/* the CFA did not grow: SP would not increase */

@@ -879,6 +879,17 @@ lookup_none(void *arg, uint64_t pc, const struct unwind_table **t, uint64_t *bia
 	return -1;
 }
 
+/* Every PC in the executable's table's last row, its end: no rule. */
+static int
+lookup_gap(void *arg, uint64_t pc, const struct unwind_table **t, uint64_t *bias)
+{
+	(void)arg;
+	*t = exe.t;
+	*bias = pc - unwind_table_row_vaddr(exe.t, unwind_table_row(exe.t,
+	    unwind_table_rows(exe.t) - 1));
+	return 0;
+}
+
 static void
 test_walk_frame_pointers(void **state)
 {
@@ -897,10 +908,18 @@ test_walk_frame_pointers(void **state)
 	assert_int_equal(c[0], 0xaaaa);
 	assert_int_equal(c[1], 0xbbbb);
 	assert_int_equal(e, UNWIND_END_NO_TABLE);
+	/* The same in a range of an image without rules (node's embedded
+	 * builtins): the frame pointers, then the end says no-row. */
+	assert_int_equal(unwind_walk(&r, &s, lookup_gap, NULL, c, MAXC, &e), 2);
+	assert_int_equal(c[0], 0xaaaa);
+	assert_int_equal(c[1], 0xbbbb);
+	assert_int_equal(e, UNWIND_END_NO_ROW);
 	/* A saved BP below its frame's is no chain. */
 	st[2] = base + 8;
 	assert_int_equal(unwind_walk(&r, &s, lookup_none, NULL, c, MAXC, &e), 0);
 	assert_int_equal(e, UNWIND_END_NO_TABLE);
+	assert_int_equal(unwind_walk(&r, &s, lookup_gap, NULL, c, MAXC, &e), 0);
+	assert_int_equal(e, UNWIND_END_NO_ROW);
 }
 
 /* The PLT's rule at a lazy entry: before its push, the return address at
