@@ -32,7 +32,12 @@ fi
 PY=/usr/bin/python3
 [ -x "$PY" ] || fail "no $PY (Debian's python3)"
 
-start_dcpid -e perf::cpu-clock -g
+# The handler runs just after each scheduler tick (ITIMER_PROF is checked
+# on the tick) and a fixed 1 ms cpu-clock period keeps one phase against a
+# 4 ms tick: the handler's samples were all or none depending on the run
+# (0 of 376 handler runs sampled).  Jittered periods, as a user wanting
+# such work seen would set, sweep the phase.
+start_dcpid -e perf::cpu-clock -g --period-jitter 20
 ctl status >"$T/status" || fail "status failed"
 grep -E '^callchains +dwarf' "$T/status" || fail "-g did not take the dwarf route: $(grep callchains "$T/status")"
 "$T/nofp" tree 2 || fail "nofp tree failed"
