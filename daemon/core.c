@@ -378,6 +378,7 @@ static void
 core_ready(void)
 {
 	core_process(0);
+	perf_hold_crowded();
 }
 
 void

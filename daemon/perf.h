@@ -134,6 +134,12 @@ size_t perf_read_until(uint64_t until, perf_record_cb cb, perf_ahead_cb ahead,
  * Holds 64 MiB at most, all buffers together; beyond that the buffers
  * fill and the kernel counts the records lost.  No callback is called. */
 void perf_hold(void);
+/* perf_hold for the buffers read in place that are more than a quarter
+ * full (their wake-up mark) after a read: records too new to handle yet
+ * (the time merge's slack) would otherwise fill them at a high rate of
+ * large records (10 kHz of 8 KiB user stacks is 830 KiB a CPU in the 10
+ * ms slack, of a 1 MiB buffer). */
+void perf_hold_crowded(void);
 /* How close the sideband buffers came to losing records, since perf_init:
  * the most bytes one held when dcpid read it (of size, one buffer's
  * bytes; 0 without a sideband buffer of its own), the longest a record

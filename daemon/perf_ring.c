@@ -188,41 +188,71 @@ sideband_cb(const union record *rec, size_t size, uint64_t time)
 	perf.record_cb(rec, size, time);
 }
 
+/* Copies r's unread records out of it (perf_hold), within HOLD_MAX. */
+static void
+hold_rb(struct rb *r)
+{
+	struct perf_event_mmap_page *pg = r->base;
+	unsigned char *data = (unsigned char *)r->base + (r->mapsize - r->datasize);
+	uint64_t head, tail;
+	size_t n, at, first;
+
+	head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+	tail = pg->data_tail;
+	if ((n = (size_t)(head - tail)) == 0 || n > r->datasize ||
+	    perf.held_total + n > HOLD_MAX)
+		return;
+	if (r->event == SIDEBAND && n > sbwatch.used_max)
+		sbwatch.used_max = n;
+	/* What was read of the copy goes first: at a steady rate of records
+	 * too new to read, the copy is never read to its end. */
+	if (r->heldoff > 0) {
+		memmove(r->held, r->held + r->heldoff, r->nheld - r->heldoff);
+		r->nheld -= r->heldoff;
+		perf.held_total -= r->heldoff;
+		r->heldoff = 0;
+	}
+	if (r->nheld + n > r->heldcap) {
+		size_t cap = r->heldcap ? r->heldcap : 65536;
+
+		while (cap < r->nheld + n)
+			cap *= 2;
+		r->held = xreallocarray(r->held, cap, 1);
+		r->heldcap = cap;
+	}
+	at = tail & (r->datasize - 1);
+	first = n < r->datasize - at ? n : r->datasize - at;
+	memcpy(r->held + r->nheld, data + at, first);
+	memcpy(r->held + r->nheld + first, data, n - first);
+	r->nheld += n;
+	perf.held_total += n;
+	__atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
+}
+
 void
 perf_hold(void)
 {
+	size_t i;
+
+	for (i = 0; i < perf.nrbs; i++)
+		hold_rb(&perf.rbs[i]);
+}
+
+void
+perf_hold_crowded(void)
+{
 	struct perf_event_mmap_page *pg;
-	unsigned char *data;
-	uint64_t head, tail;
-	size_t i, n, at, first;
+	size_t i;
 
 	for (i = 0; i < perf.nrbs; i++) {
 		struct rb *r = &perf.rbs[i];
 
-		pg = r->base;
-		data = (unsigned char *)r->base + (r->mapsize - r->datasize);
-		head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
-		tail = pg->data_tail;
-		if ((n = (size_t)(head - tail)) == 0 || n > r->datasize ||
-		    perf.held_total + n > HOLD_MAX)
+		if (!r->inplace)
 			continue;
-		if (r->event == SIDEBAND && n > sbwatch.used_max)
-			sbwatch.used_max = n;
-		if (r->nheld + n > r->heldcap) {
-			size_t cap = r->heldcap ? r->heldcap : 65536;
-
-			while (cap < r->nheld + n)
-				cap *= 2;
-			r->held = xreallocarray(r->held, cap, 1);
-			r->heldcap = cap;
-		}
-		at = tail & (r->datasize - 1);
-		first = n < r->datasize - at ? n : r->datasize - at;
-		memcpy(r->held + r->nheld, data + at, first);
-		memcpy(r->held + r->nheld + first, data, n - first);
-		r->nheld += n;
-		perf.held_total += n;
-		__atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
+		pg = r->base;
+		if (__atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE) - pg->data_tail >
+		    r->datasize / 4)
+			hold_rb(r);
 	}
 }
 

@@ -1009,6 +1009,64 @@ test_read_held(void **state)
 	assert_int_equal(perf_read_until(UINT64_MAX, record_where, NULL, 0, &next), 0);
 }
 
+/* A buffer read in place that is more than a quarter full (its wake-up
+ * mark) after a read is held, one less full is not; a copy read in part
+ * is compacted by the next hold, so that at a steady rate of records too
+ * new to read the copies stay the size of what waits, and every record
+ * comes once and in order. */
+static uint64_t		 order_last;
+static size_t		 order_n;
+
+static void
+record_order(const union record *rec, size_t size, uint64_t time)
+{
+	(void)rec;
+	(void)size;
+	assert_true(time > order_last);
+	order_last = time;
+	order_n++;
+}
+
+static void
+test_hold_crowded(void **state)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), quarter, i, round, mem = 0;
+	struct map *m;
+	uint64_t next, t = 0;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(perf_init(cpu_clock, 1, "0", err, sizeof(err)), 0);
+	m = &maps[1];
+	quarter = (m->len - page) / 4 / sizeof(struct record_daemon_sample);
+	for (i = 0; i < quarter - 1; i++, t++)
+		ring_sample(m, t + 1, t + 1);
+	perf_hold_crowded();
+	assert_int_equal(unread(m), (quarter - 1) * sizeof(struct record_daemon_sample));
+	for (i = 0; i < 2; i++, t++)
+		ring_sample(m, t + 1, t + 1);
+	perf_hold_crowded();
+	assert_int_equal(unread(m), 0);
+	order_last = 0;
+	order_n = 0;
+	for (round = 0; round < 16; round++) {
+		/* The older half of what waits is read; a quarter more comes. */
+		perf_read_until(t - quarter / 2, record_order, NULL, 0, &next);
+		assert_int_equal(order_last, t - quarter / 2);
+		for (i = 0; i < quarter + 1; i++, t++)
+			ring_sample(m, t + 1, t + 1);
+		perf_hold_crowded();
+		assert_int_equal(unread(m), 0);
+		if (round == 3)
+			mem = perf_memory();
+		else if (round > 3)
+			assert_int_equal(perf_memory(), mem);
+	}
+	assert_true(perf_read_until(UINT64_MAX, record_order, NULL, 0, &next) > 0);
+	assert_int_equal(order_n, t);
+	assert_int_equal(order_last, t);
+}
+
 /* The look-ahead: ahead sees each record cb gets, at the same address and
  * dist / 2 to dist records before it; never one stamped after until, nor
  * one that wraps, and goes on after it. */
@@ -1317,6 +1375,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_read_in_place, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_ahead, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_held, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hold_crowded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_core_in_place, setup_core, teardown_core),
 		cmocka_unit_test_setup_teardown(test_core_waits_behind_sideband, setup_core,
 		    teardown_core),
