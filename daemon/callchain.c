@@ -252,17 +252,61 @@ truncated_frame(uint32_t why)
  */
 struct walk_arg {
 	uint32_t	 pid;
+	int		 deferred;	/* a table to build first: nothing counted */
 };
+
+/* callchain_defer_builds; the first table a walk waits for. */
+static int		 defer_builds;
+static struct {
+	const struct image	*img;
+	uint32_t		 pid;
+	uint64_t		 pc;
+	int			 set;
+} deferred;
+
+void
+callchain_defer_builds(int on)
+{
+	defer_builds = on;
+}
+
+int
+callchain_deferred(void)
+{
+	return deferred.set;
+}
+
+void
+callchain_build_deferred(void (*yield)(void))
+{
+	if (!deferred.set)
+		return;
+	unwind_table_set_yield(yield);
+	(void)unwind_cache_table(deferred.img, deferred.pid, deferred.pc);
+	unwind_table_set_yield(NULL);
+	deferred.set = 0;
+}
 
 static int
 walk_lookup(void *arg, uint64_t pc, const struct unwind_table **t, uint64_t *bias)
 {
-	const struct walk_arg *wa = arg;
+	struct walk_arg *wa = arg;
 	struct image *img;
 	uint32_t off;
 
-	if (attr_sample(wa->pid, pc, PERF_RECORD_MISC_USER, &img, &off) != ATTR_OK ||
-	    (*t = unwind_cache_table(img, wa->pid, pc)) == NULL)
+	if (attr_sample(wa->pid, pc, PERF_RECORD_MISC_USER, &img, &off) != ATTR_OK)
+		return -1;
+	if (defer_builds && unwind_cache_would_build(img)) {
+		if (!deferred.set) {
+			deferred.img = img;
+			deferred.pid = wa->pid;
+			deferred.pc = pc;
+			deferred.set = 1;
+		}
+		wa->deferred = 1;
+		return -1;
+	}
+	if ((*t = unwind_cache_table(img, wa->pid, pc)) == NULL)
 		return -1;
 	/* The ELF vaddr of pc is tstart + off. */
 	*bias = pc - (img->tstart + off);
@@ -275,7 +319,7 @@ walk_lookup(void *arg, uint64_t pc, const struct unwind_table **t, uint64_t *bia
 #define KERNEL_WORDS	512
 #define DWARF_WORDS	(KERNEL_WORDS + 3 + STACK_CALLERS_MAX)
 
-void
+int
 callchain_dwarf(const union record *rec, size_t size, uint32_t stream,
     struct stack_frame leaf)
 {
@@ -283,7 +327,7 @@ callchain_dwarf(const union record *rec, size_t size, uint32_t stream,
 	struct record_user_stack u;
 	struct unwind_regs regs;
 	struct unwind_stack st;
-	struct walk_arg wa = { rec->sample.pid };
+	struct walk_arg wa = { rec->sample.pid, 0 };
 	enum unwind_end end;
 	const uint64_t *ips;
 	uint32_t n = 0, k, li, max;
@@ -303,6 +347,8 @@ callchain_dwarf(const union record *rec, size_t size, uint32_t stream,
 		max = callchain_state.depth < STACK_CALLERS_MAX ?
 		    callchain_state.depth : STACK_CALLERS_MAX;
 		n += (uint32_t)unwind_walk(&regs, &st, walk_lookup, &wa, w + n, max, &end);
+		if (wa.deferred)
+			return 1;
 		walk_end[end]++;
 		if (end != UNWIND_END_OUTERMOST && end != UNWIND_END_DEPTH)
 			w[n++] = CALLCHAIN_TRUNCATED + end;
@@ -312,6 +358,7 @@ callchain_dwarf(const union record *rec, size_t size, uint32_t stream,
 	h = stack_hash(rec->sample.pid, w, n);
 	if (li < n && !stack_count_hashed(h, stream, rec->sample.pid, w, n, li, leaf))
 		callchain_new(rec, h, stream, w, n, li, leaf);
+	return 0;
 }
 
 /* A chain not met before: its callers attributed, in time order.  (Out

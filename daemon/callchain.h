@@ -139,9 +139,28 @@ void callchain_new(const union record *rec, uint64_t h, uint32_t stream,
  * is the kernel's (kernel frames only) then PERF_CONTEXT_USER, the user
  * IP and the return addresses unwound from its user stack copy, then a
  * CALLCHAIN_TRUNCATED word if the walk ended early; keyed and counted as
- * callchain_sample's.  Out of line: the walk costs more than the call. */
-void callchain_dwarf(const union record *rec, size_t size, uint32_t stream,
+ * callchain_sample's.  Out of line: the walk costs more than the call.
+ * Returns 0, or 1 (nothing counted) where the walk met an image whose
+ * table is not built while builds are deferred (below). */
+int callchain_dwarf(const union record *rec, size_t size, uint32_t stream,
     struct stack_frame leaf);
+
+/*
+ * Deferred table builds.  A table is built where a walk first needs it,
+ * tens to hundreds of ms for a large image; in the middle of reading a
+ * buffer in place, that long would fill the buffers, which cannot be
+ * copied out under the record being read.  With builds deferred
+ * (callchain_defer_builds(1), around perf_read_until), such a walk stops:
+ * callchain_sample returns 1 and counts nothing, its caller leaves the
+ * record in its buffer (perf_read_stop) and stops, callchain_deferred()
+ * says so, and callchain_build_deferred builds the table the walk waited
+ * for (calling yield, e.g. perf_hold, every few ms of the build), after
+ * which the record is handled again.  A failed build is remembered
+ * (unwind_cache), so that each record waits for each image at most once.
+ */
+void callchain_defer_builds(int on);
+int callchain_deferred(void);
+void callchain_build_deferred(void (*yield)(void));
 
 /* A chain's leaf: the sample's attribution, or for JIT code the frame
  * the perf map read last names (the flat count waits for the flush's). */
@@ -167,8 +186,10 @@ callchain_leaf(const struct record_daemon_sample *s, enum attr_reason r,
  * ahead (the records before it there never reached the sample path, and
  * are dropped); or, where the ring does not hold it (a record that
  * wrapped, copied), read and hashed now.  The ring is searched, not
- * emptied, on a miss: the records after it are there still. */
-static inline void
+ * emptied, on a miss: the records after it are there still.  Returns 1
+ * where a dwarf walk waits for a deferred build (nothing counted), else
+ * 0. */
+static inline int
 callchain_sample(const union record *rec, size_t size, uint32_t stream,
     enum attr_reason r, const struct image *img, uint32_t off)
 {
@@ -179,10 +200,8 @@ callchain_sample(const union record *rec, size_t size, uint32_t stream,
 	uint32_t n, li;
 	size_t i;
 
-	if (cs->dwarf) {
-		callchain_dwarf(rec, size, stream, leaf);
-		return;
-	}
+	if (cs->dwarf)
+		return callchain_dwarf(rec, size, stream, leaf);
 	for (i = cs->head; i != cs->tail; i++)
 		if (cs->ring[i % CALLCHAIN_RING].rec == rec) {
 			cs->head = i + 1;
@@ -194,12 +213,13 @@ callchain_sample(const union record *rec, size_t size, uint32_t stream,
 			goto hashed;
 		}
 	if ((ips = callchain_raw(rec, size, &n)) == NULL)
-		return;
+		return 0;
 	li = callchain_leaf_word(ips, n);
 	h = stack_hash(rec->sample.pid, ips, n);
 hashed:
 	if (li < n && !stack_count_hashed(h, stream, rec->sample.pid, ips, n, li, leaf))
 		callchain_new(rec, h, stream, ips, n, li, leaf);
+	return 0;
 }
 
 /* JIT frames named late: the unnamed JIT frames of pid's chains (at its

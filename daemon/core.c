@@ -190,8 +190,13 @@ do_sample(const union record *rec, size_t size)
 	stream = AGG_STREAM(ev, s->pid == 0 ? LABEL_IDLE : label_of(s->pid, cgroup));
 	r = attr_sample(s->pid, s->ip, s->header.misc & PERF_RECORD_MISC_CPUMODE_MASK,
 	    &img, &off);
-	if (callchain_on())
-		callchain_sample(rec, size, stream, r, img, off);
+	/* A chain that waits for its table: the record is handled again
+	 * after the build, as if not yet read. */
+	if (callchain_on() && callchain_sample(rec, size, stream, r, img, off)) {
+		nsamples--;
+		perf_read_stop();
+		return;
+	}
 	if (r != ATTR_OK) {
 		/* JIT code: kept until a perf map names it. */
 		if (r == ATTR_ANON) {
@@ -307,8 +312,10 @@ static void
 read_until(uint64_t until, uint64_t *next)
 {
 	callchain_ahead_reset();
+	callchain_defer_builds(1);
 	perf_read_until(until, handle_in_place,
 	    callchain_on() ? callchain_ahead : NULL, CALLCHAIN_AHEAD, next);
+	callchain_defer_builds(0);
 }
 
 /*
@@ -334,6 +341,9 @@ process_merged(uint64_t safe)
 		rnext = next;
 		if (next > 0)
 			read_until(next - 1, &rnext);
+		/* A sample waits for a table: nothing after it yet. */
+		if (callchain_deferred())
+			return;
 		if (rnext < next)
 			rnext = next;
 		handle_until(rnext < safe ? rnext : safe);
@@ -347,16 +357,26 @@ process_until(uint64_t safe)
 	size_t i = 0;
 
 	perf_drain_queued();
-	/* The records before a label request, then the request. */
-	for (i = 0; i < nplabel && plabel[i].time <= safe; i++) {
-		process_merged(plabel[i].time);
-		apply_label(&plabel[i]);
+	for (;;) {
+		/* The records before a label request, then the request. */
+		for (i = 0; i < nplabel && plabel[i].time <= safe; i++) {
+			process_merged(plabel[i].time);
+			if (callchain_deferred())
+				break;
+			apply_label(&plabel[i]);
+		}
+		if (i > 0) {
+			memmove(plabel, plabel + i, (nplabel - i) * sizeof(*plabel));
+			nplabel -= i;
+		}
+		if (!callchain_deferred())
+			process_merged(safe);
+		if (!callchain_deferred())
+			break;
+		/* Out of the buffers' reading: they can be copied out while
+		 * the table is built, and its samples read again after. */
+		callchain_build_deferred(perf_hold);
 	}
-	if (i > 0) {
-		memmove(plabel, plabel + i, (nplabel - i) * sizeof(*plabel));
-		nplabel -= i;
-	}
-	process_merged(safe);
 	/* After the records: the cgroups they created are known. */
 	bpfagg_sync(nplabel > 0);
 }

@@ -126,6 +126,11 @@ void perf_drain_queued(void);
 typedef void (*perf_ahead_cb)(const union record *rec, size_t size);
 size_t perf_read_until(uint64_t until, perf_record_cb cb, perf_ahead_cb ahead,
     size_t dist, uint64_t *next);
+/* Called from perf_read_until's cb: the record it was handed is left
+ * unread, first in its buffer (or its held copy), its time in *next, and
+ * that buffer is read no further in this call; the record is handed out
+ * again by a later call (core.c: a chain that waits for a table). */
+void perf_read_stop(void);
 /* Copies the records waiting in every buffer out of it, giving its space
  * back to the kernel, for work that keeps dcpid from its loop for long (a
  * flush's writes and fsyncs, on a busy disk seconds), between whose steps

@@ -30,6 +30,7 @@ static uint64_t		 sb_lost_said_ms;
 static int		 sb_lost_seen;	/* drain_rb's batch held a LOST record */
 static uint64_t		 sb_read_ns;	/* perf_now() of the read, until its first record */
 static uint64_t		 sb_wait_ms;	/* how long that record had waited */
+static int		 read_stop;	/* perf_read_stop: the record stays */
 #define SB_LOST_SAY_MS	60000
 /* The most perf_hold keeps, all buffers together: beyond it the
  * buffers fill and the kernel counts what it cannot write. */
@@ -71,6 +72,13 @@ read_held(struct rb *r, uint64_t until, perf_record_cb cb, uint64_t *next)
 		}
 		r->heldoff += size;
 		cb(rec, size, t);
+		if (read_stop) {
+			read_stop = 0;
+			r->heldoff -= size;
+			if (t < *next)
+				*next = t;
+			return n;
+		}
 		n++;
 	}
 	perf.held_total -= r->nheld;
@@ -160,6 +168,12 @@ read_rb(struct rb *r, uint64_t until, perf_record_cb cb, perf_ahead_cb ahead,
 			break;
 		}
 		cb(rec, size, t);
+		if (read_stop) {
+			read_stop = 0;
+			if (t < *next)
+				*next = t;
+			break;
+		}
 		tail += size;
 		n++;
 		if (na > 0)
@@ -343,6 +357,12 @@ perf_drain_queued(void)
 	for (i = 0; i < perf.nrbs; i++)
 		if (!perf.rbs[i].inplace)
 			drain_rb(&perf.rbs[i]);
+}
+
+void
+perf_read_stop(void)
+{
+	read_stop = 1;
 }
 
 size_t

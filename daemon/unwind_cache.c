@@ -247,11 +247,11 @@ try_build(struct cached_table *e, const struct image *img, uint32_t pid, uint64_
 	ntables++;
 }
 
-const struct unwind_table *
-unwind_cache_table(const struct image *img, uint32_t pid, uint64_t pc)
+/* img's entry, through its index's slot. */
+static struct cached_table *
+entry_of_image(const struct image *img)
 {
 	struct image_slot *s;
-	struct cached_table *e;
 	size_t n;
 
 	if (img->index >= nslots) {
@@ -266,11 +266,31 @@ unwind_cache_table(const struct image *img, uint32_t pid, uint64_t pc)
 		s->img = img;
 		s->e = entry_of(img->id);
 	}
-	e = s->e;
+	return s->e;
+}
+
+/* 1 if e has no table and one would be built for it now. */
+static int
+would_build(const struct cached_table *e)
+{
+	return e->t == NULL && e->why != WHY_NO_CFI && e->why != WHY_REFUSED &&
+	    e->why != WHY_TOO_LARGE &&
+	    (e->why != WHY_UNOPENED || now_ms() - e->failed_ms >= RETRY_MS);
+}
+
+int
+unwind_cache_would_build(const struct image *img)
+{
+	return would_build(entry_of_image(img));
+}
+
+const struct unwind_table *
+unwind_cache_table(const struct image *img, uint32_t pid, uint64_t pc)
+{
+	struct cached_table *e = entry_of_image(img);
+
 	if (e->t == NULL) {
-		if (e->why == WHY_NO_CFI || e->why == WHY_REFUSED ||
-		    e->why == WHY_TOO_LARGE ||
-		    (e->why == WHY_UNOPENED && now_ms() - e->failed_ms < RETRY_MS))
+		if (!would_build(e))
 			return NULL;
 		try_build(e, img, pid, pc);
 		if (e->t == NULL)

@@ -34,6 +34,11 @@ void unwind_cache_set_limit(size_t max);
  * walk uses it and forgets it. */
 const struct unwind_table *unwind_cache_table(const struct image *img,
     uint32_t pid, uint64_t pc);
+/* 1 if unwind_cache_table would build img's table now (it has none, and
+ * no failure to build one is remembered), else 0: a caller that cannot
+ * afford the build's time where it is (tens to hundreds of ms for a large
+ * image) does it later. */
+int unwind_cache_would_build(const struct image *img);
 
 /* Tables held and their bytes, for the memory status. */
 size_t unwind_cache_tables(void);

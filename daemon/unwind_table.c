@@ -70,7 +70,16 @@ struct builder {
 	size_t			 n, cap;
 	uint64_t		 base;
 	uint64_t		 deadline;	/* CLOCK_MONOTONIC, ns */
+	uint64_t		 yield_at;	/* the same clock: the next yield */
 };
+
+static void		(*yield_fn)(void);
+
+void
+unwind_table_set_yield(void (*fn)(void))
+{
+	yield_fn = fn;
+}
 
 static uint64_t
 now_ns(void)
@@ -777,9 +786,15 @@ build_rows(struct builder *b, Dwarf_CFI *cfi, const struct fde_range *r, size_t 
 			continue;
 		}
 		for (a = s, k = 0; a < limit && k < UNWIND_FDE_ROWS_MAX; k++) {
-			if (now_ns() > b->deadline) {
+			uint64_t now = now_ns();
+
+			if (now > b->deadline) {
 				errno = ETIMEDOUT;
 				return -1;
+			}
+			if (yield_fn != NULL && now > b->yield_at) {
+				yield_fn();
+				b->yield_at = now + UNWIND_YIELD_MS * 1000000u;
 			}
 			if (dwarf_cfi_addrframe(cfi, a, &fr) != 0)
 				break;
@@ -805,7 +820,7 @@ build_rows(struct builder *b, Dwarf_CFI *cfi, const struct fde_range *r, size_t 
 struct unwind_table *
 unwind_table_build(Elf *elf, Elf *debug)
 {
-	struct builder b = { NULL, 0, 0, 0, 0 };
+	struct builder b = { NULL, 0, 0, 0, 0, 0 };
 	struct unwind_table *t = NULL;
 	struct fde_range *r = NULL;
 	Dwarf_CFI *cfi = NULL;
@@ -863,8 +878,9 @@ unwind_table_build(Elf *elf, Elf *debug)
 		}
 	}
 	nfde = n;
-	b.deadline = now_ns() + UNWIND_BUILD_MAX_MS * 1000000u +
-	    (uint64_t)nfde * UNWIND_BUILD_FDE_US * 1000u;
+	b.yield_at = now_ns() + UNWIND_YIELD_MS * 1000000u;
+	b.deadline = b.yield_at - UNWIND_YIELD_MS * 1000000u +
+	    UNWIND_BUILD_MAX_MS * 1000000u + (uint64_t)nfde * UNWIND_BUILD_FDE_US * 1000u;
 	if (plt_ranges(elf, cfi, &r, &n, &cap) == -1 ||
 	    entry_range(elf, cfi, &r, &n, &cap) == -1) {
 		e = errno;

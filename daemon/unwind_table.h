@@ -113,6 +113,12 @@ struct unwind_table *unwind_table_build(Elf *elf, Elf *debug);
  * used).  Errors as above, and EINVAL for a file libelf cannot read. */
 struct unwind_table *unwind_table_build_fd(int fd);
 void unwind_table_free(struct unwind_table *t);
+/* fn (NULL: none) is called about every UNWIND_YIELD_MS of a build, from
+ * inside it: a large image's table takes a few hundred ms, in which the
+ * sampling buffers would fill (dcpid passes perf_hold).  fn must not
+ * build a table; its time counts toward the build's limit. */
+#define UNWIND_YIELD_MS	2u
+void unwind_table_set_yield(void (*fn)(void));
 
 /* The row whose range holds vaddr (an ELF virtual address of the image),
  * or NULL where the table has no information (before its first row, at
