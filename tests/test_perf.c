@@ -1067,6 +1067,55 @@ test_hold_crowded(void **state)
 	assert_int_equal(order_last, t);
 }
 
+/* perf_read_stop from the callback: the record it was handed stays first
+ * in its buffer, or in its held copy, its time in *next, and comes again
+ * at the next read, once; nothing after it is read before. */
+static uint64_t		 stop_at;	/* the tag to stop at, once */
+
+static void
+record_stop(const union record *rec, size_t size, uint64_t time)
+{
+	if (((const struct record_daemon_sample *)rec)->ip == stop_at) {
+		stop_at = 0;
+		perf_read_stop();
+		return;
+	}
+	record_order(rec, size, time);
+}
+
+static void
+test_read_stop(void **state)
+{
+	struct map *m;
+	uint64_t next;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(perf_init(cpu_clock, 1, "0", err, sizeof(err)), 0);
+	m = &maps[1];
+	ring_sample(m, 100, 1);
+	ring_sample(m, 200, 2);
+	ring_sample(m, 300, 3);
+	order_last = 0;
+	order_n = 0;
+	stop_at = 2;
+	assert_int_equal(perf_read_until(UINT64_MAX, record_stop, NULL, 0, &next), 1);
+	assert_int_equal(next, 200);
+	assert_int_equal(unread(m), 2 * sizeof(struct record_daemon_sample));
+	/* Held, the same. */
+	perf_hold();
+	assert_int_equal(unread(m), 0);
+	stop_at = 3;
+	assert_int_equal(perf_read_until(UINT64_MAX, record_stop, NULL, 0, &next), 1);
+	assert_int_equal(next, 300);
+	assert_int_equal(order_last, 200);
+	ring_sample(m, 400, 4);
+	assert_int_equal(perf_read_until(UINT64_MAX, record_stop, NULL, 0, &next), 2);
+	assert_int_equal(order_n, 4);
+	assert_int_equal(order_last, 400);
+	assert_int_equal(unread(m), 0);
+}
+
 /* The look-ahead: ahead sees each record cb gets, at the same address and
  * dist / 2 to dist records before it; never one stamped after until, nor
  * one that wraps, and goes on after it. */
@@ -1376,6 +1425,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_read_ahead, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_held, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hold_crowded, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_stop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_core_in_place, setup_core, teardown_core),
 		cmocka_unit_test_setup_teardown(test_core_waits_behind_sideband, setup_core,
 		    teardown_core),
