@@ -118,3 +118,7 @@ EXTRA_DIST += bench/perf_ustack.py bench/unwind_vs_perf.sh
 # `sh bench/dwarf_cost.sh BUILDDIR`: the dwarf route's steady cost beside
 # the fp route, the flat profile and perf record --call-graph dwarf.
 EXTRA_DIST += bench/dwarf_cost.sh
+# `sh bench/unwind_fleet.sh BUILDDIR [N]`: the tables of every image of
+# this host, and their sum over N at random (section "Unwind tables for a
+# host of 500 images").
+EXTRA_DIST += bench/unwind_fleet.sh
