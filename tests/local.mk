@@ -196,13 +196,15 @@ DAEMON_ITESTS = tests/integration/test_daemon_hot.sh \
 	tests/integration/test_label_run.sh \
 	tests/integration/test_callchain.sh \
 	tests/integration/test_callchain_go.sh \
-	tests/integration/test_callchain_dwarf.sh
+	tests/integration/test_callchain_dwarf.sh \
+	tests/integration/test_callchain_dwarf_progs.sh
 TESTS += $(DAEMON_ITESTS)
 EXTRA_DIST += $(DAEMON_ITESTS) tests/integration/lib.sh tests/workload/hot.c \
 	tests/workload/notify_listen.c tests/workload/faults.c tests/workload/cgstorm.c \
 	tests/workload/slowio.c tests/workload/churn.c tests/workload/manymaps.c \
 	tests/workload/hangfs.c \
-	tests/workload/chain.c tests/workload/gochain.go tests/workload/nofp.c
+	tests/workload/chain.c tests/workload/gochain.go tests/workload/nofp.c \
+	tests/workload/cxxchain.cc
 
 # Images on real machines: no build-id, chroots, mount namespaces, deleted
 # files, the vdso, separate debug files, stripped files' functions named
