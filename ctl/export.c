@@ -117,7 +117,8 @@ stacks_one(void *arg, const struct dcpi_stackfile *sf, const char *kallsyms)
 	(void)kallsyms;		/* the encoders' resolver symbolizes */
 	img = xcalloc(sf->n_images + 1, sizeof(*img));
 	for (i = 0; i < sf->n_images; i++)
-		img[i] = image_prof(o, &sf->images[i], NULL, NULL, 0);
+		img[i] = strcmp(sf->images[i].path, DCPI_STACK_TRUNCATED_PATH) == 0 ?
+		    DCPI_EXPORT_TRUNCATED : image_prof(o, &sf->images[i], NULL, NULL, 0);
 	for (i = 0; i < sf->n_stacks; i++) {
 		st = &sf->stacks[i];
 		if (!stacks_kept(o->s, sf, st))

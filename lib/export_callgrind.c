@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <dcpi/stackfile.h>
+
 #include "export_int.h"
 #include "htab.h"
 #include "util.h"
@@ -226,6 +228,19 @@ cg_where(dcpi_export_resolve_fn resolve, void *arg, const struct dcpi_profile *p
 	return w->fn != NULL && w->fl != NULL ? 0 : -1;
 }
 
+/* Where a chain's [truncated] frame is: a procedure named by the
+ * reason, at no file or line. */
+static int
+truncated_where(uint32_t reason, struct cg_where *w)
+{
+	char name[64];
+
+	w->fn = strdup(ex_truncated_name(reason, name, sizeof(name)));
+	w->fl = strdup("???");
+	w->line = 0;
+	return w->fn != NULL && w->fl != NULL ? 0 : -1;
+}
+
 /*
  * The calls of the stacks (see dcpi_callgrind_encode_stacks): each call,
  * summed, as its caller's position ob=/fl=/fn=, the callee's
@@ -242,6 +257,8 @@ cg_calls(struct ebuf *b, struct strtab *obs, struct strtab *files, struct strtab
 {
 	struct cg_call *v = NULL, *nv;
 	struct cg_where from = { 0 }, to = { 0 };
+	const struct dcpi_export_frame *tr;
+	char tname[64];
 	uint32_t *ks = NULL;
 	size_t i, j, k, m, nk, n = 0, cap = 0;
 	uint64_t c, last_addr = 0;
@@ -259,17 +276,27 @@ cg_calls(struct ebuf *b, struct strtab *obs, struct strtab *files, struct strtab
 		nk = ex_stack_calls(&stacks[i], ks);
 		for (k = 0; strcmp(events[k], profiles[f[0].prof]->event) != 0; k++)
 			;
-		for (j = 0; j < nk; j++) {
+		/* A chain cut short: its [truncated] frame calls the last
+		 * frame kept, after the calls between the frames kept. */
+		tr = ex_stack_truncated(&stacks[i], tname, sizeof(tname));
+		for (j = 0; j < nk + (tr != NULL); j++) {
 			if (n == cap) {
 				cap = cap ? cap * 2 : 64;
 				if ((nv = reallocarray(v, cap, sizeof(*v))) == NULL)
 					goto out;
 				v = nv;
 			}
-			v[n].from = f[ks[j] + 1].prof;
-			v[n].from_off = f[ks[j] + 1].offset;
-			v[n].to = f[ks[j]].prof;
-			v[n].to_off = f[ks[j]].offset;
+			if (j < nk) {
+				v[n].from = f[ks[j] + 1].prof;
+				v[n].from_off = f[ks[j] + 1].offset;
+				v[n].to = f[ks[j]].prof;
+				v[n].to_off = f[ks[j]].offset;
+			} else {
+				v[n].from = DCPI_EXPORT_TRUNCATED;
+				v[n].from_off = tr->offset;
+				v[n].to = tr[-1].prof;
+				v[n].to_off = tr[-1].offset;
+			}
 			v[n].ev = k;
 			v[n++].count = stacks[i].count;
 		}
@@ -277,7 +304,8 @@ cg_calls(struct ebuf *b, struct strtab *obs, struct strtab *files, struct strtab
 	if (n > 1)
 		qsort(v, n, sizeof(*v), cmp_call);
 	for (i = 0; i < n; i = j) {
-		const struct dcpi_profile *fp = profiles[v[i].from], *tp = profiles[v[i].to];
+		const struct dcpi_profile *fp, *tp = profiles[v[i].to];
+		int cut = v[i].from == DCPI_EXPORT_TRUNCATED;
 
 		memset(cost, 0, nev * sizeof(*cost));
 		for (j = i; j < n && cmp_call(&v[i], &v[j]) == 0; j++)
@@ -297,10 +325,13 @@ cg_calls(struct ebuf *b, struct strtab *obs, struct strtab *files, struct strtab
 		free(to.fl);
 		memset(&from, 0, sizeof(from));
 		memset(&to, 0, sizeof(to));
-		if (cg_where(resolve, arg, fp, v[i].from_off, &from) == -1 ||
+		fp = cut ? NULL : profiles[v[i].from];
+		if ((cut ? truncated_where(v[i].from_off, &from) :
+		    cg_where(resolve, arg, fp, v[i].from_off, &from)) == -1 ||
 		    cg_where(resolve, arg, tp, v[i].to_off, &to) == -1)
 			goto out;
-		cg_name(b, obs, "ob", fp->path ? fp->path : "???");
+		cg_name(b, obs, "ob", fp == NULL ? DCPI_STACK_TRUNCATED_PATH :
+		    fp->path ? fp->path : "???");
 		cg_name(b, files, "fl", from.fl);
 		cg_name(b, fns, "fn", from.fn);
 		cg_name(b, obs, "cob", tp->path ? tp->path : "???");
@@ -308,8 +339,8 @@ cg_calls(struct ebuf *b, struct strtab *obs, struct strtab *files, struct strtab
 		cg_name(b, fns, "cfn", to.fn);
 		eb_printf(b, "calls=%" PRIu64 " 0x%" PRIx64 " %u\n", c, tp->tstart + v[i].to_off,
 		    to.line);
-		cost_line(b, fp->tstart + v[i].from_off, &last_addr, from.line, &last_line, 1,
-		    cost, nev);
+		cost_line(b, (fp ? fp->tstart : 0) + v[i].from_off, &last_addr, from.line,
+		    &last_line, 1, cost, nev);
 	}
 	if (n > 0)
 		eb_printf(b, "\n");

@@ -49,10 +49,21 @@ int ex_labelled(const struct dcpi_profile *const *profiles, size_t n);
 void ex_labels(struct ebuf *b, const struct dcpi_profile *const *profiles, size_t n);
 
 /* The checks every *_encode_stacks makes: each stack has depth >= 1 and a
- * frames array, each frame a profile index below n or DCPI_EXPORT_NOPROF.
+ * frames array, each frame a profile index below n, DCPI_EXPORT_NOPROF or
+ * DCPI_EXPORT_TRUNCATED.
  * 0, or -1/EINVAL "FMT: stack I: ..." in err. */
 int ex_stacks_check(const struct dcpi_export_stack *stacks, size_t n_stacks,
     size_t n, const char *fmt, struct dcpi_error *err);
+/* The frames of a stack up to the first one not exported (of no profile,
+ * or [truncated]). */
+uint32_t ex_stack_depth(const struct dcpi_export_stack *st);
+/* "[truncated: REASON]" (as dcpictl stacks names it) in buf, len bytes;
+ * returns buf. */
+const char *ex_truncated_name(uint32_t reason, char *buf, size_t len);
+/* "[truncated: REASON]" in buf (len bytes) if the frame after the ones
+ * exported ends a chain cut short, and that frame; else NULL. */
+const struct dcpi_export_frame *ex_stack_truncated(const struct dcpi_export_stack *st,
+    char *buf, size_t len);
 /* The calls of one stack, each once: the k (frames[k + 1] calls frames[k])
  * below the first frame not exported, with an earlier k of the same pair
  * of frames left out (a recursive stack passes one call several times but

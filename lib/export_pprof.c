@@ -74,12 +74,10 @@ dcpi_pprof_encode_stacks(const struct dcpi_profile *const *profiles,
 		}
 		base = ex_next_base(base, p->tsize);
 	}
-	/* The chains, up to the first frame of an image not exported. */
+	/* The chains, up to the first frame of an image not exported (a
+	 * [truncated] frame too: the format has addresses only). */
 	for (i = 0; i < n_stacks; i++) {
-		for (depth = 0; depth < stacks[i].depth &&
-		    stacks[i].frames[depth].prof != DCPI_EXPORT_NOPROF; depth++)
-			;
-		if (depth == 0)
+		if ((depth = ex_stack_depth(&stacks[i])) == 0)
 			continue;
 		eb_u64(&b, stacks[i].count);
 		eb_u64(&b, depth);

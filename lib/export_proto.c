@@ -300,6 +300,43 @@ loc_id(struct proto *ps, size_t prof, uint32_t offset, int caller)
 	return ps->n_loc;
 }
 
+/* The location of a chain's [truncated] frame, named name: a function of
+ * that name at no mapping, its address the reason (below every mapping's
+ * base, so one location per reason). */
+static uint64_t
+truncated_loc_id(struct proto *ps, uint32_t reason, const char *name)
+{
+	struct htab_iter it;
+	uint64_t nm;
+	uintptr_t v;
+
+	for (v = htab_first(&ps->loc_h, reason, &it); v != 0; v = htab_next(&ps->loc_h, &it))
+		if (ps->loc[v - 1].address == reason)
+			return v;
+	if (lib_grow((void **)&ps->loc, &ps->cap_loc, ps->n_loc, sizeof(*ps->loc)) == -1 ||
+	    lib_grow((void **)&ps->fn, &ps->cap_fn, ps->n_fn, sizeof(*ps->fn)) == -1 ||
+	    htab_add(&ps->loc_h, reason, ps->n_loc + 1) == -1) {
+		ps->failed = 1;
+		return 0;
+	}
+	/* Looked up by address alone, never by mapping or start. */
+	ps->loc[ps->n_loc].mapping = SIZE_MAX;
+	ps->loc[ps->n_loc++].address = reason;
+	ps->fn[ps->n_fn].mapping = SIZE_MAX;
+	ps->fn[ps->n_fn++].start = reason;
+	nm = str_id(ps, name);
+	pb_uint(&ps->fm, F_ID, ps->n_fn);
+	pb_uint(&ps->fm, F_NAME, nm);
+	pb_uint(&ps->fm, F_SYSTEM_NAME, nm);
+	pb_msg(&ps->funcs, P_FUNCTION, &ps->fm);
+	pb_uint(&ps->m, LOC_ID, ps->n_loc);
+	pb_uint(&ps->m, LOC_ADDRESS, reason);
+	pb_uint(&ps->sub, LN_FUNCTION_ID, ps->n_fn);
+	pb_msg(&ps->m, LOC_LINE, &ps->sub);
+	pb_msg(&ps->locs, P_LOCATION, &ps->m);
+	return ps->n_loc;
+}
+
 /* The mapping of each profile: one per image (id, tstart and tsize),
  * which the profiles of its labels share.  The image with the most
  * samples first: pprof names the first mapping the profile's "File". */
@@ -541,12 +578,18 @@ dcpi_pprof_proto_encode(const struct dcpi_profile *const *profiles,
 			id = loc_id(&ps, i, profiles[i]->counts[j].offset, 0);
 			sample(&ps, &id, 1, i, c);
 		}
-	/* The stacks, leaf first, up to a frame of an image not exported. */
+	/* The stacks, leaf first, up to a frame of an image not exported,
+	 * or to the [truncated] frame that ends them. */
 	for (i = 0; !ps.failed && i < n_stacks; i++) {
-		for (depth = 0; depth < stacks[i].depth &&
-		    stacks[i].frames[depth].prof != DCPI_EXPORT_NOPROF; depth++)
+		const struct dcpi_export_frame *tr;
+		uint32_t kept = ex_stack_depth(&stacks[i]);
+		char tname[64];
+
+		for (depth = 0; depth < kept; depth++)
 			ids[depth] = loc_id(&ps, stacks[i].frames[depth].prof,
 			    stacks[i].frames[depth].offset, depth > 0);
+		if ((tr = ex_stack_truncated(&stacks[i], tname, sizeof(tname))) != NULL)
+			ids[depth++] = truncated_loc_id(&ps, tr->offset, tname);
 		if (depth > 0)
 			sample(&ps, ids, depth, stacks[i].frames[0].prof, stacks[i].count);
 	}

@@ -14,6 +14,7 @@
 #include <dcpi/dataset.h>
 #include <dcpi/image.h>
 #include <dcpi/label.h>
+#include <dcpi/stackfile.h>
 
 #include "export_int.h"
 
@@ -333,13 +334,45 @@ ex_stacks_check(const struct dcpi_export_stack *stacks, size_t n_stacks, size_t 
 	for (i = 0; i < n_stacks; i++) {
 		if (stacks[i].depth == 0 || stacks[i].frames == NULL)
 			return lib_seterr(err, EINVAL, "%s: stack %zu: no frames", fmt, i);
+		if (stacks[i].frames[0].prof == DCPI_EXPORT_TRUNCATED)
+			return lib_seterr(err, EINVAL, "%s: stack %zu: a [truncated] leaf", fmt, i);
 		for (k = 0; k < stacks[i].depth; k++)
 			if (stacks[i].frames[k].prof >= n &&
-			    stacks[i].frames[k].prof != DCPI_EXPORT_NOPROF)
+			    stacks[i].frames[k].prof != DCPI_EXPORT_NOPROF &&
+			    stacks[i].frames[k].prof != DCPI_EXPORT_TRUNCATED)
 				return lib_seterr(err, EINVAL, "%s: stack %zu: frame %" PRIu32
 				    ": profile %zu of %zu", fmt, i, k, stacks[i].frames[k].prof, n);
 	}
 	return 0;
+}
+
+uint32_t
+ex_stack_depth(const struct dcpi_export_stack *st)
+{
+	uint32_t k;
+
+	for (k = 0; k < st->depth && st->frames[k].prof != DCPI_EXPORT_NOPROF &&
+	    st->frames[k].prof != DCPI_EXPORT_TRUNCATED; k++)
+		;
+	return k;
+}
+
+const char *
+ex_truncated_name(uint32_t reason, char *buf, size_t len)
+{
+	snprintf(buf, len, "[truncated: %s]", dcpi_stack_truncated_reason(reason));
+	return buf;
+}
+
+const struct dcpi_export_frame *
+ex_stack_truncated(const struct dcpi_export_stack *st, char *buf, size_t len)
+{
+	uint32_t k = ex_stack_depth(st);
+
+	if (k == st->depth || st->frames[k].prof != DCPI_EXPORT_TRUNCATED)
+		return NULL;
+	ex_truncated_name(st->frames[k].offset, buf, len);
+	return &st->frames[k];
 }
 
 static int
@@ -353,11 +386,9 @@ ex_stack_calls(const struct dcpi_export_stack *st, uint32_t *ks)
 {
 	const struct dcpi_export_frame *f = st->frames;
 	size_t n = 0, j;
-	uint32_t k;
+	uint32_t k, depth = ex_stack_depth(st);
 
-	for (k = 0; k + 1 < st->depth; k++) {
-		if (f[k].prof == DCPI_EXPORT_NOPROF || f[k + 1].prof == DCPI_EXPORT_NOPROF)
-			break;
+	for (k = 0; k + 1 < depth; k++) {
 		for (j = 0; j < n; j++)
 			if (same_frame(&f[ks[j]], &f[k]) && same_frame(&f[ks[j] + 1], &f[k + 1]))
 				break;

@@ -235,6 +235,41 @@ test_callgrind(void **state)
 		dcpi_profile_free(p[i]);
 }
 
+/* A chain cut short by dcpid's unwinding: its [truncated] frame, named by
+ * the reason, calls the last frame kept, with the chain's samples; the
+ * reader takes the file, totals unchanged. */
+static void
+test_callgrind_truncated(void **state)
+{
+	static const struct dcpi_export_frame f[] = { { 0, 0x11 }, { 0, 0x3ff },
+	    { DCPI_EXPORT_TRUNCATED, 2 } };
+	static const char *const want[] = { "ob=(2) [truncated]\nfl=(",
+	    " [truncated: stack-copy]\ncob=(1)\n", "\ncalls=5 0x13ff " };
+	const struct dcpi_export_stack st[] = { { 5, 3, f } };
+	struct dcpi_profile *p;
+	struct dcpi_callgrind *cg;
+	struct dcpi_error err;
+	const char *at;
+	size_t len, i;
+	void *buf;
+
+	(void)state;
+	p = mkprof("aa11", "/usr/bin/a", "perf::cpu-clock", 1000000, 0x1000, 0x2000, counts_a, 6);
+	OK(dcpi_callgrind_encode_stacks((const struct dcpi_profile *const *)&p, 1, st, 1,
+	    fake_resolve, NULL, &buf, &len, &err));
+	/* In this order: the caller's object, name, the callee's object. */
+	at = buf;
+	for (i = 0; i < 3; i++) {
+		at = memmem(at, len - (size_t)(at - (const char *)buf), want[i], strlen(want[i]));
+		assert_non_null(at);
+	}
+	OK(dcpi_callgrind_parse(buf, len, "cg.out", &cg, &err));
+	assert_int_equal(cg->totals[0], 1 + 70000 + 65535 + 65536 + 4000000000ull + 3);
+	dcpi_callgrind_free(cg);
+	free(buf);
+	dcpi_profile_free(p);
+}
+
 static void
 test_callgrind_reader(void **state)
 {
@@ -416,6 +451,7 @@ main(void)
 		cmocka_unit_test(test_pprof_round_trip),
 		cmocka_unit_test(test_gmon_round_trip),
 		cmocka_unit_test(test_callgrind),
+		cmocka_unit_test(test_callgrind_truncated),
 		cmocka_unit_test(test_callgrind_reader),
 		cmocka_unit_test(test_xprof),
 		cmocka_unit_test(test_malformed),

@@ -474,6 +474,64 @@ test_proto_stacks(void **state)
 	dcpi_profile_free(p);
 }
 
+/* Chains cut short by dcpid's unwinding end in a location of no mapping
+ * whose function is named by the reason, one per reason, as dcpictl
+ * stacks names them; a [truncated] leaf is refused. */
+static void
+test_proto_truncated(void **state)
+{
+	static const struct dcpi_count counts[] = { { 0x10, 9 } };
+	static const struct dcpi_export_frame fa[] = { { 0, 0x10 }, { 0, 0x120 },
+	    { DCPI_EXPORT_TRUNCATED, 2 } };
+	static const struct dcpi_export_frame fb[] = { { 0, 0x10 }, { 0, 0x150 },
+	    { DCPI_EXPORT_TRUNCATED, 2 } };
+	static const struct dcpi_export_frame fc[] = { { 0, 0x10 }, { DCPI_EXPORT_TRUNCATED, 4 } };
+	static const struct dcpi_export_frame fl[] = { { DCPI_EXPORT_TRUNCATED, 2 } };
+	const struct dcpi_export_stack st[] = { { 5, 3, fa }, { 3, 3, fb }, { 1, 2, fc } };
+	const struct dcpi_export_stack bad[] = { { 1, 1, fl } };
+	const struct location *l;
+	struct dcpi_profile *p;
+	struct dcpi_error err;
+	struct prof pr;
+	uint64_t cut = 0, norow = 0;
+	size_t len, i, n_cut = 0;
+	void *buf;
+
+	(void)state;
+	p = mkprof_label("aa11", "/usr/bin/a", "perf::cpu-clock", 1000000, 0x1000, 0x2000, NULL,
+	    counts, 1);
+	OK(dcpi_pprof_proto_encode((const struct dcpi_profile *const *)&p, NULL, 1, st, 3,
+	    resolve, NULL, NULL, &buf, &len, &err));
+	decode(buf, len, &pr);
+	assert_int_equal(pr.n_s, 3);
+	for (i = 0; i < pr.n_s; i++) {
+		l = loc(&pr, pr.s[i].loc[pr.s[i].n_loc - 1]);
+		assert_int_equal(l->map, 0);
+		assert_int_equal(l->n_lines, 1);
+		if (strcmp(S(&pr, func(&pr, l->fid)->name), "[truncated: stack-copy]") == 0) {
+			assert_int_equal(pr.s[i].n_loc, 3);
+			assert_int_equal(l->addr, 2);
+			cut += pr.s[i].val[0];
+		} else {
+			assert_string_equal(S(&pr, func(&pr, l->fid)->name), "[truncated: no-row]");
+			assert_int_equal(pr.s[i].n_loc, 2);
+			norow += pr.s[i].val[0];
+		}
+	}
+	assert_int_equal(cut, 8);
+	assert_int_equal(norow, 1);
+	for (i = 0; i < pr.n_l; i++)
+		n_cut += pr.l[i].map == 0;
+	assert_int_equal(n_cut, 2);
+	assert_int_equal(pr.n_f, 2 + 2);	/* f and g, and the two reasons */
+	prof_free(&pr);
+	free(buf);
+	assert_int_equal(dcpi_pprof_proto_encode((const struct dcpi_profile *const *)&p, NULL,
+	    1, bad, 1, resolve, NULL, NULL, &buf, &len, &err), -1);
+	assert_int_equal(errno, EINVAL);
+	dcpi_profile_free(p);
+}
+
 /* A name that is not UTF-8 (proto3 strings must be): "?" for each byte
  * that starts no sequence; valid multibyte sequences stay. */
 static int
@@ -580,6 +638,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_proto_flat),
 		cmocka_unit_test(test_proto_stacks),
+		cmocka_unit_test(test_proto_truncated),
 		cmocka_unit_test(test_proto_event),
 		cmocka_unit_test(test_proto_utf8),
 		cmocka_unit_test(test_proto_errors),

@@ -96,8 +96,16 @@ typedef int (*dcpi_export_resolve_fn)(void *arg, const struct dcpi_profile *p,
  * caller's; the encoders only read them.
  */
 #define DCPI_EXPORT_NOPROF	((size_t)-1)
+/* A frame of the [truncated] pseudo image (dcpi/stackfile.h's
+ * DCPI_STACK_TRUNCATED_PATH), the end of a chain that dcpid's unwinding
+ * cut short: its offset is the reason (dcpi_stack_truncated_reason).  It
+ * ends a chain as DCPI_EXPORT_NOPROF does; the formats that name frames
+ * name it "[truncated: REASON]" (pprof-proto: a function of that name,
+ * Callgrind: an fn= of that name calling the last frame kept). */
+#define DCPI_EXPORT_TRUNCATED	((size_t)-2)
 struct dcpi_export_frame {
-	size_t		 prof;		/* index into profiles[], or DCPI_EXPORT_NOPROF */
+	size_t		 prof;		/* index into profiles[], DCPI_EXPORT_NOPROF
+					   or DCPI_EXPORT_TRUNCATED */
 	uint32_t	 offset;	/* bytes from that profile's tstart */
 };
 struct dcpi_export_stack {

@@ -71,4 +71,56 @@ pprof -raw "$T/p.pb.gz" >"$T/raw.txt" 2>"$T/raw.err" || fail "pprof -raw failed:
 awk -v b="$bid" '/^Mappings/ { m = 1; next } m && index($0, b) && index($0, "chainp") { ok = 1 } END { exit !ok }' \
     "$T/raw.txt" || fail "pprof -raw: no mapping of chainp with build id $bid: $(sed -n '/^Mappings/,$p' "$T/raw.txt")"
 grep -q '^Time: 20' "$T/raw.txt" || fail "pprof -raw: no time: $(head -5 "$T/raw.txt")"
+
+# A chain cut short: the dwarf route with a user stack copy of 64 bytes
+# (callchain-stack, from the configuration file), too little for chain.c's
+# frames, whose chains then end in [truncated: stack-copy] (as
+# test_callchain_dwarf.sh shows with stacks).  The exports name that end
+# as stacks does where frames have names: pprof -traces has at least 90%
+# of hot's samples in traces ending in [truncated: stack-copy] above
+# callers that are the whole chain's, callgrind_annotate --inclusive=yes
+# gives [truncated: stack-copy] at least 90% of them; gprof, which has no
+# name for it, shows the last frame unwound <spontaneous>.
+for tool in callgrind_annotate gprof; do
+	command -v $tool >/dev/null || fail "$tool is not installed (README's test packages: valgrind, binutils)"
+done
+cc_work chaincut "$top_srcdir/tests/workload/chain.c" -DWORKLOAD_TAG='"cut"'
+mv "$DB" "$T/db-fp"
+printf 'callchain = dwarf\ncallchain-stack = 64\n' >"$T/small.conf"
+start_dcpid -e perf::cpu-clock --config "$T/small.conf"
+"$T/chaincut" 1 || fail "chaincut failed"
+ctl flush >/dev/null || fail "flush failed"
+stop_dcpid
+
+ctl export --format=pprof-proto --image "$T/chaincut" -o "$T/cut.pb.gz" || fail "export pprof-proto failed"
+pprof -traces -sample_index=samples "$T/cut.pb.gz" >"$T/cut.traces" 2>"$T/traces.err" ||
+	fail "pprof -traces failed: $(cat "$T/traces.err")"
+set -- $(awk -v whole="hot;a;main;__libc_start_call_main;__libc_start_main@@GLIBC_2.34;_start" '
+	function end(  s, i) {
+		if (n > 0 && f[1] == "hot") {
+			t += c
+			# hot is called by b or c, either.
+			s = f[1]; for (i = 2; i < n; i++) if (i != 2 || (f[i] != "b" && f[i] != "c")) s = s ";" f[i]
+			if (f[n] == "[truncated: stack-copy]" && index(whole ";", s ";") == 1) w += c
+		}
+		n = 0
+	}
+	/^-+\+-+$/ { end(); next }
+	n == 0 && /^ *[0-9]+ +[^ ]/ { c = $1; sub(/^ *[0-9]+ +/, ""); f[++n] = $0; next }
+	n > 0 { sub(/^ +/, ""); f[++n] = $0 }
+	END { end(); printf "%d %d\n", t ? 100 * w / t : 0, t }' "$T/cut.traces")
+echo "pprof -traces: $1% of $2 samples in hot end in [truncated: stack-copy] above its callers"
+[ "$2" -ge 300 ] && [ "$1" -ge 90 ] || fail "pprof -traces: $1% of $2: $(sed -n '/^-/,$p' "$T/cut.traces" | head -20)"
+
+ctl export --format=callgrind --image "$T/chaincut" -o "$T/cut.cg" || fail "export callgrind failed"
+callgrind_annotate --inclusive=yes "$T/cut.cg" >"$T/cut.cgi" 2>&1 ||
+	fail "callgrind_annotate failed: $(cat "$T/cut.cgi")"
+set -- $(awk '{ gsub(",", "", $1) } / \?\?\?:\[truncated: stack-copy\] \[\[truncated\]\]$/ { c = $1 }
+    /:hot \[/ { l = $1 } END { printf "%d %d\n", l ? 100 * c / l : 0, l }' "$T/cut.cgi")
+echo "callgrind_annotate --inclusive=yes: [truncated: stack-copy] $1% of hot's $2"
+[ "$2" -ge 300 ] && [ "$1" -ge 90 ] || fail "callgrind: [truncated: stack-copy] $1% of $2: $(cat "$T/cut.cgi")"
+
+ctl export --format=gmon --image "$T/chaincut" -o "$T/cut.gmon" || fail "export gmon failed"
+gprof -b -q "$T/chaincut" "$T/cut.gmon" >"$T/cut.gprof" 2>&1 || fail "gprof failed: $(cat "$T/cut.gprof")"
+grep -q '<spontaneous>' "$T/cut.gprof" || fail "gprof: no <spontaneous> caller: $(cat "$T/cut.gprof")"
 exit 0
