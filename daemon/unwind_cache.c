@@ -196,7 +196,7 @@ build(const struct image *img, uint32_t pid, uint64_t pc)
 		errno = EBADF;
 		return NULL;
 	}
-	t = unwind_table_build_fd(fd);
+	t = unwind_table_build_fd(fd, -1);
 	e = errno;
 	close(fd);
 	errno = e;

@@ -51,6 +51,7 @@ struct unwind_table {
  * ELF entry point where no FDE covers it. */
 enum range_kind {
 	RANGE_FDE,
+	RANGE_DEBUG,		/* an FDE of .debug_frame */
 	RANGE_PLT,
 	RANGE_ENTRY,
 };
@@ -562,9 +563,17 @@ covered(Dwarf_CFI *cfi, uint64_t s, uint64_t e)
 	return 0;
 }
 
+/* covered by either CFI (each may be NULL). */
+static int
+covered2(Dwarf_CFI *a, Dwarf_CFI *b, uint64_t s, uint64_t e)
+{
+	return (a != NULL && covered(a, s, e)) || (b != NULL && covered(b, s, e));
+}
+
 /* The PLT sections of jumps only, where no FDE is: ranges of plt rows. */
 static int
-plt_ranges(Elf *elf, Dwarf_CFI *cfi, struct fde_range **r, size_t *n, size_t *cap)
+plt_ranges(Elf *elf, Dwarf_CFI *cfi, Dwarf_CFI *dcfi, struct fde_range **r, size_t *n,
+    size_t *cap)
 {
 	static const char *const names[] = { ".plt.got", ".plt.sec" };
 	GElf_Shdr sh;
@@ -574,7 +583,7 @@ plt_ranges(Elf *elf, Dwarf_CFI *cfi, struct fde_range **r, size_t *n, size_t *ca
 		if (find_scn(elf, names[i], &sh) != NULL && sh.sh_size > 0 &&
 		    (sh.sh_flags & SHF_EXECINSTR) != 0 &&
 		    sh.sh_addr + sh.sh_size > sh.sh_addr &&
-		    !covered(cfi, sh.sh_addr, sh.sh_addr + sh.sh_size) &&
+		    !covered2(cfi, dcfi, sh.sh_addr, sh.sh_addr + sh.sh_size) &&
 		    push_range(r, n, cap, sh.sh_addr, sh.sh_addr + sh.sh_size, RANGE_PLT) == -1)
 			return -1;
 	return 0;
@@ -582,13 +591,14 @@ plt_ranges(Elf *elf, Dwarf_CFI *cfi, struct fde_range **r, size_t *n, size_t *ca
 
 /* The ELF entry point, where no FDE covers it: the outermost frame. */
 static int
-entry_range(Elf *elf, Dwarf_CFI *cfi, struct fde_range **r, size_t *n, size_t *cap)
+entry_range(Elf *elf, Dwarf_CFI *cfi, Dwarf_CFI *dcfi, struct fde_range **r, size_t *n,
+    size_t *cap)
 {
 	GElf_Ehdr eh;
 
 	if (gelf_getehdr(elf, &eh) == NULL || eh.e_entry == 0 ||
 	    eh.e_entry + ENTRY_OUTERMOST < eh.e_entry ||
-	    covered(cfi, eh.e_entry, eh.e_entry + 1))
+	    covered2(cfi, dcfi, eh.e_entry, eh.e_entry + 1))
 		return 0;
 	return push_range(r, n, cap, eh.e_entry, eh.e_entry + ENTRY_OUTERMOST, RANGE_ENTRY);
 }
@@ -749,9 +759,11 @@ push_row(struct builder *b, uint64_t a, const struct unwind_row *row)
 	return 0;
 }
 
-/* The rows of the sorted ranges r[0..n): 0, or -1 with errno. */
+/* The rows of the sorted ranges r[0..n), of .eh_frame's CFI cfi or, for
+ * RANGE_DEBUG, .debug_frame's dcfi: 0, or -1 with errno. */
 static int
-build_rows(struct builder *b, Dwarf_CFI *cfi, const struct fde_range *r, size_t n)
+build_rows(struct builder *b, Dwarf_CFI *cfi, Dwarf_CFI *dcfi, const struct fde_range *r,
+    size_t n)
 {
 	static const struct unwind_row gap = { 0, 0, 0, 0, UNWIND_CFA_NONE };
 	struct unwind_row row;
@@ -773,7 +785,7 @@ build_rows(struct builder *b, Dwarf_CFI *cfi, const struct fde_range *r, size_t 
 			continue;
 		if (b->n > 0 && s > end && push_row(b, end, &gap) == -1)
 			return -1;
-		if (r[i].kind != RANGE_FDE) {
+		if (r[i].kind != RANGE_FDE && r[i].kind != RANGE_DEBUG) {
 			/* Jumps through the GOT: the stack as the call left
 			 * it.  The entry point: no caller. */
 			row = (struct unwind_row){ 0, 8, 0, -8,
@@ -796,7 +808,8 @@ build_rows(struct builder *b, Dwarf_CFI *cfi, const struct fde_range *r, size_t 
 				yield_fn();
 				b->yield_at = now + UNWIND_YIELD_MS * 1000000u;
 			}
-			if (dwarf_cfi_addrframe(cfi, a, &fr) != 0)
+			if (dwarf_cfi_addrframe(r[i].kind == RANGE_DEBUG ? dcfi : cfi, a,
+			    &fr) != 0)
 				break;
 			ra = dwarf_frame_info(fr, &rs, &re, &signal);
 			if (ra >= 0 && re > a)
@@ -817,22 +830,55 @@ build_rows(struct builder *b, Dwarf_CFI *cfi, const struct fde_range *r, size_t 
 	return 0;
 }
 
+/* The .debug_frame FDEs of dbg (the debug file, else the image) that
+ * .eh_frame's (eh, may be NULL) do not cover, as RANGE_DEBUG ranges
+ * appended to r, and dbg's CFI in *dw, *cfi: 0 (*cfi NULL where there is
+ * none), or -1 with errno (EINVAL: refused, ENOMEM). */
+static int
+debug_ranges(Elf *dbg, Dwarf_CFI *eh, struct fde_range **r, size_t *n, size_t *cap,
+    Dwarf **dw, Dwarf_CFI **cfi)
+{
+	size_t first = *n, i, k;
+
+	*dw = NULL;
+	*cfi = NULL;
+	errno = 0;
+	if (debug_frame_fdes(dbg, r, n, cap) == -1) {
+		*n = first;
+		return errno == EINVAL || errno == ENOMEM ? -1 : 0;
+	}
+	if ((*dw = dwarf_begin_elf(dbg, DWARF_C_READ, NULL)) == NULL ||
+	    (*cfi = dwarf_getcfi(*dw)) == NULL) {
+		if (*dw != NULL)
+			dwarf_end(*dw);
+		*dw = NULL;
+		*n = first;
+		return 0;
+	}
+	for (i = k = first; i < *n; i++) {
+		(*r)[i].kind = RANGE_DEBUG;
+		if (eh == NULL || !covered(eh, (*r)[i].start, (*r)[i].end))
+			(*r)[k++] = (*r)[i];
+	}
+	*n = k;
+	return 0;
+}
+
 struct unwind_table *
 unwind_table_build(Elf *elf, Elf *debug)
 {
 	struct builder b = { NULL, 0, 0, 0, 0, 0 };
 	struct unwind_table *t = NULL;
 	struct fde_range *r = NULL;
-	Dwarf_CFI *cfi = NULL;
+	Dwarf_CFI *cfi = NULL, *dcfi = NULL;
 	Dwarf_Off *offs = NULL;
 	Dwarf *dw = NULL;
 	GElf_Ehdr eh;
 	GElf_Shdr sh;
 	Elf_Scn *scn;
 	Elf_Data *d;
-	size_t n = 0, cap = 0, nfde, noffs = 0;
-	enum unwind_source src = UNWIND_SRC_EH_FRAME;
-	int e = ENOENT;
+	size_t n = 0, cap = 0, neh, nfde, noffs = 0;
+	int e = ENOENT, rc;
 
 	if (elf == NULL || gelf_getehdr(elf, &eh) == NULL ||
 	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64) {
@@ -848,47 +894,38 @@ unwind_table_build(Elf *elf, Elf *debug)
 			e = errno;
 			goto fail;
 		}
-		if (n > 0)
-			cfi = dwarf_getcfi_elf(elf);
-	}
-	if (cfi == NULL) {
-		n = 0;
-		src = UNWIND_SRC_DEBUG_FRAME;
-		errno = ENOENT;
-		if (debug != NULL && debug_frame_fdes(debug, &r, &n, &cap) == 0 &&
-		    (dw = dwarf_begin_elf(debug, DWARF_C_READ, NULL)) != NULL &&
-		    (cfi = dwarf_getcfi(dw)) != NULL)
-			;
-		else if (errno == EINVAL || errno == ENOMEM) {
-			e = errno;
-			goto fail;
-		} else {
-			if (dw != NULL)
-				dwarf_end(dw);
-			dw = NULL;
+		if (n > 0 && (cfi = dwarf_getcfi_elf(elf)) == NULL)
 			n = 0;
-			errno = ENOENT;
-			if (debug_frame_fdes(elf, &r, &n, &cap) == 0 &&
-			    (dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL)) != NULL)
-				cfi = dwarf_getcfi(dw);
-		}
-		if (cfi == NULL) {
-			e = errno == ENOMEM || errno == EINVAL ? errno : ENOENT;
-			goto fail;
-		}
 	}
+	neh = n;
+	/* .debug_frame where .eh_frame says nothing: a program built without
+	 * unwind tables (-fno-asynchronous-unwind-tables) keeps the
+	 * .eh_frame of the C runtime's objects (_start) and the PLT, and has
+	 * its own functions' CFI in .debug_frame only.  The debug file's,
+	 * else the image's own. */
+	rc = debug != NULL ? debug_ranges(debug, cfi, &r, &n, &cap, &dw, &dcfi) : 0;
+	if (rc == 0 && dcfi == NULL)
+		rc = debug_ranges(elf, cfi, &r, &n, &cap, &dw, &dcfi);
+	/* A refused .debug_frame beside a usable .eh_frame costs only the
+	 * ranges it would have added. */
+	if (rc == -1 && (cfi == NULL || errno == ENOMEM)) {
+		e = errno;
+		goto fail;
+	}
+	if (cfi == NULL && dcfi == NULL)
+		goto fail;
 	nfde = n;
 	b.yield_at = now_ns() + UNWIND_YIELD_MS * 1000000u;
 	b.deadline = b.yield_at - UNWIND_YIELD_MS * 1000000u +
 	    UNWIND_BUILD_MAX_MS * 1000000u + (uint64_t)nfde * UNWIND_BUILD_FDE_US * 1000u;
-	if (plt_ranges(elf, cfi, &r, &n, &cap) == -1 ||
-	    entry_range(elf, cfi, &r, &n, &cap) == -1) {
+	if (plt_ranges(elf, cfi, dcfi, &r, &n, &cap) == -1 ||
+	    entry_range(elf, cfi, dcfi, &r, &n, &cap) == -1) {
 		e = errno;
 		goto fail;
 	}
 	if (n > 1)
 		qsort(r, n, sizeof(*r), range_cmp);
-	if (build_rows(&b, cfi, r, n) == -1) {
+	if (build_rows(&b, cfi, dcfi, r, n) == -1) {
 		e = errno;
 		goto fail;
 	}
@@ -905,45 +942,52 @@ unwind_table_build(Elf *elf, Elf *debug)
 	t->nrows = b.n;
 	t->base = b.base;
 	t->nfdes = nfde;
-	t->src = src;
-	free(r);
-	free(offs);
-	if (dw != NULL)
-		dwarf_end(dw);
-	else
-		dwarf_cfi_end(cfi);
-	return t;
+	t->src = neh == 0 ? UNWIND_SRC_DEBUG_FRAME : nfde > neh ? UNWIND_SRC_BOTH :
+	    UNWIND_SRC_EH_FRAME;
+	b.rows = NULL;
+	e = 0;
 fail:
 	free(b.rows);
 	free(r);
 	free(offs);
 	if (dw != NULL)
 		dwarf_end(dw);
-	else if (cfi != NULL)
+	if (cfi != NULL)
 		dwarf_cfi_end(cfi);
 	errno = e;
-	return NULL;
+	return t;
+}
+
+static Elf *
+elf_of(int fd)
+{
+	Elf *elf;
+
+	if ((elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) != NULL && elf_kind(elf) != ELF_K_ELF) {
+		elf_end(elf);
+		elf = NULL;
+	}
+	return elf;
 }
 
 struct unwind_table *
-unwind_table_build_fd(int fd)
+unwind_table_build_fd(int fd, int debug_fd)
 {
 	struct unwind_table *t;
-	Elf *elf;
+	Elf *elf, *debug = NULL;
 	int e;
 
 	elf_version(EV_CURRENT);
-	if ((elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) == NULL) {
+	if ((elf = elf_of(fd)) == NULL || (debug_fd != -1 && (debug = elf_of(debug_fd)) == NULL)) {
+		if (elf != NULL)
+			elf_end(elf);
 		errno = EINVAL;
 		return NULL;
 	}
-	if (elf_kind(elf) != ELF_K_ELF) {
-		elf_end(elf);
-		errno = EINVAL;
-		return NULL;
-	}
-	t = unwind_table_build(elf, NULL);
+	t = unwind_table_build(elf, debug);
 	e = errno;
+	if (debug != NULL)
+		elf_end(debug);
 	elf_end(elf);
 	errno = e;
 	return t;

@@ -76,6 +76,7 @@ struct unwind_row {
 enum unwind_source {
 	UNWIND_SRC_EH_FRAME = 1,	/* the image's .eh_frame (its FDEs listed by .eh_frame_hdr) */
 	UNWIND_SRC_DEBUG_FRAME,		/* .debug_frame, of the image or of its debug file */
+	UNWIND_SRC_BOTH,		/* .eh_frame, and .debug_frame where it says nothing */
 };
 
 struct unwind_table;
@@ -84,9 +85,11 @@ struct unwind_table;
  * Builds the table of the ELF image elf (opened by the caller, ELF_C_READ
  * or ELF_C_READ_MMAP, or elf_memory; not kept: it may be closed once this
  * returns) from its .eh_frame, whose FDEs its .eh_frame_hdr lists (both
- * found by their section headers, as libdw finds them); else from the
- * .debug_frame of debug (a separate debug file of the same image, its
- * addresses the image's; may be NULL), else of elf.  .plt.got and
+ * found by their section headers, as libdw finds them); where no FDE of
+ * it covers a function, from the .debug_frame of debug (a separate debug
+ * file of the same image, its addresses the image's; may be NULL), else
+ * of elf (a program built without unwind tables has only its C
+ * runtime's objects and PLT in .eh_frame).  .plt.got and
  * .plt.sec where no FDE covers them (jumps that leave the stack as the
  * call made it) get the rule CFA = SP + 8; the ELF entry point where no
  * FDE covers it (ld.so's _start), its first 16 bytes, the outermost
@@ -98,7 +101,8 @@ struct unwind_table;
  * rows), EINVAL (CFI refused before libdw runs it: a register number
  * beyond x86_64's, for which libdw would allocate, an entry or
  * instruction that cannot be read, an .eh_frame_hdr table not sorted or
- * pointing at no FDE), ETIMEDOUT (more wall time than UNWIND_BUILD_MAX_MS
+ * pointing at no FDE; a .debug_frame so only where .eh_frame gives no
+ * table: beside one, it adds nothing), ETIMEDOUT (more wall time than UNWIND_BUILD_MAX_MS
  * plus UNWIND_BUILD_FDE_US an FDE; Debian's libLLVM-15, 98,256 FDEs,
  * takes 230 ms), ENOMEM.  Otherwise malformed
  * CFI is no error: an FDE libdw cannot read becomes a range of no
@@ -109,9 +113,10 @@ struct unwind_table;
 #define UNWIND_BUILD_MAX_MS	1000u
 #define UNWIND_BUILD_FDE_US	20u
 struct unwind_table *unwind_table_build(Elf *elf, Elf *debug);
-/* The same from a file descriptor (read, not closed; its offset is not
- * used).  Errors as above, and EINVAL for a file libelf cannot read. */
-struct unwind_table *unwind_table_build_fd(int fd);
+/* The same from file descriptors (read, not closed; their offsets are not
+ * used): the image's, and its separate debug file's or -1.  Errors as
+ * above, and EINVAL for a file libelf cannot read. */
+struct unwind_table *unwind_table_build_fd(int fd, int debug_fd);
 void unwind_table_free(struct unwind_table *t);
 /* fn (NULL: none) is called about every UNWIND_YIELD_MS of a build, from
  * inside it: a large image's table takes a few hundred ms, in which the

@@ -373,12 +373,12 @@ test_table_fd(void **state)
 	int fd;
 
 	(void)state;
-	assert_non_null(t = unwind_table_build_fd(libc.fd));
+	assert_non_null(t = unwind_table_build_fd(libc.fd, -1));
 	assert_int_equal(unwind_table_rows(t), unwind_table_rows(libc.t));
 	unwind_table_free(t);
 	assert_true((fd = open("/proc/self/status", O_RDONLY)) >= 0);
 	errno = 0;
-	assert_null(unwind_table_build_fd(fd));
+	assert_null(unwind_table_build_fd(fd, -1));
 	assert_int_equal(errno, EINVAL);
 	close(fd);
 	errno = 0;
@@ -393,8 +393,11 @@ static void
 test_table_debug_frame(void **state)
 {
 	struct img m;
+	struct unwind_table *t;
 	const struct unwind_row *r;
 	uint64_t v, sz;
+	size_t n;
+	int fd;
 
 	(void)state;
 	memset(&m, 0, sizeof(m));
@@ -412,9 +415,26 @@ test_table_debug_frame(void **state)
 	assert_non_null(r = unwind_table_find(m.t, v + sz - 1));
 	assert_true(UNWIND_ROW_CFA(r) == UNWIND_CFA_SP || UNWIND_ROW_CFA(r) == UNWIND_CFA_BP);
 	/* The same file given as the debug file of itself. */
+	n = unwind_table_rows(m.t);
 	unwind_table_free(m.t);
 	assert_non_null(m.t = unwind_table_build(m.elf, m.elf));
 	assert_int_equal(unwind_table_source(m.t), UNWIND_SRC_DEBUG_FRAME);
+	unwind_table_free(m.t);
+	/* By descriptors: the debug file's .debug_frame, the same rows; a
+	 * debug file that is no ELF refused. */
+	assert_non_null(m.t = unwind_table_build_fd(m.fd, m.fd));
+	assert_int_equal(unwind_table_source(m.t), UNWIND_SRC_DEBUG_FRAME);
+	assert_int_equal(unwind_table_rows(m.t), n);
+	assert_true((fd = open("/proc/self/status", O_RDONLY)) >= 0);
+	errno = 0;
+	assert_null(unwind_table_build_fd(m.fd, fd));
+	assert_int_equal(errno, EINVAL);
+	close(fd);
+	/* A debug file without .debug_frame adds nothing. */
+	assert_non_null(t = unwind_table_build_fd(libc.fd, libc.fd));
+	assert_int_equal(unwind_table_source(t), UNWIND_SRC_EH_FRAME);
+	assert_int_equal(unwind_table_rows(t), unwind_table_rows(libc.t));
+	unwind_table_free(t);
 	img_close(&m);
 }
 

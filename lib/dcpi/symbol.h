@@ -123,6 +123,23 @@ const struct dcpi_symbol *dcpi_symtab_symbols(const struct dcpi_symtab *t, size_
 const struct dcpi_symbol *dcpi_symtab_find(const struct dcpi_symtab *t, const char *name);
 
 /*
+ * The separate debuginfo file of the ELF image open on fd (read, not
+ * closed; recorded at the absolute path, its GNU build-id imageid in hex,
+ * NULL for none), looked for as dcpi_symtab_open looks for one but only
+ * under the debug root debugdir (NULL: "/usr/lib/debug"), whose files
+ * are the administrator's: DEBUGDIR/.build-id/NN/REST.debug, then the
+ * image's .gnu_debuglink name in DEBUGDIR/DIR (DIR: path's directory);
+ * never the image's own directory, which whoever ran the image may
+ * control, and never debuginfod.  The file must have a .symtab and, with
+ * imageid, that build-id.  For a daemon that reads on behalf of other
+ * users' processes (dcpid's unwind tables from .debug_frame).
+ * Returns the file's descriptor (read-only, close-on-exec; the caller's
+ * to close), or -1 with errno ENOENT (none found), EINVAL (fd is no ELF
+ * file), ENOMEM.
+ */
+int dcpi_debuginfo_fd(int fd, const char *path, const char *imageid, const char *debugdir);
+
+/*
  * Source position of the instruction at offset, from DWARF (libdw) of the
  * file or its separate debuginfo, else, for a Go program without DWARF,
  * from its .gopclntab's line tables: *file (owned by t, valid until close)
