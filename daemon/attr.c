@@ -50,6 +50,7 @@
 #include <unistd.h>
 
 #include "attr.h"
+#include "cache.h"
 #include "control.h"
 #include "fsio.h"
 #include "htab.h"
@@ -1341,17 +1342,35 @@ attr_hold(uint32_t pid, uint64_t pc)
 		hold_mapped(m->f->img, pid, m);
 }
 
-int
-attr_open_mapped(uint32_t pid, uint64_t pc, const struct image *img)
+/* Whether the file open on fd (name for its messages) is img's: a
+ * regular file, of inode ino unless that is 0, with img's build-id where
+ * img has one. */
+static int
+is_image_file(int fd, const struct stat *st, const char *name, uint64_t ino,
+    const struct image *img)
 {
 	struct dcpi_elf_image ei;
 	struct dcpi_error de;
+	int same;
+
+	same = S_ISREG(st->st_mode) && (ino == 0 || (uint64_t)st->st_ino == ino);
+	if (same && img->idkind == NULL) {
+		same = dcpi_elf_image_fd(fd, name, DCPI_IMAGE_NO_HASH, &ei, &de) == 0 &&
+		    strcmp(ei.id, img->id) == 0;
+		dcpi_elf_image_clear(&ei);
+	}
+	return same;
+}
+
+int
+attr_open_mapped(uint32_t pid, uint64_t pc, const struct image *img)
+{
 	struct proc *p;
 	struct attr_map *m;
 	struct stat st;
 	char mf[64];
 	uint32_t i;
-	int fd, same;
+	int fd;
 
 	if ((p = proc_find(pid, PROC_ATTR)) == NULL || (i = maps_lower(p, pc)) == p->n ||
 	    pc < p->maps[i].start || pc >= p->maps[i].end)
@@ -1367,17 +1386,38 @@ attr_open_mapped(uint32_t pid, uint64_t pc, const struct image *img)
 	/* The mapping may have changed since the sample: the file must be
 	 * the one the MMAP2 said (its inode, else its build-id), and where the
 	 * image has a build-id, have it. */
-	same = S_ISREG(st.st_mode) && (m->f->ino == 0 || (uint64_t)st.st_ino == m->f->ino);
-	if (same && img->idkind == NULL) {
-		same = dcpi_elf_image_fd(fd, mf, DCPI_IMAGE_NO_HASH, &ei, &de) == 0 &&
-		    strcmp(ei.id, img->id) == 0;
-		dcpi_elf_image_clear(&ei);
-	}
-	if (!same) {
+	if (!is_image_file(fd, &st, mf, m->f->ino, img)) {
 		close(fd);
 		return -1;
 	}
 	return fd;
+}
+
+int
+attr_open_file(const struct image *img, int *cached)
+{
+	struct stat st;
+	int fd;
+
+	*cached = 0;
+	if (img->idkind != NULL)
+		return -1;
+	/* As the attribution opened it: the last component no link, no
+	 * FIFO or device to block on. */
+	if (img->path[0] == '/' && (fd = fsio_open(img->path, O_RDONLY | O_NONBLOCK |
+	    O_NOCTTY | O_NOFOLLOW, image_key((const struct img *)img), &st)) != -1) {
+		if (is_image_file(fd, &st, img->path, 0, img))
+			return fd;
+		close(fd);
+	}
+	if ((fd = cache_open(img->id)) != -1) {
+		if (fstat(fd, &st) == 0 && is_image_file(fd, &st, img->id, 0, img)) {
+			*cached = 1;
+			return fd;
+		}
+		close(fd);
+	}
+	return -1;
 }
 
 void

@@ -60,6 +60,11 @@ void attr_release_images(void);
  * namespace, even deleted) and checked to be img's: the fd (the caller's
  * to close), or -1 (no such mapping of img, or it cannot be opened). */
 int attr_open_mapped(uint32_t pid, uint64_t pc, const struct image *img);
+/* The file of img, which has a build-id, when no process need map it: at
+ * its recorded path if the file there has that build-id, else the
+ * build-id cache's copy (*cached set; perhaps of its symbols only, when
+ * it was large).  The fd (the caller's to close), or -1. */
+int attr_open_file(const struct image *img, int *cached);
 /* Images read at arrival, for status. */
 uint64_t attr_prefetched(void);
 void attr_comm(uint32_t pid, uint32_t tid, const char *comm, int exec);

@@ -224,6 +224,21 @@ cache_has_file(const char *id)
 	return r;
 }
 
+int
+cache_open(const char *id)
+{
+	char *path;
+	int fd;
+
+	if (db == NULL || (path = dcpi_db_buildid_path(db, id, "executable")) == NULL) {
+		errno = ENOENT;
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	free(path);
+	return fd;
+}
+
 static int
 queued(const char *id)
 {

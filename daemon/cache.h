@@ -37,6 +37,9 @@ void cache_add_fd(const char *id, int fd, const char *path);
 void cache_add_memory(const char *id, const void *buf, size_t len, const char *name);
 /* Whether DB/buildid/ID/executable is there or queued. */
 int cache_has(const char *id);
+/* DB/buildid/ID/executable opened read-only (not through a link; the
+ * caller's to close), or -1 with errno (ENOENT: not written yet). */
+int cache_open(const char *id);
 
 /* Writes DB/buildid/ID/file atomically with buf[0..len) now (the JIT
  * perf-map at each flush).  0, or -1 with a message in err[errlen]. */

@@ -16,6 +16,8 @@
 
 #include <gelf.h>
 
+#include <dcpi/symbol.h>
+
 #include "attr.h"
 #include "control.h"
 #include "htab.h"
@@ -65,6 +67,17 @@ static uint64_t		 clock_uses;	/* counts uses: the LRU's clock */
 #define RETRY_MS	1000
 static uint64_t		 nbuilt, build_ns, ndropped, nwhy[WHY_COUNT];
 
+/* Where a table's image file came from (the status's counts). */
+enum from {
+	FROM_HELD,		/* the file held since the image was met */
+	FROM_MAPPING,		/* the sample's mapping (/proc/PID/map_files) */
+	FROM_PATH,		/* the recorded path, of the same build-id */
+	FROM_CACHE,		/* the build-id cache */
+	FROM_DEBUG,		/* (also) a debug file's .debug_frame */
+	FROM_COUNT
+};
+static uint64_t		 nfrom[FROM_COUNT];
+
 void
 unwind_cache_init(size_t max)
 {
@@ -76,6 +89,7 @@ unwind_cache_init(size_t max)
 	clock_uses = 0;
 	nbuilt = build_ns = ndropped = 0;
 	memset(nwhy, 0, sizeof(nwhy));
+	memset(nfrom, 0, sizeof(nfrom));
 	elf_version(EV_CURRENT);
 }
 
@@ -155,19 +169,61 @@ entry_of(const char *id)
 	return e;
 }
 
+/* Whether a build-id cache copy keeps the symbols only (a large image:
+ * daemon/cache.c), its loadable segments emptied. */
+static int
+symbols_only(int fd)
+{
+	GElf_Phdr ph;
+	size_t n, i;
+	Elf *elf;
+	int r = 0;
+
+	if ((elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) == NULL)
+		return 0;
+	if (elf_getphdrnum(elf, &n) == 0)
+		for (i = 0; i < n && !r; i++)
+			r = gelf_getphdr(elf, (int)i, &ph) != NULL && ph.p_type == PT_LOAD &&
+			    (ph.p_flags & PF_X) != 0 && ph.p_filesz == 0 && ph.p_memsz > 0;
+	elf_end(elf);
+	return r;
+}
+
+/* The table from the file open on fd, with the .debug_frame of its
+ * separate debug file where .eh_frame says nothing: the debug file under
+ * the debug root only (by build-id, or .gnu_debuglink there), never in a
+ * directory the image's user may write.  A look for a file that is
+ * mostly not there, once a table.  NULL with errno. */
+static struct unwind_table *
+build_file(int fd, const struct image *img, int *debug)
+{
+	struct unwind_table *t;
+	int dfd, e;
+
+	dfd = dcpi_debuginfo_fd(fd, img->path, img->idkind == NULL ? img->id : NULL, NULL);
+	t = unwind_table_build_fd(fd, dfd);
+	e = errno;
+	*debug = t != NULL && dfd != -1 && unwind_table_source(t) != UNWIND_SRC_EH_FRAME;
+	if (dfd != -1)
+		close(dfd);
+	errno = e;
+	return t;
+}
+
 /* The table from the image's bytes: the vdso's in dcpid's memory (a copy:
- * libelf is not promised read-only memory), any other's through the
- * mapping at pc.  NULL with errno. */
+ * libelf is not promised read-only memory), any other's from its file.
+ * NULL with errno (EBADF: no file could be opened). */
 static struct unwind_table *
 build(const struct image *img, uint32_t pid, uint64_t pc)
 {
 	const struct img *vdso = kernel_vdso();
 	struct unwind_table *t;
 	const void *elfp;
+	enum from from;
 	char *copy;
 	size_t len;
 	Elf *elf;
-	int fd, e;
+	int fd, e, cached, debug;
 
 	if (vdso != NULL && img == &vdso->pub) {
 		if ((elfp = kernel_vdso_elf(&len)) == NULL) {
@@ -189,16 +245,32 @@ build(const struct image *img, uint32_t pid, uint64_t pc)
 		return t;
 	}
 	/* The file held since the image was first met (read with pread),
-	 * else opened through the mapping: a process that ran for a moment
-	 * may be gone by the time its samples are read. */
-	if ((fd = image_dup_fd((const struct img *)img)) == -1 &&
-	    (fd = attr_open_mapped(pid, pc, img)) == -1) {
+	 * else opened through the mapping, else, the process gone by the
+	 * time its samples are read (it ran for a moment) and the image's
+	 * file released at a flush, the file at its recorded path or the
+	 * build-id cache's copy: a build-id names the same bytes. */
+	if ((fd = image_dup_fd((const struct img *)img)) != -1)
+		from = FROM_HELD;
+	else if ((fd = attr_open_mapped(pid, pc, img)) != -1)
+		from = FROM_MAPPING;
+	else if ((fd = attr_open_file(img, &cached)) != -1)
+		from = cached ? FROM_CACHE : FROM_PATH;
+	else {
 		errno = EBADF;
 		return NULL;
 	}
-	t = unwind_table_build_fd(fd, -1);
+	t = build_file(fd, img, &debug);
 	e = errno;
+	/* A copy of the symbols only has no CFI of the image: a later
+	 * process's mapping may have it. */
+	if (t == NULL && e == ENOENT && from == FROM_CACHE && symbols_only(fd))
+		e = EBADF;
 	close(fd);
+	if (t != NULL) {
+		nfrom[from]++;
+		if (debug)
+			nfrom[FROM_DEBUG]++;
+	}
 	errno = e;
 	return t;
 }
@@ -318,12 +390,17 @@ unwind_cache_status(struct status_writer *w)
 {
 	status_add(w, "unwind-tables", "%zu tables, %zu bytes of %zu; %ju built "
 	    "in %ju ms, %ju dropped over the bound; none for %ju images (%s %ju, "
-	    "%s %ju, %s %ju, %s %ju)", ntables, bytes, max_bytes,
+	    "%s %ju, %s %ju, %s %ju); built from the held file %ju, the mapping "
+	    "%ju, the path %ju, the build-id cache %ju; from debug files %ju",
+	    ntables, bytes, max_bytes,
 	    (uintmax_t)nbuilt, (uintmax_t)(build_ns / 1000000), (uintmax_t)ndropped,
 	    (uintmax_t)(nwhy[WHY_NO_CFI] + nwhy[WHY_REFUSED] + nwhy[WHY_UNOPENED] +
 	    nwhy[WHY_TOO_LARGE]),
 	    why_name[WHY_NO_CFI], (uintmax_t)nwhy[WHY_NO_CFI],
 	    why_name[WHY_REFUSED], (uintmax_t)nwhy[WHY_REFUSED],
 	    why_name[WHY_UNOPENED], (uintmax_t)nwhy[WHY_UNOPENED],
-	    why_name[WHY_TOO_LARGE], (uintmax_t)nwhy[WHY_TOO_LARGE]);
+	    why_name[WHY_TOO_LARGE], (uintmax_t)nwhy[WHY_TOO_LARGE],
+	    (uintmax_t)nfrom[FROM_HELD], (uintmax_t)nfrom[FROM_MAPPING],
+	    (uintmax_t)nfrom[FROM_PATH], (uintmax_t)nfrom[FROM_CACHE],
+	    (uintmax_t)nfrom[FROM_DEBUG]);
 }
