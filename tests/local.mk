@@ -205,6 +205,10 @@ EXTRA_DIST += $(DAEMON_ITESTS) tests/integration/lib.sh tests/workload/hot.c \
 	tests/workload/hangfs.c \
 	tests/workload/chain.c tests/workload/gochain.go tests/workload/nofp.c \
 	tests/workload/cxxchain.cc
+# Call chains of stripped images, of .debug_frame (in the file, in debug
+# files), and from the build-id cache's copy of an image whose file is gone.
+TESTS += tests/integration/test_callchain_dwarf_files.sh
+EXTRA_DIST += tests/integration/test_callchain_dwarf_files.sh
 
 # Images on real machines: no build-id, chroots, mount namespaces, deleted
 # files, the vdso, separate debug files, stripped files' functions named

@@ -6,6 +6,7 @@
  *   thread  the tree on a thread of its own (the chain ends at clone3)
  *   signal  leaf hot in a SIGPROF handler that interrupts spin, called
  *           from main (the chain goes through __restore_rt)
+ *   idle    maps the program and waits, unsampled, for the end of stdin
  * Each runs for SECONDS of CPU (default 2).
  */
 #include <pthread.h>
@@ -134,7 +135,7 @@ main(int argc, char **argv)
 	pthread_t t;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: nofp tree|zlib|thread|signal [SECONDS]\n");
+		fprintf(stderr, "usage: nofp tree|zlib|thread|signal|idle [SECONDS]\n");
 		return 2;
 	}
 	if (argc > 2)
@@ -155,6 +156,9 @@ main(int argc, char **argv)
 		setitimer(ITIMER_PROF, &it, NULL);
 		if (handled == 0)
 			return 1;
+	} else if (strcmp(argv[1], "idle") == 0) {
+		while (getchar() != EOF)
+			;
 	} else
 		return 2;
 	return 0;
