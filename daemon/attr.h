@@ -62,8 +62,9 @@ void attr_release_images(void);
 int attr_open_mapped(uint32_t pid, uint64_t pc, const struct image *img);
 /* The file of img, which has a build-id, when no process need map it: at
  * its recorded path if the file there has that build-id, else the
- * build-id cache's copy (*cached set; perhaps of its symbols only, when
- * it was large).  The fd (the caller's to close), or -1. */
+ * build-id cache's copy (*cached set; of its symbols and call-frame
+ * information only, when it was large).  The fd (the caller's to close),
+ * or -1. */
 int attr_open_file(const struct image *img, int *cached);
 /* Images read at arrival, for status. */
 uint64_t attr_prefetched(void);

@@ -340,7 +340,9 @@ count_bytes(void)
 	return n;
 }
 
-/* Whether a section of a large image is kept: what symbolization reads. */
+/* Whether a section of a large image is kept: what symbolization reads,
+ * and the call-frame information dcpid's unwind tables are built from
+ * (a tenth of a library's size or less) once the file is gone. */
 static int
 keep_section(const GElf_Shdr *sh, const char *name)
 {
@@ -354,16 +356,20 @@ keep_section(const GElf_Shdr *sh, const char *name)
 	}
 	return name != NULL && (strcmp(name, ".gnu_debuglink") == 0 ||
 	    strcmp(name, ".gnu_debugaltlink") == 0 ||
-	    strcmp(name, ".gnu_debugdata") == 0);
+	    strcmp(name, ".gnu_debugdata") == 0 ||
+	    strcmp(name, ".eh_frame") == 0 || strcmp(name, ".eh_frame_hdr") == 0 ||
+	    strcmp(name, ".debug_frame") == 0);
 }
 
 /*
  * A large image reduced to what symbolization needs, as objcopy
  * --only-keep-debug does the other way round: every section header stays
  * (symbols keep their section indices and sizes), but only the symbol,
- * string and note sections and the debug links keep their bytes; the
- * others become SHT_NOBITS.  Program headers stay with p_filesz 0, so that
- * no reader takes other bytes for the image's code.  The result is written
+ * string and note sections, the debug links and the call-frame
+ * information keep their bytes; the others become SHT_NOBITS.  Program
+ * headers stay, loadable ones with p_filesz 0, so that no reader takes
+ * other bytes for the image's code; PT_GNU_EH_FRAME points at the kept
+ * .eh_frame_hdr where it now lies.  The result is written
  * into a memory file: *len bytes, mapped at the return value (munmap it),
  * or NULL with a message in err.
  */
@@ -376,7 +382,7 @@ reduce(int fd, const char *name, size_t *len, char *err, size_t errlen)
 	GElf_Ehdr eh;
 	GElf_Shdr sh;
 	GElf_Phdr ph;
-	size_t nph, shstrndx, i;
+	size_t nph, shstrndx, i, hdr = 0;
 	const char *sname;
 	void *map = NULL;
 	off_t size;
@@ -416,6 +422,8 @@ reduce(int fd, const char *name, size_t *len, char *err, size_t errlen)
 			if ((nd = elf_newdata(ns)) == NULL)
 				goto elferr;
 			*nd = *d;
+			if (strcmp(sname, ".eh_frame_hdr") == 0)
+				hdr = elf_ndxscn(ns);
 		} else if (sh.sh_type != SHT_NULL)
 			sh.sh_type = SHT_NOBITS;
 		if (gelf_update_shdr(ns, &sh) == 0)
@@ -425,6 +433,25 @@ reduce(int fd, const char *name, size_t *len, char *err, size_t errlen)
 		goto elferr;
 	elf_end(out);
 	out = NULL;
+	/* PT_GNU_EH_FRAME follows .eh_frame_hdr to where the layout put it
+	 * (the layout kept as written). */
+	if (hdr != 0) {
+		if ((out = elf_begin(mfd, ELF_C_RDWR, NULL)) == NULL ||
+		    elf_flagelf(out, ELF_C_SET, ELF_F_LAYOUT) == 0 ||
+		    gelf_getshdr(elf_getscn(out, hdr), &sh) == NULL)
+			goto elferr;
+		for (i = 0; i < nph; i++)
+			if (gelf_getphdr(out, (int)i, &ph) != NULL &&
+			    ph.p_type == PT_GNU_EH_FRAME) {
+				ph.p_offset = sh.sh_offset;
+				if (gelf_update_phdr(out, (int)i, &ph) == 0)
+					goto elferr;
+			}
+		if (elf_update(out, ELF_C_WRITE) < 0)
+			goto elferr;
+		elf_end(out);
+		out = NULL;
+	}
 	if ((size = lseek(mfd, 0, SEEK_END)) <= 0 ||
 	    (map = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, mfd, 0)) == MAP_FAILED) {
 		snprintf(err, errlen, "%s: reading the reduced image: %s", name, strerror(errno));

@@ -30,6 +30,7 @@
 #include <dcpi/symbol.h>
 
 #include "cache.h"
+#include "unwind_table.h"
 
 static char db[256];
 
@@ -228,6 +229,30 @@ cache_test_marker(int x)
 	return y * 7;
 }
 
+/* The bytes PT_GNU_EH_FRAME of the ELF file on fd names (malloc'd): 0,
+ * or -1. */
+static int
+eh_hdr_bytes(int fd, unsigned char **buf, size_t *len)
+{
+	GElf_Phdr ph;
+	size_t n, i;
+	Elf *elf;
+	int r = -1;
+
+	elf_version(EV_CURRENT);
+	if ((elf = elf_begin(fd, ELF_C_READ, NULL)) == NULL)
+		return -1;
+	if (elf_getphdrnum(elf, &n) == 0)
+		for (i = 0; i < n && r == -1; i++)
+			if (gelf_getphdr(elf, (int)i, &ph) != NULL && ph.p_type == PT_GNU_EH_FRAME &&
+			    ph.p_filesz > 0 && (*buf = malloc(ph.p_filesz)) != NULL) {
+				*len = ph.p_filesz;
+				r = pread(fd, *buf, *len, (off_t)ph.p_offset) == (ssize_t)*len ? 0 : -1;
+			}
+	elf_end(elf);
+	return r;
+}
+
 static void
 test_large_reduced(void **state)
 {
@@ -269,6 +294,31 @@ test_large_reduced(void **state)
 		assert_int_equal(dcpi_symtab_read(t, sym->start, 16, &buf, &got), -1);
 	}
 	dcpi_symtab_close(t);
+	/* Its call-frame information kept: the program's own unwind table. */
+	{
+		struct unwind_table *a, *b;
+		unsigned char *x, *y;
+		size_t xl, yl;
+		int rfd;
+
+		assert_true((fd = open("/proc/self/exe", O_RDONLY)) >= 0);
+		assert_true((rfd = open(path, O_RDONLY)) >= 0);
+		assert_non_null(a = unwind_table_build_fd(fd, -1));
+		assert_non_null(b = unwind_table_build_fd(rfd, -1));
+		assert_int_equal(unwind_table_rows(b), unwind_table_rows(a));
+		assert_int_equal(unwind_table_fdes(b), unwind_table_fdes(a));
+		unwind_table_free(a);
+		unwind_table_free(b);
+		/* PT_GNU_EH_FRAME names the same table's bytes. */
+		assert_true(eh_hdr_bytes(rfd, &x, &xl) == 0);
+		assert_true(eh_hdr_bytes(fd, &y, &yl) == 0);
+		assert_int_equal(xl, yl);
+		assert_memory_equal(x, y, xl);
+		free(x);
+		free(y);
+		close(fd);
+		close(rfd);
+	}
 	dcpi_elf_image_clear(&self);
 	free(path);
 	cache_set_limit(0);

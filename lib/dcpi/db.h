@@ -13,8 +13,8 @@
  * not be readable at their recorded path later (other mount namespaces,
  * deleted or replaced files, the vdso, JIT code), named as debuginfod's
  * client cache names them: FILE is "executable" (the ELF object as it was
- * mapped, or an ELF file holding only its program headers, notes and
- * symbol tables when it was large) or "perf-map" (JIT symbols of a
+ * mapped, or an ELF file holding only its program headers, notes,
+ * symbol tables and call-frame information when it was large) or "perf-map" (JIT symbols of a
  * pseudo-image, perf's /tmp/perf-PID.map text format "START SIZE NAME",
  * START and SIZE in hex, START relative to the image's tstart).
  *
