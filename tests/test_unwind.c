@@ -1069,6 +1069,37 @@ test_table_hostile(void **state)
 	close(fd);
 }
 
+/* A shared object of two functions: eh_fn (0x20d) with its FDE in
+ * .eh_frame, df_fn (0x219, built -fno-asynchronous-unwind-tables -g) with
+ * its FDE in .debug_frame only (tests/fuzz/corpus/unwind): rows for both. */
+static void
+test_table_eh_and_debug(void **state)
+{
+	const struct unwind_row *r;
+	struct unwind_table *t;
+	char path[4096];
+	int fd;
+	Elf *elf;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%.*s/eh_and_debug_frame.so",
+	    (int)(strrchr(HOSTILE_IMAGE, '/') - HOSTILE_IMAGE), HOSTILE_IMAGE);
+	assert_true((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0);
+	assert_non_null(elf = elf_begin(fd, ELF_C_READ_MMAP, NULL));
+	assert_non_null(t = unwind_table_build(elf, NULL));
+	assert_int_equal(unwind_table_source(t), UNWIND_SRC_BOTH);
+	assert_int_equal(unwind_table_fdes(t), 2);
+	assert_non_null(r = unwind_table_find(t, 0x20d));
+	assert_int_equal(UNWIND_ROW_CFA(r), UNWIND_CFA_SP);
+	assert_non_null(r = unwind_table_find(t, 0x219));
+	assert_int_equal(UNWIND_ROW_CFA(r), UNWIND_CFA_SP);
+	assert_int_equal(r->cfa_offset, 8);
+	assert_null(unwind_table_find(t, 0x225));
+	unwind_table_free(t);
+	elf_end(elf);
+	close(fd);
+}
+
 /* PLT sections no FDE covers: the jumps of .plt.got and .plt.sec leave
  * the stack as the call made it; the lazy .plt has no information. */
 static void
@@ -1115,6 +1146,7 @@ main(void)
 		cmocka_unit_test(test_table_plt_fill),
 		cmocka_unit_test(test_table_entry),
 		cmocka_unit_test(test_table_hostile),
+		cmocka_unit_test(test_table_eh_and_debug),
 		cmocka_unit_test(test_walk_chain),
 		cmocka_unit_test(test_walk_qsort),
 		cmocka_unit_test(test_walk_signal),
