@@ -169,22 +169,26 @@ entry_of(const char *id)
 	return e;
 }
 
-/* Whether a build-id cache copy keeps the symbols only (a large image:
- * daemon/cache.c), its loadable segments emptied. */
+/* Whether a build-id cache copy of a large image has lost its CFI: one
+ * written before such copies kept it (daemon/cache.c), its .eh_frame or
+ * .debug_frame emptied (SHT_NOBITS). */
 static int
-symbols_only(int fd)
+cfi_dropped(int fd)
 {
-	GElf_Phdr ph;
-	size_t n, i;
+	const char *name;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t shstrndx;
 	Elf *elf;
 	int r = 0;
 
 	if ((elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) == NULL)
 		return 0;
-	if (elf_getphdrnum(elf, &n) == 0)
-		for (i = 0; i < n && !r; i++)
-			r = gelf_getphdr(elf, (int)i, &ph) != NULL && ph.p_type == PT_LOAD &&
-			    (ph.p_flags & PF_X) != 0 && ph.p_filesz == 0 && ph.p_memsz > 0;
+	if (elf_getshdrstrndx(elf, &shstrndx) == 0)
+		while (!r && (scn = elf_nextscn(elf, scn)) != NULL)
+			r = gelf_getshdr(scn, &sh) != NULL && sh.sh_type == SHT_NOBITS &&
+			    (name = elf_strptr(elf, shstrndx, sh.sh_name)) != NULL &&
+			    (strcmp(name, ".eh_frame") == 0 || strcmp(name, ".debug_frame") == 0);
 	elf_end(elf);
 	return r;
 }
@@ -261,9 +265,9 @@ build(const struct image *img, uint32_t pid, uint64_t pc)
 	}
 	t = build_file(fd, img, &debug);
 	e = errno;
-	/* A copy of the symbols only has no CFI of the image: a later
-	 * process's mapping may have it. */
-	if (t == NULL && e == ENOENT && from == FROM_CACHE && symbols_only(fd))
+	/* A copy without the image's CFI: a later process's mapping may
+	 * have it. */
+	if (t == NULL && e == ENOENT && from == FROM_CACHE && cfi_dropped(fd))
 		e = EBADF;
 	close(fd);
 	if (t != NULL) {
