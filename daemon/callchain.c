@@ -59,6 +59,12 @@ callchain_set_route(unsigned depth, unsigned stack, size_t unwind_memory)
 }
 
 void
+callchain_set_split(int on)
+{
+	callchain_state.split = on != 0;
+}
+
+void
 callchain_set_unwind_memory(size_t unwind_memory)
 {
 	if (callchain_state.dwarf)
@@ -73,9 +79,11 @@ callchain_ahead(const union record *rec, size_t size)
 	size_t t;
 	uint32_t n;
 
-	/* The dwarf route's chain is not in the record: nothing to hash. */
+	/* The dwarf route's chain is not in the record: nothing to hash;
+	 * nor is there a chain in a dense event's sample beside the twins. */
 	if (cs->dwarf || rec->header.type != PERF_RECORD_SAMPLE ||
-	    size < record_daemon.sample_size ||
+	    size < record_chain.sample_size ||
+	    (cs->split && !(perf_event_of_id(rec->sample.id) & PERF_EVENT_CHAIN)) ||
 	    (ips = callchain_raw(rec, size, &n)) == NULL)
 		return;
 	if (cs->tail - cs->head == CALLCHAIN_RING)	/* (never: see the header) */
@@ -337,7 +345,7 @@ callchain_dwarf(const union record *rec, size_t size, uint32_t stream,
 		memcpy(w, ips, n * sizeof(*w));
 	}
 	/* abi NONE: a kernel thread's, or a sample without a user context. */
-	if (record_user_stack(&record_daemon, rec, size, &u) == 0 && u.regs != NULL &&
+	if (record_user_stack(&record_chain, rec, size, &u) == 0 && u.regs != NULL &&
 	    u.nregs == 3) {
 		regs = (struct unwind_regs){ .bp = u.regs[0], .sp = u.regs[1],
 		    .ip = u.regs[2] };
@@ -442,10 +450,27 @@ callchain_write(void)
 	dcpi_stackfile_free(sf);
 }
 
+/* "period 10x (EVENT 10000000, ...)", or "with every sample". */
+static void
+period_text(char *buf, size_t len)
+{
+	size_t i, o;
+
+	if (perf_callchain_period() <= 1) {
+		snprintf(buf, len, "with every sample");
+		return;
+	}
+	o = (size_t)snprintf(buf, len, "period %ux (", perf_callchain_period());
+	for (i = 0; i < perf_nevents(); i++)
+		o += (size_t)snprintf(buf + o, o < len ? len - o : 0, "%s%s %ju",
+		    i ? ", " : "", perf_event_name(i), (uintmax_t)perf_event_chain_period(i));
+	snprintf(buf + o, o < len ? len - o : 0, ")");
+}
+
 void
 callchain_status(struct status_writer *w)
 {
-	char ends[512];
+	char ends[512], period[512];
 	size_t i, o = 0;
 	uint64_t cut = 0;
 
@@ -453,15 +478,16 @@ callchain_status(struct status_writer *w)
 		status_add(w, "callchains", "none");
 		return;
 	}
+	period_text(period, sizeof(period));
 	if (!callchain_state.dwarf) {
-		status_add(w, "callchains", "fp, depth %u, %zu chains since the "
+		status_add(w, "callchains", "fp, depth %u, %s, %zu chains since the "
 		    "last flush, %ju JIT frames named late", callchain_state.depth,
-		    stack_entries(), (uintmax_t)jit_named_late);
+		    period, stack_entries(), (uintmax_t)jit_named_late);
 		return;
 	}
-	status_add(w, "callchains", "dwarf, depth %u, user stack %u bytes, %zu "
+	status_add(w, "callchains", "dwarf, depth %u, user stack %u bytes, %s, %zu "
 	    "chains since the last flush, %ju JIT frames named late",
-	    callchain_state.depth, dwarf_stack, stack_entries(),
+	    callchain_state.depth, dwarf_stack, period, stack_entries(),
 	    (uintmax_t)jit_named_late);
 	for (i = 0; i < UNWIND_END_COUNT; i++) {
 		if (i != UNWIND_END_OUTERMOST && i != UNWIND_END_DEPTH)

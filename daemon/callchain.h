@@ -55,6 +55,7 @@ struct callchain_state {
 	size_t		 head, tail;	/* ring positions, mod CALLCHAIN_RING */
 	uint32_t	 depth;		/* frames kept per stack; 0: no chains */
 	uint32_t	 dwarf;		/* user frames unwound here (callchain_dwarf) */
+	uint32_t	 split;		/* chains by the events' sparse twins only */
 };
 /* Hidden: dcpid's objects are built position-independent, and a default
  * symbol would be reached through the GOT, an extra load per sample. */
@@ -69,6 +70,9 @@ void callchain_set_depth(unsigned depth);
  * of unwind_memory bytes at most (daemon/unwind_cache.h). */
 void callchain_set_route(unsigned depth, unsigned stack, size_t unwind_memory);
 void callchain_set_unwind_memory(size_t unwind_memory);
+/* Chains sampled by the events' sparse twins (perf_set_callchain_period),
+ * not with the dense events' samples (on: 1). */
+void callchain_set_split(int on);
 
 /* A word of a raw chain after the user frames unwound here when the walk
  * ended before the outermost frame: CALLCHAIN_TRUNCATED + enum unwind_end
@@ -83,6 +87,13 @@ static inline int
 callchain_on(void)
 {
 	return callchain_state.depth > 0;
+}
+
+/* Whether every sample of an event carries its chain (no sparse twins). */
+static inline int
+callchain_every(void)
+{
+	return callchain_state.depth > 0 && !callchain_state.split;
 }
 
 /* Before a batch of records is handed out: the kernel may have written
@@ -107,7 +118,7 @@ callchain_raw(const union record *rec, size_t size, uint32_t *n)
 	const uint64_t *ips;
 	uint64_t nr;
 
-	if ((ips = record_callchain(&record_daemon, rec, size, &nr)) == NULL)
+	if ((ips = record_callchain(&record_chain, rec, size, &nr)) == NULL)
 		return NULL;
 	/* The kernel stops at sample_max_stack frames, plus a few context
 	 * markers; a corrupt nr is cut short. */

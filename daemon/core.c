@@ -173,13 +173,16 @@ do_sample(const union record *rec, size_t size)
 	struct image *img;
 	uint32_t off, stream;
 	enum attr_reason r;
-	int ev;
+	int ev, chain;
 
 	if ((ev = perf_event_of_id(s->id)) == -1) {
 		loss_unknown_event(1);
 		return;
 	}
-	nsamples++;
+	/* A sparse twin's sample: its chain, never a flat count. */
+	chain = ev & PERF_EVENT_CHAIN;
+	ev &= ~PERF_EVENT_CHAIN;
+	nsamples += !chain;
 	/* The cgroup id is the sample's last field (a kernel before 5.7 has
 	 * none). */
 	if (record_daemon.s_cgroup != RECORD_NONE)
@@ -192,11 +195,14 @@ do_sample(const union record *rec, size_t size)
 	    &img, &off);
 	/* A chain that waits for its table: the record is handled again
 	 * after the build, as if not yet read. */
-	if (callchain_on() && callchain_sample(rec, size, stream, r, img, off)) {
-		nsamples--;
+	if ((chain || callchain_every()) &&
+	    callchain_sample(rec, size, stream, r, img, off)) {
+		nsamples -= !chain;
 		perf_read_stop();
 		return;
 	}
+	if (chain)
+		return;
 	if (r != ATTR_OK) {
 		/* JIT code: kept until a perf map names it. */
 		if (r == ATTR_ANON) {

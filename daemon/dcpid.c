@@ -92,7 +92,8 @@ usage(FILE *fp)
 {
 	fprintf(fp,
 	    "usage: dcpid [-f] [-e EVENT]... [-d DB] [--flush-interval S] [--socket PATH]\n"
-	    "             [--cpus LIST] [-g] [--callchain auto|dwarf|fp|none] [--label-by HOW]\n"
+	    "             [--cpus LIST] [-g] [--callchain auto|dwarf|fp|none]\n"
+	    "             [--callchain-period Nx] [--label-by HOW]\n"
 	    "             [--period-jitter PCT] [--aggregate auto|bpf|ring] [-v]\n"
 	    "             [--config FILE] [--check-config]\n"
 	    "             [--help] [--version]\n"
@@ -106,6 +107,9 @@ usage(FILE *fp)
 	    "  --callchain HOW        call chains with each sample: dwarf (user frames\n"
 	    "                         unwound from CFI), fp (frame pointers), auto (dwarf\n"
 	    "                         where the kernel allows, else fp), none (default)\n"
+	    "  --callchain-period Nx  call chains sampled at N times each event's period,\n"
+	    "                         the flat profiles at the period (default 10x; 1x:\n"
+	    "                         a chain with every sample)\n"
 	    "  --label-by HOW         label samples by unit, cgroup or none (default unit)\n"
 	    "  --period-jitter PCT    each sampling rate drawn uniformly within PCT%% of\n"
 	    "                         the event's, 0 to 50 (default 0: fixed periods)\n"
@@ -266,14 +270,19 @@ set_callchain(const struct conf *c)
 		else
 			log_notice("call chains by frame pointers: %s", err);
 	}
+	perf_set_callchain_period(c->callchain_period);
 	depth = perf_set_callchain(depth, stack);
 	callchain_set_route(depth, stack, c->unwind_memory);
+	callchain_set_split(perf_callchain_period() > 1);
 	if (depth > 0 && stack > 0)
 		log_notice("call chains: kernel frames from the kernel, user frames "
 		    "unwound from %u bytes of user stack a sample (dwarf), %u frames",
 		    stack, depth);
 	else if (depth > 0)
 		log_notice("call chains: frame pointers (fp), %u frames", depth);
+	if (depth > 0 && perf_callchain_period() > 1)
+		log_notice("call chains sampled at %ux each event's period, the flat "
+		    "profiles at the period itself", perf_callchain_period());
 }
 
 static int
@@ -328,6 +337,7 @@ reload(struct conf *c, const struct cmdline *cl, char *msg, size_t msglen)
 	    (n.cpus && strcmp(n.cpus, c->cpus) != 0) || n.callchain != c->callchain ||
 	    n.callchain_depth != c->callchain_depth ||
 	    n.callchain_stack != c->callchain_stack ||
+	    n.callchain_period != c->callchain_period ||
 	    n.period_jitter != c->period_jitter || n.aggregate != c->aggregate) {
 		perf_disable();
 		core_process(1);
@@ -362,6 +372,7 @@ reload(struct conf *c, const struct cmdline *cl, char *msg, size_t msglen)
 		c->callchain = n.callchain;
 		c->callchain_depth = n.callchain_depth;
 		c->callchain_stack = n.callchain_stack;
+		c->callchain_period = n.callchain_period;
 		c->period_jitter = n.period_jitter;
 		c->aggregate = n.aggregate;
 		for (i = 0; i < perf_nevents(); i++)

@@ -57,7 +57,8 @@ perf_init(char *const *evnames, size_t nev, const char *cpus,
 		if (perf_open_event(evnames[i], i, err, errlen) == -1)
 			goto fail;
 	/* Room for every CPU of the list, now: the loop keeps pointers. */
-	perf.caprbs = (perf.nevents + !perf.sideband_on_first) * perf.ncpu;
+	perf.caprbs = (perf.nevents * (perf_callchain_period() > 1 ? 2 : 1) +
+	    !perf.sideband_on_first) * perf.ncpu;
 	perf.rbs = xreallocarray(perf.rbs, perf.caprbs, sizeof(*perf.rbs));
 	perf_ids_rebuild();
 	for (i = 0; i < perf.nrbs; i++) {
@@ -120,6 +121,7 @@ perf_set_consumer(perf_record_cb record, void (*ready)(void))
 size_t perf_nevents(void) { return perf.nevents; }
 const char *perf_event_name(size_t i) { return perf.events[i].name; }
 uint64_t perf_event_period(size_t i) { return perf.events[i].period; }
+uint64_t perf_event_chain_period(size_t i) { return perf.events[i].chain_period; }
 
 size_t perf_nfds(void) { return perf.nrbs; }
 
@@ -142,6 +144,7 @@ perf_events_status(struct status_writer *w)
 int
 perf_fd(size_t i, int *event)
 {
-	*event = perf.rbs[i].event == SIDEBAND ? -1 : (int)perf.rbs[i].event;
+	*event = perf.rbs[i].event == SIDEBAND || perf.rbs[i].chain ? -1 :
+	    (int)perf.rbs[i].event;
 	return perf.rbs[i].fd;
 }

@@ -56,11 +56,15 @@ void perf_set_consumer(perf_record_cb record, void (*ready)(void));
 size_t perf_nevents(void);
 const char *perf_event_name(size_t i);
 uint64_t perf_event_period(size_t i);
+/* The period event i's call chains are sampled at: its own, or its sparse
+ * twin's (perf_set_callchain_period). */
+uint64_t perf_event_chain_period(size_t i);
 /* STATUS: an event line each (its name and period), then period-jitter. */
 struct status_writer;
 void perf_events_status(struct status_writer *w);
 /* The fds opened, sideband included: fd i, and its event index in *event
- * (-1 for the sideband's). */
+ * (-1 for the sideband's and the sparse twins', which count no flat
+ * samples). */
 size_t perf_nfds(void);
 int perf_fd(size_t i, int *event);
 
@@ -87,7 +91,18 @@ unsigned perf_set_callchain(unsigned depth, unsigned stack);
  * this CPU): 0, or -1 with why in err[errlen] (errno kept).  x86_64 only:
  * elsewhere -1 with ENOTSUP, as dcpid has no unwinder there. */
 int perf_callchain_dwarf_probe(unsigned stack, char *err, size_t errlen);
-/* The event index of a record's IDENTIFIER; -1 if unknown. */
+/* From the next perf_init, with call chains: chains sampled at mult times
+ * each event's period by a second event of its own (its sparse twin, with
+ * the chains), the event itself without them; 0 or 1: with every sample
+ * of the event, by the event itself. */
+void perf_set_callchain_period(unsigned mult);
+/* The multiple sampled: 1 when the chains come with every sample. */
+unsigned perf_callchain_period(void);
+/* Set in perf_event_of_id's value for a sample of an event's sparse
+ * twin: it counts in the call chains only, never in the flat profile. */
+#define PERF_EVENT_CHAIN	0x40000000
+/* The event index of a record's IDENTIFIER, with PERF_EVENT_CHAIN for
+ * the twin's; -1 if unknown. */
 int perf_event_of_id(uint64_t id);
 /* 1 if IDENTIFIER is a sideband buffer's (MMAP2, COMM, FORK, EXIT, CGROUP
  * records, no samples), else 0. */

@@ -152,7 +152,7 @@ rb_reopen(struct rb *r)
 	char err[512];
 	int oldfd = r->fd;
 
-	if (perf_rb_open(&nr, rb_name(r), a, r->event, r->cpu, &pages, err,
+	if (perf_rb_open(&nr, rb_name(r), a, r->event, r->chain, r->cpu, &pages, err,
 	    sizeof(err)) == -1) {
 		log_warnx("CPU %d is online again, but %s; trying again in %d s",
 		    r->cpu, err, HOTPLUG_MS / 1000);
@@ -173,18 +173,23 @@ static int
 open_cpu(int cpu)
 {
 	size_t first = perf.nrbs, k, ev, pages, i;
-	size_t nk = perf.nevents + !perf.sideband_on_first;
+	size_t nsb = !perf.sideband_on_first, nev = perf.nevents;
+	/* The sideband, the events, then their sparse twins if any. */
+	size_t nk = nsb + nev * (perf_callchain_period() > 1 ? 2 : 1);
 	struct perf_event_attr *a;
 	char err[512];
+	int chain;
 
 	if (perf.nrbs + nk > perf.caprbs)
 		return -1;	/* (never: room for every CPU of the list) */
 	for (k = 0; k < nk; k++) {
-		ev = perf.sideband_on_first ? k : k == 0 ? SIDEBAND : k - 1;
+		ev = k < nsb ? SIDEBAND : (k - nsb) % nev;
+		chain = k >= nsb + nev;
 		perf.rbs[perf.nrbs].event = ev;
+		perf.rbs[perf.nrbs].chain = chain;
 		a = perf_rb_attr(&perf.rbs[perf.nrbs], &pages);
 		if (perf_rb_open(&perf.rbs[perf.nrbs], ev == SIDEBAND ?
-		    "sideband (dummy)" : perf.events[ev].name, a, ev, cpu, &pages,
+		    "sideband (dummy)" : perf.events[ev].name, a, ev, chain, cpu, &pages,
 		    err, sizeof(err)) == -1) {
 			log_warnx("CPU %d is online, but %s; trying again in %d s",
 			    cpu, err, HOTPLUG_MS / 1000);

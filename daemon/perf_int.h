@@ -24,6 +24,7 @@ struct rb {
 	int		 fd;
 	int		 cpu;
 	size_t		 event;
+	int		 chain;		/* the event's sparse twin: its call chains */
 	void		*base;		/* control page, then the data */
 	size_t		 mapsize;
 	size_t		 datasize;	/* power of two */
@@ -45,6 +46,12 @@ struct event {
 	int		 refused;	/* an fd refused PERF_EVENT_IOC_PERIOD (logged) */
 	struct perf_event_attr attr;	/* as the kernel took it, for a CPU opened later */
 	size_t		 pages;		/* data pages of its buffers */
+	/* Its call chains' period: period, or with callchain-period its
+	 * sparse twin's (perf_set_callchain_period), with that twin's
+	 * attributes and pages as above. */
+	uint64_t	 chain_period;
+	struct perf_event_attr chain_attr;
+	size_t		 chain_pages;
 };
 
 /* Sampling's state, one for dcpid (defined in perf.c). */
@@ -69,6 +76,13 @@ static inline const char *
 rb_name(const struct rb *r)
 {
 	return r->event == SIDEBAND ? "sideband (dummy)" : perf.events[r->event].name;
+}
+
+/* The period r's event samples at: its own, or its twin's. */
+static inline uint64_t
+rb_period(const struct rb *r)
+{
+	return r->chain ? perf.events[r->event].chain_period : perf.events[r->event].period;
 }
 
 /* perf_cpus.c */
@@ -97,11 +111,12 @@ int perf_open_sideband(void);
 /* Event ev (its libpfm4 name) encoded and its buffers opened on the CPUs
  * online: 0, or -1 with a message. */
 int perf_open_event(const char *name, size_t ev, char *err, size_t errlen);
-/* One buffer: event ev (SIDEBAND: the dummy) as a on cpu, with *pages
- * data pages, halved (said once) while the locked-memory limit refuses
- * them: 0, or -1 with a message.  r is not in the loop yet. */
+/* One buffer: event ev (SIDEBAND: the dummy; chain: its sparse twin) as
+ * a on cpu, with *pages data pages, halved (said once) while the
+ * locked-memory limit refuses them: 0, or -1 with a message.  r is not in
+ * the loop yet. */
 int perf_rb_open(struct rb *r, const char *name, struct perf_event_attr *a,
-    size_t ev, int cpu, size_t *pages, char *err, size_t errlen);
+    size_t ev, int chain, int cpu, size_t *pages, char *err, size_t errlen);
 /* r's event as the kernel took it, and its data pages in *pages: what a
  * CPU opened later gets. */
 struct perf_event_attr *perf_rb_attr(const struct rb *r, size_t *pages);

@@ -119,7 +119,7 @@ static void
 set_period(struct rb *r, uint64_t v)
 {
 	struct event *e = &perf.events[r->event];
-	uint64_t p = e->period;
+	uint64_t p = rb_period(r);
 	int err;
 
 	if (perf_sys_ioctl(r->fd, PERF_EVENT_IOC_PERIOD, &v) == 0) {
@@ -160,7 +160,7 @@ perf_jitter_now(void)
 		 * fast or too slow does not weigh on a short run. */
 		r->k = r->paired ? -r->k : jitter_draw(jitter);
 		r->paired = !r->paired;
-		set_period(r, jitter_apply(perf.events[r->event].period, r->k));
+		set_period(r, jitter_apply(rb_period(r), r->k));
 	}
 }
 
@@ -180,7 +180,7 @@ perf_jitter_first(struct rb *r)
 		return;
 	r->k = jitter_draw(jitter);
 	r->paired = 1;
-	set_period(r, jitter_apply(perf.events[r->event].period, r->k));
+	set_period(r, jitter_apply(rb_period(r), r->k));
 }
 
 void

@@ -38,6 +38,17 @@ static void	(*fd_cb)(int oldfd, int newfd, int event);
 /* Frames of the call chains sampled (0: none), bytes of user stack copied
  * a sample (0: the kernel walks frame pointers); perf_set_callchain. */
 static unsigned	 callchain_depth, callchain_stack;
+/* The chains' period as a multiple of their event's (0 or 1: the chains
+ * come with every sample of the event); perf_set_callchain_period. */
+static unsigned	 chain_mult;
+
+/* Whether the chains are sampled by events of their own, beside the
+ * dense ones that count the flat profiles. */
+static int
+split(void)
+{
+	return callchain_depth > 0 && chain_mult > 1;
+}
 
 #define RB_PAGES	128	/* data pages per buffer: 512 KiB with 4 KiB pages */
 /* A stack copy makes a sample 8 KiB or more: twice the pages, so that a
@@ -52,10 +63,12 @@ static unsigned	 callchain_depth, callchain_stack;
 #define UNWIND_REGS	0ull
 #endif
 
+/* The data pages of a buffer of samples with chains (chain: of the
+ * sparse twin of an event). */
 static size_t
-rb_pages(void)
+rb_pages(int chain)
 {
-	return callchain_stack > 0 ? RB_PAGES_STACK : RB_PAGES;
+	return callchain_stack > 0 && (chain || !split()) ? RB_PAGES_STACK : RB_PAGES;
 }
 
 /* The attributes of a chain unwound by dcpid: the kernel's own frames in
@@ -134,9 +147,9 @@ encode(const char *name, struct perf_event_attr *a, char *err, size_t errlen)
 	/* For perf_hotplug_check: a time that stops, an event taken off. */
 	a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED;
 	a->exclude_guest = 1;
-	if (callchain_depth > 0)
+	if (callchain_depth > 0 && !split())
 		a->sample_max_stack = (uint16_t)callchain_depth;
-	if (callchain_stack > 0)
+	if (callchain_stack > 0 && !split())
 		user_stack_attr(a, callchain_stack);
 	/* Monotonic timestamps can be compared with clock_gettime, which is
 	 * how the ordering knows that no CPU still holds an older record. */
@@ -144,8 +157,26 @@ encode(const char *name, struct perf_event_attr *a, char *err, size_t errlen)
 	a->clockid = CLOCK_MONOTONIC;
 	a->disabled = 1;
 	a->watermark = 1;
-	a->wakeup_watermark = (uint32_t)(rb_pages() * (size_t)sysconf(_SC_PAGESIZE) / 4);
+	a->wakeup_watermark = (uint32_t)(rb_pages(0) * (size_t)sysconf(_SC_PAGESIZE) / 4);
 	return 0;
+}
+
+/* The sparse twin of the dense event a (as the kernel took it): the same
+ * event at chain_mult times its period, with the call chain (and on the
+ * dwarf route the user registers and stack); never the sideband. */
+static void
+chain_attr(const struct perf_event_attr *a, struct perf_event_attr *c)
+{
+	*c = *a;
+	c->mmap = c->mmap2 = c->comm = c->comm_exec = c->task = 0;
+	c->build_id = c->cgroup = 0;
+	c->sample_type = record_chain.sample_type;
+	c->sample_period = a->sample_period > UINT64_MAX / chain_mult ? UINT64_MAX :
+	    a->sample_period * chain_mult;
+	c->sample_max_stack = (uint16_t)callchain_depth;
+	if (callchain_stack > 0)
+		user_stack_attr(c, callchain_stack);
+	c->wakeup_watermark = (uint32_t)(rb_pages(1) * (size_t)sysconf(_SC_PAGESIZE) / 4);
 }
 
 static const char *
@@ -221,7 +252,7 @@ open_one(const char *name, struct perf_event_attr *a, int cpu, char *err, size_t
 		/* Kernels before 5.7: the labels come from /proc/PID/cgroup,
 		 * once per process and exec. */
 		record_daemon_set_cgroup(0);
-		a->sample_type = record_daemon.sample_type;
+		a->sample_type &= ~(uint64_t)PERF_SAMPLE_CGROUP;
 		a->cgroup = 0;
 		if ((fd = perf_sys_open(a, cpu)) != -1) {
 			log_info("kernel refuses cgroup ids in samples; labels "
@@ -229,7 +260,7 @@ open_one(const char *name, struct perf_event_attr *a, int cpu, char *err, size_t
 		} else {
 			/* Refused for another reason: as it was. */
 			record_daemon_set_cgroup(1);
-			a->sample_type = record_daemon.sample_type;
+			a->sample_type |= PERF_SAMPLE_CGROUP;
 			a->cgroup = records & 1;
 			errno = EINVAL;
 		}
@@ -295,7 +326,7 @@ want_sideband(struct perf_event_attr *a)
  * 0, or -1 with a message.  r is not in the loop yet. */
 int
 perf_rb_open(struct rb *r, const char *name, struct perf_event_attr *a,
-    size_t ev, int cpu, size_t *pages, char *err, size_t errlen)
+    size_t ev, int chain, int cpu, size_t *pages, char *err, size_t errlen)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	uint64_t id;
@@ -306,6 +337,7 @@ perf_rb_open(struct rb *r, const char *name, struct perf_event_attr *a,
 			return -1;
 		r->cpu = cpu;
 		r->event = ev;
+		r->chain = chain;
 		r->datasize = *pages * page;
 		/* Samples only, in time order: read in place.  A buffer
 		 * that carries the sideband too is copied into the queue
@@ -351,8 +383,8 @@ perf_rb_open(struct rb *r, const char *name, struct perf_event_attr *a,
 /* Opens a's buffers on every CPU of the list online now as event ev;
  * *pages: as perf_rb_open's, for all of them. */
 static int
-open_rbs(const char *name, struct perf_event_attr *a, size_t ev, size_t *pages,
-    char *err, size_t errlen)
+open_rbs(const char *name, struct perf_event_attr *a, size_t ev, int chain,
+    size_t *pages, char *err, size_t errlen)
 {
 	size_t c, pages0 = *pages, last_pages = 0;
 	int first = 1;
@@ -361,8 +393,8 @@ open_rbs(const char *name, struct perf_event_attr *a, size_t ev, size_t *pages,
 	for (c = 0; c < perf.ncpu; c++) {
 		if (!perf.cpu_on[perf.cpulist[c]])
 			continue;
-		if (perf_rb_open(&perf.rbs[perf.nrbs], name, a, ev, perf.cpulist[c], pages,
-		    err, errlen) == -1)
+		if (perf_rb_open(&perf.rbs[perf.nrbs], name, a, ev, chain, perf.cpulist[c],
+		    pages, err, errlen) == -1)
 			return -1;
 		if (*pages < pages0 && (first || *pages != last_pages))
 			log_notice("event %s on CPU %d: ring buffer of %zu KiB", name,
@@ -386,13 +418,20 @@ perf_open_event(const char *name, size_t ev, char *err, size_t errlen)
 	perf.events = xreallocarray(perf.events, ev + 1, sizeof(*perf.events));
 	perf.events[ev].name = xstrdup(name);
 	perf.events[ev].period = a.sample_period;
+	perf.events[ev].chain_period = a.sample_period;
 	perf.events[ev].refused = 0;
-	perf.events[ev].pages = rb_pages();
+	perf.events[ev].pages = rb_pages(0);
 	perf.nevents = ev + 1;
-	if (open_rbs(name, &a, ev, &perf.events[ev].pages, err, errlen) == -1)
+	if (open_rbs(name, &a, ev, 0, &perf.events[ev].pages, err, errlen) == -1)
 		return -1;
 	perf.events[ev].attr = a;
-	return 0;
+	if (!split())
+		return 0;
+	chain_attr(&a, &perf.events[ev].chain_attr);
+	perf.events[ev].chain_period = perf.events[ev].chain_attr.sample_period;
+	perf.events[ev].chain_pages = rb_pages(1);
+	return open_rbs(name, &perf.events[ev].chain_attr, ev, 1,
+	    &perf.events[ev].chain_pages, err, errlen);
 }
 
 /*
@@ -418,7 +457,7 @@ perf_open_sideband(void)
 	a.sample_id_all = RECORD_SAMPLE_ID_ALL;
 	/* It never samples, but the kernel checks the user stack's attributes
 	 * of every sample_type that asks for them. */
-	if (callchain_stack > 0)
+	if (record_daemon.stack_user)
 		user_stack_attr(&a, callchain_stack);
 	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED;
 	a.exclude_guest = 1;
@@ -429,7 +468,7 @@ perf_open_sideband(void)
 	a.wakeup_watermark = 1;
 	want_sideband(&a);
 	sb_pages = SB_PAGES;
-	if (open_rbs("sideband (dummy)", &a, SIDEBAND, &sb_pages, err, sizeof(err)) == 0) {
+	if (open_rbs("sideband (dummy)", &a, SIDEBAND, 0, &sb_pages, err, sizeof(err)) == 0) {
 		sb_attr = a;
 		return 0;
 	}
@@ -497,9 +536,23 @@ perf_set_callchain(unsigned depth, unsigned stack)
 	}
 	callchain_depth = depth;
 	callchain_stack = depth > 0 && UNWIND_REGS != 0 ? stack & ~7u : 0;
+	record_daemon_set_split(split());
 	record_daemon_set_callchain(depth > 0);
 	record_daemon_set_user_stack(callchain_stack > 0 ? UNWIND_REGS : 0);
 	return depth;
+}
+
+void
+perf_set_callchain_period(unsigned mult)
+{
+	chain_mult = mult;
+	record_daemon_set_split(split());
+}
+
+unsigned
+perf_callchain_period(void)
+{
+	return split() ? chain_mult : 1;
 }
 
 int
@@ -543,7 +596,8 @@ perf_ids_rebuild(void)
 
 	ids = xreallocarray(ids, perf.nrbs > 0 ? perf.nrbs : 1, sizeof(*ids));
 	for (i = 0; i < perf.nrbs; i++)
-		ids[i] = (struct idmap){ perf.rbs[i].id, perf.rbs[i].event };
+		ids[i] = (struct idmap){ perf.rbs[i].id, perf.rbs[i].chain ?
+		    perf.rbs[i].event | PERF_EVENT_CHAIN : perf.rbs[i].event };
 	qsort(ids, perf.nrbs, sizeof(*ids), cmp_id);
 	last_event = -2;
 }
@@ -554,6 +608,10 @@ perf_rb_attr(const struct rb *r, size_t *pages)
 	if (r->event == SIDEBAND) {
 		*pages = sb_pages;
 		return &sb_attr;
+	}
+	if (r->chain) {
+		*pages = perf.events[r->event].chain_pages;
+		return &perf.events[r->event].chain_attr;
 	}
 	*pages = perf.events[r->event].pages;
 	return &perf.events[r->event].attr;
@@ -611,7 +669,7 @@ perf_rb_start(struct rb *r, int oldfd)
 {
 	loop_add(r->fd, EPOLLIN, perf_rb_ready, r);
 	r->inloop = 1;
-	if (r->event != SIDEBAND && fd_cb != NULL)
+	if (r->event != SIDEBAND && !r->chain && fd_cb != NULL)
 		fd_cb(oldfd, r->fd, (int)r->event);
 	if (!perf.sampling)
 		return;

@@ -4,23 +4,26 @@
 
 #include "record.h"
 
-struct record_format record_daemon = {
-	.sample_type = RECORD_SAMPLE_TYPE,
-	.sample_id_all = RECORD_SAMPLE_ID_ALL,
-	.sample_size = sizeof(struct record_daemon_sample),
-	.s_id = offsetof(struct record_daemon_sample, id),
-	.s_ip = offsetof(struct record_daemon_sample, ip),
-	.s_tid = offsetof(struct record_daemon_sample, pid),
-	.s_time = offsetof(struct record_daemon_sample, time),
-	.s_cpu = offsetof(struct record_daemon_sample, cpu),
-	.s_cgroup = offsetof(struct record_daemon_sample, cgroup),
-	.s_callchain = RECORD_NONE,
-	.id_size = sizeof(struct record_daemon_id),
-	.i_id = offsetof(struct record_daemon_id, id),
-	.i_tid = offsetof(struct record_daemon_id, pid),
-	.i_time = offsetof(struct record_daemon_id, time),
-	.i_cpu = offsetof(struct record_daemon_id, cpu),
-};
+/* The format of dcpid's samples without call chains: both formats start
+ * so, until dcpid asks for chains. */
+#define DAEMON_FORMAT	{						\
+	.sample_type = RECORD_SAMPLE_TYPE,	\
+	.sample_id_all = RECORD_SAMPLE_ID_ALL,	\
+	.sample_size = sizeof(struct record_daemon_sample),	\
+	.s_id = offsetof(struct record_daemon_sample, id),	\
+	.s_ip = offsetof(struct record_daemon_sample, ip),	\
+	.s_tid = offsetof(struct record_daemon_sample, pid),	\
+	.s_time = offsetof(struct record_daemon_sample, time),	\
+	.s_cpu = offsetof(struct record_daemon_sample, cpu),	\
+	.s_cgroup = offsetof(struct record_daemon_sample, cgroup),	\
+	.s_callchain = RECORD_NONE,	\
+	.id_size = sizeof(struct record_daemon_id),	\
+	.i_id = offsetof(struct record_daemon_id, id),	\
+	.i_tid = offsetof(struct record_daemon_id, pid),	\
+	.i_time = offsetof(struct record_daemon_id, time),	\
+	.i_cpu = offsetof(struct record_daemon_id, cpu),		\
+}
+struct record_format record_daemon = DAEMON_FORMAT, record_chain = DAEMON_FORMAT;
 
 /* The fields a SAMPLE may have here, in the kernel's order
  * (perf_output_sample): u64s, then CALLCHAIN (nr and nr u64s), REGS_USER
@@ -104,7 +107,7 @@ record_format_init_regs(struct record_format *f, uint64_t type,
 	return 0;
 }
 
-static int	daemon_cgroup = 1, daemon_callchain;
+static int	daemon_cgroup = 1, daemon_callchain, daemon_split;
 static uint64_t	daemon_regs;
 
 static void
@@ -114,12 +117,16 @@ daemon_format(void)
 
 	if (!daemon_cgroup)
 		type &= ~(uint64_t)PERF_SAMPLE_CGROUP;
+	if (daemon_split)
+		record_format_init(&record_daemon, type, RECORD_SAMPLE_ID_ALL);
 	if (daemon_callchain)
 		type |= PERF_SAMPLE_CALLCHAIN;
 	if (daemon_regs != 0)
 		type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-	record_format_init_regs(&record_daemon, type, RECORD_SAMPLE_ID_ALL,
+	record_format_init_regs(&record_chain, type, RECORD_SAMPLE_ID_ALL,
 	    daemon_regs);
+	if (!daemon_split)
+		record_daemon = record_chain;
 }
 
 void
@@ -140,6 +147,13 @@ void
 record_daemon_set_user_stack(uint64_t regs_mask)
 {
 	daemon_regs = regs_mask;
+	daemon_format();
+}
+
+void
+record_daemon_set_split(int on)
+{
+	daemon_split = on;
 	daemon_format();
 }
 

@@ -130,8 +130,16 @@ struct record_format {
 };
 
 /* The format of perf_open.c's events (RECORD_SAMPLE_TYPE, RECORD_SAMPLE_ID_ALL;
- * without PERF_SAMPLE_CGROUP after record_daemon_set_cgroup(0)). */
-extern struct record_format record_daemon;
+ * without PERF_SAMPLE_CGROUP after record_daemon_set_cgroup(0)), and that
+ * of the samples that carry call chains: the same one, but for call chains
+ * sampled on a period of their own (record_daemon_set_split(1)), where
+ * record_daemon is that of the dense events, without chain, registers or
+ * stack, and record_chain that of their sparse twins.  Both share the
+ * fixed fields (struct record_daemon_sample's) and the trailer; the cgroup
+ * id is the last u64 of a sample in either.  The setters below change
+ * record_chain, and record_daemon with it unless split. */
+extern struct record_format record_daemon, record_chain;
+void record_daemon_set_split(int on);
 void record_daemon_set_cgroup(int on);
 /* With PERF_SAMPLE_CALLCHAIN (dcpid.conf callchain): the cgroup id then
  * follows the chain, at the record's end (s_cgroup RECORD_LAST). */

@@ -38,6 +38,10 @@
 /* A user stack copy that holds whole chains of most programs (python3's
  * deepest 1% needs more), at the price of its copy per sample. */
 #define DEFAULT_CALLCHAIN_STACK	8192		/* bytes */
+/* Call chains at a tenth of the samples' rate: 100 Hz a CPU at
+ * cpu-clock's default 1 ms, the stack agents' rate, while the flat
+ * profiles keep DCPI's density. */
+#define DEFAULT_CALLCHAIN_PERIOD 10		/* times the event's period */
 #define MAX_CALLCHAIN_STACK	65528		/* the kernel's: u16, 8-aligned */
 #define DEFAULT_UNWIND_MEMORY	(64ull << 20)	/* bytes */
 
@@ -81,6 +85,7 @@ conf_defaults(struct conf *c)
 	c->label_max = DEFAULT_LABEL_MAX;
 	c->callchain_depth = DEFAULT_CALLCHAIN_DEPTH;
 	c->callchain_stack = DEFAULT_CALLCHAIN_STACK;
+	c->callchain_period = DEFAULT_CALLCHAIN_PERIOD;
 	c->unwind_memory = DEFAULT_UNWIND_MEMORY;
 	/* The ring buffers until in-kernel counting costs less: its program
 	 * takes 1-2 us of the sampled CPU per sample (bench/README). */
@@ -458,6 +463,27 @@ set_stack(const struct conf_key *k, struct conf *c, const char *value,
 	return 0;
 }
 
+/* A multiple of the event's period, "N" or "Nx". */
+static int
+set_multiple(const struct conf_key *k, struct conf *c, const char *value,
+    char *err, size_t errlen)
+{
+	unsigned long long v;
+	const char *end;
+
+	if (parse_uint(value, k->max, &v, &end) == -1 ||
+	    (*end != '\0' && strcmp(end, "x") != 0))
+		return expected(k, value, err, errlen);
+	*FIELD(c, k, unsigned) = (unsigned)v;
+	return 0;
+}
+
+static void
+print_multiple(const struct conf_key *k, const struct conf *c, FILE *fp)
+{
+	fprintf(fp, "%s = %ux\n", k->name, *FIELD(c, k, unsigned));
+}
+
 #define OFF(f)	offsetof(struct conf, f)
 
 /* In --check-config's order.  dcpid's -v counts rather than takes a value,
@@ -497,6 +523,9 @@ const struct conf_key conf_keys[] = {
 	    1024, "a number of frames, 1 to 1024", NULL },
 	{ "callchain-stack", NULL, 0, set_stack, print_uint, OFF(callchain_stack),
 	    MAX_CALLCHAIN_STACK, "a number of bytes, 64 to 65528", NULL },
+	{ "callchain-period", "callchain-period", 0, set_multiple, print_multiple,
+	    OFF(callchain_period), 1000000, "a multiple of the event's period, "
+	    "0x or 1x (a chain with every sample) to 1000000x", NULL },
 	{ "unwind-memory", NULL, 0, set_size_mib, print_size, OFF(unwind_memory), 0,
 	    "a number of bytes (optionally with K, M, G or T; at least 1M)", NULL },
 	{ "period-jitter", "period-jitter", 0, set_uint, print_uint,

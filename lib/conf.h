@@ -46,6 +46,7 @@ struct conf {
 	unsigned	 callchain;		/* CONF_CALLCHAIN_* */
 	unsigned	 callchain_depth;	/* frames per sample, at most */
 	unsigned	 callchain_stack;	/* bytes of user stack a sample (dwarf) */
+	unsigned	 callchain_period;	/* times the event's period; 0, 1: every sample */
 	size_t		 unwind_memory;		/* bytes of unwind tables, at most */
 	unsigned	 period_jitter;		/* percent of each period, 0: fixed */
 	unsigned	 aggregate;		/* CONF_AGGREGATE_* */

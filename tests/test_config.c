@@ -73,6 +73,8 @@ test_defaults(void **state)
 	assert_int_equal(c.label_by, CONF_LABEL_BY_UNIT);
 	assert_int_equal(c.label_max, 1000);
 	assert_int_equal(c.period_jitter, 0);
+	/* Chains at 100 Hz a CPU under cpu-clock's 1 kHz. */
+	assert_int_equal(c.callchain_period, 10);
 	conf_free(&c);
 }
 
@@ -139,6 +141,15 @@ test_suffixes(void **state)
 	assert_int_equal(c.memory_cap, 1000);
 	assert_int_equal(conf_set(&c, "cpus", "all", err, sizeof(err)), 0);
 	assert_null(c.cpus);
+	/* A multiple of the event's period, with or without its x. */
+	assert_int_equal(conf_set(&c, "callchain-period", "25x", err, sizeof(err)), 0);
+	assert_int_equal(c.callchain_period, 25);
+	assert_int_equal(conf_set(&c, "callchain-period", "4", err, sizeof(err)), 0);
+	assert_int_equal(c.callchain_period, 4);
+	assert_int_equal(conf_set(&c, "callchain-period", "1x", err, sizeof(err)), 0);
+	assert_int_equal(c.callchain_period, 1);
+	assert_int_equal(conf_set(&c, "callchain-period", "0", err, sizeof(err)), 0);
+	assert_int_equal(c.callchain_period, 0);
 	conf_free(&c);
 }
 
@@ -174,6 +185,11 @@ test_bad_lines(void **state)
 		{ "label-max = 65537\n", 1, "expected a number of labels per epoch" },
 		{ "period-jitter = 51\n", 1, "expected a percentage of the period, 0 (fixed periods) to 50" },
 		{ "period-jitter = 10%\n", 1, "expected a percentage of the period" },
+		{ "callchain-period = 10 x\n", 1, "expected a multiple of the event's period" },
+		{ "callchain-period = x\n", 1, "expected a multiple of the event's period" },
+		{ "callchain-period = 10xx\n", 1, "expected a multiple of the event's period" },
+		{ "callchain-period = 100Hz\n", 1, "expected a multiple of the event's period" },
+		{ "callchain-period = 1000001x\n", 1, "0x or 1x (a chain with every sample) to 1000000x" },
 		{ "cpus = 3-1\n", 1, "expected 'all' or a CPU list" },
 		{ "cpus = 0,,1\n", 1, "expected 'all' or a CPU list" },
 		{ "event = no-such-event-xyz\n", 1, "event 'no-such-event-xyz'" },
@@ -306,6 +322,7 @@ assert_config_equal(const struct conf *a, const struct conf *b)
 	assert_int_equal(a->callchain, b->callchain);
 	assert_int_equal(a->callchain_depth, b->callchain_depth);
 	assert_int_equal(a->callchain_stack, b->callchain_stack);
+	assert_int_equal(a->callchain_period, b->callchain_period);
 	assert_int_equal(a->unwind_memory, b->unwind_memory);
 }
 
@@ -331,6 +348,7 @@ test_round_trip(void **state)
 		{ "callchain", "dwarf" },
 		{ "callchain-depth", "16" },
 		{ "callchain-stack", "16384" },
+		{ "callchain-period", "3x" },
 		{ "unwind-memory", "16M" },
 		{ "period-jitter", "10" },
 	};
