@@ -437,6 +437,8 @@ void
 callchain_write(void)
 {
 	struct dcpi_stackfile *sf;
+	struct dcpi_error de;
+	size_t e;
 
 	if (stack_entries() == 0)
 		return;
@@ -445,6 +447,13 @@ callchain_write(void)
 		return;
 	}
 	stack_each(add_stack, sf);
+	/* Each event's chain period and route, which the readers weigh
+	 * the counts by. */
+	for (e = 0; e < perf_nevents(); e++)
+		if (dcpi_stackfile_set_chains(sf, perf_event_name(e),
+		    perf_event_chain_period(e), callchain_state.dwarf ?
+		    DCPI_STACK_ROUTE_DWARF : DCPI_STACK_ROUTE_FP, &de) == -1)
+			log_warnx("call chains: %s", de.msg);
 	if (flush_stacks(sf) == 0)
 		stack_clear();
 	dcpi_stackfile_free(sf);

@@ -48,6 +48,7 @@ struct dcpi_stackfile_index {
 	struct htab	 frames;	/* by image << 32 | offset */
 	struct htab	 stacks;	/* by stack_hash() */
 	size_t		 cap_images, cap_events, cap_labels, cap_frames, cap_stacks;
+	size_t		 cap_chains;	/* elements of sf->chains */
 	struct chunk	*chunks;	/* newest first */
 };
 
@@ -304,11 +305,20 @@ intern_str(struct htab *t, char ***strs, size_t *n, size_t *cap, const char *s,
 	return 0;
 }
 
+/* An event, with its chains entry (a new one's: period not said, fp). */
 static int
 intern_event(struct dcpi_stackfile *sf, const char *s, uint32_t *idx)
 {
-	return intern_str(&sf->index->events, &sf->events, &sf->n_events,
-	    &sf->index->cap_events, s, idx);
+	size_t n = sf->n_events;
+
+	if (reserve((void **)&sf->chains, &sf->index->cap_chains, n, n + 1,
+	    sizeof(*sf->chains)) == -1 ||
+	    intern_str(&sf->index->events, &sf->events, &sf->n_events,
+	    &sf->index->cap_events, s, idx) == -1)
+		return -1;
+	if (sf->n_events > n)
+		sf->chains[n] = (struct dcpi_stack_chains){ 0, DCPI_STACK_ROUTE_FP };
+	return 0;
 }
 
 static int
@@ -526,6 +536,81 @@ dcpi_stackfile_new(const char *epoch, const char *host)
 	return sf;
 }
 
+static const char *const route_names[] = { "fp", "dwarf", "mixed" };
+
+const char *
+dcpi_stack_route_name(unsigned route)
+{
+	return route < sizeof(route_names) / sizeof(route_names[0]) ?
+	    route_names[route] : "unknown";
+}
+
+int
+dcpi_stackfile_set_chains(struct dcpi_stackfile *sf, const char *event,
+    uint64_t period, unsigned route, struct dcpi_error *err)
+{
+	uint32_t ev;
+
+	if (!valid_rest(event))
+		return lib_seterr(err, EINVAL, "event '%.64s' is empty, holds a newline or "
+		    "starts with a blank", event);
+	if (period > INT64_MAX || route > DCPI_STACK_ROUTE_MIXED)
+		return lib_seterr(err, EINVAL, "event '%.64s': chain period %" PRIu64
+		    " or route %u out of range", event, period, route);
+	if (intern_event(sf, event, &ev) == -1)
+		return lib_seterr(err, 0, "event '%.64s': %s", event, strerror(errno));
+	sf->chains[ev] = (struct dcpi_stack_chains){ period, route };
+	return 0;
+}
+
+/* count * num / den, rounded, at least 1, saturating. */
+static uint64_t
+rescale(uint64_t count, uint64_t num, uint64_t den)
+{
+	unsigned __int128 v = ((unsigned __int128)count * num + den / 2) / den;
+
+	return v > UINT64_MAX ? UINT64_MAX : v == 0 ? 1 : (uint64_t)v;
+}
+
+/*
+ * The chains entry of into's event ie after merging from's entry c of
+ * the same event; new: ie was interned by this merge.  Counts of two
+ * periods are brought to the shorter one: *num / *den is the factor for
+ * from's stacks of the event, into's own scaled here.  A period not said
+ * (0) takes the other's, unscaled.
+ */
+static void
+merge_chains(struct dcpi_stackfile *into, uint32_t ie, int new,
+    const struct dcpi_stack_chains *c, uint64_t *num, uint64_t *den)
+{
+	struct dcpi_stack_chains *t = &into->chains[ie];
+	uint64_t p;
+	size_t i;
+
+	*num = *den = 1;
+	if (new) {
+		*t = *c;
+		return;
+	}
+	if (t->route != c->route)
+		t->route = DCPI_STACK_ROUTE_MIXED;
+	if (c->period == 0 || t->period == c->period)
+		return;
+	if (t->period == 0) {
+		t->period = c->period;
+		return;
+	}
+	p = t->period < c->period ? t->period : c->period;
+	if (t->period > p)
+		for (i = 0; i < into->n_stacks; i++)
+			if (into->stacks[i].event == ie)
+				into->stacks[i].count = rescale(into->stacks[i].count,
+				    t->period, p);
+	*num = c->period;
+	*den = p;
+	t->period = p;
+}
+
 const char *
 dcpi_stack_truncated_reason(uint64_t offset)
 {
@@ -554,6 +639,7 @@ dcpi_stackfile_free(struct dcpi_stackfile *sf)
 	for (i = 0; i < sf->n_events; i++)
 		free(sf->events[i]);
 	free(sf->events);
+	free(sf->chains);
 	for (i = 0; i < sf->n_labels; i++)
 		free(sf->labels[i]);
 	free(sf->labels);
@@ -671,7 +757,8 @@ dcpi_stackfile_merge(struct dcpi_stackfile *into, const struct dcpi_stackfile *f
 	uint32_t buf[DCPI_STACK_DEPTH_MAX], lab;
 	const struct dcpi_stack_image *im;
 	const struct dcpi_stack *s;
-	size_t i, j, k;
+	uint64_t *scale = NULL;		/* num, den per event of from */
+	size_t i, j, k, n_events = into->n_events;
 	int e;
 
 	if (strcmp(into->epoch, from->epoch) != 0 || strcmp(into->host, from->host) != 0)
@@ -690,7 +777,8 @@ dcpi_stackfile_merge(struct dcpi_stackfile *into, const struct dcpi_stackfile *f
 	if ((imap = calloc(from->n_images + 1, sizeof(*imap))) == NULL ||
 	    (emap = calloc(from->n_events + 1, sizeof(*emap))) == NULL ||
 	    (lmap = calloc(from->n_labels + 1, sizeof(*lmap))) == NULL ||
-	    (fmap = calloc(from->n_frames + 1, sizeof(*fmap))) == NULL) {
+	    (fmap = calloc(from->n_frames + 1, sizeof(*fmap))) == NULL ||
+	    (scale = calloc(2 * from->n_events + 1, sizeof(*scale))) == NULL) {
 		errno = ENOMEM;
 		goto fail;
 	}
@@ -711,12 +799,16 @@ dcpi_stackfile_merge(struct dcpi_stackfile *into, const struct dcpi_stackfile *f
 		    DCPI_STACK_NOIMAGE : imap[from->frames[i].image],
 		    from->frames[i].offset, &fmap[i]) == -1)
 			goto fail;
+	for (i = 0; i < from->n_events; i++)
+		merge_chains(into, emap[i], emap[i] >= n_events, &from->chains[i],
+		    &scale[2 * i], &scale[2 * i + 1]);
 	for (i = 0; i < from->n_stacks; i++) {
 		s = &from->stacks[i];
 		for (k = 0; k < s->depth; k++)
 			buf[k] = fmap[s->frames[k]];
 		lab = s->label == DCPI_STACK_NOLABEL ? DCPI_STACK_NOLABEL : lmap[s->label];
-		if (intern_stack(into, emap[s->event], lab, buf, s->depth, s->count) == -1)
+		if (intern_stack(into, emap[s->event], lab, buf, s->depth,
+		    rescale(s->count, scale[2 * s->event], scale[2 * s->event + 1])) == -1)
 			goto fail;
 	}
 	for (i = 0; i < from->n_unknown; i++) {
@@ -733,6 +825,7 @@ dcpi_stackfile_merge(struct dcpi_stackfile *into, const struct dcpi_stackfile *f
 	free(emap);
 	free(lmap);
 	free(fmap);
+	free(scale);
 	return 0;
 fail:
 	e = errno;
@@ -741,6 +834,7 @@ fail:
 	free(emap);
 	free(lmap);
 	free(fmap);
+	free(scale);
 	errno = e;
 	return -1;
 }
@@ -781,6 +875,10 @@ print_header(const struct dcpi_stackfile *sf, FILE *fp)
 	}
 	for (i = 0; i < sf->n_events; i++)
 		fprintf(fp, "event %zu %s\n", i, sf->events[i]);
+	for (i = 0; i < sf->n_events; i++)
+		if (sf->chains[i].period != 0 || sf->chains[i].route != DCPI_STACK_ROUTE_FP)
+			fprintf(fp, "chains %zu %" PRIu64 " %s\n", i, sf->chains[i].period,
+			    dcpi_stack_route_name(sf->chains[i].route));
 	for (i = 0; i < sf->n_labels; i++)
 		fprintf(fp, "label %zu %s\n", i, sf->labels[i]);
 	for (i = 0; i < sf->n_unknown; i++)
@@ -1106,8 +1204,39 @@ string_line(struct hdr_reader *h, const char *p, const char *key, struct dcpi_st
 	return rc;
 }
 
+/* "chains IDX PERIOD ROUTE": after every event line, IDX increasing past
+ * *last (SIZE_MAX: none yet). */
+static int
+chains_line(struct hdr_reader *h, const char *p, struct dcpi_stackfile *sf,
+    size_t *last)
+{
+	const char *end = h->line + h->n, *f;
+	uint64_t idx, period;
+	size_t fn;
+	unsigned r;
+
+	if (field(&p, end, &f, &fn) == -1 || number(f, fn, 10, UINT64_MAX, &idx) == -1 ||
+	    idx >= sf->n_events || (*last != SIZE_MAX && idx <= *last))
+		return lib_seterr(h->err, EINVAL, "%s: line %zu: expected 'chains IDX PERIOD "
+		    "ROUTE', IDX an event's index (%zu events) above the last chains line's",
+		    h->name, h->lineno, sf->n_events);
+	if (field(&p, end, &f, &fn) == -1 || number(f, fn, 10, INT64_MAX, &period) == -1)
+		return lib_seterr(h->err, EINVAL, "%s: line %zu: chains %" PRIu64 ": expected "
+		    "PERIOD in decimal (at most 2^63 - 1) and a blank", h->name, h->lineno, idx);
+	for (r = 0; r <= DCPI_STACK_ROUTE_MIXED; r++)
+		if ((size_t)(end - p) == strlen(route_names[r]) &&
+		    memcmp(p, route_names[r], (size_t)(end - p)) == 0)
+			break;
+	if (r > DCPI_STACK_ROUTE_MIXED)
+		return lib_seterr(h->err, EINVAL, "%s: line %zu: chains %" PRIu64 ": expected "
+		    "ROUTE fp, dwarf or mixed", h->name, h->lineno, idx);
+	sf->chains[idx] = (struct dcpi_stack_chains){ period, r };
+	*last = (size_t)idx;
+	return 0;
+}
+
 static const char *const keywords[] = {
-	"dcpi-stacks", "epoch", "host", "image", "event", "label", "frames",
+	"dcpi-stacks", "epoch", "host", "image", "event", "chains", "label", "frames",
 	"stacks", "samples"
 };
 
@@ -1124,8 +1253,8 @@ unknown_line(struct hdr_reader *h, struct dcpi_stackfile *sf)
 	for (i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++)
 		if (strlen(keywords[i]) == w && memcmp(h->line, keywords[i], w) == 0)
 			return lib_seterr(h->err, EINVAL, "%s: line %zu: '%.64s' out of place, "
-			    "expected an image, event or label line in that order, an unknown "
-			    "line or 'frames N'", h->name, h->lineno, keywords[i]);
+			    "expected an image, event, chains or label line in that order, an "
+			    "unknown line or 'frames N'", h->name, h->lineno, keywords[i]);
 	if (w == 0 || r == w || r == h->n)
 		return lib_seterr(h->err, EINVAL, "%s: line %zu: '%.*s' is not 'KEYWORD VALUE'",
 		    h->name, h->lineno, (int)(h->n > 64 ? 64 : h->n), h->line);
@@ -1140,7 +1269,8 @@ static int
 parse_header(struct hdr_reader *h, struct dcpi_stackfile *sf, uint64_t *nframes,
     uint64_t *nstacks)
 {
-	enum { S_IMAGE, S_EVENT, S_LABEL } state = S_IMAGE;
+	enum { S_IMAGE, S_EVENT, S_CHAINS, S_LABEL } state = S_IMAGE;
+	size_t last_chains = SIZE_MAX;
 	const char *r;
 
 	if (next_line(h, "'" DCPI_STACKS_MAGIC "'") == -1)
@@ -1171,7 +1301,7 @@ parse_header(struct hdr_reader *h, struct dcpi_stackfile *sf, uint64_t *nframes,
 	if ((sf->host = rest_value(h, r, "HOST")) == NULL)
 		return -1;
 	for (;;) {
-		if (next_line(h, "an image, event, label, unknown or 'frames N' line") == -1)
+		if (next_line(h, "an image, event, chains, label, unknown or 'frames N' line") == -1)
 			return -1;
 		if (keyword(h, "frames", &r))
 			break;
@@ -1181,6 +1311,10 @@ parse_header(struct hdr_reader *h, struct dcpi_stackfile *sf, uint64_t *nframes,
 		} else if (state <= S_EVENT && keyword(h, "event", &r)) {
 			state = S_EVENT;
 			if (string_line(h, r, "event", sf, 0) == -1)
+				return -1;
+		} else if ((state == S_EVENT || state == S_CHAINS) && keyword(h, "chains", &r)) {
+			state = S_CHAINS;
+			if (chains_line(h, r, sf, &last_chains) == -1)
 				return -1;
 		} else if (keyword(h, "label", &r)) {
 			state = S_LABEL;

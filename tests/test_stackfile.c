@@ -521,6 +521,87 @@ test_merge(void **state)
 	dcpi_stackfile_free(pa);
 }
 
+/* The chains lines: written after the events for the events that have
+ * one, read back; a file without them reads as period 0 (not said), fp;
+ * a merge of two periods keeps the shorter and scales the other's counts,
+ * a merge of two routes is mixed. */
+static void
+test_chains(void **state)
+{
+	struct dcpi_stack_addframe s1[] = { F_A10, F_C2000 }, s2[] = { F_C2000, F_NONE };
+	struct dcpi_stackfile *a, *b, *pa;
+	struct dcpi_error err;
+	struct buf ba = { 0 }, bb = { 0 };
+
+	(void)state;
+	assert_non_null(a = dcpi_stackfile_new(EPOCH, "h1"));
+	add_ok(a, "cycles", NULL, s1, 2, 3);
+	add_ok(a, "instructions", NULL, s2, 2, 4);
+	assert_int_equal(a->chains[0].period, 0);
+	assert_int_equal(a->chains[0].route, DCPI_STACK_ROUTE_FP);
+	/* No chains line said: as files before them. */
+	encode_ok(a, &ba);
+	assert_null(memmem(ba.p, ba.len, "chains ", 7));
+	free(ba.p);
+	assert_int_equal(dcpi_stackfile_set_chains(a, "instructions", 10000000,
+	    DCPI_STACK_ROUTE_DWARF, &err), 0);
+	assert_int_equal(dcpi_stackfile_set_chains(a, "new", 5, DCPI_STACK_ROUTE_FP, &err), 0);
+	assert_int_equal(a->n_events, 3);
+	assert_int_equal(dcpi_stackfile_set_chains(a, "cycles", 1, 3, &err), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(dcpi_stackfile_set_chains(a, "cycles", (uint64_t)INT64_MAX + 1,
+	    DCPI_STACK_ROUTE_FP, &err), -1);
+	encode_ok(a, &ba);
+	assert_non_null(memmem(ba.p, ba.len, "event 2 new\nchains 1 10000000 dwarf\n"
+	    "chains 2 5 fp\nframes", 50));
+	pa = parse_ok(ba.p, ba.len);
+	assert_int_equal(pa->chains[0].period, 0);
+	assert_int_equal(pa->chains[1].period, 10000000);
+	assert_int_equal(pa->chains[1].route, DCPI_STACK_ROUTE_DWARF);
+	assert_int_equal(pa->chains[2].period, 5);
+	assert_int_equal(pa->n_unknown, 0);
+	assert_encodes_to(pa, &ba);
+	assert_string_equal(dcpi_stack_route_name(DCPI_STACK_ROUTE_MIXED), "mixed");
+
+	/* A reload between two flushes: 10 ms then 1 ms, dwarf then fp. */
+	assert_non_null(b = dcpi_stackfile_new(EPOCH, "h1"));
+	add_ok(b, "instructions", NULL, s2, 2, 7);
+	add_ok(b, "instructions", NULL, s1, 2, 1);
+	add_ok(b, "cycles", NULL, s1, 2, 2);
+	assert_int_equal(dcpi_stackfile_set_chains(b, "instructions", 1000000,
+	    DCPI_STACK_ROUTE_FP, &err), 0);
+	assert_int_equal(dcpi_stackfile_set_chains(b, "cycles", 2000000,
+	    DCPI_STACK_ROUTE_FP, &err), 0);
+	assert_int_equal(dcpi_stackfile_set_chains(b, "other", 3, DCPI_STACK_ROUTE_DWARF,
+	    &err), 0);
+	assert_int_equal(dcpi_stackfile_merge(pa, b, &err), 0);
+	/* 4 samples at 10 ms are 40 at 1 ms, beside the 7 at 1 ms. */
+	assert_int_equal(count_of(pa, "instructions", NULL, s2, 2), 47);
+	assert_int_equal(count_of(pa, "instructions", NULL, s1, 2), 1);
+	assert_int_equal(pa->chains[1].period, 1000000);
+	assert_int_equal(pa->chains[1].route, DCPI_STACK_ROUTE_MIXED);
+	/* Not said in pa: b's period, the counts as they are. */
+	assert_int_equal(count_of(pa, "cycles", NULL, s1, 2), 5);
+	assert_int_equal(pa->chains[0].period, 2000000);
+	assert_int_equal(pa->chains[0].route, DCPI_STACK_ROUTE_FP);
+	/* New in pa: b's line. */
+	assert_int_equal(pa->chains[3].period, 3);
+	assert_int_equal(pa->chains[3].route, DCPI_STACK_ROUTE_DWARF);
+	/* The other way: b's shorter period scales pa's coming in. */
+	dcpi_stackfile_free(a);
+	assert_non_null(a = parse_ok(ba.p, ba.len));
+	assert_int_equal(dcpi_stackfile_merge(b, a, &err), 0);
+	assert_int_equal(count_of(b, "instructions", NULL, s2, 2), 47);
+	assert_int_equal(b->chains[0].period, 1000000);
+	encode_ok(b, &bb);
+	dcpi_stackfile_free(parse_ok(bb.p, bb.len));
+	free(ba.p);
+	free(bb.p);
+	dcpi_stackfile_free(a);
+	dcpi_stackfile_free(b);
+	dcpi_stackfile_free(pa);
+}
+
 static void
 test_reject_header(void **state)
 {
@@ -563,6 +644,26 @@ test_reject_header(void **state)
 		    "line 5: 'event' out of place" },
 		{ "dcpi-stacks 1\nepoch " EPOCH "\nhost h\nhost g\n",
 		    "line 4: 'host' out of place" },
+		{ "dcpi-stacks 1\nepoch " EPOCH "\nhost h\nchains 0 1 fp\n",
+		    "line 4: 'chains' out of place" },
+		{ "dcpi-stacks 1\nepoch " EPOCH "\nhost h\nevent 0 a\nchains 1 1 fp\n",
+		    "line 5: expected 'chains IDX PERIOD ROUTE', IDX an event's index (1 events)" },
+		{ "dcpi-stacks 1\nepoch " EPOCH "\nhost h\nevent 0 a\nevent 1 b\nchains 1 1 fp\n"
+		    "chains 0 1 fp\n", "line 7: expected 'chains IDX PERIOD ROUTE'" },
+		{ "dcpi-stacks 1\nepoch " EPOCH "\nhost h\nevent 0 a\nchains 0 1 fp\nchains 0 1 fp\n",
+		    "line 6: expected 'chains IDX PERIOD ROUTE'" },
+		{ "dcpi-stacks 1\nepoch " EPOCH "\nhost h\nevent 0 a\nchains 0 x fp\n",
+		    "line 5: chains 0: expected PERIOD in decimal" },
+		{ "dcpi-stacks 1\nepoch " EPOCH "\nhost h\nevent 0 a\nchains 0 9223372036854775808 fp\n",
+		    "line 5: chains 0: expected PERIOD in decimal (at most 2^63 - 1)" },
+		{ "dcpi-stacks 1\nepoch " EPOCH "\nhost h\nevent 0 a\nchains 0 1 lbr\n",
+		    "line 5: chains 0: expected ROUTE fp, dwarf or mixed" },
+		{ "dcpi-stacks 1\nepoch " EPOCH "\nhost h\nevent 0 a\nchains 0 1\n",
+		    "line 5: chains 0: expected PERIOD" },
+		{ "dcpi-stacks 1\nepoch " EPOCH "\nhost h\nevent 0 a\nchains 0 1 fp\nevent 1 b\n",
+		    "line 6: 'event' out of place" },
+		{ "dcpi-stacks 1\nepoch " EPOCH "\nhost h\nevent 0 a\nlabel 0 l\nchains 0 1 fp\n",
+		    "line 6: 'chains' out of place" },
 		{ "dcpi-stacks 1\nepoch " EPOCH "\nhost h\nstacks 0\n",
 		    "line 4: 'stacks' out of place" },
 		{ "dcpi-stacks 1\nepoch " EPOCH "\nhost h\nsamples\n",
@@ -886,6 +987,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_unknown_lines),
 		cmocka_unit_test(test_interning),
 		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_chains),
 		cmocka_unit_test(test_reject_header),
 		cmocka_unit_test(test_reject_binary),
 		cmocka_unit_test(test_truncated),

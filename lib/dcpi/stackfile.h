@@ -13,6 +13,7 @@
  *   host HOST
  *   image IDX ID TSTART TSIZE PATH  zero or more, IDX 0, 1, 2 ... in order
  *   event IDX EVENT                 zero or more, IDX from 0
+ *   chains IDX PERIOD ROUTE         zero or one per event, IDX increasing
  *   label IDX LABEL                 zero or more, IDX from 0
  *   frames N
  *   stacks M
@@ -24,7 +25,17 @@
  * the image's text start in hex without "0x".  HOST, PATH, EVENT (the
  * libpfm4 string) and LABEL are the rest of the line: at least one
  * character, the first not a blank.  Image ids, events and labels are
- * each unique.  Lines "WORD REST" of another keyword between the host and
+ * each unique.  A chains line says how the stacks of event IDX were
+ * sampled: PERIOD (decimal, at most 2^63 - 1) events of the event between
+ * two chains (cpu-clock: nanoseconds), which may be a multiple of the
+ * flat profiles' period (dcpid's callchain-period), 0 for not said; ROUTE
+ * "fp" (the kernel walked frame pointers), "dwarf" (dcpid unwound the
+ * user frames from CFI) or "mixed" (flushes of both merged).  An event
+ * without one (files before chains lines) is PERIOD 0, ROUTE fp: its
+ * chains were sampled with every sample of the event, at its profiles'
+ * period.  A reader weighs a stack's count by its event's PERIOD (events
+ * = count x PERIOD); the callers frame pointers miss are only fp's to
+ * repair.  Lines "WORD REST" of another keyword between the host and
  * frames lines are unknown lines: kept, in order, and written back after
  * the label lines.  Every line ends in "\n"; the header holds no NUL.
  *
@@ -88,6 +99,17 @@ extern "C" {
  * string; "unknown" for another offset. */
 const char *dcpi_stack_truncated_reason(uint64_t offset);
 
+/* How an event's chains were sampled (its chains line). */
+#define DCPI_STACK_ROUTE_FP	0	/* frame pointers, walked by the kernel */
+#define DCPI_STACK_ROUTE_DWARF	1	/* user frames unwound by dcpid from CFI */
+#define DCPI_STACK_ROUTE_MIXED	2	/* both, in flushes merged */
+struct dcpi_stack_chains {
+	uint64_t	 period;	/* events between two chains; 0: not said */
+	unsigned	 route;		/* DCPI_STACK_ROUTE_* */
+};
+/* "fp", "dwarf", "mixed" (the file's words); "unknown" for another. */
+const char *dcpi_stack_route_name(unsigned route);
+
 /* An image of the file (strings malloc'd, owned by the file). */
 struct dcpi_stack_image {
 	char		*id;		/* lowercase hex image id */
@@ -136,6 +158,7 @@ struct dcpi_stackfile {
 	char			**unknown;	/* unknown header lines, verbatim, no "\n" */
 	size_t			 n_unknown;
 	struct dcpi_stackfile_index *index;	/* private: the interning tables */
+	struct dcpi_stack_chains *chains;	/* n_events: each event's chains line */
 };
 
 /* A frame for dcpi_stackfile_add: the image by its id (NULL: a frame that
@@ -176,9 +199,21 @@ int dcpi_stackfile_add(struct dcpi_stackfile *sf, const char *event,
     const char *label, const struct dcpi_stack_addframe *frames, uint32_t depth,
     uint64_t count, struct dcpi_error *err);
 
+/* Sets event's chains line (interning the event if new): period 0 (not
+ * said) to INT64_MAX, route DCPI_STACK_ROUTE_*; the counts already there
+ * are not changed.  -1/EINVAL for a bad event (as dcpi_stackfile_add),
+ * period or route; -1/ENOMEM or EOVERFLOW. */
+int dcpi_stackfile_set_chains(struct dcpi_stackfile *sf, const char *event,
+    uint64_t period, unsigned route, struct dcpi_error *err);
+
 /* Adds every stack of from into into (counts of stacks in both add up),
  * matching images by id, events and labels by string; from's unknown
- * lines that into lacks are appended.  -1/EINVAL, into unchanged, when the
+ * lines that into lacks are appended.  An event's chains of two periods
+ * (a reload changed it between two flushes of an epoch) are kept at the
+ * shorter: the other's counts multiplied by its period over that one,
+ * rounded (at least 1), so that count x period stays each stack's events;
+ * a period not said (0) takes the other's as it is.  Routes that differ
+ * become DCPI_STACK_ROUTE_MIXED.  -1/EINVAL, into unchanged, when the
  * epochs or hosts differ or an image id has another tstart or tsize in
  * each; -1/ENOMEM or EOVERFLOW with into holding a part of from's stacks
  * (each whole: into stays a valid file). */
