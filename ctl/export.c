@@ -74,10 +74,14 @@ resolve(void *arg, const struct dcpi_profile *p, uint32_t offset, struct dcpi_ex
  * frames as indexes into the profiles exported (dcpi/export.h). */
 struct stacks_out {
 	const struct selection	*s;
+	const struct dcpi_dataset *d;
 	const struct dcpi_profile *const *profs;
 	size_t			 n;
 	struct dcpi_export_stack *v;
 	size_t			 n_v, cap;
+	/* The chains' periods that differ from their profiles', whose
+	 * counts were scaled to them: the least and most, 0 if none. */
+	uint64_t		 scaled_lo, scaled_hi;
 };
 
 static int
@@ -112,6 +116,7 @@ stacks_one(void *arg, const struct dcpi_stackfile *sf, const char *kallsyms)
 	struct dcpi_export_frame *f;
 	size_t *img, i, leaf;
 	const char *label;
+	uint64_t cp;
 	uint32_t k;
 
 	(void)kallsyms;		/* the encoders' resolver symbolizes */
@@ -144,11 +149,102 @@ stacks_one(void *arg, const struct dcpi_stackfile *sf, const char *kallsyms)
 			    DCPI_EXPORT_NOPROF : img[fr->image];
 			f[k].offset = fr->offset;
 		}
-		o->v[o->n_v].count = st->count;
+		/* The encoders take a stack's count for samples of its leaf's
+		 * profile: chains sampled on a period of their own are
+		 * counted as the events they stand for, in that period. */
+		cp = stacks_chain_period(sf, st->event, o->d);
+		o->v[o->n_v].count = stacks_rescale(st->count, cp, o->profs[leaf]->period);
+		if (cp != 0 && o->profs[leaf]->period != 0 && cp != o->profs[leaf]->period) {
+			if (o->scaled_lo == 0 || cp < o->scaled_lo)
+				o->scaled_lo = cp;
+			if (cp > o->scaled_hi)
+				o->scaled_hi = cp;
+		}
 		o->v[o->n_v].depth = st->depth;
 		o->v[o->n_v++].frames = f;
 	}
 	free(img);
+}
+
+static const struct stacks_out *leaf_o;
+
+/* By leaf: its profile, then its offset. */
+static int
+leaf_cmp(const void *a, const void *b)
+{
+	const struct dcpi_export_frame *x = leaf_o->v[*(const size_t *)a].frames;
+	const struct dcpi_export_frame *y = leaf_o->v[*(const size_t *)b].frames;
+
+	if (x->prof != y->prof)
+		return x->prof < y->prof ? -1 : 1;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/*
+ * Chains sampled on a period of their own, scaled to the profiles', are
+ * an estimate, which at a leaf PC can say more samples than its profile
+ * holds there: the stacks of such a leaf are scaled down to the profile's
+ * count there (largest remainders first; a stack left with none is
+ * dropped), so that the export's totals stay the flat profiles'.  g[0..n)
+ * are the stacks of one leaf.
+ */
+static void
+cap_leaf(struct stacks_out *o, const size_t *g, size_t n)
+{
+	const struct dcpi_export_frame *leaf = o->v[g[0]].frames;
+	uint64_t flat = dcpi_profile_count(o->profs[leaf->prof], leaf->offset);
+	uint64_t sum = 0, left, best, *rem;
+	size_t i, k;
+
+	for (i = 0; i < n; i++)
+		sum = sum + o->v[g[i]].count < sum ? UINT64_MAX : sum + o->v[g[i]].count;
+	if (sum <= flat)
+		return;
+	rem = xcalloc(n, sizeof(*rem));
+	left = flat;
+	for (i = 0; i < n; i++) {
+		unsigned __int128 v = (unsigned __int128)o->v[g[i]].count * flat;
+
+		o->v[g[i]].count = (uint64_t)(v / sum);
+		rem[i] = (uint64_t)(v % sum);
+		left -= o->v[g[i]].count;
+	}
+	for (; left > 0; left--) {
+		for (i = k = 0, best = 0; i < n; i++)
+			if (rem[i] > best) {
+				best = rem[i];
+				k = i;
+			}
+		o->v[g[k]].count++;
+		rem[k] = 0;
+	}
+	free(rem);
+}
+
+static void
+cap_to_flat(struct stacks_out *o)
+{
+	size_t *order, i, j, n = 0;
+
+	if (o->n_v == 0)
+		return;
+	order = xcalloc(o->n_v, sizeof(*order));
+	for (i = 0; i < o->n_v; i++)
+		order[i] = i;
+	leaf_o = o;
+	qsort(order, o->n_v, sizeof(*order), leaf_cmp);
+	for (i = 0; i < o->n_v; i = j) {
+		for (j = i + 1; j < o->n_v && leaf_cmp(&order[i], &order[j]) == 0; j++)
+			;
+		cap_leaf(o, order + i, j - i);
+	}
+	free(order);
+	for (i = 0; i < o->n_v; i++)
+		if (o->v[i].count > 0)
+			o->v[n++] = o->v[i];
+		else
+			free((void *)o->v[i].frames);
+	o->n_v = n;
 }
 
 static void
@@ -307,6 +403,7 @@ cmd_export(const struct ctl_globals *g, int argc, char **argv)
 	struct resolver r = { 0 };
 	struct stacks_out so = { 0 };
 	struct dcpi_error err;
+	char *scaled = NULL;	/* what the chains' scaling was, if any */
 	size_t *sel = NULL, n = 0, i, nl;
 	const char **labels;
 	uint64_t *toff = NULL;
@@ -369,20 +466,38 @@ cmd_export(const struct ctl_globals *g, int argc, char **argv)
 		size_t skipped = 0;
 
 		so.s = &s;
+		so.d = d;
 		so.profs = profs;
 		so.n = n;
 		stacks_each_file(g->db, d, so.s, r.c, stacks_one, &so, &skipped);
+		if (so.scaled_lo != 0) {
+			cap_to_flat(&so);
+			if (so.scaled_hi != so.scaled_lo)
+				xasprintf(&scaled, "call chains sampled every %" PRIu64 " to %"
+				    PRIu64 " events, counted as samples of their profiles' "
+				    "period, at most the profile's at their leaf", so.scaled_lo,
+				    so.scaled_hi);
+			else
+				xasprintf(&scaled, "call chains sampled every %" PRIu64 " events, "
+				    "counted as samples of their profiles' period, at most the "
+				    "profile's at their leaf", so.scaled_lo);
+			fprintf(stderr, "dcpictl: export: note: %s\n", scaled);
+		}
 	}
 	if (strcmp(format, "pprof") == 0) {
 		text_offsets(profs, n, toff);
 		x = dcpi_pprof_encode_stacks(profs, toff, n, so.v, so.n_v, &buf, &len, &err);
 	} else if (strcmp(format, "pprof-proto") == 0) {
 		struct dcpi_proto_meta meta;
-		char *comments[4];
+		char *comments[5];
 		size_t nc;
 
 		text_offsets(profs, n, toff);
 		proto_meta(g->db, d, &meta, comments, &nc);
+		if (scaled != NULL && meta.comments != NULL) {
+			xasprintf(&comments[nc++], "dcpi: %s", scaled);
+			meta.n_comments = nc;
+		}
 		x = dcpi_pprof_proto_encode(profs, toff, n, so.v, so.n_v, resolve, &r, &meta,
 		    &buf, &len, &err);
 		while (nc > 0)
@@ -453,6 +568,7 @@ cmd_export(const struct ctl_globals *g, int argc, char **argv)
 	if (write_out(output, buf, len) == 0)
 		rc = 0;
 out:
+	free(scaled);
 	stacks_out_free(&so);
 	free(buf);
 	free(sel);

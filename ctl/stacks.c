@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,7 @@ struct procedure {
 /* A stack of a file, symbolized: proc indexes, the sampled PC first. */
 struct chain {
 	uint64_t	 count;
+	uint64_t	 period;	/* events a sample stands for; 0: not known */
 	uint32_t	 depth;
 	uint32_t	*proc;
 };
@@ -215,6 +217,57 @@ frame_proc(struct chains *ch, struct filesym *fs, uint32_t f)
 	return fs->frame[f] - 1;
 }
 
+uint64_t
+stacks_chain_period(const struct dcpi_stackfile *sf, uint32_t ev,
+    const struct dcpi_dataset *d)
+{
+	size_t i;
+
+	if (sf->chains[ev].period != 0)
+		return sf->chains[ev].period;
+	for (i = 0; i < d->n_events; i++)
+		if (strcmp(d->events[i].name, sf->events[ev]) == 0)
+			return d->events[i].period;
+	return 0;
+}
+
+uint64_t
+stacks_rescale(uint64_t count, uint64_t num, uint64_t den)
+{
+	unsigned __int128 v;
+
+	if (num == 0 || den == 0 || num == den)
+		return count;
+	v = ((unsigned __int128)count * num + den / 2) / den;
+	return v > UINT64_MAX ? UINT64_MAX : v == 0 ? 1 : (uint64_t)v;
+}
+
+/* Chains of several periods (epochs, hosts or a reload's flushes that
+ * sampled them at other rates) brought to the shortest: each count times
+ * its period over that one, so that the counts weigh as the events they
+ * stand for.  Chains of one period keep their counts of samples. */
+static void
+chains_scale(struct chains *ch, const char *cmd)
+{
+	uint64_t lo = 0, hi = 0;
+	size_t i;
+
+	for (i = 0; i < ch->n; i++) {
+		if (ch->v[i].period == 0)
+			continue;
+		if (lo == 0 || ch->v[i].period < lo)
+			lo = ch->v[i].period;
+		if (ch->v[i].period > hi)
+			hi = ch->v[i].period;
+	}
+	if (lo == hi)
+		return;
+	for (i = 0; i < ch->n; i++)
+		ch->v[i].count = stacks_rescale(ch->v[i].count, ch->v[i].period, lo);
+	fprintf(stderr, "dcpictl: %s: note: call chains sampled every %" PRIu64 " to %"
+	    PRIu64 " events, counted as samples every %" PRIu64 "\n", cmd, lo, hi, lo);
+}
+
 /* Nonzero if the selection keeps stacks of label (NULL: unlabelled), as
  * the dataset keeps profiles: the idle task's only when asked for. */
 static int
@@ -280,6 +333,7 @@ chains_file(struct chains *ch, const struct selection *s, struct filesym *fs)
 		}
 		c = &ch->v[ch->n++];
 		c->count = st->count;
+		c->period = stacks_chain_period(sf, st->event, fs->d);
 		c->depth = st->depth;
 		c->proc = xreallocarray(NULL, st->depth, sizeof(uint32_t));
 		for (k = 0; k < st->depth; k++)
@@ -288,7 +342,9 @@ chains_file(struct chains *ch, const struct selection *s, struct filesym *fs)
 }
 
 /*
- * Callers that the frame pointers miss.  A function without a frame of its
+ * Callers that the frame pointers miss (fp chains only: an unwinder's
+ * chain, dwarf's, has every caller it found and ends where it could not
+ * go on, with nothing to put back).  A function without a frame of its
  * own (in Go a small leaf that keeps its variables in registers, assembly
  * such as runtime.memmove; any function at its first instruction) leaves
  * the frame pointer at its caller's frame, so the kernel's chain goes from
@@ -427,27 +483,37 @@ restore_callers(struct dcpi_stackfile *sf, const struct selection *s,
 	struct restore r;
 	uint32_t k, depth, off, f;
 	size_t i, missed = 0;
+	int fp;
 
 	memset(&r, 0, sizeof(r));
 	filesym_init(&r.fs, sf, d, c, kallsyms);
 	for (i = 0; i < sf->n_stacks; i++) {
 		st = &sf->stacks[i];
-		if (!stacks_kept(s, sf, st))
+		if (!stacks_kept(s, sf, st) || sf->chains[st->event].route != DCPI_STACK_ROUTE_FP)
 			continue;
 		for (k = 0; k + 1 < st->depth; k++)
 			missed += missed_caller_once(&r, st->frames[k], st->frames[k + 1], &off);
 	}
 	if (missed == 0 || (out = dcpi_stackfile_new(sf->epoch, sf->host)) == NULL)
 		goto done;
+	for (i = 0; i < sf->n_events; i++)
+		if (dcpi_stackfile_set_chains(out, sf->events[i], sf->chains[i].period,
+		    sf->chains[i].route, &err) == -1) {
+			dcpi_stackfile_free(out);
+			out = NULL;
+			goto done;
+		}
 	fr = xreallocarray(NULL, 2 * DCPI_STACK_DEPTH_MAX, sizeof(*fr));
 	for (i = 0; i < sf->n_stacks; i++) {
 		st = &sf->stacks[i];
 		if (!stacks_kept(s, sf, st))
 			continue;
+		fp = sf->chains[st->event].route == DCPI_STACK_ROUTE_FP;
 		for (k = depth = 0; k < st->depth; k++) {
 			f = st->frames[k];
 			addframe(sf, sf->frames[f].image, sf->frames[f].offset, &fr[depth++]);
-			if (k + 1 < st->depth && missed_caller_once(&r, f, st->frames[k + 1], &off))
+			if (fp && k + 1 < st->depth &&
+			    missed_caller_once(&r, f, st->frames[k + 1], &off))
 				addframe(sf, sf->frames[st->frames[k + 1]].image, off,
 				    &fr[depth++]);
 		}
@@ -559,7 +625,9 @@ chains_load(const char *db, const struct selection *s, const char *cmd, struct c
 			    "selected: dcpid was not run with -g (callchain = fp)\n", cmd,
 			    d->n_epochs);
 		r = -1;
-	} else if (ch->n_events > 1) {
+	} else if (ch->n_events == 1)
+		chains_scale(ch, cmd);
+	else if (ch->n_events > 1) {
 		fprintf(stderr, "dcpictl: %s: call chains of several events (", cmd);
 		for (i = 0; i < ch->n_events; i++) {
 			fputs(i ? ", " : "", stderr);

@@ -37,7 +37,8 @@ int stacks_calls(const struct ctl_globals *g, const struct selection *s, const c
  * one is skipped with a warning, as profiles are, and counted in
  * *skipped.  The chains fn sees have the callers back that the frame
  * pointers missed (a function without a frame of its own, called
- * directly: stacks.c), found with the symbol tables of c; where some
+ * directly: stacks.c), found with the symbol tables of c, in the chains
+ * of the fp route only (the file's chains lines); where some
  * were put back, the file fn sees holds only the stacks the selection s
  * keeps (stacks_kept), which is all fn is to read of it.  Returns the
  * number of files given to fn.
@@ -53,6 +54,16 @@ size_t stacks_each_file(const char *db, const struct dcpi_dataset *d,
  * sel_load keeps profiles. */
 int stacks_kept(const struct selection *s, const struct dcpi_stackfile *sf,
     const struct dcpi_stack *st);
+
+/* The events one sample of sf's event ev stands for in its chains: the
+ * file's chains line's period, else (a file before them, or a period not
+ * said: a chain with every sample) the period of the event's profiles in
+ * d; 0 if neither says. */
+uint64_t stacks_chain_period(const struct dcpi_stackfile *sf, uint32_t ev,
+    const struct dcpi_dataset *d);
+/* count x num / den, rounded, at least 1, saturating; count itself when
+ * num or den is 0 or they are equal. */
+uint64_t stacks_rescale(uint64_t count, uint64_t num, uint64_t den);
 
 /* One folded stack: its frames' names root first, joined by ';' (a ';'
  * in a name is written ':', a control byte \xHH), and its samples. */
