@@ -36,8 +36,9 @@ PY=/usr/bin/python3
 # on the tick) and a fixed 1 ms cpu-clock period keeps one phase against a
 # 4 ms tick: the handler's samples were all or none depending on the run
 # (0 of 376 handler runs sampled).  Jittered periods, as a user wanting
-# such work seen would set, sweep the phase.
-start_dcpid -e perf::cpu-clock -g --period-jitter 20
+# such work seen would set, sweep the phase.  A chain with every sample
+# (callchain-period 1x), for the counts below in runs of a second or two.
+start_dcpid -e perf::cpu-clock -g --period-jitter 20 --callchain-period 1x
 ctl status >"$T/status" || fail "status failed"
 grep -E '^callchains +dwarf' "$T/status" || fail "-g did not take the dwarf route: $(grep callchains "$T/status")"
 "$T/nofp" tree 2 || fail "nofp tree failed"
@@ -91,7 +92,7 @@ stop_dcpid
 
 # A copy too small for the chain: cut, with the reason, never guessed.
 mv "$DB" "$T/db-dwarf"
-printf 'callchain = dwarf\ncallchain-stack = 64\n' >"$T/small.conf"
+printf 'callchain = dwarf\ncallchain-stack = 64\ncallchain-period = 1x\n' >"$T/small.conf"
 start_dcpid -e perf::cpu-clock --config "$T/small.conf"
 "$T/nofp" tree 1 || fail "nofp tree failed"
 ctl flush >/dev/null || fail "flush failed"
@@ -110,7 +111,7 @@ bad=$(awk '/;leaf [0-9]+$/ { s = $0; sub(/ [0-9]+$/, "", s); sub(/^\[truncated: 
 # The same tree with frame pointers: the leaf's callers are lost, which
 # is why the dwarf route is there.
 mv "$DB" "$T/db-small"
-start_dcpid -e perf::cpu-clock --callchain fp
+start_dcpid -e perf::cpu-clock --callchain fp --callchain-period 1x
 "$T/nofp" tree 1 || fail "nofp tree failed"
 ctl flush >/dev/null || fail "flush failed"
 ctl status | grep -E '^callchains +fp' || fail "--callchain fp not fp"
