@@ -739,3 +739,8 @@ tests_fuzz_fuzz_unwind_corpus_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DFUZZ_CORPUS='"$(abs_top_srcdir)/tests/fuzz/corpus/unwind"'
 tests_fuzz_fuzz_unwind_corpus_CFLAGS = $(AM_CFLAGS) $(ELF_CFLAGS) $(DW_CFLAGS)
 tests_fuzz_fuzz_unwind_corpus_LDADD = daemon/libdcpid.la $(ELF_LIBS) $(DW_LIBS)
+# Call chains on a period of their own (callchain-period): dense flat
+# profiles, sparse stacks with the same shares, the stack file's chains
+# lines, and the missed-caller repair on fp chains only.
+TESTS += tests/integration/test_callchain_period.sh
+EXTRA_DIST += tests/integration/test_callchain_period.sh
