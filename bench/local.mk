@@ -122,3 +122,6 @@ EXTRA_DIST += bench/dwarf_cost.sh
 # this host, and their sum over N at random (section "Unwind tables for a
 # host of 500 images").
 EXTRA_DIST += bench/unwind_fleet.sh
+# `sh bench/chain_period_cost.sh BUILDDIR`: dcpid's CPU with chains at
+# 10x the flat profile's period (callchain-period) against every sample.
+EXTRA_DIST += bench/chain_period_cost.sh

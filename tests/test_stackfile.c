@@ -964,6 +964,11 @@ write_corpus(const char *dir)
 	snprintf(path, sizeof(path), "%s/valid-saturated", dir);
 	if (dcpi_stackfile_write(path, sf, &err) == -1)
 		goto fail;
+	snprintf(path, sizeof(path), "%s/valid-chains", dir);
+	if (dcpi_stackfile_set_chains(sf, "cycles:u", 10000000, DCPI_STACK_ROUTE_DWARF,
+	    &err) == -1 || dcpi_stackfile_set_chains(sf, "page-faults", 1,
+	    DCPI_STACK_ROUTE_MIXED, &err) == -1 || dcpi_stackfile_write(path, sf, &err) == -1)
+		goto fail;
 	dcpi_stackfile_free(sf);
 	good(&b);
 	snprintf(path, sizeof(path), "%s/valid-handmade", dir);
