@@ -11,7 +11,8 @@
  * prints), or "-" for a frame dcpid could not attribute (the kernel's,
  * say, without kallsyms).  Event perf::cpu-clock, period 1 ms.  Stack
  * files and profiles already there are added to, not replaced, so that
- * several runs build one epoch.
+ * several runs build one epoch.  MKSTACKS_CHAINS="PERIOD ROUTE" (ROUTE 0
+ * fp, 1 dwarf) gives the event's chains line (dcpid's callchain-period).
  */
 #include "config.h"
 
@@ -81,10 +82,11 @@ main(int argc, char **argv)
 	struct dcpi_stackfile *sf;
 	struct dcpi_profile *p;
 	struct dcpi_error err;
-	const char *label, *s;
+	const char *label, *s, *chains;
 	char name[1024], file[4096], sfile[4096], *dir, *end;
-	uint64_t vaddr, count;
+	uint64_t vaddr, count, period;
 	uint32_t depth;
+	unsigned route;
 	int i;
 
 	if (argc < 7) {
@@ -141,6 +143,12 @@ main(int argc, char **argv)
 	}
 	if (p->n_counts > 0 && dcpi_profile_write(file, p, &err) == -1)
 		return die(file, &err);
+	if ((chains = getenv("MKSTACKS_CHAINS")) != NULL) {
+		if (sscanf(chains, "%" SCNu64 " %u", &period, &route) != 2)
+			return die(chains, NULL);
+		if (dcpi_stackfile_set_chains(sf, EVENT, period, route, &err) == -1)
+			return die(chains, &err);
+	}
 	if (dcpi_stackfile_write(sfile, sf, &err) == -1)
 		return die(sfile, &err);
 	free(dir);

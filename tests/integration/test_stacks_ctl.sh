@@ -121,3 +121,25 @@ grep -q "^dcpictl: prof: no call chain holds the procedure 'nosuch'$" "$T/err" |
 ctl prof -i --callers hot 2>/dev/null; [ $? = 2 ] || fail "prof -i --callers: not a usage error"
 ctl stacks --csv 2>/dev/null; [ $? = 2 ] || fail "stacks --csv: not a usage error"
 echo "errors: $(head -c 200 "$T/err")"
+
+# Chains of their own period (dcpid's callchain-period, the stack file's
+# chains lines), in a database of their own: an epoch of chains every
+# 10 ms keeps its counts of samples; with an epoch of 1 ms chains beside
+# it, each 10 ms sample counts 10, and a note says so.
+D2=$T/db2
+MKSTACKS_CHAINS="10000000 0" "$MK" "$D2" $E1 h1 - "$W" "$HOT,$B,$A,$MAIN=30" ||
+	fail "mkstacks 10 ms"
+MKSTACKS_CHAINS="1000000 0" "$MK" "$D2" $E3 h1 - "$W" "$HOT,$B,$A,$MAIN=50" "$HOT,$C,$A,$MAIN=7" ||
+	fail "mkstacks 1 ms"
+[ "$("$DCPICTL" -d "$D2" stacks --epoch $E1 2>"$T/err")" = "main;a;b;hot 30" ] ||
+	fail "stacks of 10 ms chains: $("$DCPICTL" -d "$D2" stacks --epoch $E1)"
+[ -s "$T/err" ] && fail "one period, yet a note: $(cat "$T/err")"
+"$DCPICTL" -d "$D2" stacks --all >"$T/out" 2>"$T/err" || fail "stacks --all of two periods failed"
+want='main;a;b;hot 350
+main;a;c;hot 7'
+[ "$(cat "$T/out")" = "$want" ] || fail "stacks of 10 ms and 1 ms chains: $(cat "$T/out")"
+grep -qx 'dcpictl: stacks: note: call chains sampled every 1000000 to 10000000 events, counted as samples every 1000000' "$T/err" ||
+	fail "no note of the periods: $(cat "$T/err")"
+"$DCPICTL" -d "$D2" prof --all --callers hot --csv 2>/dev/null | grep -q '^350,98.0[0-9]*,b,' ||
+	fail "prof --callers of two periods: $("$DCPICTL" -d "$D2" prof --all --callers hot --csv)"
+echo "periods: $(tr '\n' '|' <"$T/out") $(cat "$T/err")"
