@@ -17,6 +17,7 @@
 
 static uint64_t	 nlost, nthrottled, nunthrottled, nunknown_id;
 static uint64_t	 nlost_sideband;	/* records of the sideband buffers */
+static uint64_t	 nlost_chains;	/* samples of the sparse twins (callchain-period) */
 static uint64_t	 nunattr[ATTR_NREASONS];
 /* Unattributed samples since the last flush that stored them, by event:
  * pend[ev * ATTR_NREASONS + reason]. */
@@ -47,7 +48,7 @@ loss_fini(void)
 	free(cpuloss);
 	cpuloss = NULL;
 	ncpuloss = 0;
-	nlost = nlost_sideband = nthrottled = 0;
+	nlost = nlost_sideband = nlost_chains = nthrottled = 0;
 	last_lost_time = last_throttle_time = 0;
 }
 
@@ -86,10 +87,16 @@ loss_lost(const union record *rec, size_t size, uint64_t n)
 	struct cpu_loss *l;
 	uint64_t t = 0, id = 0;
 	uint32_t cpu = 0;
+	int ev;
 
 	l = cpu_loss_of(rec, size, &t, &cpu, &id);
 	if (l != NULL && perf_id_is_sideband(id)) {
 		nlost_sideband += n;
+		return;
+	}
+	/* A sparse twin's: chains the stacks lack, not flat counts. */
+	if (l != NULL && (ev = perf_event_of_id(id)) != -1 && (ev & PERF_EVENT_CHAIN)) {
+		nlost_chains += n;
 		return;
 	}
 	nlost += n;
@@ -184,6 +191,7 @@ loss_status(struct status_writer *w)
 	size_t i;
 
 	status_add(w, "lost", "%ju", (uintmax_t)nlost);
+	status_add(w, "lost-chains", "%ju", (uintmax_t)nlost_chains);
 	status_add(w, "lost-sideband", "%ju", (uintmax_t)nlost_sideband);
 	perf_sideband_watch(&sw);
 	if (sw.size > 0)

@@ -104,6 +104,7 @@ start_dcpid -e perf::cpu-clock --config "$T/dcpid.conf"
 ctl status >"$T/status" || fail "status failed"
 grep -E '^callchains +fp, depth [0-9]+, period 10x \(perf::cpu-clock 10000000\)' "$T/status" ||
     fail "status lacks the chains' period: $(grep '^callchains' "$T/status")"
+grep -E '^lost-chains +[0-9]+$' "$T/status" || fail "status lacks lost-chains"
 "$T/work" split 4 || fail "work split failed"
 "$T/work" tail 1.5 || fail "work tail failed"
 ctl flush >/dev/null || fail "flush failed"
