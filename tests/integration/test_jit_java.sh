@@ -21,7 +21,9 @@ javac -d "$T/classes" "$top_srcdir/tests/workload/JitHot.java" ||
 ln -s "$(command -v java)" "$T/$cmd" || fail "cannot link java"
 map=
 
-start_dcpid -e perf::cpu-clock -g
+# A chain with every sample (callchain-period 1x): the JIT leaf's chains
+# are counted against its flat samples.
+start_dcpid -e perf::cpu-clock -g --callchain-period 1x
 "$T/$cmd" -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit \
     -XX:+PreserveFramePointer -cp "$T/classes" JitHot 4 >"$T/java.out" 2>&1 & jp=$!
 map=/tmp/perf-$jp.map

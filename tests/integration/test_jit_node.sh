@@ -18,7 +18,9 @@ ln -s "$(command -v node)" "$T/$cmd" || fail "cannot link node"
 ln -s "$(command -v node)" "$T/dcpijit-nomap" || fail "cannot link node"
 map=
 
-start_dcpid -e perf::cpu-clock -g
+# A chain with every sample (callchain-period 1x): the JIT leaf's chains
+# are counted against its flat samples.
+start_dcpid -e perf::cpu-clock -g --callchain-period 1x
 # In $T: with --perf-basic-prof node also writes isolate-*-v8.log into
 # its working directory.
 (cd "$T" && exec "$T/$cmd" --perf-basic-prof --no-turbo-inlining \
