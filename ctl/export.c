@@ -182,11 +182,12 @@ leaf_cmp(const void *a, const void *b)
 
 /*
  * Chains sampled on a period of their own, scaled to the profiles', are
- * an estimate, which at a leaf PC can say more samples than its profile
- * holds there: the stacks of such a leaf are scaled down to the profile's
- * count there (largest remainders first; a stack left with none is
- * dropped), so that the export's totals stay the flat profiles'.  g[0..n)
- * are the stacks of one leaf.
+ * an estimate, which at a leaf PC says more or fewer samples than its
+ * profile holds there: the stacks of such a leaf share the profile's
+ * count there in proportion to theirs (largest remainders first; a stack
+ * left with none is dropped), so that the export's totals stay the flat
+ * profiles' and the chains say only how a PC was reached.  g[0..n) are
+ * the stacks of one leaf.
  */
 static void
 cap_leaf(struct stacks_out *o, const size_t *g, size_t n)
@@ -198,7 +199,7 @@ cap_leaf(struct stacks_out *o, const size_t *g, size_t n)
 
 	for (i = 0; i < n; i++)
 		sum = sum + o->v[g[i]].count < sum ? UINT64_MAX : sum + o->v[g[i]].count;
-	if (sum <= flat)
+	if (sum == flat || sum == 0)
 		return;
 	rem = xcalloc(n, sizeof(*rem));
 	left = flat;
@@ -475,11 +476,11 @@ cmd_export(const struct ctl_globals *g, int argc, char **argv)
 			if (so.scaled_hi != so.scaled_lo)
 				xasprintf(&scaled, "call chains sampled every %" PRIu64 " to %"
 				    PRIu64 " events, counted as samples of their profiles' "
-				    "period, at most the profile's at their leaf", so.scaled_lo,
+				    "period, sharing the profile's at their leaf", so.scaled_lo,
 				    so.scaled_hi);
 			else
 				xasprintf(&scaled, "call chains sampled every %" PRIu64 " events, "
-				    "counted as samples of their profiles' period, at most the "
+				    "counted as samples of their profiles' period, sharing the "
 				    "profile's at their leaf", so.scaled_lo);
 			fprintf(stderr, "dcpictl: export: note: %s\n", scaled);
 		}
