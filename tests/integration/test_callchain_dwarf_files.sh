@@ -82,7 +82,8 @@ done
 # The build-id cache's: the same program under one more name.
 build nofp-bc -fasynchronous-unwind-tables
 
-start_dcpid -e perf::cpu-clock -g
+# A chain with every sample: the shares below want a second's samples.
+start_dcpid -e perf::cpu-clock -g --callchain-period 1x
 for p in nofp-strip nofp-dbgf nofp-dbgb nofp-dbgl; do
 	"$T/$p" tree 1 || fail "$p tree failed"
 done

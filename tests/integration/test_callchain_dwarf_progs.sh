@@ -108,7 +108,8 @@ dcpid_one() {
 }
 dcpid_runs() {
 	route=$1; shift
-	start_dcpid -e perf::cpu-clock "$@" --period-jitter 20
+	# A chain with every sample, as perf's runs have them.
+	start_dcpid -e perf::cpu-clock "$@" --period-jitter 20 --callchain-period 1x
 	ctl status | grep -E "^callchains +$route" || fail "not the $route route: $(ctl status | grep '^callchains')"
 	progs dcpid_one
 	ctl flush >/dev/null || fail "flush failed"
