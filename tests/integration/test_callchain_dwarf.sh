@@ -41,18 +41,21 @@ PY=/usr/bin/python3
 start_dcpid -e perf::cpu-clock -g --period-jitter 20 --callchain-period 1x
 ctl status >"$T/status" || fail "status failed"
 grep -E '^callchains +dwarf' "$T/status" || fail "-g did not take the dwarf route: $(grep callchains "$T/status")"
-"$T/nofp" tree 2 || fail "nofp tree failed"
-"$T/nofp" zlib 2 || fail "nofp zlib failed"
-"$T/nofp" thread 1.5 || fail "nofp thread failed"
-"$T/nofp" signal 1.5 || fail "nofp signal failed"
-"$PY" -c '
+# Each run is a label run: the stacks read are this test's processes',
+# not those of tests running beside it (python3's, other nofp builds').
+run() { ctl label dwarf-test -- "$@" >/dev/null; }
+run "$T/nofp" tree 2 || fail "nofp tree failed"
+run "$T/nofp" zlib 2 || fail "nofp zlib failed"
+run "$T/nofp" thread 1.5 || fail "nofp thread failed"
+run "$T/nofp" signal 1.5 || fail "nofp signal failed"
+run "$PY" -c '
 i = 0
 while i < 30000000:
     i += 1' || fail "python3 failed"
 ctl flush >/dev/null || fail "flush failed"
 ctl status | grep -E '^(callchains|unwind-tables|memory-unwind)' | tee "$T/status" ||
     fail "status failed"
-ctl stacks >"$T/folded" || fail "dcpictl stacks failed"
+ctl stacks --label dwarf-test >"$T/folded" || fail "dcpictl stacks failed"
 
 # share ALL WHOLE [OTHER]: percent of the samples of the stacks matching
 # ALL (and not OTHER: another mode's) that also match WHOLE, and their
@@ -94,11 +97,11 @@ stop_dcpid
 mv "$DB" "$T/db-dwarf"
 printf 'callchain = dwarf\ncallchain-stack = 64\ncallchain-period = 1x\n' >"$T/small.conf"
 start_dcpid -e perf::cpu-clock --config "$T/small.conf"
-"$T/nofp" tree 1 || fail "nofp tree failed"
+run "$T/nofp" tree 1 || fail "nofp tree failed"
 ctl flush >/dev/null || fail "flush failed"
 ctl status | grep -E '^callchains +dwarf, depth [0-9]+, user stack 64 bytes' ||
     fail "callchain-stack = 64 not in status: $(ctl status | grep '^callchains')"
-ctl stacks >"$T/folded" || fail "dcpictl stacks failed"
+ctl stacks --label dwarf-test >"$T/folded" || fail "dcpictl stacks failed"
 stop_dcpid
 set -- $(share ';leaf [0-9]+$' '^\[truncated: stack-copy\];')
 echo "64-byte copy: $1% of $2 samples in leaf cut at the copy"
@@ -112,10 +115,10 @@ bad=$(awk '/;leaf [0-9]+$/ { s = $0; sub(/ [0-9]+$/, "", s); sub(/^\[truncated: 
 # is why the dwarf route is there.
 mv "$DB" "$T/db-small"
 start_dcpid -e perf::cpu-clock --callchain fp --callchain-period 1x
-"$T/nofp" tree 1 || fail "nofp tree failed"
+run "$T/nofp" tree 1 || fail "nofp tree failed"
 ctl flush >/dev/null || fail "flush failed"
 ctl status | grep -E '^callchains +fp' || fail "--callchain fp not fp"
-ctl stacks >"$T/folded" || fail "dcpictl stacks failed"
+ctl stacks --label dwarf-test >"$T/folded" || fail "dcpictl stacks failed"
 stop_dcpid
 set -- $(share ';leaf [0-9]+$' '(^|;)main;tree;outer;middle;inner;leaf [0-9]+$')
 echo "tree with frame pointers: $1% of $2 samples whole"
