@@ -1,4 +1,4 @@
-// fuzz-sources: lib/export_util.c lib/label.c lib/export_xprof.c lib/profile.c lib/file.c lib/image.c lib/internal.c lib/error.c lib/db.c lib/util.c lib/pack.c
+// fuzz-sources: lib/export_util.c lib/stackfile.c lib/label.c lib/export_xprof.c lib/profile.c lib/file.c lib/image.c lib/internal.c lib/error.c lib/db.c lib/util.c lib/pack.c lib/htab.c
 // fuzz-libs: -lelf -ldw -lz
 /*
  * The xprof_text reader on arbitrary bytes.  What it accepts must agree
