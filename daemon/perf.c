@@ -82,7 +82,7 @@ perf_enable(void)
 	size_t i;
 
 	/* The first periods drawn before the events count: nothing lost. */
-	if (perf_jitter() > 0)
+	if (perf_jitter_any())
 		perf_jitter_now();
 	perf.sampling = 1;
 	for (i = 0; i < perf.nrbs; i++)
@@ -137,6 +137,10 @@ perf_events_status(struct status_writer *w)
 		status_add(w, "period-jitter", "%u%%, %ju periods set, %zu fds at "
 		    "the fixed period", perf_jitter(), (uintmax_t)perf_jitter_changes(),
 		    perf_jitter_refused());
+	else if (perf_jitter_chains() > 0)
+		status_add(w, "period-jitter", "none for the flat profiles; the call "
+		    "chains' %u%%, %ju periods set", perf_jitter_chains(),
+		    (uintmax_t)perf_jitter_changes());
 	else
 		status_add(w, "period-jitter", "none");
 }

@@ -207,6 +207,13 @@ void perf_hotplug_check(void);
  * the fixed period P. */
 void perf_set_jitter(unsigned percent);
 unsigned perf_jitter(void);
+/* 1 if any fd's period is drawn: period-jitter's, or the sparse twins'
+ * (callchain-period), which are jittered by at least 20% whatever
+ * period-jitter says, so that chains do not fall in step with periodic
+ * work at a round period (10 ms). */
+int perf_jitter_any(void);
+/* The chains' jitter (percent): the sparse twins', else perf_jitter's. */
+unsigned perf_jitter_chains(void);
 /* Periods set since perf_init; fds that refused and sample at a fixed period. */
 uint64_t perf_jitter_changes(void);
 size_t perf_jitter_refused(void);

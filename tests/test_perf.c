@@ -699,6 +699,33 @@ jitter_event(const char *name, uint64_t period)
 	assert_true(n < 6);
 }
 
+/* Chains on a period of their own: the sparse twin's period is drawn
+ * within 20% of its 10 ms even without period-jitter, the dense event's
+ * is left alone (its profile's period exact). */
+static void
+test_jitter_chain_twin(void **state)
+{
+	char err[512];
+	size_t i;
+
+	(void)state;
+	perf_set_callchain(16, 0);
+	perf_set_callchain_period(10);
+	assert_int_equal(perf_init(cpu_clock, 1, "0", err, sizeof(err)), 0);
+	assert_int_equal(perf_jitter(), 0);
+	assert_int_equal(perf_jitter_chains(), 20);
+	assert_true(perf_jitter_any());
+	perf_enable();
+	perf_jitter_now();
+	assert_int_equal(nperiod, 2);
+	for (i = 0; i < nperiod; i++) {
+		assert_int_equal(period_fd[i], maps[2].fd);	/* the twin's */
+		assert_in_range(period_value[i], 10000000 * 100 / 120, 10000000 * 100 / 80 + 1);
+	}
+	perf_set_callchain_period(0);
+	perf_set_callchain(0, 0);
+}
+
 /* cpu-clock's hrtimer and a PMU counter take the same ioctl. */
 static void test_jitter_clock(void **state) { (void)state; jitter_event("perf::cpu-clock", 1000000); }
 static void test_jitter_hw(void **state) { (void)state; jitter_event("cycles", 2000000); }
@@ -1426,6 +1453,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_read_held, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hold_crowded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_stop, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_jitter_chain_twin, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_core_in_place, setup_core, teardown_core),
 		cmocka_unit_test_setup_teardown(test_core_waits_behind_sideband, setup_core,
 		    teardown_core),
