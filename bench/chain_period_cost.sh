@@ -18,25 +18,8 @@ PERIOD=${4:-1000000}
 SETTINGS=${SETTINGS:-dwarf:1x dwarf:10x fp:1x fp:10x none:1x}
 NAME=chain_period_cost
 . "$(dirname "$0")/live_common.sh"
-cc -O2 -g -fomit-frame-pointer -pthread -o "$T/nofp" "$SRC/tests/workload/nofp.c" -lz || exit 1
-PY=/usr/bin/python3
-[ -x "$PY" ] || { echo "$NAME: no $PY" >&2; exit 1; }
+nofp_build
 
-work_start() {
-	HOTS=
-	for i in $(seq 1 "$NCPU"); do
-		if [ $((i % 2)) = 1 ]; then
-			"$T/nofp" tree 100000 & HOTS="$HOTS $!"
-		else
-			"$PY" -c '
-def f(n):
-    return n if n < 2 else f(n - 1) + f(n - 2)
-while True:
-    f(22)' & HOTS="$HOTS $!"
-		fi
-	done
-}
-work_stop() { for p in $HOTS; do kill "$p"; done; wait $HOTS 2>/dev/null; HOTS=; }
 
 printf "%-5s %-12s %7s %9s %9s %8s\n" round setting cpu_s flat chains us/flat >"$T/table"
 run() {		# ROUND CALLCHAIN CALLCHAIN-PERIOD

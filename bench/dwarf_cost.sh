@@ -16,35 +16,22 @@
 # unwound (dcpid has them at once); rss_kb: the profiler's peak resident
 # memory (VmHWM); lost: samples lost (dcpictl status; perf report
 # --stats' LOST_SAMPLES), and for dcpid the walks cut by the copy.
-# MODES (default "dwarf fp none perf") picks the profilers.
+# MODES (default "dwarf fp none perf") picks the profilers; CHAIN_PERIOD
+# (default 1x) dcpid's callchain-period.
 # Run by hand, as root: sh bench/dwarf_cost.sh BUILDDIR [SECS] [REPS] [PERIOD].
 SECS=${2:-20}
 REPS=${3:-3}
 PERIOD=${4:-1000000}
 MODES=${MODES:-dwarf fp none perf}
+# A chain with every sample, as perf takes them (callchain-period's
+# default, 10x, is bench/chain_period_cost.sh's subject).
+CHAIN_PERIOD=${CHAIN_PERIOD:-1x}
 NAME=dwarf_cost
 . "$(dirname "$0")/live_common.sh"
-cc -O2 -g -fomit-frame-pointer -pthread -o "$T/nofp" "$SRC/tests/workload/nofp.c" -lz || exit 1
-PY=/usr/bin/python3
-[ -x "$PY" ] || { echo "$NAME: no $PY" >&2; exit 1; }
+nofp_build
 
 wait_sock() { for _ in $(seq 1 100); do "$DCPICTL" --socket "$1" status >/dev/null 2>&1 && return; sleep 0.1; done; }
 samples_of() { "$DCPICTL" --socket "$1" status 2>/dev/null | awk '$1 == "samples" { print $2 }'; }
-work_start() {
-	HOTS=
-	for i in $(seq 1 "$NCPU"); do
-		if [ $((i % 2)) = 1 ]; then
-			"$T/nofp" tree 100000 & HOTS="$HOTS $!"
-		else
-			"$PY" -c '
-def f(n):
-    return n if n < 2 else f(n - 1) + f(n - 2)
-while True:
-    f(22)' & HOTS="$HOTS $!"
-		fi
-	done
-}
-work_stop() { for p in $HOTS; do kill "$p"; done; wait $HOTS 2>/dev/null; HOTS=; }
 # whole% of a folded file: the tree's leaf samples under main.
 whole() {
 	awk '/;leaf [0-9]+$/ && !/start_thread|on_prof/ { t += $NF; if (/(^|;)main;tree;outer;middle;inner;leaf [0-9]+$/) w += $NF }
@@ -59,7 +46,7 @@ run_dcpid() {	# ROUND LABEL CALLCHAIN
 	rm -rf "$db"
 	work_start
 	"$DCPID" -f -d "$db" --socket "$sock" --flush-interval 30 --aggregate ring \
-	    --callchain "$3" -e perf::cpu-clock:period="$PERIOD" >"$T/dcpid.$2.log" 2>&1 &
+	    --callchain "$3" --callchain-period "$CHAIN_PERIOD" -e perf::cpu-clock:period="$PERIOD" >"$T/dcpid.$2.log" 2>&1 &
 	PROF=$!
 	wait_sock "$sock"
 	sleep 2

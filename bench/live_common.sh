@@ -86,3 +86,29 @@ perf_steady() {
 	rm -f "$T/perf.data"
 	perf_steady=$(echo "$perf_cpu - $perf_cpu0" | bc)
 }
+
+# The dwarf route's load (bench/dwarf_cost.sh, chain_period_cost.sh): code
+# built without frame pointers on every CPU, tests/workload/nofp.c's tree
+# on half of them and Debian's python3 (a recursive fib) on the others.
+# nofp_build compiles the tree and checks for python3; work_start and
+# work_stop run and stop the load.
+nofp_build() {
+	cc -O2 -g -fomit-frame-pointer -pthread -o "$T/nofp" "$SRC/tests/workload/nofp.c" -lz || exit 1
+	PY=/usr/bin/python3
+	[ -x "$PY" ] || { echo "$NAME: no $PY" >&2; exit 1; }
+}
+work_start() {
+	HOTS=
+	for i in $(seq 1 "$NCPU"); do
+		if [ $((i % 2)) = 1 ]; then
+			"$T/nofp" tree 100000 & HOTS="$HOTS $!"
+		else
+			"$PY" -c '
+def f(n):
+    return n if n < 2 else f(n - 1) + f(n - 2)
+while True:
+    f(22)' & HOTS="$HOTS $!"
+		fi
+	done
+}
+work_stop() { for p in $HOTS; do kill "$p"; done; wait $HOTS 2>/dev/null; HOTS=; }
