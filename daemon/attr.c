@@ -279,9 +279,39 @@ deleted(const char *path)
 static int mf_refused;	/* the last mf_try_path's open was refused:
 			 * its errno (EACCES, EPERM), else 0 */
 
+/* Whether the file of st, mapped by pid (0: a process gone), may go into
+ * the build-id cache, which the dcpi group reads: only a file the
+ * process's user could read itself.  An execute-only program (mode 0711)
+ * run by a user, or bind-mounted over a user's own file in a user
+ * namespace, is not theirs to read through dcpi.  Decided by the file's
+ * owner and mode, whatever the path the process saw.  Said once per
+ * image. */
+static int
+cache_permitted(struct img *im, uint32_t pid, const struct stat *st)
+{
+	struct fsio_cred c;
+	int ok;
+
+	if ((st->st_mode & (S_IRGRP | S_IROTH)) == (S_IRGRP | S_IROTH))
+		return 1;
+	if (pid != 0 && fsio_cred_of(pid, &c) == 0)
+		ok = fsio_cred_may_read(&c, st);
+	else
+		ok = (st->st_mode & S_IROTH) != 0;
+	if (!ok && !im->uncached) {
+		im->uncached = 1;
+		log_notice("%s (image %s, mode %04o, owner %ju): %s: not kept in "
+		    "the build-id cache", im->pub.path, im->pub.id,
+		    (unsigned)(st->st_mode & 07777), (uintmax_t)st->st_uid,
+		    pid != 0 ? "its process's user may not read it" :
+		    "its process is gone and others may not read it");
+	}
+	return ok;
+}
+
 static struct img *
 mf_try_path(struct mfile *f, const char *path, const char *candidate,
-    int check_inode, int *held, const struct fsio_cred *as)
+    int check_inode, int *held, const struct fsio_cred *as, uint32_t pid)
 {
 	struct stat st;
 	struct img *im;
@@ -318,7 +348,7 @@ mf_try_path(struct mfile *f, const char *path, const char *candidate,
 	if (im) {
 		image_set_inode(st.st_dev, st.st_ino, stamp, im);
 		file_learn(kdev(st.st_dev), st.st_ino, im);
-		image_hold(im, fd);
+		image_hold(im, cache_permitted(im, pid, &st) ? fd : -1);
 	}
 	close(fd);
 	if (im == NULL && !mismatch)
@@ -327,9 +357,10 @@ mf_try_path(struct mfile *f, const char *path, const char *candidate,
 }
 
 static struct img *
-mf_try(struct mfile *f, const char *candidate, int check_inode, int *held)
+mf_try(struct mfile *f, const char *candidate, int check_inode, int *held,
+    uint32_t pid)
 {
-	return mf_try_path(f, f->path, candidate, check_inode, held, NULL);
+	return mf_try_path(f, f->path, candidate, check_inode, held, NULL, pid);
 }
 
 /* After root was refused the file (path, mapped by pid): the open again,
@@ -355,7 +386,7 @@ mf_try_as(struct mfile *f, const char *path, uint32_t pid, int *held)
 	mf_refused = EPERM;
 	if (fsio_can_open_as()) {
 		xasprintf(&root, "/proc/%u/root%s", pid, path);
-		im = mf_try_path(f, path, root, 1, held, &cred);
+		im = mf_try_path(f, path, root, 1, held, &cred, pid);
 		free(root);
 	}
 	if (im == NULL && mf_refused == EPERM && !warned) {
@@ -379,7 +410,7 @@ mf_resolve(struct mfile *f, uint32_t pid, const struct attr_map *m)
 	if (f->bidlen)
 		im = image_by_build_id(f->bid, f->bidlen);
 	if (im == NULL && f->path[0] == '/' && !deleted(f->path)) {
-		im = mf_try(f, f->path, 1, &held);
+		im = mf_try(f, f->path, 1, &held, pid);
 		refused |= mf_refused != 0;
 	}
 	/* A file system that did not answer for the path would not for the
@@ -387,7 +418,7 @@ mf_resolve(struct mfile *f, uint32_t pid, const struct attr_map *m)
 	if (im == NULL && !held) {
 		snprintf(mf, sizeof(mf), "/proc/%u/map_files/%" PRIx64 "-%"
 		    PRIx64, pid, m->start, m->end);
-		im = mf_try(f, mf, 0, &held);
+		im = mf_try(f, mf, 0, &held, pid);
 		refused |= mf_refused != 0;
 	}
 	if (im == NULL && !held && f->path[0] == '/' && !deleted(f->path)) {
@@ -395,7 +426,7 @@ mf_resolve(struct mfile *f, uint32_t pid, const struct attr_map *m)
 		char *root;
 
 		xasprintf(&root, "/proc/%u/root%s", pid, f->path);
-		im = mf_try(f, root, 1, &held);
+		im = mf_try(f, root, 1, &held, pid);
 		free(root);
 		refused |= mf_refused != 0;
 	}
@@ -441,7 +472,7 @@ hold_mapped(struct img *im, uint32_t pid, const struct attr_map *m)
 	    m->start, m->end);
 	if ((fd = fsio_open(mf, O_RDONLY | O_NONBLOCK | O_NOCTTY, image_key(im), &st)) == -1 ||
 	    image_by_inode(st.st_dev, st.st_ino,
-	    image_stamp(&st)) != im) {
+	    image_stamp(&st)) != im || !cache_permitted(im, pid, &st)) {
 		/* Not this file, or gone: not held this interval. */
 		if (fd != -1)
 			close(fd);
@@ -731,13 +762,13 @@ read_live(uint32_t pid, uint64_t start, uint64_t end, const char *path,
 
 		snprintf(mf, sizeof(mf), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64,
 		    pid, start, end);
-		if ((im = mf_try_path(&tmp, path, mf, 0, held, NULL)) != NULL)
+		if ((im = mf_try_path(&tmp, path, mf, 0, held, NULL, pid)) != NULL)
 			return im;
 		refused = mf_refused;
 		if (deleted(path) || *held)
 			return NULL;
 		xasprintf(&root, "/proc/%u/root%s", pid, path);
-		im = mf_try_path(&tmp, path, root, 1, held, NULL);
+		im = mf_try_path(&tmp, path, root, 1, held, NULL, pid);
 		free(root);
 		if (im == NULL && !*held && (refused || mf_refused))
 			im = mf_try_as(&tmp, path, pid, held);
@@ -766,7 +797,7 @@ learn_by_path(const struct attr_mmap *m, size_t bidlen)
 	tmp.dev = m->has_build_id ? 0 : makedev(m->maj, m->min);
 	if (bidlen == 0 && tmp.ino == 0)
 		return;		/* nothing to check the file against */
-	mf_try_path(&tmp, m->filename, m->filename, 1, &held, NULL);
+	mf_try_path(&tmp, m->filename, m->filename, 1, &held, NULL, 0);
 }
 
 /* A program run from a memfd has no build-id in its MMAP2 when it has no

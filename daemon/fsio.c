@@ -551,6 +551,30 @@ fsio_cred_of(uint32_t pid, struct fsio_cred *cred)
 	return 0;
 }
 
+/* One of cred's users (real 0, effective 1) with its group. */
+static int
+may_read_as(const struct fsio_cred *c, int i, const struct stat *st)
+{
+	uint32_t k;
+
+	if (c->uid[i] == 0 || c->uid[i] == (uint32_t)st->st_uid)
+		return 1;
+	/* The kernel's order: a member of the group has the group's bits,
+	 * not the others'. */
+	if (c->gid[i] == (uint32_t)st->st_gid)
+		return (st->st_mode & S_IRGRP) != 0;
+	for (k = 0; k < c->ngroups; k++)
+		if (c->groups[k] == (uint32_t)st->st_gid)
+			return (st->st_mode & S_IRGRP) != 0;
+	return (st->st_mode & S_IROTH) != 0;
+}
+
+int
+fsio_cred_may_read(const struct fsio_cred *cred, const struct stat *st)
+{
+	return may_read_as(cred, 0, st) && may_read_as(cred, 1, st);
+}
+
 int
 fsio_stat(const char *path, uint64_t key, struct stat *st)
 {

@@ -78,6 +78,14 @@ int fsio_cred_of(uint32_t pid, struct fsio_cred *cred);
  * EAGAIN where no thread can be started. */
 int fsio_open_as(const char *path, int flags, uint64_t key, struct stat *st,
     const struct fsio_cred *cred);
+/* Whether a file of st's owner, group and mode is one that cred's user
+ * could read (or make readable: its owner): 1 or 0.  Both the real and
+ * the effective user must: a set-user-ID program's own execute-only file
+ * is not its caller's to read.  User 0 reads anything.  POSIX ACLs are
+ * not read: the group's bits are their mask, so a user an ACL names
+ * outside the group is refused (the safe side); an ACL that denies one
+ * user what the others' bits grant is not seen. */
+int fsio_cred_may_read(const struct fsio_cred *cred, const struct stat *st);
 /* Whether dcpid has CAP_SETUID and CAP_SETGID in its effective set (its
  * /proc/self/status, read once), without which fsio_open_as cannot take a
  * user's credentials and is better not tried: 1 or 0. */

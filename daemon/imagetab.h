@@ -56,6 +56,8 @@ struct img {
 	uint8_t		 held;		/* an fd was taken or tried since the flush,
 					 * or none is needed (pseudo, cached) */
 	uint8_t		 cached;	/* in the build-id cache */
+	uint8_t		 uncached;	/* refused the cache: a process's user
+					 * may not read its file (said once) */
 	uint8_t		 file_known;	/* a file of it is in attr.c's file table */
 	uint64_t	 dev;		/* st_dev of its file last opened, for
 					 * fsio's calls; 0 if none */

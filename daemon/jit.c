@@ -394,13 +394,24 @@ struct srcread {
 	char		 name[PATH_MAX + 64];
 };
 
+/* Whether a map or dump owned by owner may be read for r's process: only
+ * a file of the process's own user, whatever path led to it.  A user
+ * controls every directory of the path (a jitdump in a directory then
+ * swapped for a symbolic link; a bind mount over /tmp/perf-PID.map in a
+ * user namespace), so the path proves nothing; the owner does: a file the
+ * user owns is one the user could read.  Root's files only for root's
+ * processes.  A process whose user is not known (gone before its status
+ * was read, and its root with it) has only the host's /tmp/perf-PID.map,
+ * opened without following a link: the sticky /tmp holds no other user's
+ * file there but one made or hard-linked by someone who could read it
+ * (fs.protected_hardlinks). */
 static int
 owner_ok(const struct srcread *r, uid_t owner)
 {
 	int i;
 
-	if (owner == 0 || !r->uid_known)
-		return 1;
+	if (!r->uid_known)
+		return r->dumppath == NULL && r->rootfd == -1;
 	for (i = 0; i < 4; i++)
 		if (r->uid[i] == owner)
 			return 1;
@@ -624,8 +635,11 @@ src_refresh(struct jproc *p, int dump)
 		return *mp ? 0 : -1;
 	case SR_BAD:
 		if (!*warned)
-			log_warnx("%s: not a regular file owned by pid %u's user "
-			    "or root: ignored", name, p->pid);
+			log_warnx("%s: ignored: not a regular file owned by pid "
+			    "%u's user (%s, owner uid %ju)", name, p->pid,
+			    !p->uid_known ? "the process's user is not known" :
+			    S_ISREG(st.st_mode) ? "another user's" : "not a regular file",
+			    (uintmax_t)st.st_uid);
 		*warned = 1;
 		srcread_late(r);
 		return *mp ? 0 : -1;

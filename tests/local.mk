@@ -506,6 +506,9 @@ TESTS += tests/integration/test_jit_node.sh
 EXTRA_DIST += tests/integration/test_jit_node.sh tests/workload/jit_hot.js
 TESTS += tests/integration/test_jit_jitdump.sh
 EXTRA_DIST += tests/integration/test_jit_jitdump.sh
+# Maps, dumps and programs a hostile user points at root's files.
+TESTS += tests/integration/test_jit_hostile.sh
+EXTRA_DIST += tests/integration/test_jit_hostile.sh tests/workload/jitdumper.c
 TESTS += tests/integration/test_jit_java.sh
 EXTRA_DIST += tests/integration/test_jit_java.sh tests/workload/JitHot.java
 if ENABLE_TESTS
