@@ -21,6 +21,7 @@
 
 #include "commands.h"
 #include "output.h"
+#include "util.h"
 
 /* ---- other tools' formats ---- */
 
@@ -49,19 +50,24 @@ cat_pprof(const struct dcpi_pprof *pp, FILE *out)
 	fprintf(out, "format   pprof (gperftools CPU profile, %u-byte slots)\n", pp->slot);
 	fprintf(out, "period   %" PRIu64 " us\nrecords  %" PRIu64 "\nsamples  %" PRIu64 "\n",
 	    pp->period_us, pp->n_records, pp->total);
-	for (i = 0; i < pp->n_maps; i++)
-		fprintf(out, "mapping  0x%" PRIx64 "-0x%" PRIx64 " offset 0x%" PRIx64 " %s\n",
-		    pp->maps[i].start, pp->maps[i].end, pp->maps[i].offset, pp->maps[i].path);
+	for (i = 0; i < pp->n_maps; i++) {
+		fprintf(out, "mapping  0x%" PRIx64 "-0x%" PRIx64 " offset 0x%" PRIx64 " ",
+		    pp->maps[i].start, pp->maps[i].end, pp->maps[i].offset);
+		esc_puts(pp->maps[i].path, out);
+		putc('\n', out);
+	}
 	for (i = 0; i < pp->n_samples; i++) {
 		const struct dcpi_pprof_sample *s = &pp->samples[i];
 
 		for (j = 0; j < pp->n_maps; j++)
 			if (s->pc >= pp->maps[j].start && s->pc < pp->maps[j].end)
 				break;
-		if (j < pp->n_maps)
-			fprintf(out, "0x%" PRIx64 " %" PRIu64 " %s+0x%" PRIx64 "\n", s->pc, s->count,
-			    pp->maps[j].path, s->pc - pp->maps[j].start + pp->maps[j].offset);
-		else
+		if (j < pp->n_maps) {
+			fprintf(out, "0x%" PRIx64 " %" PRIu64 " ", s->pc, s->count);
+			esc_puts(pp->maps[j].path, out);
+			fprintf(out, "+0x%" PRIx64 "\n", s->pc - pp->maps[j].start +
+			    pp->maps[j].offset);
+		} else
 			fprintf(out, "0x%" PRIx64 " %" PRIu64 "\n", s->pc, s->count);
 	}
 }
@@ -221,18 +227,25 @@ cat_foreign(const char *path, const void *buf, size_t len, FILE *out)
 
 /* ---- DCPI profiles ---- */
 
-/* Header values are any bytes but newline: control bytes go out as \xHH,
- * but for the tab, a blank of the header grammar. */
+/* Header values are any bytes but newline: what the tables escape goes
+ * out as \xHH (text_len), but for the tab, a blank of the header
+ * grammar. */
 static void
 fwrite_esc(const char *s, size_t n, FILE *out)
 {
-	size_t i;
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i, k;
 
-	for (i = 0; i < n; i++) {
-		if (((unsigned char)s[i] < 0x20 && s[i] != '\t') || s[i] == 0x7f)
-			fprintf(out, "\\x%02x", (unsigned char)s[i]);
-		else
-			putc(s[i], out);
+	for (i = 0; i < n; i += k) {
+		/* The value is not NUL-terminated: a sequence is one only
+		 * within it. */
+		if (p[i] == '\t' || ((k = text_len(p + i)) > 0 && k <= n - i)) {
+			k = p[i] == '\t' ? 1 : k;
+			fwrite(p + i, 1, k, out);
+		} else {
+			fprintf(out, "\\x%02x", p[i]);
+			k = 1;
+		}
 	}
 }
 

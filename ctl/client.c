@@ -19,23 +19,44 @@
 
 #include "commands.h"
 #include "client.h"
+#include "util.h"
 #include "xmalloc.h"
 
 /* Generous: a flush or an epoch rotation of a large database writes many
  * files, and a status request waits behind a flush in progress. */
 #define REPLY_TIMEOUT_MS	(10 * 60 * 1000)
 
-/* The daemon is trusted, but a terminal should never receive control
- * characters from a socket. */
+/* The daemon is trusted, but what it says holds names that are not its
+ * own (labels, commands, paths): escaped as the tables escape them
+ * (text_len), a tab kept, a NUL byte \x00. */
 static char *
 printable(const unsigned char *p, size_t n)
 {
-	char *s = xmalloc(n + 1);
-	size_t i;
+	static const char hex[] = "0123456789abcdef";
+	unsigned char *t = xmalloc(n + 1);
+	char *s = xreallocarray(NULL, 4 * n + 1, 1), *o = s;
+	size_t i, k;
 
-	for (i = 0; i < n; i++)
-		s[i] = isprint(p[i]) || p[i] == '\t' ? (char)p[i] : '?';
-	s[n] = '\0';
+	memcpy(t, p, n);
+	t[n] = '\0';
+	for (i = 0; i < n; i += k) {
+		if (t[i] != '\t' && (k = text_len(t + i)) > 0) {
+			memcpy(o, t + i, k);
+			o += k;
+			continue;
+		}
+		k = 1;
+		if (t[i] == '\t') {
+			*o++ = '\t';
+			continue;
+		}
+		*o++ = '\\';
+		*o++ = 'x';
+		*o++ = hex[t[i] >> 4];
+		*o++ = hex[t[i] & 0xf];
+	}
+	*o = '\0';
+	free(t);
 	return s;
 }
 

@@ -133,7 +133,8 @@ layout(const struct stacks_folded *f, struct stack *st, size_t *n_nodes, uint64_
 /*
  * name as valid UTF-8 text for the XML file: a byte that begins no valid
  * sequence (symbol names are bytes, not text) and a control byte, which
- * XML 1.0 does not allow even as a reference, become \xHH.  Allocated.
+ * XML 1.0 does not allow even as a reference, become \xHH, as the tables
+ * print them (text_len).  Allocated.
  */
 static char *
 utf8_clean(const char *name)
@@ -144,7 +145,7 @@ utf8_clean(const char *name)
 	char *out = xreallocarray(NULL, len * 4 + 1, 1), *o = out;
 
 	for (i = 0; i < len; i += n) {
-		n = s[i] < 0x20 || s[i] == 0x7f ? 0 : utf8_len(s + i);
+		n = text_len(s + i);
 		/* XML 1.0 has no U+FFFE and U+FFFF either. */
 		if (n == 3 && s[i] == 0xef && s[i + 1] == 0xbf && s[i + 2] >= 0xbe)
 			n = 0;

@@ -15,6 +15,7 @@
 #include "analysis.h"
 #include "callsite.h"
 #include "commands.h"
+#include "output.h"
 #include "xmalloc.h"
 
 /* One source file's lines, read once. */
@@ -103,6 +104,31 @@ sampled_addresses(const struct dcpi_dataset *d, const struct dcpi_dataset_image 
 	return insn;
 }
 
+/* A line of a source file: its tabs as blanks to the next multiple of
+ * eight columns, the rest as every name is printed (esc_puts). */
+static void
+put_source(const char *text)
+{
+	size_t col = 0, n;
+	char *seg;
+
+	for (;;) {
+		n = strcspn(text, "\t");
+		seg = xmalloc(n + 1);
+		memcpy(seg, text, n);
+		seg[n] = '\0';
+		esc_puts(seg, stdout);
+		col += esc_width(seg);
+		free(seg);
+		if (text[n] == '\0')
+			return;
+		do
+			putchar(' ');
+		while (++col % 8 != 0);
+		text += n + 1;
+	}
+}
+
 int
 cmd_list(const struct ctl_globals *g, int argc, char **argv)
 {
@@ -120,6 +146,7 @@ cmd_list(const struct ctl_globals *g, int argc, char **argv)
 	size_t nfiles = 0, i, j, k, e, n_insn = 0, got, lo, hi;
 	uint64_t *counts, *tot, *imgtot;
 	const char *proc, *file, *text, *lastfile = NULL;
+	char *ename = NULL;
 	int ch, stale, line, lastline = -1, rc = 1, *w, synthetic = 0;
 	cs_insn *insn = NULL;
 	csh cs;
@@ -210,12 +237,17 @@ cmd_list(const struct ctl_globals *g, int argc, char **argv)
 				counts[(lo - 1) * d->n_events + im->event] += im->prof->counts[k].count;
 		}
 	}
-	printf("%s in %s (%s), %llu bytes at 0x%llx\n", sym->name, image_name(found->prof),
-	    found->prof->path, (unsigned long long)sym->size,
+	esc_puts(sym->name, stdout);
+	fputs(" in ", stdout);
+	esc_puts(image_name(found->prof), stdout);
+	fputs(" (", stdout);
+	esc_puts(found->prof->path, stdout);
+	printf("), %llu bytes at 0x%llx\n", (unsigned long long)sym->size,
 	    (unsigned long long)(found->prof->tstart + sym->start));
+	ename = esc_dup(sym->name);
 	for (e = 0; e < d->n_events; e++)
 		printf("%s: %llu samples in %s, %.2f%% of the image's %llu\n", d->events[e].name,
-		    (unsigned long long)tot[e], sym->name,
+		    (unsigned long long)tot[e], ename,
 		    imgtot[e] ? 100.0 * (double)tot[e] / (double)imgtot[e] : 0.0,
 		    (unsigned long long)imgtot[e]);
 	putchar('\n');
@@ -229,8 +261,11 @@ cmd_list(const struct ctl_globals *g, int argc, char **argv)
 		if (dcpi_symtab_srcline(found_t, insn[i].address - found->prof->tstart, &file,
 		    &line) == 0 && (line != lastline || lastfile == NULL || strcmp(file, lastfile) != 0)) {
 			text = src_line(&files, &nfiles, file, line);
-			printf("%s:%d%s%s\n", strrchr(file, '/') ? strrchr(file, '/') + 1 : file, line,
-			    text ? "  " : "", text ? text : "");
+			esc_puts(strrchr(file, '/') ? strrchr(file, '/') + 1 : file, stdout);
+			printf(":%d%s", line, text ? "  " : "");
+			if (text)
+				put_source(text);
+			putchar('\n');
 			lastfile = file;
 			lastline = line;
 		}
@@ -242,6 +277,7 @@ cmd_list(const struct ctl_globals *g, int argc, char **argv)
 	}
 	if (n_insn == 0 && !synthetic)
 		printf("(could not disassemble the procedure's bytes)\n");
+	free(ename);
 	free(counts);
 	free(w);
 	free(tot);

@@ -12,6 +12,7 @@
 
 #include "log.h"
 #include "output.h"
+#include "util.h"
 #include "xmalloc.h"
 
 void
@@ -151,25 +152,53 @@ out_table_free(struct out_table *t)
 void
 esc_puts(const char *s, FILE *fp)
 {
-	const char *run;
+	const unsigned char *p = (const unsigned char *)s, *run;
+	size_t n;
 
-	/* Runs of plain bytes in one write: cat prints a name per line. */
+	/* Runs of plain text in one write: cat prints a name per line. */
 	for (;;) {
-		for (run = s; *s && !is_ctl((unsigned char)*s); s++)
+		for (run = p; (n = text_len(p)) > 0; p += n)
 			;
-		fwrite(run, 1, (size_t)(s - run), fp);
-		if (*s == '\0')
+		fwrite(run, 1, (size_t)(p - run), fp);
+		if (*p == '\0')
 			return;
-		fprintf(fp, "\\x%02x", (unsigned char)*s++);
+		fprintf(fp, "\\x%02x", *p++);
 	}
 }
 
 size_t
 esc_width(const char *s)
 {
-	size_t n = 0;
+	const unsigned char *p = (const unsigned char *)s;
+	size_t w = 0, n;
 
-	for (; *s; s++)
-		n += is_ctl((unsigned char)*s) ? 4 : 1;
-	return n;
+	/* A column per character: a UTF-8 name lines up as an ASCII one. */
+	for (; *p; p += n ? n : 1)
+		w += (n = text_len(p)) > 0 ? 1 : 4;
+	return w;
+}
+
+char *
+esc_dup(const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s;
+	char *out = xreallocarray(NULL, 4 * strlen(s) + 1, 1), *o = out;
+	size_t n;
+
+	while (*p) {
+		if ((n = text_len(p)) > 0) {
+			memcpy(o, p, n);
+			o += n;
+			p += n;
+			continue;
+		}
+		*o++ = '\\';
+		*o++ = 'x';
+		*o++ = hex[*p >> 4];
+		*o++ = hex[*p & 0xf];
+		p++;
+	}
+	*o = '\0';
+	return out;
 }

@@ -25,17 +25,16 @@ void out_table_init(struct out_table *, size_t ncols, const char *const *head, c
 void out_table_add(struct out_table *, ...);	/* ncols char * (copied) */
 void out_table_addf(struct out_table *, size_t col, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));	/* col 0 starts a new row */
-/* Names in a database or an imported file are not ours: control bytes
- * (below 0x20, 0x7f) are printed as \xHH, never raw, so that they cannot
- * drive the terminal.  esc_puts writes the NUL-terminated s so to fp;
- * esc_width is the number of bytes that writes. */
+/* Names in a database or an imported file are not ours: what text_len
+ * (lib/util.h) does not pass (C0 and C1 controls, DEL, bidirectional
+ * overrides, bytes of no well-formed UTF-8) is printed as \xHH, never raw,
+ * so that it cannot drive the terminal.  esc_puts writes the NUL-terminated
+ * s so to fp; esc_width is the number of columns that takes (a character
+ * of UTF-8 one, an escaped byte four); esc_dup returns the escaped text,
+ * allocated (the caller frees it). */
 void esc_puts(const char *s, FILE *fp);
 size_t esc_width(const char *s);
-static inline int
-is_ctl(unsigned char c)
-{
-	return c < 0x20 || c == 0x7f;
-}
+char *esc_dup(const char *s);
 /* Sets a cell of the last row (col 0 starts a new row) to a copy of s. */
 void out_table_put(struct out_table *, size_t col, const char *s);
 /* Decimal n into buf[24]; returns buf. */

@@ -8,22 +8,28 @@
 #include <string.h>
 
 #include "output.h"
+#include "util.h"
 
 static void
 csv_field(FILE *fp, const char *s)
 {
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n;
+
 	if (strpbrk(s, ",\"") == NULL) {
 		esc_puts(s, fp);
 		return;
 	}
 	putc('"', fp);
-	for (; *s; s++) {
-		if (*s == '"')
-			putc('"', fp);
-		if (is_ctl((unsigned char)*s))
-			fprintf(fp, "\\x%02x", (unsigned char)*s);
-		else
-			putc(*s, fp);
+	while (*p) {
+		if (*p == '"') {
+			fputs("\"\"", fp);
+			p++;
+		} else if ((n = text_len(p)) > 0) {
+			fwrite(p, 1, n, fp);
+			p += n;
+		} else
+			fprintf(fp, "\\x%02x", *p++);
 	}
 	putc('"', fp);
 }

@@ -14,7 +14,10 @@
 
 /* A JSON text is UTF-8 (RFC 8259), and names are bytes (a file name in
  * Latin-1, a symbol that is not text): a byte that begins no well-formed
- * sequence is written as the text \xHH, as prof prints a control byte. */
+ * sequence is written as the text \xHH, as prof prints a control byte.
+ * Controls and what else text_len holds back (C1, bidirectional
+ * overrides) are \u escapes: the same string to a reader of JSON, and
+ * nothing raw for jq to put on a terminal. */
 void
 json_string(FILE *fp, const char *s)
 {
@@ -23,21 +26,29 @@ json_string(FILE *fp, const char *s)
 
 	putc('"', fp);
 	while (*p != '\0') {
-		unsigned char c = *p;
-
-		if (c == '"' || c == '\\')
-			fprintf(fp, "\\%c", c);
-		else if (is_ctl(c))
-			fprintf(fp, "\\u%04x", c);
-		else if (c < 0x80)
-			putc(c, fp);
-		else if ((n = utf8_len(p)) > 1) {
+		if (*p == '"' || *p == '\\') {
+			fprintf(fp, "\\%c", *p++);
+			continue;
+		}
+		if ((n = text_len(p)) > 0) {
 			fwrite(p, 1, n, fp);
 			p += n;
 			continue;
-		} else
-			fprintf(fp, "\\\\x%02x", c);
-		p++;
+		}
+		n = utf8_len(p);
+		if (n == 1)
+			fprintf(fp, "\\u%04x", *p);
+		else if (n == 2)
+			fprintf(fp, "\\u%04x", (unsigned)(p[0] & 0x1f) << 6 |
+			    (p[1] & 0x3f));
+		else if (n == 3)
+			fprintf(fp, "\\u%04x", (unsigned)(p[0] & 0x0f) << 12 |
+			    (unsigned)(p[1] & 0x3f) << 6 | (p[2] & 0x3f));
+		else {
+			fprintf(fp, "\\\\x%02x", *p);
+			n = 1;
+		}
+		p += n;
 	}
 	putc('"', fp);
 }

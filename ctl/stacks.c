@@ -661,23 +661,26 @@ sb_putc(struct sbuf *b, char c)
 }
 
 /* s as one frame of a folded line: ';' separates frames and a newline
- * ends the line, so a name is written with ';' as ':' and control bytes
- * as \xHH (as the tables print them; names are not ours). */
+ * ends the line, so a name is written with ';' as ':' and what the tables
+ * escape as \xHH (text_len; names are not ours). */
 static void
 sb_frame(struct sbuf *b, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n;
 
-	for (; *s; s++) {
-		if (*s == ';')
-			sb_putc(b, ':');
-		else if (is_ctl((unsigned char)*s)) {
-			sb_putc(b, '\\');
-			sb_putc(b, 'x');
-			sb_putc(b, hex[(unsigned char)*s >> 4]);
-			sb_putc(b, hex[*s & 0xf]);
-		} else
-			sb_putc(b, *s);
+	while (*p) {
+		if ((n = text_len(p)) > 0) {
+			for (; n > 0; n--, p++)
+				sb_putc(b, *p == ';' ? ':' : (char)*p);
+			continue;
+		}
+		sb_putc(b, '\\');
+		sb_putc(b, 'x');
+		sb_putc(b, hex[*p >> 4]);
+		sb_putc(b, hex[*p & 0xf]);
+		p++;
 	}
 }
 

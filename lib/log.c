@@ -7,6 +7,7 @@
 #include <syslog.h>
 
 #include "log.h"
+#include "util.h"
 
 static const char *log_progname = "dcpi";
 static int log_verbose;
@@ -35,10 +36,31 @@ log_getverbose(void)
 static void
 vlog(int pri, const char *fmt, va_list ap, int with_errno)
 {
+	static const char hex[] = "0123456789abcdef";
 	int saved = errno;
-	char msg[2048];
+	char raw[2048], msg[4 * sizeof(raw)], *o = msg;
+	const unsigned char *p = (const unsigned char *)raw;
+	size_t n;
 
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	/* Paths, commands and names in a message are not ours: a newline in
+	 * one would forge a line of the log, an escape drive the terminal.
+	 * Escaped as dcpictl prints names (text_len), a tab kept. */
+	while (*p) {
+		if (*p != '\t' && (n = text_len(p)) > 0) {
+			memcpy(o, p, n);
+			o += n;
+			p += n;
+		} else if (*p == '\t')
+			*o++ = (char)*p++;
+		else {
+			*o++ = '\\';
+			*o++ = 'x';
+			*o++ = hex[*p >> 4];
+			*o++ = hex[*p++ & 0xf];
+		}
+	}
+	*o = '\0';
 	/* One fprintf per message so that lines from concurrent writers do
 	 * not interleave. */
 	if (log_sd_prefix)

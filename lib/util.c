@@ -140,3 +140,20 @@ utf8_len(const unsigned char *s)
 	}
 	return 0;
 }
+
+size_t
+text_len(const unsigned char *s)
+{
+	size_t n;
+
+	if (s[0] >= 0x20 && s[0] < 0x7f)
+		return 1;
+	if (s[0] < 0x80 || (n = utf8_len(s)) == 0)
+		return 0;
+	if (n == 2 && s[0] == 0xc2 && s[1] < 0xa0)
+		return 0;
+	if (n == 3 && s[0] == 0xe2 && ((s[1] == 0x80 && s[2] >= 0xa8 &&
+	    s[2] <= 0xae) || (s[1] == 0x81 && s[2] >= 0xa6 && s[2] <= 0xa9)))
+		return 0;
+	return n;
+}

@@ -31,6 +31,19 @@ void hex_encode(const uint8_t *b, size_t len, char *out);
  * (JSON, XML, proto3 strings) needs them as such. */
 size_t utf8_len(const unsigned char *s);
 
+/* How text from outside (names in profiles, labels, paths, symbols, a
+ * JIT's map) may reach a terminal: the length of the sequence at s to be
+ * written as it is, or 0 where the byte at s is to be written as \xHH.
+ * Written as they are: printable ASCII (0x20-0x7e) and well-formed UTF-8
+ * (utf8_len) but for the C1 controls U+0080-U+009F (a CSI, U+009B, drives
+ * a terminal as ESC [ does), the line and paragraph separators U+2028 and
+ * U+2029, and the bidirectional embeddings, overrides and isolates
+ * U+202A-U+202E and U+2066-U+2069 (which reorder what follows them on the
+ * line).  Escaped: C0 controls (tab and newline too), DEL, every byte of
+ * an escaped sequence one by one, and bytes that begin no well-formed
+ * sequence.  s is NUL-terminated; at the NUL, 0 is returned. */
+size_t text_len(const unsigned char *s);
+
 /* CLOCK_MONOTONIC in milliseconds. */
 long long now_ms(void);
 

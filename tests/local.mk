@@ -507,8 +507,9 @@ EXTRA_DIST += tests/integration/test_jit_node.sh tests/workload/jit_hot.js
 TESTS += tests/integration/test_jit_jitdump.sh
 EXTRA_DIST += tests/integration/test_jit_jitdump.sh
 # Maps, dumps and programs a hostile user points at root's files.
-TESTS += tests/integration/test_jit_hostile.sh
-EXTRA_DIST += tests/integration/test_jit_hostile.sh tests/workload/jitdumper.c
+TESTS += tests/integration/test_jit_hostile.sh tests/integration/test_names_c1.sh
+EXTRA_DIST += tests/integration/test_jit_hostile.sh tests/integration/test_names_c1.sh \
+	tests/workload/jitdumper.c
 TESTS += tests/integration/test_jit_java.sh
 EXTRA_DIST += tests/integration/test_jit_java.sh tests/workload/JitHot.java
 if ENABLE_TESTS

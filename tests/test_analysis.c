@@ -613,6 +613,11 @@ test_json_string_utf8(void **state)
 		{ "surrogate\xed\xa0\x80", "\"surrogate\\\\xed\\\\xa0\\\\x80\"" },
 		{ "big\xf4\x90\x80\x80", "\"big\\\\xf4\\\\x90\\\\x80\\\\x80\"" },
 		{ "q\"b\\n\nt\t", "\"q\\\"b\\\\n\\u000at\\u0009\"" },
+		/* C1 and bidirectional controls as characters: \u escapes. */
+		{ "c\xc2\x9b[2J\xc2\x85\xe2\x80\xae\xe2\x81\xa9\x7f",
+		    "\"c\\u009b[2J\\u0085\\u202e\\u2069\\u007f\"" },
+		/* U+00A0 and U+2030 are text. */
+		{ "\xc2\xa0\xe2\x80\xb0", "\"\xc2\xa0\xe2\x80\xb0\"" },
 	};
 	size_t i, len;
 	char *buf;
@@ -626,6 +631,48 @@ test_json_string_utf8(void **state)
 		json_string(fp, cases[i].in);
 		assert_int_equal(fclose(fp), 0);
 		assert_string_equal(buf, cases[i].out);
+		free(buf);
+	}
+}
+
+/* What a terminal gets of a name (esc_puts, esc_width, esc_dup): C0, DEL,
+ * C1 (as bytes or as UTF-8), U+2028, U+2029, the bidirectional controls and
+ * bytes of no UTF-8 as \xHH, byte by byte; other UTF-8 as it is, a column
+ * a character. */
+static void
+test_esc(void **state)
+{
+	static const struct { const char *in, *out; size_t width; } cases[] = {
+		{ "plain", "plain", 5 },
+		{ "caf\xc3\xa9", "caf\xc3\xa9", 4 },
+		{ "a\x1b[31mb", "a\\x1b[31mb", 10 },
+		{ "t\tn\nd\x7f", "t\\x09n\\x0ad\\x7f", 15 },
+		{ "csi\x9b" "2J", "csi\\x9b2J", 9 },
+		{ "nel\x85osc\x9d", "nel\\x85osc\\x9d", 14 },
+		{ "u\xc2\x9b" "2J", "u\\xc2\\x9b2J", 11 },
+		{ "\xc2\x9f\xc2\xa0", "\\xc2\\x9f\xc2\xa0", 9 },
+		{ "r\xe2\x80\xaeL", "r\\xe2\\x80\\xaeL", 14 },
+		{ "\xe2\x80\xa7\xe2\x80\xa8\xe2\x80\xaf", "\xe2\x80\xa7\\xe2\\x80\\xa8\xe2\x80\xaf", 14 },
+		{ "\xe2\x81\xa5\xe2\x81\xa6\xe2\x81\xa9\xe2\x81\xaa",
+		    "\xe2\x81\xa5\\xe2\\x81\\xa6\\xe2\\x81\\xa9\xe2\x81\xaa", 26 },
+		{ "bad\xff\xc3", "bad\\xff\\xc3", 11 },
+	};
+	size_t i, len;
+	char *buf, *dup;
+	FILE *fp;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		buf = NULL;
+		fp = open_memstream(&buf, &len);
+		assert_non_null(fp);
+		esc_puts(cases[i].in, fp);
+		assert_int_equal(fclose(fp), 0);
+		assert_string_equal(buf, cases[i].out);
+		dup = esc_dup(cases[i].in);
+		assert_string_equal(dup, cases[i].out);
+		assert_int_equal(esc_width(cases[i].in), cases[i].width);
+		free(dup);
 		free(buf);
 	}
 }
@@ -678,6 +725,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_prof_order_and_percent, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prof_json_images_limit, setup, teardown),
 		cmocka_unit_test(test_json_string_utf8),
+		cmocka_unit_test(test_esc),
 		cmocka_unit_test_setup_teardown(test_prof_hosts_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prof_corrupt_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_db_and_epoch, setup, teardown),
