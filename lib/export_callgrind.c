@@ -87,20 +87,25 @@ strtab_intern(struct strtab *t, const char *s)
 }
 
 /* A name or path, which the grammar ends at its line's end
- * (NoNewLineChar): a control byte (a symbol or file name may hold one)
- * written \xHH, as prof prints it. */
+ * (NoNewLineChar): what prof escapes (a symbol or file name may hold a
+ * newline, a JIT's name a CSI; text_len) written \xHH, as prof prints it:
+ * callgrind_annotate puts the names on a terminal. */
 static void
 cg_text(struct ebuf *b, const char *s)
 {
-	const char *run = s;
+	const unsigned char *p = (const unsigned char *)s, *run = p;
+	size_t n;
 
-	for (; *s != '\0'; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f) {
-			eb_append(b, run, (size_t)(s - run));
-			eb_printf(b, "\\x%02x", (unsigned char)*s);
-			run = s + 1;
+	while (*p != '\0') {
+		if ((n = text_len(p)) > 0) {
+			p += n;
+			continue;
 		}
-	eb_append(b, run, (size_t)(s - run));
+		eb_append(b, (const char *)run, (size_t)(p - run));
+		eb_printf(b, "\\x%02x", *p++);
+		run = p;
+	}
+	eb_append(b, (const char *)run, (size_t)(p - run));
 }
 
 /* Name compression: "(ID) name" the first time, "(ID)" after.  Returns the

@@ -29,7 +29,8 @@ int eb_finish(struct ebuf *b, void **buf, size_t *len, struct dcpi_error *err);
 /* Little-endian loads. */
 uint32_t ex_le32(const unsigned char *p);
 uint64_t ex_le64(const unsigned char *p);
-/* A copy of s with blanks and control characters replaced by '_'; NULL/ENOMEM. */
+/* A copy of s with blanks and what prof escapes (text_len) replaced by
+ * '_', a byte at a time; NULL/ENOMEM. */
 char *ex_token(const char *s);
 /* Index of the first byte of s[0..n) that may not stand in a DCPI header
  * value (specs/dcpiformat.txt, <rest_of_line> of an ASCII header): a

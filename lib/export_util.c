@@ -17,6 +17,7 @@
 #include <dcpi/stackfile.h>
 
 #include "export_int.h"
+#include "util.h"
 
 void
 eb_append(struct ebuf *b, const void *data, size_t n)
@@ -147,9 +148,16 @@ ex_token(const char *s)
 		s = "?";
 	if ((t = strdup(s)) == NULL)
 		return NULL;
-	for (q = t; *q; q++)
-		if ((unsigned char)*q <= ' ' || *q == 0x7f)
-			*q = '_';
+	/* A token ends at a blank; what prof escapes (text_len) would reach
+	 * a terminal through the xprof file's readers. */
+	for (q = t; *q; ) {
+		size_t n = *q == ' ' ? 0 : text_len((const unsigned char *)q);
+
+		if (n == 0)
+			*q++ = '_';
+		else
+			q += n;
+	}
 	return t;
 }
 

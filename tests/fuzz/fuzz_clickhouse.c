@@ -1,4 +1,4 @@
-// fuzz-sources: ctl/clickhouse.c lib/xmalloc.c lib/log.c lib/htab.c
+// fuzz-sources: ctl/clickhouse.c lib/xmalloc.c lib/log.c lib/util.c lib/htab.c
 // fuzz-libs: -lcurl
 /*
  * What dcpictl reads from outside in ctl/clickhouse.c: the clickhouse://
