@@ -22,6 +22,7 @@
 #include "commands.h"
 #include "output.h"
 #include "util.h"
+#include "xmalloc.h"
 
 /* ---- other tools' formats ---- */
 
@@ -233,20 +234,11 @@ cat_foreign(const char *path, const void *buf, size_t len, FILE *out)
 static void
 fwrite_esc(const char *s, size_t n, FILE *out)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i, k;
+	char *e = xreallocarray(NULL, 4 * n + 1, 1);
 
-	for (i = 0; i < n; i += k) {
-		/* The value is not NUL-terminated: a sequence is one only
-		 * within it. */
-		if (p[i] == '\t' || ((k = text_len(p + i)) > 0 && k <= n - i)) {
-			k = p[i] == '\t' ? 1 : k;
-			fwrite(p + i, 1, k, out);
-		} else {
-			fprintf(out, "\\x%02x", p[i]);
-			k = 1;
-		}
-	}
+	/* s[n] is the line's newline. */
+	fwrite(e, 1, (size_t)(text_escape(e, s, n, TEXT_KEEP_TAB) - e), out);
+	free(e);
 }
 
 /* Prints the header lines as they are in the file, the terminator without

@@ -32,30 +32,11 @@
 static char *
 printable(const unsigned char *p, size_t n)
 {
-	static const char hex[] = "0123456789abcdef";
-	unsigned char *t = xmalloc(n + 1);
-	char *s = xreallocarray(NULL, 4 * n + 1, 1), *o = s;
-	size_t i, k;
+	char *t = xmalloc(n + 1), *s = xreallocarray(NULL, 4 * n + 1, 1);
 
 	memcpy(t, p, n);
 	t[n] = '\0';
-	for (i = 0; i < n; i += k) {
-		if (t[i] != '\t' && (k = text_len(t + i)) > 0) {
-			memcpy(o, t + i, k);
-			o += k;
-			continue;
-		}
-		k = 1;
-		if (t[i] == '\t') {
-			*o++ = '\t';
-			continue;
-		}
-		*o++ = '\\';
-		*o++ = 'x';
-		*o++ = hex[t[i] >> 4];
-		*o++ = hex[t[i] & 0xf];
-	}
-	*o = '\0';
+	text_escape(s, t, n, TEXT_KEEP_TAB);
 	free(t);
 	return s;
 }

@@ -181,24 +181,9 @@ esc_width(const char *s)
 char *
 esc_dup(const char *s)
 {
-	static const char hex[] = "0123456789abcdef";
-	const unsigned char *p = (const unsigned char *)s;
-	char *out = xreallocarray(NULL, 4 * strlen(s) + 1, 1), *o = out;
-	size_t n;
+	size_t n = strlen(s);
+	char *out = xreallocarray(NULL, 4 * n + 1, 1);
 
-	while (*p) {
-		if ((n = text_len(p)) > 0) {
-			memcpy(o, p, n);
-			o += n;
-			p += n;
-			continue;
-		}
-		*o++ = '\\';
-		*o++ = 'x';
-		*o++ = hex[*p >> 4];
-		*o++ = hex[*p & 0xf];
-		p++;
-	}
-	*o = '\0';
+	text_escape(out, s, n, 0);
 	return out;
 }

@@ -662,26 +662,15 @@ sb_putc(struct sbuf *b, char c)
 
 /* s as one frame of a folded line: ';' separates frames and a newline
  * ends the line, so a name is written with ';' as ':' and what the tables
- * escape as \xHH (text_len; names are not ours). */
+ * escape as \xHH (esc_dup; names are not ours). */
 static void
 sb_frame(struct sbuf *b, const char *s)
 {
-	static const char hex[] = "0123456789abcdef";
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n;
+	char *e = esc_dup(s), *c;
 
-	while (*p) {
-		if ((n = text_len(p)) > 0) {
-			for (; n > 0; n--, p++)
-				sb_putc(b, *p == ';' ? ':' : (char)*p);
-			continue;
-		}
-		sb_putc(b, '\\');
-		sb_putc(b, 'x');
-		sb_putc(b, hex[*p >> 4]);
-		sb_putc(b, hex[*p & 0xf]);
-		p++;
-	}
+	for (c = e; *c; c++)
+		sb_putc(b, *c == ';' ? ':' : *c);
+	free(e);
 }
 
 static int

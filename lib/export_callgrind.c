@@ -93,19 +93,15 @@ strtab_intern(struct strtab *t, const char *s)
 static void
 cg_text(struct ebuf *b, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s, *run = p;
-	size_t n;
+	size_t n = strlen(s);
+	char *e = malloc(4 * n + 1);
 
-	while (*p != '\0') {
-		if ((n = text_len(p)) > 0) {
-			p += n;
-			continue;
-		}
-		eb_append(b, (const char *)run, (size_t)(p - run));
-		eb_printf(b, "\\x%02x", *p++);
-		run = p;
+	if (e == NULL) {
+		b->failed = 1;
+		return;
 	}
-	eb_append(b, (const char *)run, (size_t)(p - run));
+	eb_append(b, e, (size_t)(text_escape(e, s, n, 0) - e));
+	free(e);
 }
 
 /* Name compression: "(ID) name" the first time, "(ID)" after.  Returns the

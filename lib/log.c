@@ -36,31 +36,14 @@ log_getverbose(void)
 static void
 vlog(int pri, const char *fmt, va_list ap, int with_errno)
 {
-	static const char hex[] = "0123456789abcdef";
 	int saved = errno;
-	char raw[2048], msg[4 * sizeof(raw)], *o = msg;
-	const unsigned char *p = (const unsigned char *)raw;
-	size_t n;
+	char raw[2048], msg[4 * sizeof(raw)];
 
 	vsnprintf(raw, sizeof(raw), fmt, ap);
 	/* Paths, commands and names in a message are not ours: a newline in
 	 * one would forge a line of the log, an escape drive the terminal.
-	 * Escaped as dcpictl prints names (text_len), a tab kept. */
-	while (*p) {
-		if (*p != '\t' && (n = text_len(p)) > 0) {
-			memcpy(o, p, n);
-			o += n;
-			p += n;
-		} else if (*p == '\t')
-			*o++ = (char)*p++;
-		else {
-			*o++ = '\\';
-			*o++ = 'x';
-			*o++ = hex[*p >> 4];
-			*o++ = hex[*p++ & 0xf];
-		}
-	}
-	*o = '\0';
+	 * Escaped as dcpictl prints names, a tab kept. */
+	text_escape(msg, raw, strlen(raw), TEXT_KEEP_TAB);
 	/* One fprintf per message so that lines from concurrent writers do
 	 * not interleave. */
 	if (log_sd_prefix)

@@ -157,3 +157,30 @@ text_len(const unsigned char *s)
 		return 0;
 	return n;
 }
+
+char *
+text_escape(char *out, const char *s, size_t n, unsigned flags)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i, k;
+
+	for (i = 0; i < n; i += k) {
+		if ((k = text_len(p + i)) > 0 && k <= n - i) {
+			memcpy(out, p + i, k);
+			out += k;
+			continue;
+		}
+		k = 1;
+		if (p[i] == '\t' && (flags & TEXT_KEEP_TAB)) {
+			*out++ = '\t';
+			continue;
+		}
+		*out++ = '\\';
+		*out++ = 'x';
+		*out++ = hex[p[i] >> 4];
+		*out++ = hex[p[i] & 0xf];
+	}
+	*out = '\0';
+	return out;
+}

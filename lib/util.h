@@ -44,6 +44,14 @@ size_t utf8_len(const unsigned char *s);
  * sequence.  s is NUL-terminated; at the NUL, 0 is returned. */
 size_t text_len(const unsigned char *s);
 
+/* s[0..n) as text_len lets it out, the rest \xHH (a NUL inside too), into
+ * out, which holds 4 * n + 1 bytes; NUL-terminated.  TEXT_KEEP_TAB keeps
+ * a tab as it is (a log line, a header value).  s[n] must be readable and
+ * no UTF-8 continuation byte (a NUL, a newline): a sequence is one only
+ * within s[0..n).  Returns the end of out (its NUL). */
+#define TEXT_KEEP_TAB	1
+char *text_escape(char *out, const char *s, size_t n, unsigned flags);
+
 /* CLOCK_MONOTONIC in milliseconds. */
 long long now_ms(void);
 

@@ -22,6 +22,7 @@
 #include "callsite.h"
 #include "commands.h"
 #include "output.h"
+#include "util.h"
 
 #define EV	"perf::cpu-clock"
 #define E1	"20261120100000"
@@ -674,6 +675,19 @@ test_esc(void **state)
 		assert_int_equal(esc_width(cases[i].in), cases[i].width);
 		free(dup);
 		free(buf);
+	}
+	/* text_escape: a NUL inside, a tab kept, a sequence cut by the end. */
+	{
+		char out[64];
+
+		assert_int_equal(text_escape(out, "a\0b", 3, 0) - out, 6);
+		assert_string_equal(out, "a\\x00b");
+		text_escape(out, "t\tx", 3, TEXT_KEEP_TAB);
+		assert_string_equal(out, "t\tx");
+		text_escape(out, "t\tx", 3, 0);
+		assert_string_equal(out, "t\\x09x");
+		text_escape(out, "ab\xc3\xa9", 3, 0);
+		assert_string_equal(out, "ab\\xc3");
 	}
 }
 
