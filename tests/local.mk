@@ -748,3 +748,13 @@ tests_fuzz_fuzz_unwind_corpus_LDADD = daemon/libdcpid.la $(ELF_LIBS) $(DW_LIBS)
 # lines, and the missed-caller repair on fp chains only.
 TESTS += tests/integration/test_callchain_period.sh
 EXTRA_DIST += tests/integration/test_callchain_period.sh
+
+# The statistics of diff and stats against published values.
+if ENABLE_TESTS
+check_PROGRAMS += tests/test_stats_math
+TESTS += tests/test_stats_math
+tests_test_stats_math_SOURCES = tests/test_stats_math.c ctl/stats_math.c ctl/stats_math.h
+tests_test_stats_math_CFLAGS = $(TESTS_CFLAGS) $(GSL_CFLAGS)
+tests_test_stats_math_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ctl
+tests_test_stats_math_LDADD = lib/libdcpiutil.la $(TESTS_LIBS) $(GSL_LIBS)
+endif
