@@ -3,6 +3,9 @@
  * change and the ratio, largest changes first (what got slower).  A side
  * is an epoch or a database, and may be narrowed to labels (--label-a,
  * --label-b): two labels of one selection compare without A and B.
+ * Each row's change is tested (ctl/stats_math.h): on the counts, or with
+ * --by on the spread of the runs each side holds, with Benjamini-Hochberg
+ * q-values across the rows; --significant keeps the rows that pass.
  */
 #include "config.h"
 
@@ -18,6 +21,9 @@
 #include "analysis.h"
 #include "commands.h"
 #include "fleet.h"
+#include "log.h"
+#include "runs.h"
+#include "stats_math.h"
 #include "xmalloc.h"
 
 struct side {
@@ -109,11 +115,33 @@ print_side(const struct side *sd, char name, FILE *fp)
 	fprintf(fp, ": %llu samples\n", (unsigned long long)sd->total);
 }
 
-/* The text's head: the event, then each side. */
+/* The text's head: the event, then each side, then the test. */
 struct diff_head {
 	const char		*event;
 	const struct side	*sd;	/* [2] */
+	const char		*by;	/* the runs model's runs, or NULL */
+	size_t			 runs[2];	/* runs a side */
+	size_t			 rows;	/* the rows tested */
+	size_t			 passed;	/* of them, q <= level */
+	double			 level;
+	int			 only;	/* --significant */
 };
+
+/* "test: ...; correction: ...; level ...": what a reader needs to weigh
+ * the p, q and interval columns. */
+static void
+print_test(FILE *fp, const struct diff_head *h)
+{
+	if (h->by != NULL)
+		fprintf(fp, "test: Welch's t on the shares of the runs (%zu %ss in A, "
+		    "%zu in B), t interval at %g%%", h->runs[0], h->by, h->runs[1],
+		    100 * (1 - h->level));
+	else
+		fprintf(fp, "test: two-proportion z-test (pooled) on the counts, "
+		    "Newcombe's interval at %g%%", 100 * (1 - h->level));
+	fprintf(fp, "; correction: Benjamini-Hochberg over %zu rows; level %g: %zu "
+	    "significant%s\n", h->rows, h->level, h->passed, h->only ? ", the rest left out" : "");
+}
 
 static void
 print_head(FILE *fp, const void *arg)
@@ -123,17 +151,86 @@ print_head(FILE *fp, const void *arg)
 	fprintf(fp, "event %s\n", h->event);
 	print_side(&h->sd[0], 'A', fp);
 	print_side(&h->sd[1], 'B', fp);
+	print_test(fp, h);
 	putc('\n', fp);
+}
+
+static void
+json_side(FILE *fp, const struct side *sd, size_t runs)
+{
+	fprintf(fp, "{\"name\": ");
+	json_string(fp, sd->arg != NULL ? sd->arg : "");
+	fprintf(fp, ", \"samples\": %llu, \"runs\": %zu}", (unsigned long long)sd->total,
+	    runs);
+}
+
+static void
+json_head(FILE *fp, const void *arg)
+{
+	const struct diff_head *h = arg;
+
+	fputs("{\"event\": ", fp);
+	json_string(fp, h->event);
+	fputs(",\n\"a\": ", fp);
+	json_side(fp, &h->sd[0], h->runs[0]);
+	fputs(",\n\"b\": ", fp);
+	json_side(fp, &h->sd[1], h->runs[1]);
+	fprintf(fp, ",\n\"test\": \"%s\", \"interval\": \"%s\", \"by\": ",
+	    h->by != NULL ? "welch-t" : "two-proportion-z",
+	    h->by != NULL ? "welch-t" : "newcombe");
+	if (h->by != NULL)
+		json_string(fp, h->by);
+	else
+		fputs("null", fp);
+	fprintf(fp, ", \"correction\": \"benjamini-hochberg\", \"level\": %g, "
+	    "\"confidence\": %g, \"tested\": %zu, \"significant\": %zu, "
+	    "\"significant_only\": %s,\n\"rows\": ", h->level, 1 - h->level, h->rows,
+	    h->passed, h->only ? "true" : "false");
+}
+
+/* Each row's change tested: by the counts of columns 0 and 1, or with
+ * runs by the shares of columns 2 .. 2 + runs[0] + runs[1] - 1. */
+static void
+test_rows(const struct rows *a, const uint64_t *tot, const struct runs *r, double level,
+    struct stats_change *ch)
+{
+	double *sh[2] = { NULL, NULL };
+	size_t i, k, s, n[2] = { 0, 0 };
+
+	if (r != NULL)
+		for (s = 0; s < 2; s++)
+			sh[s] = xcalloc(r[s].n + 1, sizeof(double));
+	for (i = 0; i < a->n_rows; i++) {
+		const struct row *rw = &a->rows[i];
+		if (r == NULL) {
+			if (stats_prop2(rw->n[0], tot[0] ? tot[0] : 1, rw->n[1],
+			    tot[1] ? tot[1] : 1, 1 - level, &ch[i]) == -1)
+				fatal("diff: counts beyond their totals");
+			continue;
+		}
+		/* A run without samples of the event has no share. */
+		for (s = 0; s < 2; s++)
+			for (k = n[s] = 0; k < r[s].n; k++)
+				if (r[s].total[k] > 0)
+					sh[s][n[s]++] = (double)rw->n[2 + s * r[0].n + k] /
+					    (double)r[s].total[k];
+		if (stats_welch(sh[0], n[0], sh[1], n[1], 1 - level, &ch[i]) == -1)
+			fatal("diff: runs without samples");
+	}
+	free(sh[0]);
+	free(sh[1]);
 }
 
 #define DIFF_USAGE							\
 	"usage: dcpictl diff A B [-e EVENT] [--host H] [--image NAME] [--label GLOB]...\n" \
 	"                    [--label-a GLOB]... [--label-b GLOB]... [-n N] [--idle]\n" \
+	"                    [--by epoch|host|label] [--significant [LEVEL]]\n"	\
 	"                    [--csv | --json]\n"					\
 	"       dcpictl diff --label-a GLOB... --label-b GLOB... [--epoch E | --all |\n" \
 	"                    --since TIME] [options]\n"				\
 	"       dcpictl diff --from clickhouse://HOST[:PORT]/DB A B [-e EVENT] [--host GLOB]\n" \
-	"                    [--label GLOB]... [-n N] [--idle] [--csv | --json]\n"	\
+	"                    [--label GLOB]... [-n N] [--idle] [--significant [LEVEL]]\n" \
+	"                    [--csv | --json]\n"					\
 	"A and B are epochs of the database or databases (all their epochs); without\n" \
 	"them, two labels of the selected epochs (default: the current) are compared.\n" \
 	"With --from, A and B are epoch names or time ranges FROM..TO of the store.\n"
@@ -147,12 +244,16 @@ cmd_diff(const struct ctl_globals *g, int argc, char **argv)
 		{ "label-a",	required_argument,	NULL, 'a' },
 		{ "label-b",	required_argument,	NULL, 'b' },
 		{ "from",	required_argument,	NULL, 'F' },
+		{ "by",		required_argument,	NULL, 'y' },
+		{ "significant", optional_argument,	NULL, 'S' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
+	/* The tests' columns after the old ones, which scripts read by
+	 * place. */
 	static const char *const head[] = { "A%", "B%", "change", "ratio", "A", "B",
-	    "procedure", "image" };
-	static const int right[] = { 1, 1, 1, 1, 1, 1, 0, 0 };
+	    "procedure", "image", "p", "q", "low", "high", "model" };
+	static const int right[] = { 1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1, 0 };
 	struct selection common;
 	struct side sd[2];
 	struct diff_head h;
@@ -165,11 +266,18 @@ cmd_diff(const struct ctl_globals *g, int argc, char **argv)
 	char *ev = NULL;
 	const char *lab[2][SEL_MAX];
 	size_t n_lab[2] = { 0, 0 };
-	int ch, rc = 1;
-	double pa, pb;
+	int ch, rc = 1, only = 0;
+	double pa, pb, level = 0.05, *q;
+	enum runs_by by = RUNS_NONE;
+	struct runs runs[2], *rp = NULL;
+	struct stats_change *chg;
+	char *end;
 
 	memset(&common, 0, sizeof(common));
 	memset(sd, 0, sizeof(sd));
+	memset(&h, 0, sizeof(h));
+	memset(runs, 0, sizeof(runs));
+	h.runs[0] = h.runs[1] = 1;
 	while ((ch = sel_getopt(argc, argv, "e:n:h", opts, SEL_EPOCHS | SEL_HOST | SEL_IMAGE |
 	    SEL_LABEL | SEL_IDLE | SEL_FORMAT, &common, "diff")) != -1) {
 		switch (ch) {
@@ -177,6 +285,25 @@ cmd_diff(const struct ctl_globals *g, int argc, char **argv)
 			return 2;
 		case 'e': event = optarg; break;
 		case 'F': from = optarg; break;
+		case 'y':
+			if (runs_by_parse(optarg, &by, "diff") == -1)
+				return 2;
+			break;
+		case 'S':
+			/* --significant 0.01 as well as --significant=0.01: a
+			 * following word that is a level is the level. */
+			only = 1;
+			if (optarg == NULL && optind < argc && *argv[optind] != '-' &&
+			    strtod(argv[optind], &end) > 0 && *end == '\0' &&
+			    strtod(argv[optind], NULL) < 1)
+				optarg = argv[optind++];
+			if (optarg != NULL && (level = strtod(optarg, &end), *end != '\0' ||
+			    end == optarg || !(level > 0 && level < 1))) {
+				fprintf(stderr, "dcpictl: diff: --significant %s: expected a "
+				    "level between 0 and 1 (0.05)\n", optarg);
+				return 2;
+			}
+			break;
 		case 'a':
 		case 'b':
 			i = ch == 'b';
@@ -210,9 +337,9 @@ cmd_diff(const struct ctl_globals *g, int argc, char **argv)
 		/* The fleet: the server sums both sides (ctl/fleet.c). */
 		const char *range[2] = { sd[0].arg, sd[1].arg };
 		uint64_t tot[2];
-		if (n_lab[0] > 0 || n_lab[1] > 0) {
-			fprintf(stderr, "dcpictl: diff: --label-a and --label-b do not go "
-			    "with --from\n");
+		if (n_lab[0] > 0 || n_lab[1] > 0 || by != RUNS_NONE) {
+			fprintf(stderr, "dcpictl: diff: --label-a, --label-b and --by do "
+			    "not go with --from\n");
 			return 2;
 		}
 		if (event != NULL) {
@@ -277,11 +404,31 @@ cmd_diff(const struct ctl_globals *g, int argc, char **argv)
 		}
 	}
 	c = symcache_new();
-	rows_init(&a, 2);
+	if (by != RUNS_NONE) {
+		h.runs[0] = runs_count(sd[0].d, by);
+		h.runs[1] = runs_count(sd[1].d, by);
+	}
+	rows_init(&a, 2 + (by != RUNS_NONE ? h.runs[0] + h.runs[1] : 0));
 	for (i = 0; i < 2; i++) {
 		a.event_base = i;
 		rows_dataset(&a, sd[i].d, c, 0);
 		sd[i].total = sd[i].d->n_events ? sd[i].d->events[0].samples : 0;
+	}
+	for (i = 0; i < 2 && by != RUNS_NONE; i++)
+		if (runs_add(&runs[i], sd[i].db, &sd[i].s, sd[i].d, by, &a,
+		    2 + i * h.runs[0], 0, c, "diff") == -1)
+			goto out;
+	/* The spread needs two runs with samples a side; else the counts. */
+	if (by != RUNS_NONE) {
+		for (i = 0; i < 2; i++)
+			for (j = h.runs[i] = 0; j < runs[i].n; j++)
+				h.runs[i] += runs[i].total[j] > 0;
+		if (h.runs[0] >= 2 && h.runs[1] >= 2)
+			rp = runs;
+		else
+			fprintf(stderr, "dcpictl: diff: --by %s: %zu and %zu %ss with "
+			    "samples, not two a side: the counts are tested\n",
+			    runs_by_name(by), h.runs[0], h.runs[1], runs_by_name(by));
 	}
 rows:
 	tot_a = sd[0].total;
@@ -291,9 +438,25 @@ rows:
 		order[i] = i;
 	sort_agg = &a;
 	qsort(order, a.n_rows, sizeof(size_t), change_cmp);
-	out_table_init(&t, 8, head, right);
-	for (i = 0; i < a.n_rows && i < limit; i++) {
+	chg = xcalloc(a.n_rows + 1, sizeof(*chg));
+	q = xcalloc(a.n_rows + 1, sizeof(*q));
+	test_rows(&a, (uint64_t[]){ tot_a, tot_b }, rp, level, chg);
+	for (i = 0; i < a.n_rows; i++)
+		q[i] = chg[i].p;
+	stats_bh(q, a.n_rows, q);
+	h.by = rp != NULL ? runs_by_name(by) : NULL;
+	h.rows = a.n_rows;
+	h.level = level;
+	h.only = only;
+	for (i = h.passed = 0; i < a.n_rows; i++)
+		h.passed += q[i] <= level;
+	out_table_init(&t, 13, head, right);
+	for (i = j = 0; i < a.n_rows && j < limit; i++) {
 		const struct row *rw = &a.rows[order[i]];
+		const struct stats_change *x = &chg[order[i]];
+		if (only && !(q[order[i]] <= level))
+			continue;
+		j++;
 		pa = share(rw->n[0], tot_a);
 		pb = share(rw->n[1], tot_b);
 		out_table_addf(&t, 0, "%.2f", pa);
@@ -307,18 +470,30 @@ rows:
 		out_table_addf(&t, 5, "%llu", (unsigned long long)rw->n[1]);
 		out_table_addf(&t, 6, "%s", rw->proc);
 		out_table_addf(&t, 7, "%s", rw->image);
+		out_table_addf(&t, 8, "%.3g", x->p);
+		out_table_addf(&t, 9, "%.3g", q[order[i]]);
+		out_table_addf(&t, 10, "%+.3f", 100 * x->lo);
+		out_table_addf(&t, 11, "%+.3f", 100 * x->hi);
+		out_table_addf(&t, 12, "%s", rp != NULL ? "runs" : "counts");
 	}
 	h.event = event;
 	h.sd = sd;
 	common.out->report(&(struct out_report){ .rows = &t, .text_head = print_head,
-	    .arg = &h }, stdout);
+	    .json_head = json_head, .arg = &h }, stdout);
 	out_table_free(&t);
+	free(chg);
+	free(q);
 	free(order);
+	rc = 0;
+out:
+	runs_free(&runs[0]);
+	runs_free(&runs[1]);
 	rows_free(&a);
 	symcache_free(c);
 	free(ev);
 	fleet_free(fleet);
-	rc = fflush(stdout) == 0 ? 0 : 1;
+	if (rc == 0)
+		rc = fflush(stdout) == 0 ? 0 : 1;
 	dcpi_dataset_free(sd[0].d);
 	dcpi_dataset_free(sd[1].d);
 	return rc;
