@@ -33,6 +33,8 @@ int cmd_cat(const struct ctl_globals *, int, char **);
 int cmd_prof(const struct ctl_globals *, int, char **);
 int cmd_list(const struct ctl_globals *, int, char **);
 int cmd_diff(const struct ctl_globals *, int, char **);
+/* The spread of shares across runs: DCPI's dcpistats (ctl/stats.c). */
+int cmd_stats(const struct ctl_globals *, int, char **);
 int cmd_epochs(const struct ctl_globals *, int, char **);
 int cmd_gc(const struct ctl_globals *, int, char **);
 int cmd_compress(const struct ctl_globals *, int, char **);

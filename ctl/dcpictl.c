@@ -31,6 +31,7 @@ static const struct {
 	{ "flamegraph",	cmd_flamegraph,	"flamegraph -o FILE.svg      call chains as an interactive SVG flame graph" },
 	{ "list",	cmd_list,	"list PROCEDURE              annotated disassembly" },
 	{ "diff",	cmd_diff,	"diff A B                    compare two epochs or databases" },
+	{ "stats",	cmd_stats,	"stats [--by epoch|host|label]  shares' spread across runs" },
 	{ "epochs",	cmd_epochs,	"epochs                      list the database's epochs" },
 	{ "compress",	cmd_compress,	"compress [EPOCH...]         pack ended epochs into one gzip file a host" },
 	{ "gc",		cmd_gc,		"gc [--keep-days N] [--keep-min M]  delete old epochs" },

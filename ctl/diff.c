@@ -221,6 +221,9 @@ test_rows(const struct rows *a, const uint64_t *tot, const struct runs *r, doubl
 	free(sh[1]);
 }
 
+/* Beyond the selection's option values (selection.h). */
+#define OPT_SIGNIFICANT	0x200
+
 #define DIFF_USAGE							\
 	"usage: dcpictl diff A B [-e EVENT] [--host H] [--image NAME] [--label GLOB]...\n" \
 	"                    [--label-a GLOB]... [--label-b GLOB]... [-n N] [--idle]\n" \
@@ -245,7 +248,7 @@ cmd_diff(const struct ctl_globals *g, int argc, char **argv)
 		{ "label-b",	required_argument,	NULL, 'b' },
 		{ "from",	required_argument,	NULL, 'F' },
 		{ "by",		required_argument,	NULL, 'y' },
-		{ "significant", optional_argument,	NULL, 'S' },
+		{ "significant", optional_argument,	NULL, OPT_SIGNIFICANT },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -289,7 +292,7 @@ cmd_diff(const struct ctl_globals *g, int argc, char **argv)
 			if (runs_by_parse(optarg, &by, "diff") == -1)
 				return 2;
 			break;
-		case 'S':
+		case OPT_SIGNIFICANT:
 			/* --significant 0.01 as well as --significant=0.01: a
 			 * following word that is a level is the level. */
 			only = 1;

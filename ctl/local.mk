@@ -34,6 +34,6 @@ ctl_libdcpictl_la_SOURCES += ctl/clickhouse.c ctl/clickhouse.h ctl/push.c ctl/fl
 ctl_libdcpictl_la_CFLAGS += $(CURL_CFLAGS)
 ctl_libdcpictl_la_LIBADD += $(CURL_LIBS)
 # The statistics of diff and stats (GSL's quantiles and Student's t).
-ctl_libdcpictl_la_SOURCES += ctl/stats_math.c ctl/stats_math.h ctl/runs.c ctl/runs.h
+ctl_libdcpictl_la_SOURCES += ctl/stats_math.c ctl/stats_math.h ctl/runs.c ctl/runs.h ctl/stats.c
 ctl_libdcpictl_la_CFLAGS += $(GSL_CFLAGS)
 ctl_libdcpictl_la_LIBADD += $(GSL_LIBS)

@@ -758,3 +758,5 @@ tests_test_stats_math_CFLAGS = $(TESTS_CFLAGS) $(GSL_CFLAGS)
 tests_test_stats_math_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ctl
 tests_test_stats_math_LDADD = lib/libdcpiutil.la $(TESTS_LIBS) $(GSL_LIBS)
 endif
+TESTS += tests/integration/test_diff_significant.sh
+EXTRA_DIST += tests/integration/test_diff_significant.sh tests/workload/trio.c
