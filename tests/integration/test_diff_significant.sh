@@ -82,6 +82,16 @@ r = [r for r in d["rows"] if r["procedure"] == "dcpi_trio_b"][0]
 assert r["q"] <= 0.01 and r["low"] < r["change"] < r["high"] and r["model"] == "counts", r
 PY
 
+# Five runs a side: Welch's t on their shares, the model said per row.
+ctl diff --epoch "$E" --label-a 'run-0[1-5]' --label-b 'run-0[6-9]' --label-b run-10 --by label \
+    --image trio >"$T/runs.txt" || fail "diff --by label failed"
+grep -q "^test: Welch's t on the shares of the runs (5 labels in A, 5 in B), t interval at 95%" \
+    "$T/runs.txt" || fail "diff --by label: $(cat "$T/runs.txt")"
+ctl diff --epoch "$E" --label-a 'run-0[1-5]' --label-b 'run-0[6-9]' --label-b run-10 --by label \
+    --image trio --csv >"$T/runs.csv" || fail "diff --by label --csv failed"
+awk -F, 'NR > 1 && $7 ~ /^dcpi_trio_/ && $13 == "runs" && $11 < $12 { n++ } END { exit n != 3 }' \
+    "$T/runs.csv" || fail "diff --by label: not three rows of the runs model: $(cat "$T/runs.csv")"
+
 # (c) stats over runs 01 .. 10 against Python's statistics of prof --csv.
 ctl stats --epoch "$E" --by label --label 'run-0[1-9]' --label run-10 --csv >"$T/stats.csv" ||
 	fail "stats failed"
