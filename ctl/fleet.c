@@ -32,6 +32,8 @@ struct fleet {
 	struct ch_buf	 where;
 	struct ch_buf	 loaded;	/* the labels whose samples are rows */
 	int		 label_where;	/* where restricts labels */
+	char		**runs;		/* stats: the runs' names */
+	size_t		 n_runs;
 };
 
 void
@@ -49,6 +51,7 @@ fleet_free(struct fleet *f)
 	chb_free(&f->where);
 	chb_free(&f->loaded);
 	free(f->event);
+	dcpi_strv_free(f->runs, f->n_runs);
 	free(f);
 }
 
@@ -708,6 +711,102 @@ out:
 	if (rc == -1) {
 		rows_free(a);
 		rows_init(a, 2);
+		fleet_free(f);
+	} else
+		*fp = f;
+	return rc;
+}
+
+int
+fleet_stats(const char *url, const struct selection *s, enum runs_by by, unsigned mode,
+    struct rows *a, struct runs *r, const char **event, struct fleet **fp)
+{
+	static const char *const key[] = { "", "epoch", "host", "label" };
+	struct fleet *f;
+	struct ch_buf sql = { 0 }, *ans;
+	char *p, *end, *fl[3], **cols = NULL;
+	size_t *ord = NULL, i, k;
+	uint64_t n;
+	int idle_counted, rc = -1;
+
+	*fp = NULL;
+	*event = NULL;
+	memset(r, 0, sizeof(*r));
+	rows_init(a, 1);
+	if (s->image != NULL) {
+		fprintf(stderr, "dcpictl: stats: --image does not go with --from\n");
+		return -1;
+	}
+	if ((f = fleet_open(url, "stats")) == NULL)
+		return -1;
+	if (select_pushes(f, s, NULL, NULL, 0, "stats") == -1 ||
+	    select_labels(f, s, &idle_counted, "stats") == -1)
+		goto out;
+	/* The runs and their totals, by event: -e's, else the first by name. */
+	ch_printf(&sql, "SELECT event, %s, sumIf(count, %s) FROM %s.samples WHERE %s "
+	    "GROUP BY event, %s ORDER BY event, %s", key[by], (char *)f->loaded.p,
+	    f->c.url.db, (char *)f->where.p, key[by], key[by]);
+	if ((ans = query(f, &sql, "stats")) == NULL)
+		goto out;
+	p = (char *)ans->p;
+	end = p + ans->len;
+	r->total = xcalloc(65, sizeof(*r->total));
+	while (ch_tsv_line(&p, end, fl, 3) == 3) {
+		if (s->n_events > 0 ? strcmp(fl[0], s->events[0]) != 0 :
+		    f->event != NULL && strcmp(fl[0], f->event) != 0)
+			continue;
+		if (f->event == NULL)
+			f->event = xstrdup(fl[0]);
+		if ((n = strtoull(fl[2], NULL, 10)) == 0)
+			continue;
+		if (f->n_runs == 64) {
+			fprintf(stderr, "dcpictl: stats: %s: more than 64 %ss\n", f->c.show,
+			    key[by]);
+			goto out;
+		}
+		r->total[f->n_runs] = n;
+		strv_add(&f->runs, &f->n_runs, fl[1]);
+	}
+	if (f->n_runs == 0) {
+		if (s->n_events > 0)
+			fprintf(stderr, "dcpictl: stats: %s: no samples of '%s' in the epochs "
+			    "selected\n", f->c.show, s->events[0]);
+		else
+			fprintf(stderr, "dcpictl: stats: %s: no samples in the epochs "
+			    "selected\n", f->c.show);
+		goto out;
+	}
+	/* One column a run: the server sums them all in one query. */
+	r->n = f->n_runs;
+	r->names = xcalloc(r->n + 1, sizeof(*r->names));
+	cols = xcalloc(r->n + 1, sizeof(char *));
+	ord = xcalloc(r->n + 1, sizeof(size_t));
+	for (k = 0; k < r->n; k++) {
+		struct ch_buf c = { 0 };
+		r->names[k] = f->runs[k];
+		ch_printf(&c, "event = ");
+		ch_quote(&c, f->event);
+		ch_printf(&c, " AND %s AND %s = ", (char *)f->loaded.p, key[by]);
+		ch_quote(&c, f->runs[k]);
+		cols[k] = (char *)c.p;
+		ord[k] = k;
+	}
+	rows_free(a);
+	rows_init(a, r->n);
+	if (rows_query(f, mode, cols, r->n, ord, (size_t)-1, a, "stats") == -1)
+		goto out;
+	*event = f->event;
+	rc = 0;
+out:
+	if (cols != NULL)
+		for (i = 0; i < r->n; i++)
+			free(cols[i]);
+	free(cols);
+	free(ord);
+	chb_free(&sql);
+	if (rc == -1) {
+		rows_free(a);
+		rows_init(a, 1);
 		fleet_free(f);
 	} else
 		*fp = f;

@@ -8,6 +8,7 @@
 #define DCPICTL_FLEET_H
 
 #include "analysis.h"
+#include "runs.h"
 
 struct fleet;	/* the server's answers the rows point into */
 
@@ -34,6 +35,18 @@ int fleet_prof(const char *url, const struct selection *s, const char *until,
  */
 int fleet_diff(const char *url, const struct selection *s, const char *range[2],
     struct rows *a, uint64_t tot[2], const char **event, struct fleet **f);
+
+/*
+ * stats --from URL: over the selection s (as prof's, without --image), the
+ * runs by `by' (epoch, host or label) of one event (s's first -e, else the
+ * first by name) with samples: their names and totals into r (r->loaded
+ * NULL: runs_free frees the arrays, the names are *f's), and per mode
+ * (0 or ROWS_IMAGE) the rows of a (rows_init'ed by the callee) with run
+ * k's samples in column k, from one query.  At most 64 runs.  The event's
+ * name into *event (owned by *f).  -1 after printing an error.
+ */
+int fleet_stats(const char *url, const struct selection *s, enum runs_by by, unsigned mode,
+    struct rows *a, struct runs *r, const char **event, struct fleet **f);
 
 void fleet_free(struct fleet *f);
 

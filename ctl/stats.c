@@ -14,6 +14,7 @@
 
 #include "analysis.h"
 #include "commands.h"
+#include "fleet.h"
 #include "runs.h"
 #include "stats_math.h"
 #include "xmalloc.h"
@@ -79,6 +80,7 @@ mean_cmp(const void *x, const void *y)
 	"usage: dcpictl stats [--by epoch|host|label] [--epoch E]... [--all]\n" \
 	"                     [--since TIME] [--host H] [-e EVENT] [--image NAME]\n" \
 	"                     [--label GLOB]... [-i] [-n N] [--idle] [--csv | --json]\n" \
+	"       dcpictl stats --from clickhouse://HOST[:PORT]/DB [options]\n"	\
 	"Each epoch (host, label) of the selection is a run: per procedure (-i: image)\n" \
 	"the mean share over the runs, its standard deviation, min, max and range.\n"
 
@@ -88,6 +90,7 @@ cmd_stats(const struct ctl_globals *g, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "by",		required_argument,	NULL, 'y' },
 		{ "images",	no_argument,		NULL, 'i' },
+		{ "from",	required_argument,	NULL, 'F' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -95,7 +98,9 @@ cmd_stats(const struct ctl_globals *g, int argc, char **argv)
 	    "nrange", "procedure", "image" };
 	static const int right[] = { 1, 1, 1, 1, 1, 1, 1, 0, 0 };
 	struct selection s;
-	struct dcpi_dataset *d;
+	struct dcpi_dataset *d = NULL;
+	struct fleet *fleet = NULL;
+	const char *from = NULL, *event;
 	struct symcache *c;
 	struct stats_head h;
 	struct stats_desc *desc;
@@ -110,6 +115,7 @@ cmd_stats(const struct ctl_globals *g, int argc, char **argv)
 	int ch, rc;
 
 	memset(&s, 0, sizeof(s));
+	memset(&h, 0, sizeof(h));
 	while ((ch = sel_getopt(argc, argv, "e:in:h", opts, SEL_ALL | SEL_IDLE | SEL_FORMAT,
 	    &s, "stats")) != -1) {
 		switch (ch) {
@@ -120,6 +126,7 @@ cmd_stats(const struct ctl_globals *g, int argc, char **argv)
 				return 2;
 			break;
 		case 'i': mode = ROWS_IMAGE; break;
+		case 'F': from = optarg; break;
 		case 'n':
 			if (sel_rows(optarg, "stats", &limit) == -1)
 				return 2;
@@ -134,8 +141,17 @@ cmd_stats(const struct ctl_globals *g, int argc, char **argv)
 		fprintf(stderr, "dcpictl: stats: one event at a time\n");
 		return 2;
 	}
-	if ((d = sel_load(g->db, &s, "stats")) == NULL)
+	c = symcache_new();
+	if (from != NULL) {
+		/* The fleet: the server sums every run's column in one query. */
+		rc = fleet_stats(from, &s, by, mode, &a, &r, &event, &fleet) == -1;
+		h.event = event;
+		goto runs;
+	}
+	if ((d = sel_load(g->db, &s, "stats")) == NULL) {
+		symcache_free(c);
 		return 1;
+	}
 	if (s.n_events == 0 && d->n_events > 0) {
 		/* The first event, alone: shares are of one event's samples. */
 		s.events[0] = ev = xstrdup(d->events[0].name);
@@ -143,17 +159,17 @@ cmd_stats(const struct ctl_globals *g, int argc, char **argv)
 		if (d->n_events > 1) {
 			dcpi_dataset_free(d);
 			if ((d = sel_load(g->db, &s, "stats")) == NULL) {
+				symcache_free(c);
 				free(ev);
 				return 1;
 			}
 		}
 	}
-	c = symcache_new();
 	n = runs_count(d, by);
 	rows_init(&a, n);
 	rc = runs_add(&r, g->db, &s, d, by, &a, 0, mode, c, "stats") == -1;
-	memset(&h, 0, sizeof(h));
 	h.event = s.n_events ? s.events[0] : "none";
+runs:
 	h.by = by;
 	h.r = &r;
 	for (k = 0; k < r.n; k++)
@@ -205,6 +221,7 @@ out:
 	rows_free(&a);
 	symcache_free(c);
 	dcpi_dataset_free(d);
+	fleet_free(fleet);
 	free(ev);
 	return rc;
 }

@@ -92,6 +92,21 @@ done
 "$DCPICTL" diff --from "$URL" ..2026-11-21T00:30 2026-11-21T00:30.. --csv >"$T/diff2.csv" || fail "diff --from ranges"
 cmp -s "$T/diff.csv" "$T/diff2.csv" || fail "diff --from: the ranges around the epochs differ from their names"
 
+# diff's tests and stats, from the server's sums, are local f1's to the
+# digit: f1 holds the hosts alpha*.
+"$DCPICTL" -d "$T/f1/db" diff $E1 $E2 --csv >"$T/want" || fail "local diff"
+"$DCPICTL" diff --from "$URL" --host 'alpha*' $E1 $E2 --csv >"$T/got" || fail "diff --from --host"
+cmp -s "$T/want" "$T/got" || fail "diff --from's tests differ from local: $(diff "$T/want" "$T/got" | head)"
+for by in epoch host; do
+	"$DCPICTL" -d "$T/f1/db" stats --by $by --epoch $E1 --epoch $E2 --csv >"$T/want" ||
+		fail "local stats --by $by"
+	"$DCPICTL" stats --from "$URL" --by $by --host 'alpha*' --epoch $E1 --epoch $E2 --csv \
+	    >"$T/got" 2>"$T/err" || fail "stats --from --by $by: $(cat "$T/err")"
+	[ "$(wc -l <"$T/want")" -ge 100 ] || fail "stats --by $by: $(wc -l <"$T/want") rows"
+	cmp -s "$T/want" "$T/got" || fail "stats --from --by $by differs: $(diff "$T/want" "$T/got" | head)"
+done
+echo "diff --from's tests and stats --from --by epoch, host: as local"
+
 # Pushing again changes nothing; the current epoch only when named.
 "$DCPICTL" -d "$T/f1/db" push --to "$URL" --all >"$T/again.out" || fail "second push failed"
 grep -q '^pushed 0, already there 4, failed 0' "$T/again.out" || fail "second push: $(cat "$T/again.out")"
