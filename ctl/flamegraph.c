@@ -3,12 +3,16 @@
  * self-contained, interactive SVG file, as flamegraph.pl draws them: the
  * root at the bottom, a frame's width its share of the samples, click to
  * zoom, search by regular expression.  Nothing outside the file is
- * loaded, so that it can be mailed or archived and still work.
+ * loaded, so that it can be mailed or archived and still work.  With
+ * --diff A B, B's graph with each frame coloured by the change of its
+ * share since A where the change is significant (ctl/stats_math.h), grey
+ * where it is not.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +22,7 @@
 #include "analysis.h"
 #include "commands.h"
 #include "stacks.h"
+#include "stats_math.h"
 #include "util.h"
 #include "xmalloc.h"
 
@@ -38,6 +43,7 @@ struct node {
 	const char	*name;
 	uint64_t	 x, w;
 	uint32_t	 depth;		/* 0: the root, "all" */
+	size_t		 stack;		/* a stack through it (the path's frames) */
 };
 
 struct stack {
@@ -119,6 +125,7 @@ layout(const struct stacks_folded *f, struct stack *st, size_t *n_nodes, uint64_
 			open[k].name = st[i].frame[k];
 			open[k].x = x;
 			open[k].depth = (uint32_t)k + 1;
+			open[k].stack = i;
 		}
 		prev = st[i].n;
 		x = add_sat(x, st[i].count);
@@ -129,6 +136,77 @@ layout(const struct stacks_folded *f, struct stack *st, size_t *n_nodes, uint64_
 	*depth = (uint32_t)max + 1;
 	return v;
 }
+
+/* A path from the root: the bytes of a stack's text up to the end of a
+ * frame (NUL between frames), with the samples of the stacks through it. */
+struct path {
+	const char	*p;
+	size_t		 len;
+	uint64_t	 n;
+};
+
+static int
+path_cmp(const void *a, const void *b)
+{
+	const struct path *x = a, *y = b;
+
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return memcmp(x->p, y->p, x->len);
+}
+
+static size_t
+path_len(const struct stack *st, uint32_t depth)
+{
+	return (size_t)(st->frame[depth - 1] - st->text) + strlen(st->frame[depth - 1]);
+}
+
+/* Every path of the n stacks st with its samples, sorted for path_n. */
+static struct path *
+paths(const struct stack *st, size_t n, size_t *n_paths)
+{
+	struct path *v = NULL;
+	size_t i, k, m = 0, cap = 0;
+
+	for (i = 0; i < n; i++)
+		for (k = 1; k <= st[i].n; k++) {
+			if (m == cap) {
+				cap = cap ? 2 * cap : 256;
+				v = xreallocarray(v, cap, sizeof(*v));
+			}
+			v[m].p = st[i].text;
+			v[m].len = path_len(&st[i], (uint32_t)k);
+			v[m++].n = st[i].count;
+		}
+	if (m > 1)
+		qsort(v, m, sizeof(*v), path_cmp);
+	for (i = k = 0; i < m; i++)
+		if (k > 0 && path_cmp(&v[k - 1], &v[i]) == 0)
+			v[k - 1].n = add_sat(v[k - 1].n, v[i].n);
+		else
+			v[k++] = v[i];
+	*n_paths = k;
+	return v;
+}
+
+static uint64_t
+path_n(const struct path *v, size_t n, const char *p, size_t len)
+{
+	struct path key = { p, len, 0 }, *f;
+
+	f = n ? bsearch(&key, v, n, sizeof(*v), path_cmp) : NULL;
+	return f != NULL ? f->n : 0;
+}
+
+/* --diff: side A's paths against the graph's (B's). */
+struct fgdiff {
+	struct stack	*st;		/* A's stacks, which paths point into */
+	size_t		 n_st;
+	struct path	*paths;
+	size_t		 n_paths;
+	uint64_t	 total;
+	double		 level;
+};
 
 /*
  * name as valid UTF-8 text for the XML file: a byte that begins no valid
@@ -268,7 +346,7 @@ static const char script[] =
 "	return null;\n"
 "}\n"
 "function title(g) { return g.getElementsByTagName(\"title\")[0].textContent; }\n"
-"function name(g) { return title(g).replace(/ \\(\\d+ samples, [0-9.]+%\\)$/, \"\"); }\n"
+"function name(g) { return title(g).replace(/( \\[[^\\]]*\\])? \\(\\d+ samples, [0-9.]+%\\)$/, \"\"); }\n"
 "function num(g, a) { return +g.getAttribute(a); }\n"
 "function find(n) {\n"
 "	for (var g = frames.firstElementChild; g; g = g.nextElementSibling)\n"
@@ -341,9 +419,11 @@ static const char script[] =
 "}\n";
 
 /* One frame: a group with the samples it spans (the script's zoom works
- * from them, not from pixels), its title, rect and label. */
+ * from them, not from pixels), its title, rect and label; with --diff
+ * its colour rgb and the change in note ("[...]", after the name). */
 static void
-put_node(const struct node *nd, uint64_t total, unsigned width, uint32_t rows, FILE *fp)
+put_node(const struct node *nd, uint64_t total, unsigned width, uint32_t rows,
+    const unsigned *rgb, const char *note, FILE *fp)
 {
 	double avail = width - 2 * XPAD, x, w, y;
 	unsigned r, g, b;
@@ -355,10 +435,17 @@ put_node(const struct node *nd, uint64_t total, unsigned width, uint32_t rows, F
 		return;
 	y = YPAD_TOP + (double)(rows - 1 - nd->depth) * FRAME_H;
 	name = utf8_clean(nd->name);
-	colour(nd->name, &r, &g, &b);
+	if (rgb != NULL) {
+		r = rgb[0];
+		g = rgb[1];
+		b = rgb[2];
+	} else
+		colour(nd->name, &r, &g, &b);
 	fprintf(fp, "<g data-x=\"%llu\" data-w=\"%llu\" data-d=\"%u\"><title>",
 	    (unsigned long long)nd->x, (unsigned long long)nd->w, nd->depth);
 	xml_puts(name, strlen(name), fp);
+	if (note != NULL)
+		fprintf(fp, " %s", note);
 	fprintf(fp, " (%llu samples, %.2f%%)</title>", (unsigned long long)nd->w,
 	    100.0 * (double)nd->w / (double)total);
 	fprintf(fp, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" "
@@ -369,10 +456,57 @@ put_node(const struct node *nd, uint64_t total, unsigned width, uint32_t rows, F
 	free(name);
 }
 
-/* The whole SVG document of the folded stacks f into fp. */
+/*
+ * --diff's colours: each frame's share of B's samples against its path's
+ * of A's by the two-proportion z-test, Benjamini-Hochberg over the frames;
+ * where q <= level red for more, blue for less, the deeper the larger the
+ * change against the largest; grey elsewhere.  rgb[3 n], note[n] (each
+ * malloc'd) for the n frames v.
+ */
 static void
-put_svg(const struct stacks_folded *f, const char *title, unsigned width, FILE *fp)
+diff_colours(const struct fgdiff *dd, const struct stack *st, const struct node *v,
+    size_t n, uint64_t total, unsigned *rgb, char **note)
 {
+	struct stats_change *c = xcalloc(n + 1, sizeof(*c));
+	double *q = xcalloc(n + 1, sizeof(*q)), max = 0, k;
+	const struct stack *s;
+	uint64_t xa;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		s = &st[v[i].stack];
+		xa = path_n(dd->paths, dd->n_paths, s->text, path_len(s, v[i].depth));
+		if (stats_prop2(xa, dd->total, v[i].w, total, 1 - dd->level, &c[i]) == -1)
+			c[i].p = 1;	/* a saturated count: no test */
+		q[i] = c[i].p;
+	}
+	stats_bh(q, n, q);
+	for (i = 0; i < n; i++)
+		if (q[i] <= dd->level && fabs(c[i].delta) > max)
+			max = fabs(c[i].delta);
+	for (i = 0; i < n; i++) {
+		xasprintf(&note[i], "[%+.2f points, q %.3g]", 100 * c[i].delta, q[i]);
+		if (!(q[i] <= dd->level)) {
+			rgb[3 * i] = rgb[3 * i + 1] = rgb[3 * i + 2] = 200;
+			continue;
+		}
+		k = 0.25 + 0.75 * fabs(c[i].delta) / max;	/* even the least shows */
+		rgb[3 * i] = c[i].delta > 0 ? 255 : (unsigned)(255 * (1 - k));
+		rgb[3 * i + 1] = (unsigned)(255 * (1 - k));
+		rgb[3 * i + 2] = c[i].delta > 0 ? (unsigned)(255 * (1 - k)) : 255;
+	}
+	free(c);
+	free(q);
+}
+
+/* The whole SVG document of the folded stacks f into fp; with dd, B's of
+ * --diff. */
+static void
+put_svg(const struct stacks_folded *f, const struct fgdiff *dd, const char *title,
+    unsigned width, FILE *fp)
+{
+	unsigned *rgb = NULL;
+	char **note = NULL;
 	struct stack *st = xcalloc(f->n + 1, sizeof(*st));
 	struct node *v, root;
 	uint64_t total;
@@ -382,6 +516,11 @@ put_svg(const struct stacks_folded *f, const char *title, unsigned width, FILE *
 	char *t;
 
 	v = layout(f, st, &n, &total, &rows);
+	if (dd != NULL) {
+		rgb = xcalloc(3 * n + 1, sizeof(*rgb));
+		note = xcalloc(n + 1, sizeof(*note));
+		diff_colours(dd, st, v, n, total, rgb, note);
+	}
 	height = YPAD_TOP + rows * FRAME_H + YPAD_BOTTOM;
 	fprintf(fp, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
 	    "<svg version=\"1.1\" width=\"%u\" height=\"%u\" viewBox=\"0 0 %u %u\" "
@@ -420,10 +559,16 @@ put_svg(const struct stacks_folded *f, const char *title, unsigned width, FILE *
 	memset(&root, 0, sizeof(root));
 	root.name = "all";
 	root.w = total;
-	put_node(&root, total, width, rows, fp);
+	put_node(&root, total, width, rows, dd != NULL ? (const unsigned[]){ 200, 200, 200 } :
+	    NULL, NULL, fp);
 	for (i = 0; i < n; i++)
-		put_node(&v[i], total, width, rows, fp);
+		put_node(&v[i], total, width, rows, rgb ? &rgb[3 * i] : NULL,
+		    note ? note[i] : NULL, fp);
 	fputs("</g>\n</svg>\n", fp);
+	for (i = 0; note != NULL && i < n; i++)
+		free(note[i]);
+	free(note);
+	free(rgb);
 	for (i = 0; i < f->n; i++) {
 		free(st[i].text);
 		free(st[i].frame);
@@ -435,6 +580,8 @@ put_svg(const struct stacks_folded *f, const char *title, unsigned width, FILE *
 #define OPT_IMAGE_NAMES	0x200
 #define OPT_TITLE	0x201
 #define OPT_WIDTH	0x202
+#define OPT_DIFF	0x203
+#define OPT_SIGNIFICANT	0x204
 
 int
 cmd_flamegraph(const struct ctl_globals *g, int argc, char **argv)
@@ -443,6 +590,8 @@ cmd_flamegraph(const struct ctl_globals *g, int argc, char **argv)
 		{ "image-names", no_argument,		NULL, OPT_IMAGE_NAMES },
 		{ "title",	required_argument,	NULL, OPT_TITLE },
 		{ "width",	required_argument,	NULL, OPT_WIDTH },
+		{ "diff",	no_argument,		NULL, OPT_DIFF },
+		{ "significant", required_argument,	NULL, OPT_SIGNIFICANT },
 		{ "output",	required_argument,	NULL, 'o' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -454,10 +603,19 @@ cmd_flamegraph(const struct ctl_globals *g, int argc, char **argv)
 	char *buf = NULL, *deftitle = NULL, *end;
 	size_t len = 0;
 	unsigned long width = 1200;
-	int ch, image_names = 0, r = 0;
+	int ch, image_names = 0, r = 0, diff = 0;
+	struct fgdiff dd;
+	struct stacks_folded fa;
+	struct selection sa;
+	struct node *va;
+	size_t n_va;
+	uint32_t rows_a;
 	FILE *fp;
 
 	memset(&s, 0, sizeof(s));
+	memset(&dd, 0, sizeof(dd));
+	memset(&fa, 0, sizeof(fa));
+	dd.level = 0.05;
 	while ((ch = sel_getopt(argc, argv, "e:o:h", opts, SEL_EPOCHS | SEL_HOST |
 	    SEL_EVENTS | SEL_LABEL | SEL_IDLE, &s, "flamegraph")) != -1) {
 		switch (ch) {
@@ -468,6 +626,17 @@ cmd_flamegraph(const struct ctl_globals *g, int argc, char **argv)
 			break;
 		case OPT_TITLE:
 			title = optarg;
+			break;
+		case OPT_DIFF:
+			diff = 1;
+			break;
+		case OPT_SIGNIFICANT:
+			dd.level = strtod(optarg, &end);
+			if (end == optarg || *end != '\0' || !(dd.level > 0 && dd.level < 1)) {
+				fprintf(stderr, "dcpictl: flamegraph: --significant %s: expected "
+				    "a level between 0 and 1 (0.05)\n", optarg);
+				return 2;
+			}
 			break;
 		case OPT_WIDTH:
 			errno = 0;
@@ -488,8 +657,30 @@ cmd_flamegraph(const struct ctl_globals *g, int argc, char **argv)
 			return cmd_usage(ch == 'h',
 			    "usage: dcpictl flamegraph [--image-names] [-e EVENT] [--epoch E | --all | --since TIME]\n"
 			    "                          [--host H] [--label GLOB]... [--idle]\n"
-			    "                          [--title TITLE] [--width PX] -o FILE.svg\n");
+			    "                          [--title TITLE] [--width PX] -o FILE.svg\n"
+			    "       dcpictl flamegraph --diff A B [--significant LEVEL] [options] -o FILE.svg\n");
 		}
+	}
+	if (diff) {
+		/* Two epochs: A's paths counted, B's graph drawn. */
+		if (optind + 2 != argc || s.n_epochs > 0 || s.all || s.since != NULL) {
+			fprintf(stderr, "dcpictl: flamegraph: --diff A B: two epochs, and no "
+			    "--epoch, --all or --since\n");
+			return 2;
+		}
+		sa = s;
+		sa.epochs[0] = argv[optind];
+		sa.n_epochs = 1;
+		s.epochs[0] = argv[optind + 1];
+		s.n_epochs = 1;
+		optind += 2;
+		if (stacks_fold(g->db, &sa, "flamegraph", image_names, &fa) == -1)
+			return 1;
+		dd.st = xcalloc(fa.n + 1, sizeof(*dd.st));
+		va = layout(&fa, dd.st, &n_va, &dd.total, &rows_a);
+		free(va);
+		dd.n_st = fa.n;
+		dd.paths = paths(dd.st, dd.n_st, &dd.n_paths);
 	}
 	if (optind != argc) {
 		fprintf(stderr, "dcpictl: flamegraph: unexpected argument '%s'\n", argv[optind]);
@@ -500,17 +691,31 @@ cmd_flamegraph(const struct ctl_globals *g, int argc, char **argv)
 		    "standard output)\n");
 		return 2;
 	}
-	if (stacks_fold(g->db, &s, "flamegraph", image_names, &f) == -1)
-		return 1;
+	memset(&f, 0, sizeof(f));
+	if (stacks_fold(g->db, &s, "flamegraph", image_names, &f) == -1) {
+		r = 1;
+		goto done;
+	}
 	/* Stack files whose stacks are all of other labels: stacks prints
 	 * nothing, but a graph of no samples has no widths to draw. */
-	if (f.n == 0) {
+	if (f.n == 0 || (diff && fa.n == 0)) {
 		fprintf(stderr, "dcpictl: flamegraph: no call chains in the selection\n");
-		stacks_folded_free(&f);
-		return 1;
+		r = 1;
+		goto done;
+	}
+	if (diff && strcmp(f.event, fa.event) != 0) {
+		fprintf(stderr, "dcpictl: flamegraph: --diff: %s's event is %s, %s's %s: "
+		    "-e EVENT picks one\n", sa.epochs[0], fa.event, s.epochs[0], f.event);
+		r = 1;
+		goto done;
 	}
 	if (title == NULL) {
-		xasprintf(&deftitle, "Flame Graph: %s", f.event);
+		if (diff)
+			xasprintf(&deftitle, "Differential Flame Graph: %s, %s to %s (red: more, "
+			    "blue: less, where Benjamini-Hochberg q <= %g; grey: not "
+			    "significant)", f.event, sa.epochs[0], s.epochs[0], dd.level);
+		else
+			xasprintf(&deftitle, "Flame Graph: %s", f.event);
 		title = deftitle;
 	}
 	/* In memory first: the file is replaced whole or not at all. */
@@ -519,7 +724,7 @@ cmd_flamegraph(const struct ctl_globals *g, int argc, char **argv)
 		r = 1;
 		goto done;
 	}
-	put_svg(&f, title, (unsigned)width, fp);
+	put_svg(&f, diff ? &dd : NULL, title, (unsigned)width, fp);
 	if (fclose(fp) != 0) {
 		fprintf(stderr, "dcpictl: flamegraph: %s\n", strerror(errno));
 		r = 1;
@@ -537,5 +742,14 @@ done:
 	free(buf);
 	free(deftitle);
 	stacks_folded_free(&f);
+	if (diff) {
+		for (n_va = 0; n_va < dd.n_st; n_va++) {
+			free(dd.st[n_va].text);
+			free(dd.st[n_va].frame);
+		}
+		free(dd.st);
+		free(dd.paths);
+		stacks_folded_free(&fa);
+	}
 	return r;
 }

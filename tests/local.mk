@@ -760,3 +760,5 @@ tests_test_stats_math_LDADD = lib/libdcpiutil.la $(TESTS_LIBS) $(GSL_LIBS)
 endif
 TESTS += tests/integration/test_diff_significant.sh
 EXTRA_DIST += tests/integration/test_diff_significant.sh tests/workload/trio.c
+TESTS += tests/integration/test_flamegraph_diff.sh
+EXTRA_DIST += tests/integration/test_flamegraph_diff.sh
