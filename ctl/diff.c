@@ -294,11 +294,12 @@ cmd_diff(const struct ctl_globals *g, int argc, char **argv)
 			break;
 		case OPT_SIGNIFICANT:
 			/* --significant 0.01 as well as --significant=0.01: a
-			 * following word that is a level is the level. */
+			 * following number with a point, or below 1, is the
+			 * level (an epoch's name has no point). */
 			only = 1;
 			if (optarg == NULL && optind < argc && *argv[optind] != '-' &&
-			    strtod(argv[optind], &end) > 0 && *end == '\0' &&
-			    strtod(argv[optind], NULL) < 1)
+			    (strtod(argv[optind], &end), end != argv[optind]) && *end == '\0' &&
+			    (strchr(argv[optind], '.') != NULL || strtod(argv[optind], NULL) < 1))
 				optarg = argv[optind++];
 			if (optarg != NULL && (level = strtod(optarg, &end), *end != '\0' ||
 			    end == optarg || !(level > 0 && level < 1))) {
