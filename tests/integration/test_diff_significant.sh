@@ -6,9 +6,9 @@
 # holds), at 0.05 in at least 16; (b) the same program with
 # dcpi_trio_b's loop 20% longer is significant against the plain one, and
 # the change's 99.9% interval holds the change of b's share timed apart by
-# CPU time; (c) stats --by label over 10 runs gives the mean
-# and standard deviation Python's statistics module computes from
-# prof --csv of each run.
+# CPU time; (c) stats --by epoch over 10 epochs gives the mean and
+# standard deviation Python's statistics module computes from prof --csv
+# of each.
 . "$top_srcdir/tests/integration/lib.sh"
 require_perf
 
@@ -95,11 +95,23 @@ ctl diff --epoch "$E" --label-a 'run-0[1-5]' --label-b 'run-0[6-9]' --label-b ru
 awk -F, 'NR > 1 && $7 ~ /^dcpi_trio_/ && $13 == "runs" && $11 < $12 { n++ } END { exit n != 3 }' \
     "$T/runs.csv" || fail "diff --by label: not three rows of the runs model: $(cat "$T/runs.csv")"
 
-# (c) stats over runs 01 .. 10 against Python's statistics of prof --csv.
-ctl stats --epoch "$E" --by label --label 'run-0[1-9]' --label run-10 --csv >"$T/stats.csv" ||
-	fail "stats failed"
-for i in $(seq -w 1 10); do
-	ctl prof --epoch "$E" --label run-$i --csv >"$T/prof-$i.csv" || fail "prof run-$i failed"
+# (c) stats over 10 epochs, one 0.2 s run each, against Python's
+# statistics of prof --csv of each epoch.
+for k in $(seq 1 10); do
+	ctl epoch >/dev/null || fail "dcpictl epoch failed"
+	ctl label ep -- "$T/trio" 0.2 || fail "label ep failed"
+done
+ctl flush >/dev/null || fail "flush failed"
+set -- $(ls "$DB" | grep -x '[0-9]\{14\}' | sort | tail -n 10)
+[ $# = 10 ] && [ "$(printf '%s\n' "$E" "$1" | sort | head -n 1)" = "$E" ] && [ "$1" != "$E" ] ||
+	fail "not 10 new epochs: $(ls "$DB")"
+sel=
+for e; do sel="$sel --epoch $e"; done
+ctl stats --by epoch $sel --label ep --csv >"$T/stats.csv" || fail "stats --by epoch failed"
+i=0
+for e; do
+	i=$((i + 1))
+	ctl prof --epoch $e --label ep --csv >"$T/prof-$(printf %02d $i).csv" || fail "prof $e failed"
 done
 python3 - "$T" <<'PY' || fail "stats differs from Python's: $(head -5 "$T/stats.csv")"
 import csv, statistics, sys
@@ -122,7 +134,7 @@ for k in keys:
     assert abs(float(g["sd"]) - statistics.stdev(x)) <= 0.0005 + 1e-9, (k, g, x)
     assert int(g["runs"]) == sum(1 for r in runs if k in r), (k, g)
     assert abs(float(g["range"]) - (max(x) - min(x))) <= 0.001 + 1e-9, (k, g, x)
-print("stats of dcpi_trio_b over 10 runs:", dict(got[("dcpi_trio_b", "trio")]))
+print("stats of dcpi_trio_b over 10 epochs:", dict(got[("dcpi_trio_b", "trio")]))
 PY
 stop_dcpid
-echo "stats --by label: mean and sd of 10 runs as Python's statistics"
+echo "stats --by epoch: mean and sd of 10 epochs as Python's statistics"
