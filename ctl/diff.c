@@ -225,13 +225,13 @@ test_rows(const struct rows *a, const uint64_t *tot, const struct runs *r, doubl
 #define OPT_SIGNIFICANT	0x200
 
 #define DIFF_USAGE							\
-	"usage: dcpictl diff A B [-e EVENT] [--host H] [--image NAME] [--label GLOB]...\n" \
+	"usage: dcpictl diff A B [-i] [-e EVENT] [--host H] [--image NAME] [--label GLOB]...\n" \
 	"                    [--label-a GLOB]... [--label-b GLOB]... [-n N] [--idle]\n" \
 	"                    [--by epoch|host|label] [--significant [LEVEL]]\n"	\
 	"                    [--csv | --json]\n"					\
 	"       dcpictl diff --label-a GLOB... --label-b GLOB... [--epoch E | --all |\n" \
 	"                    --since TIME] [options]\n"				\
-	"       dcpictl diff --from clickhouse://HOST[:PORT]/DB A B [-e EVENT] [--host GLOB]\n" \
+	"       dcpictl diff --from clickhouse://HOST[:PORT]/DB A B [-i] [-e EVENT] [--host GLOB]\n" \
 	"                    [--label GLOB]... [-n N] [--idle] [--significant [LEVEL]]\n" \
 	"                    [--csv | --json]\n"					\
 	"A and B are epochs of the database or databases (all their epochs); without\n" \
@@ -248,6 +248,7 @@ cmd_diff(const struct ctl_globals *g, int argc, char **argv)
 		{ "label-b",	required_argument,	NULL, 'b' },
 		{ "from",	required_argument,	NULL, 'F' },
 		{ "by",		required_argument,	NULL, 'y' },
+		{ "images",	no_argument,		NULL, 'i' },
 		{ "significant", optional_argument,	NULL, OPT_SIGNIFICANT },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -270,6 +271,7 @@ cmd_diff(const struct ctl_globals *g, int argc, char **argv)
 	const char *lab[2][SEL_MAX];
 	size_t n_lab[2] = { 0, 0 };
 	int ch, rc = 1, only = 0;
+	unsigned mode = 0;
 	double pa, pb, level = 0.05, *q;
 	enum runs_by by = RUNS_NONE;
 	struct runs runs[2], *rp = NULL;
@@ -281,13 +283,14 @@ cmd_diff(const struct ctl_globals *g, int argc, char **argv)
 	memset(&h, 0, sizeof(h));
 	memset(runs, 0, sizeof(runs));
 	h.runs[0] = h.runs[1] = 1;
-	while ((ch = sel_getopt(argc, argv, "e:n:h", opts, SEL_EPOCHS | SEL_HOST | SEL_IMAGE |
+	while ((ch = sel_getopt(argc, argv, "e:in:h", opts, SEL_EPOCHS | SEL_HOST | SEL_IMAGE |
 	    SEL_LABEL | SEL_IDLE | SEL_FORMAT, &common, "diff")) != -1) {
 		switch (ch) {
 		case SEL_BAD:
 			return 2;
 		case 'e': event = optarg; break;
 		case 'F': from = optarg; break;
+		case 'i': mode = ROWS_IMAGE; break;
 		case 'y':
 			if (runs_by_parse(optarg, &by, "diff") == -1)
 				return 2;
@@ -350,7 +353,7 @@ cmd_diff(const struct ctl_globals *g, int argc, char **argv)
 			common.events[0] = event;
 			common.n_events = 1;
 		}
-		if (fleet_diff(from, &common, range, &a, tot, &event, &fleet) == -1)
+		if (fleet_diff(from, &common, range, mode, &a, tot, &event, &fleet) == -1)
 			return 1;
 		sd[0].total = tot[0];
 		sd[1].total = tot[1];
@@ -415,12 +418,12 @@ cmd_diff(const struct ctl_globals *g, int argc, char **argv)
 	rows_init(&a, 2 + (by != RUNS_NONE ? h.runs[0] + h.runs[1] : 0));
 	for (i = 0; i < 2; i++) {
 		a.event_base = i;
-		rows_dataset(&a, sd[i].d, c, 0);
+		rows_dataset(&a, sd[i].d, c, mode);
 		sd[i].total = sd[i].d->n_events ? sd[i].d->events[0].samples : 0;
 	}
 	for (i = 0; i < 2 && by != RUNS_NONE; i++)
 		if (runs_add(&runs[i], sd[i].db, &sd[i].s, sd[i].d, by, &a,
-		    2 + i * h.runs[0], 0, c, "diff") == -1)
+		    2 + i * h.runs[0], mode, c, "diff") == -1)
 			goto out;
 	/* The spread needs two runs with samples a side; else the counts. */
 	if (by != RUNS_NONE) {

@@ -640,7 +640,7 @@ parse_range(const char *arg, time_t r[2])
 
 int
 fleet_diff(const char *url, const struct selection *s, const char *range[2],
-    struct rows *a, uint64_t tot[2], const char **event, struct fleet **fp)
+    unsigned mode, struct rows *a, uint64_t tot[2], const char **event, struct fleet **fp)
 {
 	struct fleet *f;
 	struct ch_buf sql = { 0 }, side[2] = { { 0 }, { 0 } }, cols[2] = { { 0 }, { 0 } }, *ans;
@@ -698,7 +698,7 @@ fleet_diff(const char *url, const struct selection *s, const char *range[2],
 		ch_printf(&cols[i], " AND %s", (char *)side[i].p);
 		c[i] = (char *)cols[i].p;
 	}
-	if (rows_query(f, 0, c, 2, ord, (size_t)-1, a, "diff") == -1)
+	if (rows_query(f, mode, c, 2, ord, (size_t)-1, a, "diff") == -1)
 		goto out;
 	*event = f->event;
 	rc = 0;

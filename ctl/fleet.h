@@ -28,13 +28,14 @@ int fleet_prof(const char *url, const struct selection *s, const char *until,
 /*
  * diff --from URL A B: A and B are time ranges FROM..TO (epochs starting at
  * or after FROM and before TO; either end may be left out) or epoch names.
- * Rows per procedure in a (rows_init'ed by the callee) with n[0] A's
+ * Rows per procedure (mode ROWS_IMAGE: per image) in a (rows_init'ed by
+ * the callee) with n[0] A's
  * samples and n[1] B's, of one event: s's first -e, else the first by name
  * that both sides have; its totals into tot[2], its name into *event
  * (owned by *f).  -1 after printing an error.
  */
 int fleet_diff(const char *url, const struct selection *s, const char *range[2],
-    struct rows *a, uint64_t tot[2], const char **event, struct fleet **f);
+    unsigned mode, struct rows *a, uint64_t tot[2], const char **event, struct fleet **f);
 
 /*
  * stats --from URL: over the selection s (as prof's, without --image), the

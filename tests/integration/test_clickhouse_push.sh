@@ -97,6 +97,10 @@ cmp -s "$T/diff.csv" "$T/diff2.csv" || fail "diff --from: the ranges around the 
 "$DCPICTL" -d "$T/f1/db" diff $E1 $E2 --csv >"$T/want" || fail "local diff"
 "$DCPICTL" diff --from "$URL" --host 'alpha*' $E1 $E2 --csv >"$T/got" || fail "diff --from --host"
 cmp -s "$T/want" "$T/got" || fail "diff --from's tests differ from local: $(diff "$T/want" "$T/got" | head)"
+"$DCPICTL" -d "$T/f1/db" diff -i $E1 $E2 --csv >"$T/want" || fail "local diff -i"
+"$DCPICTL" diff --from "$URL" -i --host 'alpha*' $E1 $E2 --csv >"$T/got" || fail "diff --from -i"
+[ "$(wc -l <"$T/want")" -ge 3 ] && cmp -s "$T/want" "$T/got" ||
+	fail "diff --from -i differs from local: $(diff "$T/want" "$T/got" | head)"
 for by in epoch host; do
 	"$DCPICTL" -d "$T/f1/db" stats --by $by --epoch $E1 --epoch $E2 --csv >"$T/want" ||
 		fail "local stats --by $by"

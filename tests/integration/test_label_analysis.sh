@@ -108,6 +108,17 @@ grep -q '^A epoch 20260301000000 label a.service: 700 samples$' "$T/diff.txt" ||
 # One label over two epochs.
 ctl diff $E1 $E2 --label a.service --csv | cut -d, -f1-8 | grep -qx '85.71,100.00,+14.29,1.17,600,200,label_work_a,work' ||
 	fail "diff E1 E2 --label a.service: $(ctl diff $E1 $E2 --label a.service --csv)"
+# The test: 600 of 700 against 50 of 350 is significant (Newcombe's
+# interval -75.49 .. -66.51 points); -i, per image: all of each side in
+# work, no change (p 1), left out by --significant.
+ctl diff --epoch $E1 --label-a a.service --label-b b.service -i --csv |
+	grep -qx '100.00,100.00,+0.00,1.00,700,350,,work,1,1,-1.086,+0.546,counts' ||
+	fail "diff -i: $(ctl diff --epoch $E1 --label-a a.service --label-b b.service -i --csv)"
+[ "$(ctl diff --epoch $E1 --label-a a.service --label-b b.service -i --significant --csv | wc -l)" = 1 ] ||
+	fail "diff -i --significant kept a row of no change"
+ctl diff --epoch $E1 --label-a a.service --label-b b.service --csv |
+	grep -qx '85.71,14.29,-71.43,0.17,600,50,label_work_a,work,8.55e-112,8.55e-112,-75.491,-66.508,counts' ||
+	fail "diff's test of label_work_a: $(ctl diff --epoch $E1 --label-a a.service --label-b b.service --csv)"
 ctl diff --label-a a.service >/dev/null 2>&1 && fail "diff with one side's label only was accepted"
 echo "diff: a.service against b.service, a.service over two epochs"
 
