@@ -232,8 +232,8 @@ test_rows(const struct rows *a, const uint64_t *tot, const struct runs *r, doubl
 	"       dcpictl diff --label-a GLOB... --label-b GLOB... [--epoch E | --all |\n" \
 	"                    --since TIME] [options]\n"				\
 	"       dcpictl diff --from clickhouse://HOST[:PORT]/DB A B [-i] [-e EVENT] [--host GLOB]\n" \
-	"                    [--label GLOB]... [-n N] [--idle] [--significant [LEVEL]]\n" \
-	"                    [--csv | --json]\n"					\
+	"                    [--label GLOB]... [-n N] [--idle] [--by epoch|host|label]\n" \
+	"                    [--significant [LEVEL]] [--csv | --json]\n"		\
 	"A and B are epochs of the database or databases (all their epochs); without\n" \
 	"them, two labels of the selected epochs (default: the current) are compared.\n" \
 	"With --from, A and B are epoch names or time ranges FROM..TO of the store.\n"
@@ -344,16 +344,17 @@ cmd_diff(const struct ctl_globals *g, int argc, char **argv)
 		/* The fleet: the server sums both sides (ctl/fleet.c). */
 		const char *range[2] = { sd[0].arg, sd[1].arg };
 		uint64_t tot[2];
-		if (n_lab[0] > 0 || n_lab[1] > 0 || by != RUNS_NONE) {
-			fprintf(stderr, "dcpictl: diff: --label-a, --label-b and --by do "
-			    "not go with --from\n");
+		if (n_lab[0] > 0 || n_lab[1] > 0) {
+			fprintf(stderr, "dcpictl: diff: --label-a and --label-b do not go "
+			    "with --from\n");
 			return 2;
 		}
 		if (event != NULL) {
 			common.events[0] = event;
 			common.n_events = 1;
 		}
-		if (fleet_diff(from, &common, range, mode, &a, tot, &event, &fleet) == -1)
+		if (fleet_diff(from, &common, range, mode, by, &a, tot, runs, &event,
+		    &fleet) == -1)
 			return 1;
 		sd[0].total = tot[0];
 		sd[1].total = tot[1];
@@ -425,6 +426,7 @@ cmd_diff(const struct ctl_globals *g, int argc, char **argv)
 		if (runs_add(&runs[i], sd[i].db, &sd[i].s, sd[i].d, by, &a,
 		    2 + i * h.runs[0], mode, c, "diff") == -1)
 			goto out;
+rows:
 	/* The spread needs two runs with samples a side; else the counts. */
 	if (by != RUNS_NONE) {
 		for (i = 0; i < 2; i++)
@@ -437,7 +439,6 @@ cmd_diff(const struct ctl_globals *g, int argc, char **argv)
 			    "samples, not two a side: the counts are tested\n",
 			    runs_by_name(by), h.runs[0], h.runs[1], runs_by_name(by));
 	}
-rows:
 	tot_a = sd[0].total;
 	tot_b = sd[1].total;
 	order = xcalloc(a.n_rows + 1, sizeof(size_t));

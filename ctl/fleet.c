@@ -640,17 +640,22 @@ parse_range(const char *arg, time_t r[2])
 
 int
 fleet_diff(const char *url, const struct selection *s, const char *range[2],
-    unsigned mode, struct rows *a, uint64_t tot[2], const char **event, struct fleet **fp)
+    unsigned mode, enum runs_by by, struct rows *a, uint64_t tot[2], struct runs *runs,
+    const char **event, struct fleet **fp)
 {
+	static const char *const key[] = { "", "epoch", "host", "label" };
 	struct fleet *f;
-	struct ch_buf sql = { 0 }, side[2] = { { 0 }, { 0 } }, cols[2] = { { 0 }, { 0 } }, *ans;
-	char *p, *end, *fl[3], *c[2];
-	const size_t ord[2] = { 0, 1 };
+	struct ch_buf sql = { 0 }, side[2] = { { 0 }, { 0 } }, cols[64], *ans;
+	char *p, *end, *fl[3], *c[64];
+	size_t ord[64], n_cols = 2, k, side_of[64];
+	uint64_t n;
 	time_t r[2][2];
 	int idle_counted, rc = -1, i;
 
 	*fp = NULL;
 	*event = NULL;
+	memset(cols, 0, sizeof(cols));
+	memset(runs, 0, 2 * sizeof(*runs));
 	rows_init(a, 2);
 	if (s->image != NULL || s->n_epochs > 0 || s->all || s->since != NULL) {
 		fprintf(stderr, "dcpictl: diff: with --from, A and B are the time ranges "
@@ -696,18 +701,65 @@ fleet_diff(const char *url, const struct selection *s, const char *range[2],
 		ch_printf(&cols[i], "event = ");
 		ch_quote(&cols[i], f->event);
 		ch_printf(&cols[i], " AND %s", (char *)side[i].p);
-		c[i] = (char *)cols[i].p;
 	}
-	if (rows_query(f, mode, c, 2, ord, (size_t)-1, a, "diff") == -1)
+	/* --by: each side's runs, a column each after the sides'. */
+	if (by != RUNS_NONE) {
+		sql.len = 0;
+		ch_printf(&sql, "SELECT %s, sumIf(count, %s), sumIf(count, %s) FROM %s.samples "
+		    "WHERE %s GROUP BY %s ORDER BY %s", key[by], (char *)cols[0].p,
+		    (char *)cols[1].p, f->c.url.db, (char *)f->where.p, key[by], key[by]);
+		if ((ans = query(f, &sql, "diff")) == NULL)
+			goto out;
+		p = (char *)ans->p;
+		end = p + ans->len;
+		for (i = 0; i < 2; i++)
+			runs[i].total = xcalloc(64, sizeof(uint64_t));
+		while (ch_tsv_line(&p, end, fl, 3) == 3)
+			for (i = 0; i < 2; i++) {
+				if ((n = strtoull(fl[1 + i], NULL, 10)) == 0)
+					continue;
+				if (n_cols == 64) {
+					fprintf(stderr, "dcpictl: diff: %s: more than 62 %ss\n",
+					    f->c.show, key[by]);
+					goto out;
+				}
+				runs[i].total[runs[i].n++] = n;
+				side_of[n_cols] = (size_t)i;
+				ch_printf(&cols[n_cols], "%s AND %s = ", (char *)cols[i].p, key[by]);
+				ch_quote(&cols[n_cols++], fl[0]);
+				strv_add(&f->runs, &f->n_runs, fl[0]);
+			}
+		/* Columns 2 .. in order of A's runs, then B's. */
+		{
+			struct ch_buf sorted[64];
+			size_t m = 2, j;
+			for (i = 0; i < 2; i++) {
+				runs[i].names = xcalloc(runs[i].n + 1, sizeof(char *));
+				for (j = 2, k = 0; j < n_cols; j++)
+					if (side_of[j] == (size_t)i) {
+						sorted[m++] = cols[j];
+						runs[i].names[k++] = f->runs[j - 2];
+					}
+			}
+			memcpy(&cols[2], &sorted[2], (n_cols - 2) * sizeof(*cols));
+		}
+	}
+	for (k = 0; k < n_cols; k++) {
+		c[k] = (char *)cols[k].p;
+		ord[k] = k;
+	}
+	rows_free(a);
+	rows_init(a, n_cols);
+	if (rows_query(f, mode, c, n_cols, ord, (size_t)-1, a, "diff") == -1)
 		goto out;
 	*event = f->event;
 	rc = 0;
 out:
 	chb_free(&sql);
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < 2; i++)
 		chb_free(&side[i]);
-		chb_free(&cols[i]);
-	}
+	for (k = 0; k < 64; k++)
+		chb_free(&cols[k]);
 	if (rc == -1) {
 		rows_free(a);
 		rows_init(a, 2);

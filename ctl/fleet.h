@@ -32,10 +32,14 @@ int fleet_prof(const char *url, const struct selection *s, const char *until,
  * the callee) with n[0] A's
  * samples and n[1] B's, of one event: s's first -e, else the first by name
  * that both sides have; its totals into tot[2], its name into *event
- * (owned by *f).  -1 after printing an error.
+ * (owned by *f).  With by (not RUNS_NONE), each side's runs with samples
+ * (epochs, hosts or labels) into runs[0] and runs[1] (runs_free them; the
+ * names are *f's) and their samples into columns 2 .., A's runs first; at
+ * most 62 runs.  -1 after printing an error.
  */
 int fleet_diff(const char *url, const struct selection *s, const char *range[2],
-    unsigned mode, struct rows *a, uint64_t tot[2], const char **event, struct fleet **f);
+    unsigned mode, enum runs_by by, struct rows *a, uint64_t tot[2], struct runs *runs,
+    const char **event, struct fleet **f);
 
 /*
  * stats --from URL: over the selection s (as prof's, without --image), the

@@ -97,6 +97,12 @@ cmp -s "$T/diff.csv" "$T/diff2.csv" || fail "diff --from: the ranges around the 
 "$DCPICTL" -d "$T/f1/db" diff $E1 $E2 --csv >"$T/want" || fail "local diff"
 "$DCPICTL" diff --from "$URL" --host 'alpha*' $E1 $E2 --csv >"$T/got" || fail "diff --from --host"
 cmp -s "$T/want" "$T/got" || fail "diff --from's tests differ from local: $(diff "$T/want" "$T/got" | head)"
+# The runs model: each side's two hosts.
+"$DCPICTL" -d "$T/f1/db" diff $E1 $E2 --by host --csv >"$T/want" || fail "local diff --by host"
+"$DCPICTL" diff --from "$URL" --by host --host 'alpha*' $E1 $E2 --csv >"$T/got" 2>"$T/err" ||
+	fail "diff --from --by host: $(cat "$T/err")"
+grep -q ',runs$' "$T/want" && cmp -s "$T/want" "$T/got" ||
+	fail "diff --from --by host differs from local: $(diff "$T/want" "$T/got" | head)"
 "$DCPICTL" -d "$T/f1/db" diff -i $E1 $E2 --csv >"$T/want" || fail "local diff -i"
 "$DCPICTL" diff --from "$URL" -i --host 'alpha*' $E1 $E2 --csv >"$T/got" || fail "diff --from -i"
 [ "$(wc -l <"$T/want")" -ge 3 ] && cmp -s "$T/want" "$T/got" ||
