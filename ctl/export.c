@@ -1,7 +1,7 @@
 /*
  * dcpictl export: the selected profiles in other tools' formats: pprof
- * (gperftools), pprof's profile.proto, gmon.out (gprof), Callgrind and
- * xprof_text (lib/dcpi/export.h).
+ * (gperftools), pprof's profile.proto, gmon.out (gprof), Callgrind,
+ * xprof_text and LLVM's sample profile for AutoFDO (lib/dcpi/export.h).
  */
 #include "config.h"
 
@@ -24,6 +24,7 @@
 #include <dcpi/label.h>
 #include <dcpi/profile.h>
 #include <dcpi/stackfile.h>
+#include <dcpi/symbol.h>
 
 #include "analysis.h"
 #include "commands.h"
@@ -382,12 +383,84 @@ proto_meta(const char *db, const struct dcpi_dataset *d, struct dcpi_proto_meta 
 	m->n_comments = *nc;
 }
 
+static int
+same_image(const struct dcpi_profile *a, const struct dcpi_profile *b)
+{
+	return a->tstart == b->tstart && str_eq(a->image, b->image);
+}
+
+/* The one image (id and text start) that has samples in the selection,
+ * whose labels an AutoFDO export adds up; NULL after saying which there
+ * are when there are several. */
+static const struct dcpi_dataset_image *
+one_image(const struct dcpi_dataset *d)
+{
+	const struct dcpi_dataset_image *first = NULL;
+	size_t i, k;
+
+	for (i = 0; i < d->n_images; i++) {
+		if (d->images[i].prof->n_counts == 0)
+			continue;
+		if (first == NULL)
+			first = &d->images[i];
+		else if (!same_image(first->prof, d->images[i].prof))
+			break;
+	}
+	if (first == NULL) {
+		fprintf(stderr, "dcpictl: export: no samples in the selected epochs\n");
+		return NULL;
+	}
+	if (i == d->n_images)
+		return first;
+	fprintf(stderr, "dcpictl: export: afdo is the profile of one image; choose it "
+	    "with --image NAME|PATH|ID among:\n");
+	for (i = 0; i < d->n_images; i++) {
+		for (k = 0; k < i && !same_image(d->images[k].prof, d->images[i].prof); k++)
+			;
+		if (k == i && d->images[i].prof->n_counts > 0)
+			fprintf(stderr, "  %s %s\n", image_name(d->images[i].prof),
+			    d->images[i].prof->image);
+	}
+	return NULL;
+}
+
+/* LLVM's sample profile of the image im, from profs[0..n) (its labels)
+ * and the stacks; -1 after a message, nothing written. */
+static int
+export_afdo(const struct dcpi_dataset_image *im, const struct dcpi_profile **profs,
+    size_t n, const struct stacks_out *so, void **buf, size_t *len)
+{
+	struct dcpi_afdo_stats st;
+	struct dcpi_symtab *t;
+	struct dcpi_error err;
+	int rc;
+
+	if ((t = symcache_open(im, &err)) == NULL) {
+		fprintf(stderr, "dcpictl: export: image %s (%s): %s%s\n", image_name(im->prof),
+		    im->prof->image, err.msg, errno == ESTALE ?
+		    " (the profile is of another build of it: stale binary)" : "");
+		return -1;
+	}
+	rc = dcpi_afdo_encode(profs, n, t, so->v, so->n_v, &st, buf, len, &err);
+	dcpi_symtab_close(t);
+	if (rc == -1) {
+		fprintf(stderr, "dcpictl: export: %s\n", err.msg);
+		return -1;
+	}
+	if (st.placed < st.samples)
+		fprintf(stderr, "dcpictl: export: note: %" PRIu64 " of the %" PRIu64
+		    " samples of %s are at PCs without DWARF lines, left out\n",
+		    st.samples - st.placed, st.samples, image_name(im->prof));
+	return 0;
+}
+
 #define EXPORT_USAGE							\
-	"usage: dcpictl export --format=pprof|pprof-proto|gmon|callgrind|xprof\n" \
+	"usage: dcpictl export --format=pprof|pprof-proto|gmon|callgrind|xprof|afdo\n" \
 	"                      [-e EVENT] [--epoch E | --all | --since TIME] [--host H]\n" \
 	"                      [--image NAME] [--label GLOB]... -o FILE\n"	\
 	"gmon writes one file per image and label: FILE itself for one, else\n" \
-	"FILE.NAME.IMAGEID, or FILE.LABEL.NAME.IMAGEID for a labelled profile\n"
+	"FILE.NAME.IMAGEID, or FILE.LABEL.NAME.IMAGEID for a labelled profile;\n" \
+	"afdo is one image's profile (--image), read with its DWARF\n"
 
 int
 cmd_export(const struct ctl_globals *g, int argc, char **argv)
@@ -411,7 +484,8 @@ cmd_export(const struct ctl_globals *g, int argc, char **argv)
 	void *buf = NULL;
 	size_t len;
 	struct selection s;
-	int ch, rc = 1, x;
+	const struct dcpi_dataset_image *afdo_image = NULL;
+	int ch, rc = 1, x, afdo;
 
 	memset(&s, 0, sizeof(s));
 	while ((ch = sel_getopt(argc, argv, "e:f:o:h", opts, SEL_ALL, &s, "export")) != -1) {
@@ -426,15 +500,20 @@ cmd_export(const struct ctl_globals *g, int argc, char **argv)
 		return cmd_usage(0, EXPORT_USAGE);
 	if (strcmp(format, "pprof") != 0 && strcmp(format, "pprof-proto") != 0 &&
 	    strcmp(format, "gmon") != 0 && strcmp(format, "callgrind") != 0 &&
-	    strcmp(format, "xprof") != 0) {
+	    strcmp(format, "xprof") != 0 && strcmp(format, "afdo") != 0) {
 		fprintf(stderr, "dcpictl: export: unknown format '%s' (expected pprof, "
-		    "pprof-proto, gmon, callgrind or xprof)\n", format);
+		    "pprof-proto, gmon, callgrind, xprof or afdo)\n", format);
 		return 2;
 	}
+	afdo = strcmp(format, "afdo") == 0;
 	if ((d = sel_load(g->db, &s, "export")) == NULL)
 		return 1;
 	if (d->n_images == 0) {
-		fprintf(stderr, "dcpictl: export: no samples in the selected epochs\n");
+		if (s.image != NULL)
+			fprintf(stderr, "dcpictl: export: no samples of image %s in the "
+			    "selected epochs\n", s.image);
+		else
+			fprintf(stderr, "dcpictl: export: no samples in the selected epochs\n");
 		goto out;
 	}
 	/* Callgrind has a column per event; the others hold one event. */
@@ -451,8 +530,11 @@ cmd_export(const struct ctl_globals *g, int argc, char **argv)
 		fprintf(stderr, "dcpictl: export: out of memory\n");
 		goto out;
 	}
+	if (afdo && (afdo_image = one_image(d)) == NULL)
+		goto out;
 	for (i = 0; i < d->n_images; i++) {
-		if (d->images[i].prof->n_counts == 0)
+		if (d->images[i].prof->n_counts == 0 || (afdo_image != NULL &&
+		    !same_image(d->images[i].prof, afdo_image->prof)))
 			continue;
 		sel[n] = i;
 		profs[n++] = d->images[i].prof;
@@ -506,7 +588,11 @@ cmd_export(const struct ctl_globals *g, int argc, char **argv)
 	} else if (strcmp(format, "callgrind") == 0)
 		x = dcpi_callgrind_encode_stacks(profs, n, so.v, so.n_v, resolve, &r, &buf,
 		    &len, &err);
-	else if (strcmp(format, "xprof") == 0) {
+	else if (afdo) {
+		if (export_afdo(afdo_image, profs, n, &so, &buf, &len) == -1)
+			goto out;
+		x = 0;
+	} else if (strcmp(format, "xprof") == 0) {
 		x = dcpi_xprof_encode(profs, n, resolve, &r, &buf, &len, &err);
 		/* xprof_text has neither comments nor a field to hold them. */
 		labels = sel_labels(d, &nl);

@@ -63,13 +63,40 @@ symcache_free(struct symcache *c)
 }
 
 struct dcpi_symtab *
-symcache_get(struct symcache *c, const struct dcpi_dataset_image *im, int *stale)
+symcache_open(const struct dcpi_dataset_image *im, struct dcpi_error *err)
 {
 	const struct dcpi_profile *p = im->prof;
 	struct dcpi_symtab_opts o;
+	struct dcpi_symtab *t;
+	char *dbdir, *slash;
+	int r, e;
+
+	memset(&o, 0, sizeof(o));
+	o.kallsyms = im->kallsyms;
+	/* The dataset names the image's database through its epoch's
+	 * kallsyms, DB/EPOCH/HOST/kallsyms: its build-id cache is there. */
+	dbdir = xstrdup(im->kallsyms ? im->kallsyms : "");
+	for (r = 0; r < 3 && (slash = strrchr(dbdir, '/')) != NULL; r++)
+		*slash = '\0';
+	o.db = r == 3 && dbdir[0] != '\0' ? dbdir : NULL;
+	/* An image seen at several paths (chroots, epochs) is symbolized
+	 * through whichever still holds it. */
+	o.paths = (const char *const *)im->paths;
+	o.n_paths = im->n_paths;
+	t = dcpi_symtab_open(p->path, p->image, p->tstart, &o, err);
+	e = errno;
+	free(dbdir);
+	errno = e;
+	return t;
+}
+
+struct dcpi_symtab *
+symcache_get(struct symcache *c, const struct dcpi_dataset_image *im, int *stale)
+{
+	const struct dcpi_profile *p = im->prof;
 	struct dcpi_error err;
 	size_t lo = 0, hi = c->n, mid;
-	char *key, *dbdir, *slash;
+	char *key;
 	int r;
 
 	xasprintf(&key, "%s\t%s\t%llx\t%s", p->path ? p->path : "", p->image ? p->image : "",
@@ -92,23 +119,11 @@ symcache_get(struct symcache *c, const struct dcpi_dataset_image *im, int *stale
 	}
 	memmove(&c->e[lo + 1], &c->e[lo], (c->n - lo) * sizeof(*c->e));
 	c->n++;
-	memset(&o, 0, sizeof(o));
-	o.kallsyms = im->kallsyms;
-	/* The dataset names the image's database through its epoch's
-	 * kallsyms, DB/EPOCH/HOST/kallsyms: its build-id cache is there. */
-	dbdir = xstrdup(im->kallsyms ? im->kallsyms : "");
-	for (r = 0; r < 3 && (slash = strrchr(dbdir, '/')) != NULL; r++)
-		*slash = '\0';
-	o.db = r == 3 && dbdir[0] != '\0' ? dbdir : NULL;
-	/* An image seen at several paths (chroots, epochs) is symbolized
-	 * through whichever still holds it. */
-	o.paths = (const char *const *)im->paths;
-	o.n_paths = im->n_paths;
 	c->e[lo].key = key;
 	c->e[lo].stale = 0;
 	if (p->path == NULL)
 		c->e[lo].t = NULL;
-	else if ((c->e[lo].t = dcpi_symtab_open(p->path, p->image, p->tstart, &o, &err)) == NULL) {
+	else if ((c->e[lo].t = symcache_open(im, &err)) == NULL) {
 		if (errno == ESTALE || errno == ENOENT) {
 			c->e[lo].stale = 1;
 			if (!c->quiet)
@@ -117,7 +132,6 @@ symcache_get(struct symcache *c, const struct dcpi_dataset_image *im, int *stale
 		} else if (errno != ENODATA && !c->quiet)
 			fprintf(stderr, "dcpictl: warning: %s\n", err.msg);
 	}
-	free(dbdir);
 	*stale = c->e[lo].stale;
 	return c->e[lo].t;
 }

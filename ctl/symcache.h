@@ -19,6 +19,12 @@ void symcache_quiet(struct symcache *, int quiet);
 struct dcpi_symtab *symcache_get(struct symcache *, const struct dcpi_dataset_image *,
     int *stale);
 
+/* A dataset image's symbol table, opened as symcache_get opens it (the
+ * database's build-id cache, the image's other paths), outside the cache:
+ * the caller closes it.  NULL with errno and err as dcpi_symtab_open's. */
+struct dcpi_symtab *symcache_open(const struct dcpi_dataset_image *im,
+    struct dcpi_error *err);
+
 /* Display name of an image: basename of its path. */
 const char *image_name(const struct dcpi_profile *p);
 

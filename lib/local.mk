@@ -51,7 +51,8 @@ lib_libdcpi_la_LIBADD += $(ELF_LIBS) $(DW_LIBS) $(DEBUGINFOD_LIBS) -lstdc++
 # Exporters and importers of other tools' formats (lib/dcpi/export.h).
 dcpiinclude_HEADERS += lib/dcpi/export.h
 lib_libdcpi_la_SOURCES += lib/export_int.h lib/export_util.c lib/export_pprof.c \
-	lib/export_gmon.c lib/export_callgrind.c lib/export_xprof.c lib/export_proto.c
+	lib/export_gmon.c lib/export_callgrind.c lib/export_xprof.c lib/export_proto.c \
+	lib/export_afdo.c
 # zlib gzips the profile.proto export, as pprof and the servers take it,
 # and the kernel symbol snapshots.
 lib_libdcpi_la_CFLAGS += $(ZLIB_CFLAGS)

@@ -116,4 +116,11 @@ int sym_ehframe(Elf *elf, uint64_t tstart, struct rawsym **raw, size_t *n, size_
 Elf *sym_find_debug(const char *path, Elf *elf, const char *bid,
     const struct dcpi_symtab_opts *o, char **dpath, int *dfd);
 
+/* DWARF (lib/sym_lines.c): sym_dwarf, the table's DWARF, from its file or
+ * its separate debuginfo (looked for on first use), NULL if neither has
+ * any; sym_cu, the compilation unit holding the ELF address addr into
+ * *cu (0), -1 if none does or there is no DWARF.  Both owned by t. */
+Dwarf *sym_dwarf(struct dcpi_symtab *t);
+int sym_cu(struct dcpi_symtab *t, Dwarf_Addr addr, Dwarf_Die *cu);
+
 #endif

@@ -10,8 +10,8 @@
 
 #include "sym_int.h"
 
-static Dwarf *
-get_dwarf(struct dcpi_symtab *t)
+Dwarf *
+sym_dwarf(struct dcpi_symtab *t)
 {
 	char hex[DCPI_IMAGE_ID_LEN] = "";
 
@@ -64,38 +64,44 @@ go_srcline(struct dcpi_symtab *t, uint64_t addr, const char **file, int *line)
 }
 
 int
-dcpi_symtab_srcline(struct dcpi_symtab *t, uint64_t offset, const char **file, int *line)
+sym_cu(struct dcpi_symtab *t, Dwarf_Addr addr, Dwarf_Die *cu)
 {
-	Dwarf_Addr addr = t->tstart + offset;
-	Dwarf_Die cu, *cup = NULL;
 	Dwarf_Off off = 0, next;
-	Dwarf_Line *l;
 	size_t hsize;
 	Dwarf *dw;
-	int ln;
 
-	if ((dw = get_dwarf(t)) == NULL)
-		return go_srcline(t, addr, file, line);
+	if ((dw = sym_dwarf(t)) == NULL)
+		return -1;
 	if (t->have_cu && dwarf_haspc(&t->last_cu, addr) == 1) {
-		cu = t->last_cu;
-		cup = &cu;
-	} else if (dwarf_addrdie(dw, addr, &cu) != NULL)
-		cup = &cu;
-	else {
+		*cu = t->last_cu;
+		return 0;
+	}
+	if (dwarf_addrdie(dw, addr, cu) == NULL) {
 		/* No .debug_aranges (recent GCC omits them): scan the CUs. */
-		while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-			if (dwarf_offdie(dw, off + hsize, &cu) != NULL && dwarf_haspc(&cu, addr) == 1) {
-				cup = &cu;
+		for (;;) {
+			if (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) != 0)
+				return -1;
+			if (dwarf_offdie(dw, off + hsize, cu) != NULL && dwarf_haspc(cu, addr) == 1)
 				break;
-			}
 			off = next;
 		}
 	}
-	if (cup != NULL) {
-		t->last_cu = *cup;
-		t->have_cu = 1;
-	}
-	if (cup == NULL || (l = dwarf_getsrc_die(cup, addr)) == NULL ||
+	t->last_cu = *cu;
+	t->have_cu = 1;
+	return 0;
+}
+
+int
+dcpi_symtab_srcline(struct dcpi_symtab *t, uint64_t offset, const char **file, int *line)
+{
+	Dwarf_Addr addr = t->tstart + offset;
+	Dwarf_Die cu;
+	Dwarf_Line *l;
+	int ln;
+
+	if (sym_dwarf(t) == NULL)
+		return go_srcline(t, addr, file, line);
+	if (sym_cu(t, addr, &cu) == -1 || (l = dwarf_getsrc_die(&cu, addr)) == NULL ||
 	    (*file = dwarf_linesrc(l, NULL, NULL)) == NULL || dwarf_lineno(l, &ln) != 0 ||
 	    ln <= 0) {
 		errno = ENOENT;

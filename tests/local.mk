@@ -762,3 +762,7 @@ TESTS += tests/integration/test_diff_significant.sh
 EXTRA_DIST += tests/integration/test_diff_significant.sh tests/workload/trio.c
 TESTS += tests/integration/test_flamegraph_diff.sh
 EXTRA_DIST += tests/integration/test_flamegraph_diff.sh
+# dcpictl export --format=afdo: LLVM's sample profile, read by llvm-profdata
+# and clang (clang, llvm)
+TESTS += tests/integration/test_export_afdo.sh
+EXTRA_DIST += tests/integration/test_export_afdo.sh tests/workload/afdo.c

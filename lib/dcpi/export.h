@@ -10,6 +10,8 @@
  *   gmon       GNU gprof gmon.out (specs/gprof-gmon.txt, <sys/gmon_out.h>)
  *   callgrind  Callgrind format 1 (specs/callgrind-format.txt)
  *   xprof      Sun profile-feedback text (specs/xprof_text.txt)
+ *   afdo       LLVM's sample profile, text form (AutoFDO; clang's
+ *              -fprofile-sample-use); written only
  *
  * Encoders return a malloc'd buffer (*buf, *len bytes) that the caller
  * frees.  Parsers take a whole file image buf[0..len) and a name used in
@@ -423,6 +425,67 @@ struct dcpi_xprof {
 int dcpi_xprof_parse(const void *buf, size_t len, const char *name,
     struct dcpi_xprof **out, struct dcpi_error *err);
 void dcpi_xprof_free(struct dcpi_xprof *x);
+
+/* ---- LLVM sample profile (AutoFDO), text form ---- */
+
+struct dcpi_symtab;	/* dcpi/symbol.h */
+
+/* What an AutoFDO export put where; samples count as in the profiles. */
+struct dcpi_afdo_stats {
+	uint64_t	 samples;	/* of the profiles */
+	uint64_t	 placed;	/* at a PC with a DWARF function and line */
+	uint64_t	 functions;	/* top-level function profiles written */
+	uint64_t	 calls;		/* stack samples given to call targets */
+};
+
+/*
+ * Encodes the profiles of one image (same image id and tstart: its
+ * labels, to be added up; any event) as LLVM's sample profile in its text
+ * form, which clang's -fprofile-sample-use, llvm-profdata (show, merge
+ * --sample) and create_llvm_prof's readers take (LLVM's
+ * include/llvm/ProfileData/SampleProfReader.h, "Text format"):
+ *
+ *   NAME:TOTAL:HEAD                 a function that holds sampled PCs
+ *    OFFSET[.DISCR]: COUNT [TARGET:COUNT]...   a line of its own code
+ *    OFFSET[.DISCR]: CALLEE:TOTAL   a call site where CALLEE was inlined,
+ *     ...                           its lines one blank deeper, and so on
+ *
+ * from the DWARF of t (dcpi_symtab_open of that image, so that the file
+ * read has the image's build-id: its own DWARF, or its separate
+ * debuginfo; libdw): a PC's function is the DW_TAG_subprogram holding it,
+ * its inlined instances the DW_TAG_inlined_subroutine scopes holding it
+ * (call site DW_AT_call_line, DW_AT_GNU_discriminator), its line and
+ * discriminator the line table's row (the base discriminator, as clang
+ * keys it).  NAME and CALLEE are DW_AT_linkage_name (mangled), else
+ * DW_AT_name, else t's symbol for a name without blanks, colons or
+ * parentheses.  OFFSET is the line less DW_AT_decl_line of the function
+ * it is in (the inlined callee's, inside a nested profile), modulo 2^16.
+ *   COUNT   the most samples at any one instruction of that line key
+ *           (AutoFDO's rule without branch records): an instruction is
+ *           sampled in proportion to its executions times its cost, and
+ *           all of a line's instructions run as often as the line;
+ *   TOTAL   the COUNTs of the function and of its inlined callees, added;
+ *   HEAD    the COUNT of the line of its entry PC (DW_AT_entry_pc or
+ *           low_pc), what clang estimates when a profile has none;
+ *   TARGET  from stacks (frames as dcpi_pprof_encode_stacks takes them,
+ *           NULL/0 for none): for each call (adjacent frames, once per
+ *           stack as ex_stack_calls counts it) whose caller and callee
+ *           frames are both of this image, at the line of the call (the
+ *           return address less one) the function called, with the
+ *           stack's samples: time under the call, not a number of calls,
+ *           which ranks the targets of an indirect call as clang wants.
+ * Functions hottest first, lines and call sites by (OFFSET, DISCR).
+ * Samples at PCs without a DWARF function or line are left out
+ * (stats->samples less stats->placed); stats may be NULL.
+ * *buf (malloc'd, caller frees) holds *len bytes.  -1 with errno and err:
+ * ENODATA when t has no DWARF (the message names the debug file it looks
+ * for, DEBUGDIR/.build-id/NN/REST.debug) or no sample is at a PC with
+ * DWARF lines; EINVAL for n 0, profiles of two images, or a bad stack (as
+ * dcpi_pprof_encode_stacks); ENOMEM.
+ */
+int dcpi_afdo_encode(const struct dcpi_profile *const *profiles, size_t n,
+    struct dcpi_symtab *t, const struct dcpi_export_stack *stacks, size_t n_stacks,
+    struct dcpi_afdo_stats *stats, void **buf, size_t *len, struct dcpi_error *err);
 
 #ifdef __cplusplus
 }
