@@ -125,3 +125,7 @@ EXTRA_DIST += bench/unwind_fleet.sh
 # `sh bench/chain_period_cost.sh BUILDDIR`: dcpid's CPU with chains at
 # 10x the flat profile's period (callchain-period) against every sample.
 EXTRA_DIST += bench/chain_period_cost.sh
+# `sh bench/afdo.sh BUILDDIR`: stb_image's JPEG decoder rebuilt with
+# clang -fprofile-sample-use from dcpictl export --format=afdo, against
+# its plain build (section "AutoFDO from dcpi's profiles").
+EXTRA_DIST += bench/afdo.sh

@@ -766,3 +766,6 @@ EXTRA_DIST += tests/integration/test_flamegraph_diff.sh
 # and clang (clang, llvm)
 TESTS += tests/integration/test_export_afdo.sh
 EXTRA_DIST += tests/integration/test_export_afdo.sh tests/workload/afdo.c
+# The AutoFDO cycle on stb_image's JPEG decoder (clang, llvm, libstb-dev)
+TESTS += tests/integration/test_afdo_cycle.sh
+EXTRA_DIST += tests/integration/test_afdo_cycle.sh tests/workload/stbdecode.c
