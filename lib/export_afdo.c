@@ -60,6 +60,8 @@ struct afdo_fn {
 	size_t		 n_sub, cap_sub;
 	int		 has_entry;	/* top level: the line of its entry PC */
 	uint32_t	 entry_off, entry_disc;
+	Dwarf_Addr	 entry, pend;	/* its prologue, [entry, pend) */
+	int		 has_head;	/* a sample in the prologue */
 };
 
 struct afdo {
@@ -294,6 +296,43 @@ fn_line(struct afdo_fn *f, uint32_t off, uint32_t disc)
 	return l;
 }
 
+/*
+ * The end of a function's prologue: the first row of the line table at or
+ * after its entry that is marked prologue_end (as clang and GCC mark it),
+ * while the rows are still the function's; entry if there is none.
+ */
+static Dwarf_Addr
+prologue_end(Dwarf_Die *cu, Dwarf_Die *sub, Dwarf_Addr entry)
+{
+	Dwarf_Lines *lines;
+	Dwarf_Line *l;
+	Dwarf_Addr a;
+	size_t n, lo = 0, hi, i;
+	bool pe;
+
+	if (dwarf_getsrclines(cu, &lines, &n) != 0)
+		return entry;
+	/* libdw sorts the rows by address. */
+	hi = n;
+	while (lo < hi) {
+		i = lo + (hi - lo) / 2;
+		if ((l = dwarf_onesrcline(lines, i)) == NULL || dwarf_lineaddr(l, &a) != 0)
+			return entry;
+		if (a < entry)
+			lo = i + 1;
+		else
+			hi = i;
+	}
+	for (i = lo; i < n; i++) {
+		if ((l = dwarf_onesrcline(lines, i)) == NULL || dwarf_lineaddr(l, &a) != 0 ||
+		    dwarf_haspc(sub, a) != 1)
+			break;
+		if (dwarf_lineprologueend(l, &pe) == 0 && pe)
+			return a;
+	}
+	return entry;
+}
+
 /* The line key of addr's row in the line table, relative to start. */
 static int
 row_key(Dwarf_Die *cu, Dwarf_Addr addr, int start, uint32_t *off, uint32_t *disc)
@@ -352,12 +391,10 @@ place(struct afdo *a, uint32_t o, uint32_t *off, uint32_t *disc, struct afdo_fn 
 	}
 	*top = f;
 	start = decl_line(&a->sub);
-	if (!f->has_entry) {
-		Dwarf_Addr entry;
-
-		if (dwarf_entrypc(&a->sub, &entry) == 0 &&
-		    row_key(&cu, entry, start, &f->entry_off, &f->entry_disc) == 0)
-			f->has_entry = 1;
+	if (!f->has_entry && dwarf_entrypc(&a->sub, &f->entry) == 0 &&
+	    row_key(&cu, f->entry, start, &f->entry_off, &f->entry_disc) == 0) {
+		f->has_entry = 1;
+		f->pend = prologue_end(&cu, &a->sub, f->entry);
 	}
 	n = find_inlines(&a->sub, addr, v, 0, AFDO_DEPTH);
 	for (i = 0; i < n; i++) {
@@ -609,7 +646,8 @@ dcpi_afdo_encode(const struct dcpi_profile *const *profiles, size_t n,
 	 * instruction's samples estimate N weighted by its own cost.  Their
 	 * sum would count a line once per instruction, favouring long lines;
 	 * their mean would need the instructions that got no sample, which
-	 * DWARF does not list.
+	 * DWARF does not list.  The prologue's samples (up to the row marked
+	 * prologue_end) go to HEAD instead.
 	 */
 	for (i = 0; i < nc; i++) {
 		stats->samples = sat_add(stats->samples, c[i].count);
@@ -618,11 +656,20 @@ dcpi_afdo_encode(const struct dcpi_profile *const *profiles, size_t n,
 				goto nomem;
 			continue;
 		}
+		stats->placed = sat_add(stats->placed, c[i].count);
+		/* The prologue runs once a call, and clang's IR has no
+		 * instruction of its line ('{') to take a count. */
+		if (f == top && top->has_entry && t->tstart + c[i].offset >= top->entry &&
+		    t->tstart + c[i].offset < top->pend) {
+			if (c[i].count > top->head)
+				top->head = c[i].count;
+			top->has_head = 1;
+			continue;
+		}
 		if ((l = fn_line(f, off, disc)) == NULL)
 			goto nomem;
 		if (c[i].count > l->count)
 			l->count = c[i].count;
-		stats->placed = sat_add(stats->placed, c[i].count);
 	}
 	for (i = 0; i < n_stacks; i++)
 		if (stacks[i].depth > maxdepth)
@@ -642,8 +689,7 @@ dcpi_afdo_encode(const struct dcpi_profile *const *profiles, size_t n,
 	for (i = 0; i < a.n_fns; i++) {
 		f = a.fns[i];
 		fn_total(f);
-		f->head = 0;
-		if (f->has_entry)
+		if (f->has_entry && !f->has_head)
 			for (size_t j = 0; j < f->n_lines; j++)
 				if (f->lines[j].off == f->entry_off && f->lines[j].disc == f->entry_disc)
 					f->head = f->lines[j].count;
@@ -653,7 +699,7 @@ dcpi_afdo_encode(const struct dcpi_profile *const *profiles, size_t n,
 		f = a.fns[i];
 		/* A function only seen calling, with no sample of its own,
 		 * says nothing the compiler can weigh. */
-		if (f->total == 0)
+		if (f->total == 0 && f->head == 0)
 			continue;
 		stats->functions++;
 		eb_printf(&b, "%s:%" PRIu64 ":%" PRIu64 "\n", f->name, f->total, f->head);

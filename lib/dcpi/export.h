@@ -463,10 +463,15 @@ struct dcpi_afdo_stats {
  *   COUNT   the most samples at any one instruction of that line key
  *           (AutoFDO's rule without branch records): an instruction is
  *           sampled in proportion to its executions times its cost, and
- *           all of a line's instructions run as often as the line;
+ *           all of a line's instructions run as often as the line; the
+ *           prologue's instructions excepted (from the entry PC,
+ *           DW_AT_entry_pc or low_pc, to the line table's first row
+ *           marked prologue_end), whose line ('{') clang's IR has no
+ *           instruction of;
  *   TOTAL   the COUNTs of the function and of its inlined callees, added;
- *   HEAD    the COUNT of the line of its entry PC (DW_AT_entry_pc or
- *           low_pc), what clang estimates when a profile has none;
+ *   HEAD    the most samples at one instruction of the prologue, which
+ *           runs once a call; without any, the COUNT of the line of its
+ *           entry PC, what clang estimates when a profile has none;
  *   TARGET  from stacks (frames as dcpi_pprof_encode_stacks takes them,
  *           NULL/0 for none): for each call (adjacent frames, once per
  *           stack as ex_stack_calls counts it) whose caller and callee
@@ -474,7 +479,8 @@ struct dcpi_afdo_stats {
  *           return address less one) the function called, with the
  *           stack's samples: time under the call, not a number of calls,
  *           which ranks the targets of an indirect call as clang wants.
- * Functions hottest first, lines and call sites by (OFFSET, DISCR).
+ * Functions hottest first (those of TOTAL and HEAD 0 left out), lines
+ * and call sites by (OFFSET, DISCR).
  * Samples at PCs without a DWARF function or line are left out
  * (stats->samples less stats->placed); stats may be NULL.
  * *buf (malloc'd, caller frees) holds *len bytes.  -1 with errno and err:
