@@ -16,7 +16,9 @@
 #include <cmocka.h>
 
 #include <dcpi/export.h>
+#include <dcpi/image.h>
 #include <dcpi/profile.h>
+#include <dcpi/symbol.h>
 
 #include "export_util.h"
 
@@ -431,6 +433,158 @@ test_malformed(void **state)
 	dcpi_profile_free(p);
 }
 
+/* The AutoFDO export's subject: a function of this test program, with
+ * DWARF as the test is built (-g). */
+volatile unsigned afdo_sink;
+unsigned afdo_probe_fn(unsigned n);
+
+__attribute__((noinline)) unsigned
+afdo_probe_fn(unsigned n)
+{
+	unsigned i, x = 1;
+
+	for (i = 0; i < n; i++)
+		x = x * 33 + i;
+	afdo_sink = x;
+	return x;
+}
+
+/* This program's own image, its table and afdo_probe_fn's extent. */
+static struct dcpi_symtab *
+self_table(struct dcpi_elf_image *ei, const struct dcpi_symbol **fn)
+{
+	struct dcpi_symtab_opts o = { .no_debuginfod = 1 };
+	struct dcpi_error err;
+	struct dcpi_symtab *t;
+
+	assert_int_equal(afdo_probe_fn(3) != 0, 1);
+	OK(dcpi_elf_image_path("/proc/self/exe", 0, ei, &err));
+	t = dcpi_symtab_open("/proc/self/exe", ei->id, ei->tstart, &o, &err);
+	if (t == NULL)
+		fail_msg("dcpi_symtab_open: %s", err.msg);
+	assert_non_null(*fn = dcpi_symtab_find(t, "afdo_probe_fn"));
+	return t;
+}
+
+static void
+test_afdo(void **state)
+{
+	struct dcpi_elf_image ei = { 0 };
+	const struct dcpi_symbol *fn;
+	struct dcpi_symtab *t = self_table(&ei, &fn);
+	struct dcpi_count ca[3], cb[1];
+	const struct dcpi_profile *pp[2];
+	struct dcpi_profile *a, *b;
+	struct dcpi_afdo_stats st;
+	struct dcpi_error err;
+	char *text, *line, *save;
+	void *buf;
+	size_t len, i;
+	unsigned head, total, sum = 0, c;
+
+	(void)state;
+	/* The entry and two more instructions; the second label's samples
+	 * at the entry add to the first's before a line takes its most. */
+	ca[0].offset = (uint32_t)fn->start;
+	ca[0].count = 5;
+	ca[1].offset = (uint32_t)(fn->start + fn->size / 2);
+	ca[1].count = 40;
+	ca[2].offset = (uint32_t)(fn->start + fn->size - 1);
+	ca[2].count = 3;
+	cb[0].offset = (uint32_t)fn->start;
+	cb[0].count = 7;
+	a = mkprof_label(ei.id, "/proc/self/exe", "perf::cpu-clock", 1000000, ei.tstart,
+	    ei.tsize, NULL, ca, 3);
+	b = mkprof_label(ei.id, "/proc/self/exe", "perf::cpu-clock", 1000000, ei.tstart,
+	    ei.tsize, "unit:x.service", cb, 1);
+	pp[0] = a;
+	pp[1] = b;
+	OK(dcpi_afdo_encode(pp, 2, t, NULL, 0, &st, &buf, &len, &err));
+	assert_int_equal(st.samples, 55);
+	assert_int_equal(st.placed, 55);
+	assert_int_equal(st.functions, 1);
+	text = malloc(len + 1);
+	assert_non_null(text);
+	memcpy(text, buf, len);
+	text[len] = '\0';
+	free(buf);
+	/* NAME:TOTAL:HEAD, then " OFFSET[.DISCR]: COUNT" lines whose
+	 * COUNTs add up to TOTAL; the entry's 12 samples are HEAD (the
+	 * prologue) or a line's. */
+	assert_int_equal(sscanf(text, "afdo_probe_fn:%u:%u\n", &total, &head), 2);
+	line = strtok_r(text, "\n", &save);
+	i = 0;
+	while ((line = strtok_r(NULL, "\n", &save)) != NULL) {
+		unsigned off;
+
+		assert_int_equal(line[0], ' ');
+		assert_true(sscanf(line, " %u", &off) == 1 && off < 64);
+		assert_non_null(strstr(line, ": "));
+		c = (unsigned)strtoul(strstr(line, ": ") + 2, NULL, 10);
+		assert_true(c == 12 || c == 40 || c == 3 || c == 0);
+		if (c == 12)
+			i++;
+		sum += c;
+	}
+	assert_int_equal(sum, total);
+	assert_true(head == 12 || i == 1);
+	assert_true(total >= 40 && total <= 55);
+	free(text);
+
+	/* Profiles of two images: refused. */
+	free(b->image);
+	assert_non_null(b->image = strdup("00ff"));
+	assert_int_equal(dcpi_afdo_encode(pp, 2, t, NULL, 0, NULL, &buf, &len, &err), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_non_null(strstr(err.msg, "one image"));
+	assert_int_equal(dcpi_afdo_encode(pp, 0, t, NULL, 0, NULL, &buf, &len, &err), -1);
+	assert_int_equal(errno, EINVAL);
+	/* Samples outside every DWARF function: nothing to write. */
+	a->counts[0].offset = 0;
+	a->n_counts = 1;
+	if (dcpi_symtab_lookup(t, 0) == NULL) {
+		assert_int_equal(dcpi_afdo_encode(pp, 1, t, NULL, 0, NULL, &buf, &len, &err), -1);
+		assert_int_equal(errno, ENODATA);
+	}
+	dcpi_profile_free(a);
+	dcpi_profile_free(b);
+	dcpi_symtab_close(t);
+	dcpi_elf_image_clear(&ei);
+}
+
+/* An image without DWARF: the message names the debug file it needs. */
+static void
+test_afdo_nodwarf(void **state)
+{
+	struct dcpi_symtab_opts o = { .no_debuginfod = 1, .debugdir = "/nonexistent" };
+	struct dcpi_elf_image ei = { 0 };
+	struct dcpi_count c = { 0, 1 };
+	const struct dcpi_profile *pp[1];
+	struct dcpi_profile *p;
+	struct dcpi_symtab *t;
+	struct dcpi_error err;
+	char want[200];
+	void *buf;
+	size_t len;
+
+	(void)state;
+	/* Debian's programs come stripped, their DWARF in -dbgsym. */
+	OK(dcpi_elf_image_path("/bin/true", 0, &ei, &err));
+	if ((t = dcpi_symtab_open("/bin/true", ei.id, ei.tstart, &o, &err)) == NULL)
+		fail_msg("dcpi_symtab_open /bin/true: %s", err.msg);
+	p = mkprof_label(ei.id, "/bin/true", "perf::cpu-clock", 1000000, ei.tstart, ei.tsize,
+	    NULL, &c, 1);
+	pp[0] = p;
+	assert_int_equal(dcpi_afdo_encode(pp, 1, t, NULL, 0, NULL, &buf, &len, &err), -1);
+	assert_int_equal(errno, ENODATA);
+	snprintf(want, sizeof(want), "/nonexistent/.build-id/%.2s/%s.debug", ei.id, ei.id + 2);
+	if (strstr(err.msg, want) == NULL)
+		fail_msg("'%s' does not name %s", err.msg, want);
+	dcpi_profile_free(p);
+	dcpi_symtab_close(t);
+	dcpi_elf_image_clear(&ei);
+}
+
 static void
 test_detect(void **state)
 {
@@ -456,6 +610,8 @@ main(void)
 		cmocka_unit_test(test_xprof),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_detect),
+		cmocka_unit_test(test_afdo),
+		cmocka_unit_test(test_afdo_nodwarf),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
