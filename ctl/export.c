@@ -396,7 +396,7 @@ static const struct dcpi_dataset_image *
 one_image(const struct dcpi_dataset *d)
 {
 	const struct dcpi_dataset_image *first = NULL;
-	size_t i, k;
+	size_t i, k, shown = 0;
 
 	for (i = 0; i < d->n_images; i++) {
 		if (d->images[i].prof->n_counts == 0)
@@ -417,9 +417,15 @@ one_image(const struct dcpi_dataset *d)
 	for (i = 0; i < d->n_images; i++) {
 		for (k = 0; k < i && !same_image(d->images[k].prof, d->images[i].prof); k++)
 			;
-		if (k == i && d->images[i].prof->n_counts > 0)
-			fprintf(stderr, "  %s %s\n", image_name(d->images[i].prof),
-			    d->images[i].prof->image);
+		if (k < i || d->images[i].prof->n_counts == 0)
+			continue;
+		/* A system-wide epoch holds hundreds: prof lists them all. */
+		if (shown++ == 20) {
+			fprintf(stderr, "  ... (dcpictl prof --by image lists them all)\n");
+			break;
+		}
+		fprintf(stderr, "  %s %s\n", image_name(d->images[i].prof),
+		    d->images[i].prof->image);
 	}
 	return NULL;
 }
