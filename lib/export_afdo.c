@@ -571,7 +571,8 @@ write_body(struct ebuf *b, struct afdo_fn *f, unsigned depth)
 {
 	size_t i = 0, j = 0, k;
 
-	qsort(f->lines, f->n_lines, sizeof(*f->lines), cmp_line);
+	if (f->n_lines > 1)
+		qsort(f->lines, f->n_lines, sizeof(*f->lines), cmp_line);
 	if (f->n_sub > 1)
 		qsort(f->sub, f->n_sub, sizeof(*f->sub), cmp_sub);
 	while (i < f->n_lines || j < f->n_sub) {
