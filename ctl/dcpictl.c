@@ -35,7 +35,7 @@ static const struct {
 	{ "epochs",	cmd_epochs,	"epochs                      list the database's epochs" },
 	{ "compress",	cmd_compress,	"compress [EPOCH...]         pack ended epochs into one gzip file a host" },
 	{ "gc",		cmd_gc,		"gc [--keep-days N] [--keep-min M]  delete old epochs" },
-	{ "export",	cmd_export,	"export --format=F -o FILE   write pprof, pprof-proto, gmon, callgrind or xprof" },
+	{ "export",	cmd_export,	"export --format=F -o FILE   write pprof, pprof-proto, gmon, callgrind, xprof or afdo" },
 	{ "push",	cmd_push,	"push --to clickhouse://HOST/DB  ship epochs to a ClickHouse store" },
 	{ "import",	cmd_import,	"import FILE --image BINARY  read a gperftools or gmon.out profile" },
 };
