@@ -398,12 +398,18 @@ place(struct afdo *a, uint32_t o, uint32_t *off, uint32_t *disc, struct afdo_fn 
 	}
 	n = find_inlines(&a->sub, addr, v, 0, AFDO_DEPTH);
 	for (i = 0; i < n; i++) {
-		if (dwarf_attr(&v[i], DW_AT_call_line, &at) == NULL || dwarf_formudata(&at, &cl) != 0 ||
-		    (name = die_name(&v[i])) == NULL)
-			break;		/* the code stays its caller's */
+		if (dwarf_attr(&v[i], DW_AT_call_line, &at) == NULL || dwarf_formudata(&at, &cl) != 0)
+			return NULL;	/* no line to place it at */
 		cd = 0;
 		if (dwarf_attr(&v[i], DW_AT_GNU_discriminator, &at) != NULL)
 			dwarf_formudata(&at, &cd);
+		if ((name = die_name(&v[i])) == NULL) {
+			/* A callee without a name the profile can hold: its
+			 * code counts as its call line's, in the caller. */
+			*off = line_offset((int)cl, start);
+			*disc = base_discriminator((uint32_t)cd);
+			return f;
+		}
 		if ((f = sub_fn(f, line_offset((int)cl, start),
 		    base_discriminator((uint32_t)cd), name)) == NULL) {
 			errno = ENOMEM;
