@@ -30,6 +30,9 @@
 
 /* Deeper inline nests than this are cut at their outer part. */
 #define AFDO_DEPTH	64
+/* Scopes (namespaces, classes, lexical blocks) searched this deep at most:
+ * a hostile file's nesting must not exhaust the stack. */
+#define AFDO_NEST	256
 
 #ifndef DW_AT_GNU_discriminator
 #define DW_AT_GNU_discriminator 0x2136
@@ -163,11 +166,11 @@ line_offset(int line, int start)
 /* The out-of-line subprogram under parent (the CU, or a namespace or
  * class of it) that holds addr. */
 static int
-find_sub(Dwarf_Die *parent, Dwarf_Addr addr, Dwarf_Die *out)
+find_sub(Dwarf_Die *parent, Dwarf_Addr addr, Dwarf_Die *out, unsigned nest)
 {
 	Dwarf_Die d;
 
-	if (dwarf_child(parent, &d) != 0)
+	if (nest > AFDO_NEST || dwarf_child(parent, &d) != 0)
 		return 0;
 	do {
 		switch (dwarf_tag(&d)) {
@@ -182,7 +185,7 @@ find_sub(Dwarf_Die *parent, Dwarf_Addr addr, Dwarf_Die *out)
 		case DW_TAG_class_type:
 		case DW_TAG_structure_type:
 		case DW_TAG_union_type:
-			if (find_sub(&d, addr, out))
+			if (find_sub(&d, addr, out, nest + 1))
 				return 1;
 			break;
 		}
@@ -195,12 +198,13 @@ find_sub(Dwarf_Die *parent, Dwarf_Addr addr, Dwarf_Die *out)
  * address range of its own is searched too: its code lies in its
  * children's. */
 static size_t
-find_inlines(Dwarf_Die *scope, Dwarf_Addr addr, Dwarf_Die *v, size_t n, size_t max)
+find_inlines(Dwarf_Die *scope, Dwarf_Addr addr, Dwarf_Die *v, size_t n, size_t max,
+    unsigned nest)
 {
 	Dwarf_Die d;
 	int tag, has;
 
-	if (dwarf_child(scope, &d) != 0)
+	if (nest > AFDO_NEST || dwarf_child(scope, &d) != 0)
 		return n;
 	do {
 		tag = dwarf_tag(&d);
@@ -213,11 +217,11 @@ find_inlines(Dwarf_Die *scope, Dwarf_Addr addr, Dwarf_Die *v, size_t n, size_t m
 					return n;
 				v[n++] = d;
 			}
-			return find_inlines(&d, addr, v, n, max);
+			return find_inlines(&d, addr, v, n, max, nest + 1);
 		}
 		if (tag == DW_TAG_lexical_block && !dwarf_hasattr(&d, DW_AT_low_pc) &&
 		    !dwarf_hasattr(&d, DW_AT_ranges)) {
-			size_t m = find_inlines(&d, addr, v, n, max);
+			size_t m = find_inlines(&d, addr, v, n, max, nest + 1);
 
 			if (m > n)
 				return m;
@@ -374,7 +378,7 @@ place(struct afdo *a, uint32_t o, uint32_t *off, uint32_t *disc, struct afdo_fn 
 		return NULL;
 	if (!a->have_sub || dwarf_haspc(&a->sub, addr) != 1) {
 		a->have_sub = 0;
-		if (!find_sub(&cu, addr, &a->sub))
+		if (!find_sub(&cu, addr, &a->sub, 0))
 			return NULL;
 		a->have_sub = 1;
 	}
@@ -396,7 +400,7 @@ place(struct afdo *a, uint32_t o, uint32_t *off, uint32_t *disc, struct afdo_fn 
 		f->has_entry = 1;
 		f->pend = prologue_end(&cu, &a->sub, f->entry);
 	}
-	n = find_inlines(&a->sub, addr, v, 0, AFDO_DEPTH);
+	n = find_inlines(&a->sub, addr, v, 0, AFDO_DEPTH, 0);
 	for (i = 0; i < n; i++) {
 		if (dwarf_attr(&v[i], DW_AT_call_line, &at) == NULL || dwarf_formudata(&at, &cl) != 0)
 			return NULL;	/* no line to place it at */
