@@ -7,12 +7,13 @@
 # list on the hottest line and its samples (a line's count is the most
 # samples of one of its instructions), give the indirect call in mix the
 # targets kernel_a and kernel_b about 3:1, and rebuild the workload with
-# -fprofile-sample-use without a warning.  Bad input (an image without
+# -fprofile-sample-use without a warning; for C++ (cxxchain.cc) the names
+# must be the mangled ELF symbols.  Bad input (an image without
 # DWARF, an epoch without the image, a stale binary, several images):
 # a message, exit non-zero, no file.
 . "$top_srcdir/tests/integration/lib.sh"
 require_perf
-for tool in clang llvm-profdata; do
+for tool in clang clang++ llvm-profdata nm; do
 	command -v $tool >/dev/null || fail "$tool is not installed (README's test packages: clang, llvm)"
 done
 
@@ -20,10 +21,13 @@ SRC=$top_srcdir/tests/workload/afdo.c
 CFL="-O2 -g -fdebug-info-for-profiling -fno-omit-frame-pointer"
 clang $CFL -o "$T/w" "$SRC" || fail "cannot build the workload"
 clang -O2 -o "$T/nodw" "$SRC" || fail "cannot build the workload without -g"
+CXXSRC=$top_srcdir/tests/workload/cxxchain.cc
+clang++ $CFL -o "$T/cxx" "$CXXSRC" || fail "cannot build cxxchain"
 
 start_dcpid -e perf::cpu-clock -g --callchain-period 1x
 "$T/w" 2 >/dev/null || fail "the workload failed"
 "$T/nodw" 0.3 >/dev/null || fail "the workload without -g failed"
+"$T/cxx" 1 >/dev/null || fail "cxxchain failed"
 ctl flush >/dev/null || fail "flush failed"
 E1=$(current_epoch)
 ctl epoch >/dev/null || fail "epoch failed"
@@ -81,6 +85,23 @@ echo "call targets at offset $ICALL: kernel_a ${ka:-none}, kernel_b ${kb:-none}"
 clang $CFL -fprofile-sample-use="$T/w.afdo" -o "$T/w2" "$SRC" 2>"$T/cc.err" ||
 	fail "clang -fprofile-sample-use failed: $(cat "$T/cc.err")"
 [ ! -s "$T/cc.err" ] || fail "clang warned: $(cat "$T/cc.err")"
+
+# C++: the names are the linkage names, mangled, as the ELF symbols are
+# and clang looks them up (std::sort's and std::map's templates, the
+# static functions' _ZL...).
+ctl export --format=afdo --epoch "$E1" --image "$T/cxx" -o "$T/cxx.afdo" 2>"$T/err" ||
+	fail "export afdo of cxxchain failed: $(cat "$T/err")"
+llvm-profdata show --sample "$T/cxx.afdo" >/dev/null 2>&1 || fail "llvm-profdata refuses cxxchain's profile"
+nm "$T/cxx" | awk '{ print $NF }' | sort -u >"$T/cxx.syms"
+sed -n 's/^\([^ ][^:]*\):.*/\1/p' "$T/cxx.afdo" | sort -u >"$T/cxx.fns"
+nz=$(grep -c '^_Z' "$T/cxx.fns")
+echo "cxxchain: $(wc -l <"$T/cxx.fns") functions, $nz mangled: $(head -3 "$T/cxx.fns" | tr '\n' ' ')"
+[ "$nz" -ge 3 ] || fail "fewer than 3 mangled names: $(cat "$T/cxx.fns")"
+missing=$(comm -23 "$T/cxx.fns" "$T/cxx.syms")
+[ -z "$missing" ] || fail "names that are no symbol of cxxchain: $missing"
+clang++ $CFL -fprofile-sample-use="$T/cxx.afdo" -o "$T/cxx2" "$CXXSRC" 2>"$T/cc.err" ||
+	fail "clang++ -fprofile-sample-use failed: $(cat "$T/cc.err")"
+[ ! -s "$T/cc.err" ] || fail "clang++ warned: $(cat "$T/cc.err")"
 
 # Bad input: a message, exit non-zero, nothing written.
 bad() {
