@@ -128,6 +128,24 @@ base_discriminator(uint32_t d)
 	return d & 0x3f;
 }
 
+/*
+ * A name the text format holds and a terminal shows as it is: printable
+ * ASCII without blank or colon (both end a name there).  Itanium-mangled
+ * and C names are; a crafted file's control bytes, which would forge
+ * lines of the profile or reach a terminal, are not, and neither is
+ * other text clang would not have written.
+ */
+static int
+name_ok(const char *s)
+{
+	if (s == NULL || *s == '\0')
+		return 0;
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s <= ' ' || (unsigned char)*s >= 0x7f || *s == ':')
+			return 0;
+	return 1;
+}
+
 /* The name the compiler knows a function by: its mangled linkage name,
  * else its DWARF name (C); through DW_AT_abstract_origin and
  * DW_AT_specification. */
@@ -142,10 +160,7 @@ die_name(Dwarf_Die *d)
 		s = dwarf_formstring(&a);
 	if (s == NULL && dwarf_attr_integrate(d, DW_AT_name, &a) != NULL)
 		s = dwarf_formstring(&a);
-	/* The text format ends a name at a blank or a colon. */
-	if (s != NULL && (s[0] == '\0' || strpbrk(s, " \t:") != NULL))
-		s = NULL;
-	return s;
+	return name_ok(s) ? s : NULL;
 }
 
 static int
@@ -385,7 +400,8 @@ place(struct afdo *a, uint32_t o, uint32_t *off, uint32_t *disc, struct afdo_fn 
 	if ((name = die_name(&a->sub)) == NULL) {
 		/* The ELF symbol's name is demangled: only a C name is
 		 * the compiler's. */
-		if ((s = dcpi_symtab_lookup(a->t, o)) == NULL || strpbrk(s->name, " :(<") != NULL)
+		if ((s = dcpi_symtab_lookup(a->t, o)) == NULL || !name_ok(s->name) ||
+		    strpbrk(s->name, "(<") != NULL)
 			return NULL;
 		name = s->name;
 	}

@@ -457,8 +457,9 @@ struct dcpi_afdo_stats {
  * (call site DW_AT_call_line, DW_AT_GNU_discriminator), its line and
  * discriminator the line table's row (the base discriminator, as clang
  * keys it).  NAME and CALLEE are DW_AT_linkage_name (mangled), else
- * DW_AT_name, else t's symbol for a name without blanks, colons or
- * parentheses.  OFFSET is the line less DW_AT_decl_line of the function
+ * DW_AT_name, else t's symbol (a C name: no parentheses or '<'); a name
+ * must be printable ASCII without blank or colon, else its samples are
+ * left out (a callee's go to its call line).  OFFSET is the line less DW_AT_decl_line of the function
  * it is in (the inlined callee's, inside a nested profile), modulo 2^16.
  *   COUNT   the most samples at any one instruction of that line key
  *           (AutoFDO's rule without branch records): an instruction is
