@@ -18,10 +18,14 @@
 
 #include "bpfagg.h"
 #include "log.h"
+#include "unwind_table.h"
 #include "perf.h"
 #include "xmalloc.h"
 
 #include "bpfagg.skel.h"
+
+_Static_assert(offsetof(struct bpfunw_chain, w) == BPFUNW_HDR,
+    "the chain record's header is BPFUNW_HDR bytes");
 
 static struct bpfagg_bpf	 *skel;
 static struct bpf_link	**links;
@@ -33,6 +37,28 @@ static struct bpfagg_key *keys;
 static size_t		  ctl_len, counts_len, keys_len;
 static int		  resetting = -1;	/* a set to empty at the next drain */
 static uint64_t		  ndrains, nsamples, nswitches;
+
+/* The call chains' walk (bpfagg_key.h: dcpi_chain): attached to the
+ * chains' sparse twins, its rows mapped here, its chains read from the
+ * ring buffer map. */
+static int		  unw_on;
+static struct bpfunw_row *unw_rows;
+static size_t		  unw_rows_len;
+static struct ring_buffer *unw_rb;
+static bpfunw_cb	  unw_cb;
+static void		 *unw_arg;
+/* The files whose rows are loaded, sorted by first row.  A range freed
+ * stays taken (dead) until the next bpfunw_release: a walk on another CPU
+ * may still be searching it. */
+struct unw_range {
+	uint64_t	dev, ino;
+	uint32_t	first, n;
+	uint64_t	seq;		/* load order: the oldest is evicted first */
+	int		dead;
+};
+static struct unw_range	 *unw_ranges;
+static size_t		  nunw_ranges;
+static uint64_t		  unw_seq, unw_evicted;
 
 /* libbpf's messages at debug level: a refusal is summed up by its caller. */
 static int
@@ -77,6 +103,15 @@ bpfagg_fini(void)
 	linkfds = NULL;
 	nlinks = 0;
 	perf_set_fd_cb(NULL);
+	ring_buffer__free(unw_rb);
+	unw_rb = NULL;
+	if (unw_rows != NULL)
+		munmap(unw_rows, unw_rows_len);
+	unw_rows = NULL;
+	free(unw_ranges);
+	unw_ranges = NULL;
+	nunw_ranges = 0;
+	unw_on = 0;
 	bpfagg_bpf__destroy(skel);
 	skel = NULL;
 }
@@ -112,7 +147,7 @@ map_of(struct bpf_map *m, size_t bytes)
 /* The program attached to perf event fd (of event index ev): 0, or an
  * errno. */
 static int
-attach(int fd, int ev)
+attach(struct bpf_program *prog, int fd, int ev)
 {
 	LIBBPF_OPTS(bpf_perf_event_opts, o);
 	struct bpf_link *l;
@@ -123,8 +158,7 @@ attach(int fd, int ev)
 	 * duplicate, perf.c keeps its own. */
 	if ((dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) == -1)
 		return errno;
-	if ((l = bpf_program__attach_perf_event_opts(skel->progs.dcpi_sample, dfd,
-	    &o)) == NULL) {
+	if ((l = bpf_program__attach_perf_event_opts(prog, dfd, &o)) == NULL) {
 		err = errno;
 		close(dfd);
 		return err;
@@ -153,25 +187,79 @@ fd_changed(int oldfd, int newfd, int ev)
 			linkfds[i] = linkfds[nlinks];
 			break;
 		}
-	if ((err = attach(newfd, ev)) != 0)
+	if (ev & PERF_EVENT_CHAIN) {
+		if (unw_on && (err = attach(skel->progs.dcpi_chain, newfd,
+		    ev & ~PERF_EVENT_CHAIN)) != 0)
+			log_warnx("attaching the BPF walk to a CPU's new event: %s; "
+			    "its chains are walked by dcpid", strerror(err));
+		return;
+	}
+	if ((err = attach(skel->progs.dcpi_sample, newfd, ev)) != 0)
 		log_warnx("attaching the BPF program to a CPU's new event: %s; "
 		    "its samples are counted from the ring buffer", strerror(err));
 }
 
+/* Opens and loads the object, with the walk (chains) or without it: 0,
+ * or an errno. */
+static int
+load(int chains, int reject)
+{
+	if ((skel = bpfagg_bpf__open()) == NULL)
+		return errno;
+	if (!chains) {
+		/* The flat profiles' program alone, as without call chains:
+		 * no memory for the walk's maps. */
+		bpf_program__set_autoload(skel->progs.dcpi_chain, false);
+		bpf_map__set_autocreate(skel->maps.unw_rows, false);
+		bpf_map__set_autocreate(skel->maps.unw_files, false);
+		bpf_map__set_autocreate(skel->maps.unw_need, false);
+		bpf_map__set_autocreate(skel->maps.unw_vmacache, false);
+		bpf_map__set_autocreate(skel->maps.unw_scratch, false);
+		bpf_map__set_autocreate(skel->maps.unw_stats, false);
+		bpf_map__set_autocreate(skel->maps.chains, false);
+	}
+	skel->rodata->unw_reject = chains && reject;
+	return bpfagg_bpf__load(skel);
+}
+
+static int
+ring_record(void *arg, void *data, size_t size)
+{
+	(void)arg;
+	if (unw_cb != NULL)
+		unw_cb(data, size, unw_arg);
+	return 0;
+}
+
 int
-bpfagg_init(char *why, size_t len)
+bpfagg_init(char *why, size_t len, const struct bpfunw_conf *chains,
+    char *chain_why, size_t chain_len)
 {
 	size_t i;
 	int err, ev, fd;
 
 	libbpf_set_print(print_fn);
-	if ((skel = bpfagg_bpf__open()) == NULL)
-		return fail(why, len, "opening the BPF object", errno);
+	if (chains != NULL) {
+		/* The walk refused (a verifier that will not have it, maps
+		 * too large): the flat program alone, the chains dcpid's. */
+		if ((err = load(1, chains->reject)) == 0) {
+			unw_on = 1;
+		} else {
+			snprintf(chain_why, chain_len, "loading the BPF walk: %s "
+			    "(libbpf says why at debug level)",
+			    strerror(err < 0 ? -err : err));
+			bpfagg_bpf__destroy(skel);
+			skel = NULL;
+		}
+	}
 	/* A load refused: no BTF (CONFIG_DEBUG_INFO_BTF), no bpf_find_vma
 	 * (Linux 5.17), no CAP_BPF and CAP_PERFMON. */
-	if ((err = bpfagg_bpf__load(skel)) != 0)
+	if (!unw_on && (err = load(0, 0)) != 0) {
+		if (skel == NULL)
+			return fail(why, len, "opening the BPF object", err);
 		return fail(why, len, "loading the BPF program (needs Linux 5.17 "
 		    "with BTF, and CAP_BPF with CAP_PERFMON or root)", err);
+	}
 	ctl_len = map_len(sizeof(*ctlp));
 	counts_len = map_len(2 * BPFAGG_SLOTS * sizeof(*counts));
 	keys_len = map_len(2 * BPFAGG_SLOTS * sizeof(*keys));
@@ -181,15 +269,35 @@ bpfagg_init(char *why, size_t len)
 		return fail(why, len, "mapping the BPF count maps", errno);
 	ctlp->gen = 0;
 	ctlp->pass_all = 0;
+	if (unw_on) {
+		ctlp->chain_depth = chains->depth;
+		ctlp->chain_stack = chains->stack;
+		ctlp->chain_check = chains->check;
+		unw_rows_len = map_len(BPFUNW_ROWS * sizeof(*unw_rows));
+		unw_cb = chains->cb;
+		unw_arg = chains->arg;
+		if ((unw_rows = map_of(skel->maps.unw_rows, unw_rows_len)) == NULL ||
+		    (unw_rb = ring_buffer__new(bpf_map__fd(skel->maps.chains),
+		    ring_record, NULL, NULL)) == NULL)
+			return fail(why, len, "mapping the BPF walk's maps", errno);
+	}
 	for (i = 0; i < perf_nfds(); i++) {
 		if ((fd = perf_fd(i, &ev)) == -1 || ev < 0)
 			continue;
-		if ((err = attach(fd, ev)) != 0)
+		if (ev & PERF_EVENT_CHAIN) {
+			if (unw_on && (err = attach(skel->progs.dcpi_chain, fd,
+			    ev & ~PERF_EVENT_CHAIN)) != 0)
+				return fail(why, len, "attaching the BPF walk to a "
+				    "perf event", err);
+			continue;
+		}
+		if ((err = attach(skel->progs.dcpi_sample, fd, ev)) != 0)
 			return fail(why, len, "attaching the BPF program to a perf "
 			    "event (cookies need Linux 5.15)", err);
 	}
 	perf_set_fd_cb(fd_changed);
 	ndrains = nsamples = nswitches = 0;
+	unw_seq = unw_evicted = 0;
 	return 0;
 }
 
@@ -321,3 +429,186 @@ bpfagg_file_state(uint64_t dev, uint64_t ino, int state)
 uint64_t bpfagg_drains(void) { return ndrains; }
 uint64_t bpfagg_switches(void) { return nswitches; }
 uint64_t bpfagg_samples(void) { return nsamples; }
+
+int
+bpfunw_active(void)
+{
+	return unw_on;
+}
+
+size_t
+bpfunw_read(void)
+{
+	int n;
+
+	if (!unw_on)
+		return 0;
+	n = ring_buffer__consume(unw_rb);
+	return n > 0 ? (size_t)n : 0;
+}
+
+int
+bpfunw_need(uint64_t *dev, uint64_t *ino, uint32_t *pid, uint64_t *pc,
+    uint64_t *off)
+{
+	struct bpfunw_need n;
+
+	if (!unw_on ||
+	    bpf_map_lookup_and_delete_elem(bpf_map__fd(skel->maps.unw_need), NULL, &n) != 0)
+		return -1;
+	*dev = n.dev;
+	*ino = n.ino;
+	*pid = n.pid;
+	*pc = n.pc;
+	*off = n.off;
+	return 0;
+}
+
+static struct unw_range *
+range_of(uint64_t dev, uint64_t ino)
+{
+	size_t i;
+
+	for (i = 0; i < nunw_ranges; i++)
+		if (!unw_ranges[i].dead && unw_ranges[i].dev == dev &&
+		    unw_ranges[i].ino == ino)
+			return &unw_ranges[i];
+	return NULL;
+}
+
+void
+bpfunw_drop(uint64_t dev, uint64_t ino)
+{
+	struct bpfagg_file k = { dev, ino };
+	struct unw_range *r;
+
+	if (!unw_on)
+		return;
+	/* The entry first: no walk starts on the rows once it is gone. */
+	bpf_map_delete_elem(bpf_map__fd(skel->maps.unw_files), &k);
+	if ((r = range_of(dev, ino)) != NULL)
+		r->dead = 1;
+}
+
+void
+bpfunw_release(void)
+{
+	size_t i, j;
+
+	for (i = j = 0; i < nunw_ranges; i++)
+		if (!unw_ranges[i].dead)
+			unw_ranges[j++] = unw_ranges[i];
+	nunw_ranges = j;
+}
+
+/* The first gap of n rows, as an index in unw_ranges to insert at (*at)
+ * and the row it starts at: 0, or -1 if none. */
+static int
+find_gap(uint32_t n, size_t *at, uint32_t *first)
+{
+	uint32_t end = 0;
+	size_t i;
+
+	for (i = 0; i <= nunw_ranges; i++) {
+		uint32_t next = i < nunw_ranges ? unw_ranges[i].first : BPFUNW_ROWS;
+
+		if (next - end >= n) {
+			*at = i;
+			*first = end;
+			return 0;
+		}
+		if (i < nunw_ranges)
+			end = unw_ranges[i].first + unw_ranges[i].n;
+	}
+	return -1;
+}
+
+int
+bpfunw_load(uint64_t dev, uint64_t ino, int64_t adj,
+    const struct unwind_row *rows, uint32_t n)
+{
+	struct bpfagg_file k = { dev, ino };
+	struct bpfunw_file f = { .adj = adj, .nrows = n, .state = BPFUNW_READY };
+	size_t at, i, oldest;
+	uint32_t first;
+
+	if (!unw_on || n == 0 || n > BPFUNW_ROWS / 4)
+		return -1;
+	bpfunw_drop(dev, ino);
+	/* Room made by the oldest tables; their rows are reused only after
+	 * the next release, so a fit may need another sync. */
+	while (find_gap(n, &at, &first) == -1) {
+		oldest = SIZE_MAX;
+		for (i = 0; i < nunw_ranges; i++)
+			if (!unw_ranges[i].dead && (oldest == SIZE_MAX ||
+			    unw_ranges[i].seq < unw_ranges[oldest].seq))
+				oldest = i;
+		if (oldest == SIZE_MAX)
+			return -1;
+		bpfunw_drop(unw_ranges[oldest].dev, unw_ranges[oldest].ino);
+		unw_evicted++;
+	}
+	for (i = 0; i < n; i++)
+		unw_rows[first + i] = (struct bpfunw_row){ rows[i].start,
+		    rows[i].cfa_offset, rows[i].bp_offset, rows[i].ra_offset,
+		    rows[i].rule, 0 };
+	unw_ranges = xreallocarray(unw_ranges, nunw_ranges + 1, sizeof(*unw_ranges));
+	memmove(unw_ranges + at + 1, unw_ranges + at,
+	    (nunw_ranges - at) * sizeof(*unw_ranges));
+	unw_ranges[at] = (struct unw_range){ dev, ino, first, n, ++unw_seq, 0 };
+	nunw_ranges++;
+	f.first = first;
+	/* The rows written before the entry that points at them. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (bpf_map_update_elem(bpf_map__fd(skel->maps.unw_files), &k, &f, BPF_ANY) != 0) {
+		unw_ranges[at].dead = 1;
+		return -1;
+	}
+	return 0;
+}
+
+void
+bpfunw_none(uint64_t dev, uint64_t ino, int state)
+{
+	struct bpfagg_file k = { dev, ino };
+	struct bpfunw_file f = { .state = BPFUNW_NONE };
+	int fd;
+
+	if (!unw_on)
+		return;
+	fd = bpf_map__fd(skel->maps.unw_files);
+	if (state)
+		bpf_map_update_elem(fd, &k, &f, BPF_ANY);
+	else
+		bpf_map_delete_elem(fd, &k);
+}
+
+void
+bpfunw_stats(struct bpfunw_stats *st)
+{
+	int ncpu = libbpf_num_possible_cpus(), fd, c;
+	uint32_t i;
+	size_t r;
+
+	memset(st, 0, sizeof(*st));
+	if (!unw_on || ncpu <= 0)
+		return;
+	fd = bpf_map__fd(skel->maps.unw_stats);
+	for (i = 0; i < BPFUNW_NSTATS; i++) {
+		uint64_t v[ncpu];
+
+		if (bpf_map_lookup_elem(fd, &i, v) != 0)
+			continue;
+		for (c = 0; c < ncpu; c++)
+			st->walks[i] += v[c];
+	}
+	for (r = 0; r < nunw_ranges; r++) {
+		if (unw_ranges[r].dead)
+			continue;
+		st->files++;
+		st->rows += unw_ranges[r].n;
+	}
+	st->capacity = BPFUNW_ROWS;
+	st->bytes = unw_rows_len;
+	st->evicted = unw_evicted;
+}

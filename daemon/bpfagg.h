@@ -21,12 +21,31 @@
 
 #include "bpfagg_key.h"
 
+/* A chain walked in the kernel (struct bpfunw_chain, size bytes as the
+ * ring buffer map gave it: check before reading). */
+typedef void (*bpfunw_cb)(const void *rec, size_t size, void *arg);
+/* The call chains' walk in the kernel (bpfagg_key.h: dcpi_chain), asked
+ * of bpfagg_init: callers at most (BPFUNW_DEPTH_MAX), bytes of stack the
+ * ring's copy holds, reject (tests: a walk the verifier refuses), check
+ * (tests: each sample walked is also passed to the ring, for dcpid to
+ * compare the walks), and where its chains go (bpfunw_read). */
+struct bpfunw_conf {
+	uint32_t	 depth, stack;
+	int		 reject, check;
+	bpfunw_cb	 cb;
+	void		*arg;
+};
+
 /* Loads the program (CO-RE, against /sys/kernel/btf/vmlinux) and attaches
  * it to every sampling fd that perf_init opened, each with its event
- * index as the attachment's cookie.  0; or -1 with why in why[len] (BPF
+ * index as the attachment's cookie; with chains (NULL: none), the walk
+ * too, to the chains' sparse twins.  0; or -1 with why in why[len] (BPF
  * not permitted, kernel too old, built without libbpf), nothing left
- * loaded: the ring-buffer path then runs alone. */
-int bpfagg_init(char *why, size_t len);
+ * loaded: the ring-buffer path then runs alone.  A walk that does not
+ * load leaves the flat program loaded alone, says why in
+ * chain_why[chain_len], and bpfunw_active() 0. */
+int bpfagg_init(char *why, size_t len, const struct bpfunw_conf *chains,
+    char *chain_why, size_t chain_len);
 void bpfagg_fini(void);
 /* Nonzero while the program is attached. */
 int bpfagg_active(void);
@@ -59,6 +78,37 @@ uint64_t bpfagg_drains(void);
 uint64_t bpfagg_switches(void);
 uint64_t bpfagg_samples(void);
 
+/* Nonzero while the walk is attached. */
+int bpfunw_active(void);
+/* Hands the chains the walk has passed on since the last call to the
+ * bpfunw_conf's cb; returns how many. */
+size_t bpfunw_read(void);
+/* The next file whose table a walk wanted (bpfagg_key.h), with a process
+ * that maps it, a PC in it and the PC's file offset: 0, or -1 when there
+ * is none. */
+int bpfunw_need(uint64_t *dev, uint64_t *ino, uint32_t *pid, uint64_t *pc,
+    uint64_t *off);
+/* The file's rows (daemon/unwind_table.h), n of them in the coordinates
+ * start = file offset + adj, copied into the kernel's array (the oldest tables dropped for
+ * room): 0, or -1 (no room, n over a quarter of the array). */
+struct unwind_row;
+int bpfunw_load(uint64_t dev, uint64_t ino, int64_t adj,
+    const struct unwind_row *rows, uint32_t n);
+/* state 1: the file has no table (its walks take the ring for good);
+ * 0: not known yet (asked again at its next walk). */
+void bpfunw_none(uint64_t dev, uint64_t ino, int state);
+/* The file's rows dropped (its image forgotten): its walks take the ring
+ * until it is loaded again. */
+void bpfunw_drop(uint64_t dev, uint64_t ino);
+/* The rows dropped before this call reused from now on (no walk of the
+ * time they were dropped is still running): once a sync. */
+void bpfunw_release(void);
+struct bpfunw_stats {
+	uint64_t	walks[BPFUNW_NSTATS];	/* enum bpfunw_stat */
+	uint64_t	files, rows, capacity, bytes, evicted;
+};
+void bpfunw_stats(struct bpfunw_stats *st);
+
 /*
  * The bridge (bpfagg_bridge.c): the kernel's counts into the aggregation,
  * each key attributed as a sample of the ring is (attr.c, labeler.c, agg.c),
@@ -74,6 +124,9 @@ struct status_writer;
  * err[errlen] when mode is bpf and the kernel path cannot run. */
 int bpfagg_start(unsigned mode, int callchains, int pending, char *err,
     size_t errlen);
+/* A record of the time merge of type BPFUNW_RECORD: a chain the kernel
+ * walked, counted as the ring's chains are (callchain_walked). */
+void bpfagg_chain(const void *rec, size_t size);
 /* Before perf_fini: drains into the aggregation and unloads the program. */
 void bpfagg_stop(void);
 /* The files the attribution has just learnt (attr_file_learnt) are counted

@@ -9,22 +9,35 @@
 #include <linux/perf_event.h>
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "agg.h"
 #include "attr.h"
 #include "bpfagg.h"
+#include "callchain.h"
 #include "conf.h"
 #include "control.h"
+#include "imagetab.h"
 #include "labeler.h"
 #include "log.h"
 #include "loss.h"
+#include "order.h"
 #include "perf.h"
+#include "unwind_cache.h"
+#include "unwind_table.h"
 
 /* Samples counted in the kernel and attributed here, for status. */
 static uint64_t	 nsamples;
 
 /* Which path counts the samples (status), and why. */
 static char	 agg_path[640] = "ring";
+/* Where the call chains are walked (status), and why. */
+static char	 chain_path[640];
+static uint64_t	 nchains, nchains_bad;
+static int	 checking;
+
+static void	 chain_tables(void);
 
 void
 bpfagg_known(void)
@@ -151,36 +164,201 @@ bpfagg_sync(int pending)
 {
 	bpfagg_known();
 	bpf_news();
+	if (bpfunw_active())
+		chain_tables();
 	bpfagg_drain(bpf_count, NULL);
 	bpfagg_update_pass(pending);
+}
+
+/*
+ * A chain the kernel walked (struct bpfunw_chain), from the ring buffer
+ * map into the time merge: it is attributed in time order with the
+ * sideband (the maps and labels of its moment), as the ring's samples are.
+ */
+static void
+chain_queue(const void *rec, size_t size, void *arg)
+{
+	const struct bpfunw_chain *c = rec;
+
+	(void)arg;
+	if (size < BPFUNW_HDR || c->type != BPFUNW_RECORD || c->size != size ||
+	    (size - BPFUNW_HDR) / 8 != (size_t)c->nkern + c->nuser) {
+		nchains_bad++;
+		return;
+	}
+	order_push(rec, size, c->time);
+}
+
+void
+bpfagg_chain(const void *rec, size_t size)
+{
+	const struct bpfunw_chain *c = rec;
+	uint64_t w[BPFUNW_KERNEL_MAX + 2 + BPFUNW_DEPTH_MAX + 1];
+	struct stack_frame leaf = { STACK_NOIMAGE, 0 };
+	struct image *img;
+	uint32_t n = 0, i, li, off, stream;
+	uint16_t mode = PERF_RECORD_MISC_USER;
+
+	/* As chain_queue checked it (the queue hands it back unchanged). */
+	if (size < BPFUNW_HDR || c->nkern > BPFUNW_KERNEL_MAX ||
+	    c->nuser > BPFUNW_DEPTH_MAX + 1 ||
+	    size != BPFUNW_HDR + 8 * ((size_t)c->nkern + c->nuser))
+		return;
+	if (c->event >= perf_nevents()) {
+		loss_unknown_event(1);
+		return;
+	}
+	nchains++;
+	/* Checked: the ring has the same sample, and counts it. */
+	if (checking) {
+		if (c->nuser > 0)
+			callchain_check(1, c->pid, c->w[0], c->sp,
+			    (const uint64_t *)(c->w + 1),
+			    c->nuser - 1u);
+		return;
+	}
+	stream = AGG_STREAM(c->event, c->pid == 0 ? LABEL_IDLE :
+	    label_of(c->pid, c->cgroup));
+	/* The kernel's words come after the user's in the record, before
+	 * them in the chain, as the ring's samples have them. */
+	if (c->nkern > 0) {
+		if (c->w[c->nuser] < PERF_CONTEXT_MAX)
+			w[n++] = PERF_CONTEXT_KERNEL;
+		for (i = 0; i < c->nkern; i++)
+			if (c->w[c->nuser + i] != PERF_CONTEXT_USER)
+				w[n++] = c->w[c->nuser + i];
+	}
+	if (c->nuser > 0) {
+		w[n++] = PERF_CONTEXT_USER;
+		memcpy(w + n, c->w, c->nuser * sizeof(*w));
+		n += c->nuser;
+	}
+	li = callchain_leaf_word(w, n);
+	for (i = 0; i < li; i++)
+		if (w[i] == PERF_CONTEXT_KERNEL)
+			mode = PERF_RECORD_MISC_KERNEL;
+	if (li < n && attr_sample(c->pid, w[li], mode, &img, &off) == ATTR_OK)
+		leaf = (struct stack_frame){ img->index, off };
+	callchain_walked(c->pid, stream, w, n, leaf);
+}
+
+/*
+ * The tables the kernel's walk asked for: the unwind cache's rows of the
+ * file's image, once the ring's walks have built them (a walk that asks
+ * for a table has taken the ring, whose walk builds it, out of the
+ * buffers' reading); until then the file is asked for again at its next
+ * walk.  A file of no table (anonymous to the attribution, no CFI) takes
+ * the ring for good, until its image is forgotten.
+ */
+static void
+chain_tables(void)
+{
+	uint64_t dev, ino, pc, foff;
+	uint32_t pid, ioff;
+	struct image *img;
+	const struct unwind_table *t;
+	const struct unwind_row *r0;
+	enum attr_reason r;
+	size_t n, k;
+	int64_t base;
+
+	bpfunw_release();
+	for (k = 0; k < BPFUNW_MAX_NEED && bpfunw_need(&dev, &ino, &pid, &pc, &foff) == 0; k++) {
+		if ((r = attr_file_sample(dev, ino, foff, &img, &ioff)) == ATTR_NO_MAP &&
+		    attr_file_learn_at(dev, ino, pid, pc) == ATTR_OK)
+			r = attr_file_sample(dev, ino, foff, &img, &ioff);
+		if (r == ATTR_ANON) {
+			bpfunw_none(dev, ino, 1);
+			continue;
+		}
+		if (r != ATTR_OK || unwind_cache_would_build(img)) {
+			bpfunw_none(dev, ino, 0);
+			continue;
+		}
+		if ((t = unwind_cache_table(img, pid, pc)) == NULL ||
+		    (n = unwind_table_rows(t)) == 0 || n > UINT32_MAX ||
+		    (r0 = unwind_table_row(t, 0)) == NULL) {
+			bpfunw_none(dev, ino, 1);
+			continue;
+		}
+		/* Row starts count from the table's base: the file offset
+		 * foff is at ELF vaddr tstart + ioff. */
+		base = (int64_t)(unwind_table_row_vaddr(t, r0) - r0->start);
+		if (bpfunw_load(dev, ino, (int64_t)(img->tstart + ioff) - base -
+		    (int64_t)foff, r0, (uint32_t)n) != 0)
+			bpfunw_none(dev, ino, 1);
+	}
+}
+
+/* The walk in the kernel asked for: chains on the dwarf route, sampled
+ * by the sparse twins, no deeper than the walk goes; else why not in
+ * why[len] and NULL. */
+static const struct bpfunw_conf *
+chain_conf(struct bpfunw_conf *uc, char *why, size_t len)
+{
+	const char *e = getenv("DCPID_TEST_BPF_WALK");
+	unsigned depth = callchain_state.depth < STACK_CALLERS_MAX ?
+	    callchain_state.depth : STACK_CALLERS_MAX;
+
+	if (!callchain_state.dwarf) {
+		snprintf(why, len, "frame pointers, the kernel's own walk");
+		return NULL;
+	}
+	if (depth > BPFUNW_DEPTH_MAX) {
+		snprintf(why, len, "callchain-depth %u is over the BPF walk's %u",
+		    depth, BPFUNW_DEPTH_MAX);
+		return NULL;
+	}
+	checking = e != NULL && strcmp(e, "check") == 0;
+	*uc = (struct bpfunw_conf){ depth, callchain_stack(),
+	    e != NULL && strcmp(e, "reject") == 0, checking, chain_queue, NULL };
+	return uc;
 }
 
 int
 bpfagg_start(unsigned mode, int callchains, int pending, char *err, size_t errlen)
 {
-	char why[512];
+	struct bpfunw_conf uc;
+	const struct bpfunw_conf *ucp = NULL;
+	char why[512], cwhy[512] = "";
 
+	chain_path[0] = '\0';
+	nchains = nchains_bad = 0;
+	checking = 0;
 	if (mode == CONF_AGGREGATE_RING) {
 		snprintf(agg_path, sizeof(agg_path), "ring (aggregate = ring)");
-	} else if (callchains) {
-		/* The chains are the ring's: the program keeps only PCs. */
+	} else if (callchains && (mode != CONF_AGGREGATE_BPF || !callchain_state.split)) {
+		/* The chains are the ring's: the program keeps only PCs.
+		 * With sparse twins, aggregate = bpf counts the flat samples
+		 * in the kernel and walks the chains there where it can. */
 		snprintf(agg_path, sizeof(agg_path), "ring (call chains are sampled)");
 		if (mode == CONF_AGGREGATE_BPF) {
-			snprintf(err, errlen, "aggregate = bpf: call chains need the "
-			    "ring buffers; use aggregate = auto or ring");
+			snprintf(err, errlen, "aggregate = bpf: call chains with every "
+			    "sample need the ring buffers; use callchain-period 2x or "
+			    "more, or aggregate = auto or ring");
 			return -1;
 		}
-	} else if (bpfagg_init(why, sizeof(why)) == 0) {
+	} else if ((ucp = callchains ? chain_conf(&uc, cwhy, sizeof(cwhy)) : NULL),
+	    bpfagg_init(why, sizeof(why), ucp, cwhy, sizeof(cwhy)) == 0) {
 		snprintf(agg_path, sizeof(agg_path), "bpf (in the kernel; "
 		    "anonymous code and labelled runs through the ring)");
 		bpfagg_update_pass(pending);
+		if (callchains && bpfunw_active())
+			snprintf(chain_path, sizeof(chain_path), "bpf (user frames "
+			    "walked in the kernel; the rest by dcpid from the ring)%s",
+			    checking ? "; each checked against dcpid's walk" : "");
+		else if (callchains)
+			snprintf(chain_path, sizeof(chain_path), "ring (%s)", cwhy);
 	} else if (mode == CONF_AGGREGATE_BPF) {
 		snprintf(err, errlen, "aggregate = bpf: %s", why);
 		return -1;
 	} else {
 		snprintf(agg_path, sizeof(agg_path), "ring (BPF: %s)", why);
 	}
+	callchain_check_on(checking && bpfunw_active());
 	log_notice("samples counted by %s", agg_path);
+	if (chain_path[0] != '\0')
+		log_notice("call chains walked by %s", chain_path);
 	return 0;
 }
 
@@ -198,6 +376,7 @@ bpfagg_forget(uint64_t dev, uint64_t ino)
 {
 	if (bpfagg_active())
 		bpfagg_file_state(dev, ino, -1);
+	bpfunw_drop(dev, ino);
 }
 
 void
@@ -221,4 +400,31 @@ bpfagg_status(struct status_writer *w)
 		status_add(w, "aggregate-bpf", "%ju samples in %ju drains, %ju "
 		    "count sets filled", (uintmax_t)bpfagg_samples(),
 		    (uintmax_t)bpfagg_drains(), (uintmax_t)bpfagg_switches());
+	if (chain_path[0] != '\0')
+		status_add(w, "callchains-walk", "%s", chain_path);
+	if (bpfunw_active()) {
+		struct bpfunw_stats st;
+
+		bpfunw_stats(&st);
+		status_add(w, "callchains-bpf", "%ju walked in the kernel (%ju "
+		    "attributed), %ju to the ring: %ju no file, %ju no table yet, "
+		    "%ju no table, %ju no row, %ju rule, %ju stack, %ju full; %ju "
+		    "bad records",
+		    (uintmax_t)st.walks[BPFUNW_WALKED], (uintmax_t)nchains,
+		    (uintmax_t)(st.walks[BPFUNW_TO_RING_FILE] +
+		    st.walks[BPFUNW_TO_RING_TABLE] + st.walks[BPFUNW_TO_RING_NONE] +
+		    st.walks[BPFUNW_TO_RING_ROW] + st.walks[BPFUNW_TO_RING_RULE] +
+		    st.walks[BPFUNW_TO_RING_STACK] + st.walks[BPFUNW_TO_RING_FULL]),
+		    (uintmax_t)st.walks[BPFUNW_TO_RING_FILE],
+		    (uintmax_t)st.walks[BPFUNW_TO_RING_TABLE],
+		    (uintmax_t)st.walks[BPFUNW_TO_RING_NONE],
+		    (uintmax_t)st.walks[BPFUNW_TO_RING_ROW],
+		    (uintmax_t)st.walks[BPFUNW_TO_RING_RULE],
+		    (uintmax_t)st.walks[BPFUNW_TO_RING_STACK],
+		    (uintmax_t)st.walks[BPFUNW_TO_RING_FULL], (uintmax_t)nchains_bad);
+		status_add(w, "unwind-tables-bpf", "%ju files, %ju rows of %ju (%ju "
+		    "KiB in the kernel's array), %ju dropped for room",
+		    (uintmax_t)st.files, (uintmax_t)st.rows, (uintmax_t)st.capacity,
+		    (uintmax_t)(st.bytes >> 10), (uintmax_t)st.evicted);
+	}
 }

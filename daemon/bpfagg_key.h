@@ -78,6 +78,98 @@ struct bpfagg_ctl {
 	__u32	gen;		/* set the program adds to: 0 or 1 */
 	__u32	pass_all;	/* nonzero: every sample to the ring buffer */
 	__u32	used[2];	/* slots handed out per set (may pass BPFAGG_SLOTS) */
+	__u32	chain_depth;	/* callers a walk gives at most (dcpi_chain) */
+	__u32	chain_stack;	/* bytes above the sample's SP a walk may read */
+	__u32	chain_check;	/* nonzero: every walked sample to the ring too */
+	__u32	pad;
+};
+
+/*
+ * Call chains walked in the kernel (dcpi_chain, attached to the chains'
+ * sparse twins on the dwarf route): the rows of daemon/unwind_table.h,
+ * copied by dcpid into one array map, BPFUNW_ROWS of them at most; a
+ * file's rows are found by its (dev, ino) (struct bpfagg_file) in the
+ * unw_files hash, in the coordinates of the file: row start = file
+ * offset + adj.  A walk does exactly what daemon/unwind.c does over a
+ * stack copy of chain_stack bytes, or gives up and returns 1: the kernel
+ * then writes the sample, with its stack copy, to the ring, where dcpid
+ * unwinds it.  So the chains are the same on both routes; only where they
+ * are walked differs.
+ */
+#define BPFUNW_ROWS		(1u << 20)
+#define BPFUNW_FILES		4096
+#define BPFUNW_DEPTH_MAX	127	/* callers; deeper settings take the ring */
+#define BPFUNW_KERNEL_MAX	128	/* kernel words (bpf_get_stack) */
+#define BPFUNW_SEARCH		21	/* binary search steps: 2^21 > BPFUNW_ROWS */
+
+/* daemon/unwind_table.h's struct unwind_row, field for field, and 4
+ * bytes more: an array map keeps its values 8-aligned, also where dcpid
+ * maps them. */
+struct bpfunw_row {
+	__u32	start;
+	__s32	cfa_offset;
+	__s16	bp_offset;
+	__s8	ra_offset;
+	__u8	rule;
+	__u32	pad;
+};
+
+/* A file's rows: rows [first, first + nrows); nrows 0: none (state). */
+struct bpfunw_file {
+	__s64	adj;
+	__u32	first;
+	__u32	nrows;
+	__u32	state;		/* BPFUNW_* */
+	__u32	pad;
+};
+#define BPFUNW_PENDING		0	/* queued for dcpid (unw_need) */
+#define BPFUNW_READY		1
+#define BPFUNW_NONE		2	/* no table: every walk there takes the ring */
+#define BPFUNW_MAX_NEED		256
+/* A file whose rows a walk wanted (unw_need): a process that maps it, a
+ * PC in it and its file offset. */
+struct bpfunw_need {
+	__u64	dev;
+	__u64	ino;
+	__u64	pc;
+	__u64	off;
+	__u32	pid;
+	__u32	pad;
+};
+
+/* A chain walked, to dcpid through the ring buffer map chains: the header
+ * (type BPFUNW_RECORD, size in bytes), then nkern kernel words as
+ * bpf_get_stack gives them, then nuser: the user IP and its callers. */
+#define BPFUNW_RECORD		0x7d01
+#define BPFUNW_MISC_DEPTH	1	/* the walk ended at chain_depth */
+#define BPFUNW_MISC_NO_USER	2	/* no user context (a kernel thread) */
+struct bpfunw_chain {
+	__u32	type;
+	__u16	misc;
+	__u16	size;
+	__u64	time;		/* CLOCK_MONOTONIC ns, the records' clock */
+	__u64	cgroup;
+	__u64	sp;		/* the user SP the walk started from */
+	__u32	pid;
+	__u32	event;
+	__u16	nkern;
+	__u16	nuser;
+	__u32	pad;
+	__u64	w[BPFUNW_KERNEL_MAX + 1 + BPFUNW_DEPTH_MAX];
+};
+#define BPFUNW_HDR		48	/* bytes before w */
+
+/* How the program's walks ended (unw_stats, per CPU). */
+enum bpfunw_stat {
+	BPFUNW_WALKED = 0,	/* passed on as a chain */
+	BPFUNW_TO_RING_FILE,	/* a PC in no file (anonymous, JIT, vdso) */
+	BPFUNW_TO_RING_TABLE,	/* its file's table not loaded (yet) */
+	BPFUNW_TO_RING_NONE,	/* its file has no table here (none, too large) */
+	BPFUNW_TO_RING_ROW,	/* no row for the PC (the ring tries frame pointers) */
+	BPFUNW_TO_RING_RULE,	/* a rule not evaluated here, a BP not known, a loop */
+	BPFUNW_TO_RING_STACK,	/* memory outside the stack copy, unreadable */
+	BPFUNW_TO_RING_FULL,	/* the ring buffer map full */
+	BPFUNW_NSTATS
 };
 
 #endif

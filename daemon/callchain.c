@@ -27,6 +27,7 @@
 #include "stack.h"
 #include "unwind.h"
 #include "unwind_cache.h"
+#include "util.h"
 #include "xmalloc.h"
 
 struct callchain_state callchain_state __attribute__((aligned(64)));
@@ -38,6 +39,17 @@ static uint64_t	 jit_named_late;
  * the pseudo image of the [truncated] frames, made when first needed. */
 static unsigned		 dwarf_stack;
 static uint64_t		 walk_end[UNWIND_END_COUNT], walks_no_user;
+
+/* The kernel's walks checked against dcpid's of the same samples
+ * (callchain_check): the walk met first waits in a slot by its sample's
+ * (pid, IP, SP) for the other's. */
+#define CHECK_SLOTS	4096
+struct chain_check {
+	uint64_t	 ip, sp, h;
+	uint32_t	 pid, side;	/* side 0: empty; else 1 + the walker */
+};
+static struct chain_check *checks;
+static uint64_t		 nchecked, nchecked_same, nchecked_lost;
 static struct img	*truncated_img;
 
 void
@@ -354,12 +366,15 @@ callchain_dwarf(const union record *rec, size_t size, uint32_t stream,
 		w[n++] = regs.ip;
 		max = callchain_state.depth < STACK_CALLERS_MAX ?
 		    callchain_state.depth : STACK_CALLERS_MAX;
+		k = n;
 		n += (uint32_t)unwind_walk(&regs, &st, walk_lookup, &wa, w + n, max, &end);
 		if (wa.deferred)
 			return 1;
 		walk_end[end]++;
 		if (end != UNWIND_END_OUTERMOST && end != UNWIND_END_DEPTH)
 			w[n++] = CALLCHAIN_TRUNCATED + end;
+		if (checks != NULL)
+			callchain_check(0, rec->sample.pid, regs.ip, regs.sp, w + k, n - k);
 	} else
 		walks_no_user++;
 	li = callchain_leaf_word(w, n);
@@ -372,14 +387,72 @@ callchain_dwarf(const union record *rec, size_t size, uint32_t stream,
 /* A chain not met before: its callers attributed, in time order.  (Out
  * of line: callchain_sample's usual path then has no 8 KiB frame to set
  * up.) */
+static void chain_new(uint32_t, uint16_t, uint64_t, uint32_t, const uint64_t *,
+    uint32_t, uint32_t, struct stack_frame);
+
 void
 callchain_new(const union record *rec, uint64_t h, uint32_t stream,
+    const uint64_t *ips, uint32_t n, uint32_t li, struct stack_frame leaf)
+{
+	chain_new(rec->sample.pid, rec->header.misc & PERF_RECORD_MISC_CPUMODE_MASK,
+	    h, stream, ips, n, li, leaf);
+}
+
+void
+callchain_walked(uint32_t pid, uint32_t stream, const uint64_t *ips, uint32_t n,
+    struct stack_frame leaf)
+{
+	uint32_t li = callchain_leaf_word(ips, n);
+	uint64_t h = stack_hash(pid, ips, n);
+
+	if (li < n && !stack_count_hashed(h, stream, pid, ips, n, li, leaf))
+		chain_new(pid, PERF_RECORD_MISC_CPUMODE_UNKNOWN, h, stream, ips, n, li,
+		    leaf);
+}
+
+unsigned
+callchain_stack(void)
+{
+	return dwarf_stack;
+}
+
+void
+callchain_check_on(int on)
+{
+	free(checks);
+	checks = on ? xcalloc(CHECK_SLOTS, sizeof(*checks)) : NULL;
+	nchecked = nchecked_same = nchecked_lost = 0;
+}
+
+void
+callchain_check(int walker, uint32_t pid, uint64_t ip, uint64_t sp,
+    const uint64_t *callers, uint32_t n)
+{
+	struct chain_check *c;
+	uint64_t key[3] = { pid, ip, sp };
+	uint64_t h = fnv1a64(FNV1A64_INIT, callers, n * sizeof(*callers));
+
+	if (checks == NULL)
+		return;
+	c = &checks[fnv1a64(FNV1A64_INIT, key, sizeof(key)) % CHECK_SLOTS];
+	if (c->side != 0 && c->side != (uint32_t)walker + 1 && c->pid == pid &&
+	    c->ip == ip && c->sp == sp) {
+		nchecked++;
+		nchecked_same += c->h == h;
+		c->side = 0;
+		return;
+	}
+	nchecked_lost += c->side != 0;
+	*c = (struct chain_check){ ip, sp, h, pid, (uint32_t)walker + 1 };
+}
+
+static void
+chain_new(uint32_t pid, uint16_t mode, uint64_t h, uint32_t stream,
     const uint64_t *ips, uint32_t n, uint32_t li, struct stack_frame leaf)
 {
 	struct stack_frame f[STACK_CALLERS_MAX];
 	uint64_t ip;
 	uint32_t i, depth = 0, off;
-	uint16_t mode = rec->header.misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	struct image *img;
 
 	for (i = 0; i < n && depth + 1 < callchain_state.depth; i++) {
@@ -396,12 +469,12 @@ callchain_new(const union record *rec, uint64_t h, uint32_t stream,
 		}
 		if (i <= li)
 			continue;
-		if (chain_frame(rec->sample.pid, ip - 1, mode, &img, &off))
+		if (chain_frame(pid, ip - 1, mode, &img, &off))
 			f[depth++] = (struct stack_frame){ img->index, off };
 		else
 			f[depth++] = (struct stack_frame){ STACK_NOIMAGE, 0 };
 	}
-	stack_add_hashed(h, stream, rec->sample.pid, ips, n, li, f, depth, leaf);
+	stack_add_hashed(h, stream, pid, ips, n, li, f, depth, leaf);
 }
 
 /* One chain's frames named by attr's images, into the flush's file.  A
@@ -508,5 +581,9 @@ callchain_status(struct status_writer *w)
 	status_add(w, "callchains-walks", "%ju truncated since the start (%s); "
 	    "%ju samples without user registers", (uintmax_t)cut, ends,
 	    (uintmax_t)walks_no_user);
+	if (checks != NULL)
+		status_add(w, "callchains-check", "%ju walks compared, %ju the same "
+		    "in the kernel and here, %ju not paired", (uintmax_t)nchecked,
+		    (uintmax_t)nchecked_same, (uintmax_t)nchecked_lost);
 	unwind_cache_status(w);
 }

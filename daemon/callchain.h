@@ -173,6 +173,22 @@ void callchain_defer_builds(int on);
 int callchain_deferred(void);
 void callchain_build_deferred(void (*yield)(void));
 
+/* A chain walked elsewhere (the kernel's walk, bpfagg.h) counted under
+ * stream for process pid: ips[0..n) as callchain_dwarf's raw chain, each
+ * part after its context marker; leaf as callchain_leaf's. */
+void callchain_walked(uint32_t pid, uint32_t stream, const uint64_t *ips,
+    uint32_t n, struct stack_frame leaf);
+/* Tests: the kernel's walks compared with dcpid's, sample by sample
+ * (status's callchains-check).  callchain_check: one walk's callers
+ * (nearest first, with the CALLCHAIN_TRUNCATED word if any) of the sample
+ * of pid at (ip, sp), by walker 0 (dcpid, from the copy) or 1 (the
+ * kernel); paired with the other's of the same sample as it comes. */
+void callchain_check_on(int on);
+void callchain_check(int walker, uint32_t pid, uint64_t ip, uint64_t sp,
+    const uint64_t *callers, uint32_t n);
+/* Bytes of user stack a sample copies on the dwarf route (0: fp). */
+unsigned callchain_stack(void);
+
 /* A chain's leaf: the sample's attribution, or for JIT code the frame
  * the perf map read last names (the flat count waits for the flush's). */
 static inline struct stack_frame

@@ -233,6 +233,10 @@ handle(const void *p, size_t size, uint64_t time, void *arg)
 			do_sample(rec, size);
 		return;
 	}
+	if (rec->header.type == BPFUNW_RECORD) {
+		bpfagg_chain(rec, size);
+		return;
+	}
 	if (record_check(&record_daemon, rec, size) == -1)
 		return;
 	switch (rec->header.type) {
@@ -363,6 +367,9 @@ process_until(uint64_t safe)
 	size_t i = 0;
 
 	perf_drain_queued();
+	/* After the sideband: the chains walked in the kernel by then,
+	 * queued in time order with the records they follow. */
+	bpfunw_read();
 	for (;;) {
 		/* The records before a label request, then the request. */
 		for (i = 0; i < nplabel && plabel[i].time <= safe; i++) {

@@ -148,7 +148,7 @@ perf_events_status(struct status_writer *w)
 int
 perf_fd(size_t i, int *event)
 {
-	*event = perf.rbs[i].event == SIDEBAND || perf.rbs[i].chain ? -1 :
-	    (int)perf.rbs[i].event;
+	*event = perf.rbs[i].event == SIDEBAND ? -1 : perf.rbs[i].chain ?
+	    (int)(perf.rbs[i].event | PERF_EVENT_CHAIN) : (int)perf.rbs[i].event;
 	return perf.rbs[i].fd;
 }

@@ -63,16 +63,17 @@ uint64_t perf_event_chain_period(size_t i);
 struct status_writer;
 void perf_events_status(struct status_writer *w);
 /* The fds opened, sideband included: fd i, and its event index in *event
- * (-1 for the sideband's and the sparse twins', which count no flat
- * samples). */
+ * (-1 for the sideband's; with PERF_EVENT_CHAIN for a sparse twin's,
+ * which counts no flat samples). */
 size_t perf_nfds(void);
 int perf_fd(size_t i, int *event);
 
 /* perf_open.c: events, libpfm4's encodings, the IDENTIFIER -> event map. */
 
 /* Called with a sampling event's fd opened after perf_init (and the fd
- * it replaces, or -1), before the event is enabled: the BPF program's
- * link (bpfagg).  NULL: none. */
+ * it replaces, or -1), before the event is enabled, the event index with
+ * PERF_EVENT_CHAIN for a sparse twin: the BPF programs' links (bpfagg).
+ * NULL: none. */
 void perf_set_fd_cb(void (*cb)(int oldfd, int newfd, int event));
 
 /* Checks that libpfm4 can encode name (without opening it); -1 with a

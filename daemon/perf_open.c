@@ -669,8 +669,9 @@ perf_rb_start(struct rb *r, int oldfd)
 {
 	loop_add(r->fd, EPOLLIN, perf_rb_ready, r);
 	r->inloop = 1;
-	if (r->event != SIDEBAND && !r->chain && fd_cb != NULL)
-		fd_cb(oldfd, r->fd, (int)r->event);
+	if (r->event != SIDEBAND && fd_cb != NULL)
+		fd_cb(oldfd, r->fd, (int)(r->chain ? r->event | PERF_EVENT_CHAIN :
+		    r->event));
 	if (!perf.sampling)
 		return;
 	perf_jitter_first(r);

@@ -237,6 +237,10 @@ AGG_ITESTS = tests/integration/test_aggregate_bpf.sh \
 	tests/integration/test_aggregate_bpf_attr.sh
 TESTS += $(AGG_ITESTS)
 EXTRA_DIST += $(AGG_ITESTS)
+# Call chains walked in the kernel (aggregate = bpf with -g), checked
+# sample by sample against dcpid's walks; the fallback to the ring.
+TESTS += tests/integration/test_callchain_bpf.sh
+EXTRA_DIST += tests/integration/test_callchain_bpf.sh
 
 # Attribution, linking the daemon's library (only the attribution's objects
 # and what they need come in).

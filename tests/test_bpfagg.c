@@ -132,7 +132,7 @@ test_news_empty(void **state)
 	const char *req = getenv("DCPI_REQUIRE_PERF");
 
 	(void)state;
-	if (bpfagg_init(why, sizeof(why)) != 0) {
+	if (bpfagg_init(why, sizeof(why), NULL, NULL, 0) != 0) {
 		bpfagg_fini();
 		if (req != NULL && strcmp(req, "1") == 0)
 			fail_msg("DCPI_REQUIRE_PERF=1 but no BPF program: %s", why);

@@ -202,6 +202,23 @@ vma_cb(struct task_struct *task, struct vm_area_struct *vma, struct vma_ctx *v)
 	return 0;
 }
 
+/* The cache's key for pc in the current task, and whether the mm's seq
+ * allows the cache (0: it does). */
+static __always_inline int
+vma_key_of(struct task_struct *task, __u64 pid_tgid, __u64 pc, struct vma_key *vk,
+    __u32 *seq)
+{
+	struct mm_struct *mm = task->mm;
+
+	vk->mm = (__u64)mm;
+	vk->page = pc >> 12;
+	vk->exec_id = task->self_exec_id;
+	vk->tgid = pid_tgid >> 32;
+	vk->pad = 0;
+	*seq = 0;
+	return mm != 0 && mm_seq(mm, seq) == 0 ? 0 : -1;
+}
+
 SEC("perf_event")
 int
 dcpi_sample(struct bpf_perf_event_data *ctx)
@@ -233,17 +250,10 @@ dcpi_sample(struct bpf_perf_event_data *ctx)
 		struct task_struct *task = bpf_get_current_task_btf();
 		struct vma_key vk;
 		struct vma_val vv, *vp;
-		__u32 seq = 0;
+		__u32 seq;
 		int seq_ok;
 
-		struct mm_struct *mm = task->mm;
-
-		vk.mm = (__u64)mm;
-		vk.page = k.addr >> 12;
-		vk.exec_id = task->self_exec_id;
-		vk.tgid = pid_tgid >> 32;
-		vk.pad = 0;
-		seq_ok = mm != 0 && mm_seq(mm, &seq) == 0;
+		seq_ok = vma_key_of(task, pid_tgid, k.addr, &vk, &seq) == 0;
 		if (seq_ok && (vp = bpf_map_lookup_elem(&vmacache, &vk)) != 0 &&
 		    vp->seq == seq) {
 			v.ino = vp->ino;
@@ -312,4 +322,394 @@ dcpi_sample(struct bpf_perf_event_data *ctx)
 		return 1;
 	__sync_fetch_and_add(n, 1);
 	return 0;
+}
+
+/*
+ * The call chains' walk (dcpi_chain, bpfagg_key.h): attached to the
+ * chains' sparse twins on the dwarf route, which sample the user's
+ * registers, a user stack copy and the kernel's own frames.  It walks the
+ * user stack as daemon/unwind.c walks the copy, reading the process's
+ * memory itself (bpf_probe_read_user) but nothing the copy would not have
+ * held, and hands the frames to dcpid through the ring buffer map chains
+ * (returning 0: the kernel copies no stack).  Wherever unwind.c would do
+ * something this walk does not (frame pointers for code no table covers,
+ * a walk cut short by the copy, a loop) or a table is not loaded yet, it
+ * returns 1, and the sample takes the ring with its copy, to be walked by
+ * dcpid: the same chain either way.
+ */
+#define UC_RIP	168	/* offsetof(ucontext_t, uc_mcontext.gregs[REG_RIP]) */
+#define UC_RSP	160
+#define UC_RBP	120
+
+/* Set by dcpid before the load (tests): a walk the verifier refuses. */
+const volatile __u32 unw_reject = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, BPFUNW_ROWS);
+	__uint(map_flags, BPF_F_MMAPABLE);	/* written by dcpid in place */
+	__type(key, __u32);
+	__type(value, struct bpfunw_row);
+} unw_rows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, BPFUNW_FILES);
+	__type(key, struct bpfagg_file);
+	__type(value, struct bpfunw_file);
+} unw_files SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_QUEUE);
+	__uint(max_entries, BPFUNW_MAX_NEED);
+	__type(value, struct bpfunw_need);
+} unw_need SEC(".maps");
+
+/* The walk's own page cache (vmacache holds only files counted flat). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, struct vma_key);
+	__type(value, struct vma_val);
+} unw_vmacache SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct bpfunw_chain);
+} unw_scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, BPFUNW_NSTATS);
+	__type(key, __u32);
+	__type(value, __u64);
+} unw_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 22);
+} chains SEC(".maps");
+
+struct walk {
+	__u64	pc, sp, bp;
+	__u64	sp0, top;	/* the copy: [sp0, top) */
+	__u64	pid_tgid;
+	__u32	n, max;
+	__u32	exact, bp_known;
+	__u32	stop;		/* 0: go on; 1: chain complete; 2: to the ring */
+	__u32	why;		/* enum bpfunw_stat when stop is 2 */
+	__u32	misc;
+};
+
+static __always_inline int
+give_up(struct walk *w, __u32 why)
+{
+	w->stop = 2;
+	w->why = why;
+	return 1;
+}
+
+/* The 8 bytes at addr, where the copy would hold them: 0, or -1. */
+static __always_inline int
+peek(const struct walk *w, __u64 addr, __u64 *v)
+{
+	if (addr < w->sp0 || addr > w->top || w->top - addr < 8)
+		return -1;
+	return bpf_probe_read_user(v, 8, (const void *)addr) == 0 ? 0 : -1;
+}
+
+/* The file and offset of pc in the current process: 0, or -1 (no file). */
+static __always_inline int
+pc_file(const struct walk *w, __u64 pc, struct vma_ctx *v)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct vma_key vk;
+	struct vma_val vv, *vp;
+	__u32 seq;
+	int seq_ok = vma_key_of(task, w->pid_tgid, pc, &vk, &seq) == 0;
+
+	v->pc = pc;
+	v->found = 0;
+	if (seq_ok && (((vp = bpf_map_lookup_elem(&vmacache, &vk)) != 0 &&
+	    vp->seq == seq) || ((vp = bpf_map_lookup_elem(&unw_vmacache, &vk)) != 0 &&
+	    vp->seq == seq))) {
+		v->ino = vp->ino;
+		v->dev = vp->dev;
+		v->off = vp->off + (pc & 0xfff);
+		return 0;
+	}
+	if (bpf_find_vma(task, pc, vma_cb, v, 0) != 0 || !v->found)
+		return -1;
+	if (seq_ok) {
+		vv.ino = v->ino;
+		vv.dev = v->dev;
+		vv.off = v->off - (pc & 0xfff);
+		vv.seq = seq;
+		bpf_map_update_elem(&unw_vmacache, &vk, &vv, BPF_ANY);
+	}
+	return 0;
+}
+
+/* The row of the file's table that holds off (a file offset); NULL where
+ * the walk must give up (why set). */
+static __always_inline struct bpfunw_row *
+find_row(struct walk *w, const struct vma_ctx *v)
+{
+	struct bpfagg_file fk = { v->dev, v->ino };
+	struct bpfunw_file *f;
+	struct bpfunw_row *r;
+	__u32 lo, hi, mid, i, first, key;
+	__s64 k;
+
+	if ((f = bpf_map_lookup_elem(&unw_files, &fk)) == 0) {
+		struct bpfunw_file nf = {};
+		struct bpfunw_need nw = { v->dev, v->ino, v->pc, v->off,
+		    w->pid_tgid >> 32, 0 };
+
+		if (bpf_map_update_elem(&unw_files, &fk, &nf, BPF_NOEXIST) == 0 &&
+		    bpf_map_push_elem(&unw_need, &nw, 0) != 0)
+			bpf_map_delete_elem(&unw_files, &fk);
+		give_up(w, BPFUNW_TO_RING_TABLE);
+		return 0;
+	}
+	if (f->state != BPFUNW_READY) {
+		give_up(w, f->state == BPFUNW_NONE ? BPFUNW_TO_RING_NONE :
+		    BPFUNW_TO_RING_TABLE);
+		return 0;
+	}
+	k = (__s64)v->off + f->adj;
+	first = f->first;
+	/* The last row whose start is at or before key. */
+	lo = 0;
+	hi = f->nrows;
+	if (k < 0 || k > 0xffffffffll || hi == 0 || hi > BPFUNW_ROWS) {
+		give_up(w, BPFUNW_TO_RING_ROW);
+		return 0;
+	}
+	key = (__u32)k;
+	for (i = 0; i < BPFUNW_SEARCH && lo + 1 < hi; i++) {
+		mid = first + lo + (hi - lo) / 2;
+		if ((r = bpf_map_lookup_elem(&unw_rows, &mid)) == 0)
+			break;
+		if (r->start <= key)
+			lo = mid - first;
+		else
+			hi = mid - first;
+	}
+	mid = first + lo;
+	if ((r = bpf_map_lookup_elem(&unw_rows, &mid)) == 0 || r->start > key ||
+	    (r->rule & 7) == 0 || hi != lo + 1) {
+		give_up(w, BPFUNW_TO_RING_ROW);
+		return 0;
+	}
+	return r;
+}
+
+/* The caller ra passed on, unless the walk is as deep as it goes; its
+ * row looked up at ra itself (exact: a signal's interrupted PC) or at
+ * ra - 1 (a return address).  bpf_loop's return: 1 ends the walk. */
+static __always_inline long
+next_frame(struct walk *w, __u64 ra, __u32 exact)
+{
+	__u32 zero = 0, i = w->n;
+	struct bpfunw_chain *c;
+
+	if (i == w->max) {
+		w->misc |= BPFUNW_MISC_DEPTH;
+		w->stop = 1;
+		return 1;
+	}
+	/* w[0] is the IP, the callers from w[1]. */
+	if ((c = bpf_map_lookup_elem(&unw_scratch, &zero)) == 0 ||
+	    i >= BPFUNW_DEPTH_MAX)
+		return give_up(w, BPFUNW_TO_RING_FULL);
+	c->w[i + 1] = ra;
+	w->n = i + 1;
+	w->pc = ra;
+	w->exact = exact;
+	return 0;
+}
+
+/* One frame: the caller of w->pc (daemon/unwind.c's loop, once). */
+static long
+walk_frame(__u32 idx, struct walk *w)
+{
+	struct bpfunw_row *r;
+	struct vma_ctx v;
+	__u64 at, cfa, ra, sp;
+	__u32 rule;
+
+	(void)idx;
+	if (w->stop)
+		return 1;
+	at = w->exact ? w->pc : w->pc - 1;
+	if (pc_file(w, at, &v) != 0)
+		return give_up(w, BPFUNW_TO_RING_FILE);
+	if ((r = find_row(w, &v)) == 0)
+		return 1;
+	rule = r->rule;
+	switch (rule & 7) {
+	case 1:		/* UNWIND_CFA_SP */
+		cfa = w->sp + (__u64)(__s64)r->cfa_offset;
+		break;
+	case 2:		/* UNWIND_CFA_BP */
+		if (!w->bp_known)
+			return give_up(w, BPFUNW_TO_RING_RULE);
+		cfa = w->bp + (__u64)(__s64)r->cfa_offset;
+		break;
+	case 3:		/* UNWIND_CFA_PLT */
+		cfa = w->sp + (__u64)(__s64)r->cfa_offset +
+		    ((w->pc & (__u8)((__u16)r->bp_offset >> 8)) >=
+		    (__u8)((__u16)r->bp_offset & 0xff) ? 8 : 0);
+		break;
+	case 4:		/* UNWIND_CFA_SIGNAL */
+		if (peek(w, w->sp + UC_RIP, &ra) || peek(w, w->sp + UC_RSP, &sp) ||
+		    peek(w, w->sp + UC_RBP, &w->bp))
+			return give_up(w, BPFUNW_TO_RING_STACK);
+		if (ra == 0) {
+			w->stop = 1;
+			return 1;
+		}
+		if (ra == w->pc && sp == w->sp)
+			return give_up(w, BPFUNW_TO_RING_RULE);
+		w->sp = sp;
+		w->bp_known = 1;
+		return next_frame(w, ra, 1);
+	default:
+		return give_up(w, BPFUNW_TO_RING_RULE);
+	}
+	if (rule & 0x20) {	/* UNWIND_ROW_OUTERMOST */
+		w->stop = 1;
+		return 1;
+	}
+	if (cfa <= w->sp)
+		return give_up(w, BPFUNW_TO_RING_RULE);
+	if (peek(w, cfa + (__u64)(__s64)r->ra_offset, &ra))
+		return give_up(w, BPFUNW_TO_RING_STACK);
+	switch ((rule >> 3) & 3) {
+	case 0:		/* UNWIND_BP_SAME */
+		break;
+	case 1:		/* UNWIND_BP_CFA */
+		w->bp_known = peek(w, cfa + (__u64)(__s64)r->bp_offset, &w->bp) == 0;
+		break;
+	default:
+		w->bp_known = 0;
+		break;
+	}
+	w->sp = cfa;
+	if (ra == 0) {
+		w->stop = 1;
+		return 1;
+	}
+	return next_frame(w, ra, 0);
+}
+
+static __always_inline int
+count(__u32 what)
+{
+	__u64 *n = bpf_map_lookup_elem(&unw_stats, &what);
+
+	if (n != 0)
+		*n += 1;
+	return what == BPFUNW_WALKED ? 0 : 1;
+}
+
+/* The uapi pt_regs (the kernel's, field for field), for bpf_task_pt_regs. */
+struct user_regs {
+	__u64	r15, r14, r13, r12, bp, bx, r11, r10, r9, r8, ax, cx, dx, si, di;
+	__u64	orig_ax, ip, cs, flags, sp, ss;
+};
+
+SEC("perf_event")
+int
+dcpi_chain(struct bpf_perf_event_data *ctx)
+{
+	struct bpfagg_ctl *cl;
+	struct bpfunw_chain *c;
+	struct walk w = {};
+	__u32 zero = 0, nk, nu, i;
+	__u64 ip;
+	long kb;
+
+	if (unw_reject) {
+		__u64 *p = bpf_map_lookup_elem(&unw_stats, &zero);
+
+		/* Past the value's 8 bytes: the verifier refuses. */
+		return p != 0 ? (int)p[1 << 20] : 1;
+	}
+	/* Labelled runs too (not pass_all): a chain carries its pid, and
+	 * dcpid labels it in time order with the FORK records. */
+	if ((cl = bpf_map_lookup_elem(&ctl, &zero)) == 0 ||
+	    (c = bpf_map_lookup_elem(&unw_scratch, &zero)) == 0)
+		return 1;
+	w.pid_tgid = bpf_get_current_pid_tgid();
+	c->type = BPFUNW_RECORD;
+	c->time = bpf_ktime_get_ns();
+	c->cgroup = bpf_get_current_cgroup_id();
+	c->pid = w.pid_tgid >> 32;
+	c->event = (__u32)bpf_get_attach_cookie(ctx);
+	c->pad = 0;
+	ip = PT_REGS_IP(&ctx->regs);
+	/* The user's registers: the sample's, or those the task entered the
+	 * kernel with; none for a kernel thread. */
+	if ((__s64)ip >= 0) {
+		w.pc = ip;
+		w.sp = PT_REGS_SP(&ctx->regs);
+		w.bp = PT_REGS_FP(&ctx->regs);
+	} else {
+		struct task_struct *task = bpf_get_current_task_btf();
+		struct user_regs u;
+
+		if (task->mm == 0) {
+			w.misc = BPFUNW_MISC_NO_USER;
+			c->sp = 0;
+			goto out;
+		}
+		if (bpf_probe_read_kernel(&u, sizeof(u), (void *)bpf_task_pt_regs(task)))
+			return count(BPFUNW_TO_RING_STACK);
+		w.pc = u.ip;
+		w.sp = u.sp;
+		w.bp = u.bp;
+	}
+	w.sp0 = w.sp;
+	c->sp = w.sp;
+	w.top = w.sp + cl->chain_stack;
+	w.max = cl->chain_depth;
+	if (w.max > BPFUNW_DEPTH_MAX)
+		w.max = BPFUNW_DEPTH_MAX;
+	w.exact = 1;
+	w.bp_known = 1;
+	c->w[0] = w.pc;
+	bpf_loop(BPFUNW_DEPTH_MAX + 1, walk_frame, &w, 0);
+	if (w.stop == 2)
+		return count(w.why);
+	if (w.stop == 0)
+		return count(BPFUNW_TO_RING_RULE);
+out:
+	nu = w.misc & BPFUNW_MISC_NO_USER ? 0 : w.n + 1;
+	if (nu > BPFUNW_DEPTH_MAX + 1)
+		nu = BPFUNW_DEPTH_MAX + 1;
+	c->nkern = 0;
+	c->nuser = (__u16)nu;
+	c->misc = (__u16)w.misc;
+	c->size = (__u16)(BPFUNW_HDR + nu * 8);
+	if ((__s64)ip < 0) {
+		/* The kernel's frames (the sample's own chain: the events
+		 * exclude the user's), after the user's in the record. */
+		kb = bpf_get_stack(ctx, &c->w[nu], BPFUNW_KERNEL_MAX * 8, 0);
+		nk = kb > 0 ? (__u32)kb / 8 : 0;
+		if (nk > BPFUNW_KERNEL_MAX)
+			nk = BPFUNW_KERNEL_MAX;
+		c->nkern = (__u16)nk;
+		c->size = (__u16)(BPFUNW_HDR + (nu + nk) * 8);
+	}
+	i = c->size;
+	if (i > sizeof(*c))
+		return count(BPFUNW_TO_RING_FULL);
+	if (bpf_ringbuf_output(&chains, c, i, 0) != 0)
+		return count(BPFUNW_TO_RING_FULL);
+	/* Checked against dcpid's walk of the same sample's copy. */
+	return count(BPFUNW_WALKED) | (cl->chain_check != 0);
 }
