@@ -532,7 +532,9 @@ bpfunw_load(uint64_t dev, uint64_t ino, int64_t adj,
 	size_t at, i, oldest;
 	uint32_t first;
 
-	if (!unw_on || n == 0 || n > BPFUNW_ROWS / 4)
+	if (n > BPFUNW_ROWS / 4)
+		return -2;
+	if (!unw_on || n == 0)
 		return -1;
 	bpfunw_drop(dev, ino);
 	/* Room made by the oldest tables; their rows are reused only after
@@ -594,13 +596,14 @@ bpfunw_stats(struct bpfunw_stats *st)
 	if (!unw_on || ncpu <= 0)
 		return;
 	fd = bpf_map__fd(skel->maps.unw_stats);
-	for (i = 0; i < BPFUNW_NSTATS; i++) {
-		uint64_t v[ncpu];
+	for (i = 0; i < 2 * BPFUNW_NSTATS; i++) {
+		uint64_t v[ncpu], *to = i < BPFUNW_NSTATS ? &st->walks[i] :
+		    &st->ns[i - BPFUNW_NSTATS];
 
 		if (bpf_map_lookup_elem(fd, &i, v) != 0)
 			continue;
 		for (c = 0; c < ncpu; c++)
-			st->walks[i] += v[c];
+			*to += v[c];
 	}
 	for (r = 0; r < nunw_ranges; r++) {
 		if (unw_ranges[r].dead)

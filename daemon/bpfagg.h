@@ -89,8 +89,9 @@ size_t bpfunw_read(void);
 int bpfunw_need(uint64_t *dev, uint64_t *ino, uint32_t *pid, uint64_t *pc,
     uint64_t *off);
 /* The file's rows (daemon/unwind_table.h), n of them in the coordinates
- * start = file offset + adj, copied into the kernel's array (the oldest tables dropped for
- * room): 0, or -1 (no room, n over a quarter of the array). */
+ * start = file offset + adj, copied into the kernel's array (the oldest
+ * tables dropped for room): 0; -1, no room now (rows dropped are reused
+ * after the next bpfunw_release); -2, n over a quarter of the array. */
 struct unwind_row;
 int bpfunw_load(uint64_t dev, uint64_t ino, int64_t adj,
     const struct unwind_row *rows, uint32_t n);
@@ -105,6 +106,7 @@ void bpfunw_drop(uint64_t dev, uint64_t ino);
 void bpfunw_release(void);
 struct bpfunw_stats {
 	uint64_t	walks[BPFUNW_NSTATS];	/* enum bpfunw_stat */
+	uint64_t	ns[BPFUNW_NSTATS];	/* their time in the program */
 	uint64_t	files, rows, capacity, bytes, evicted;
 };
 void bpfunw_stats(struct bpfunw_stats *st);

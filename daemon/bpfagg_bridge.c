@@ -261,6 +261,7 @@ chain_tables(void)
 	enum attr_reason r;
 	size_t n, k;
 	int64_t base;
+	int rc;
 
 	bpfunw_release();
 	for (k = 0; k < BPFUNW_MAX_NEED && bpfunw_need(&dev, &ino, &pid, &pc, &foff) == 0; k++) {
@@ -284,9 +285,9 @@ chain_tables(void)
 		/* Row starts count from the table's base: the file offset
 		 * foff is at ELF vaddr tstart + ioff. */
 		base = (int64_t)(unwind_table_row_vaddr(t, r0) - r0->start);
-		if (bpfunw_load(dev, ino, (int64_t)(img->tstart + ioff) - base -
-		    (int64_t)foff, r0, (uint32_t)n) != 0)
-			bpfunw_none(dev, ino, 1);
+		if ((rc = bpfunw_load(dev, ino, (int64_t)(img->tstart + ioff) - base -
+		    (int64_t)foff, r0, (uint32_t)n)) != 0)
+			bpfunw_none(dev, ino, rc == -2);
 	}
 }
 
@@ -297,7 +298,7 @@ static const struct bpfunw_conf *
 chain_conf(struct bpfunw_conf *uc, char *why, size_t len)
 {
 	const char *e = getenv("DCPID_TEST_BPF_WALK");
-	unsigned depth = callchain_state.depth < STACK_CALLERS_MAX ?
+	unsigned stack, depth = callchain_state.depth < STACK_CALLERS_MAX ?
 	    callchain_state.depth : STACK_CALLERS_MAX;
 
 	if (!callchain_state.dwarf) {
@@ -310,7 +311,13 @@ chain_conf(struct bpfunw_conf *uc, char *why, size_t len)
 		return NULL;
 	}
 	checking = e != NULL && strcmp(e, "check") == 0;
-	*uc = (struct bpfunw_conf){ depth, callchain_stack(),
+	/* The kernel cuts a copy that would not fit a record of 64 KiB
+	 * with the chain: the walk reads no further than the least the
+	 * copy holds, the ring walks the rest. */
+	stack = callchain_stack();
+	if (stack > 65535 - 8 * (BPFUNW_KERNEL_MAX + 16) - 512)
+		stack = 65535 - 8 * (BPFUNW_KERNEL_MAX + 16) - 512;
+	*uc = (struct bpfunw_conf){ depth, stack,
 	    e != NULL && strcmp(e, "reject") == 0, checking, chain_queue, NULL };
 	return uc;
 }
@@ -404,17 +411,20 @@ bpfagg_status(struct status_writer *w)
 		status_add(w, "callchains-walk", "%s", chain_path);
 	if (bpfunw_active()) {
 		struct bpfunw_stats st;
+		uint64_t ring = 0, ring_ns = 0;
+		int i;
 
 		bpfunw_stats(&st);
+		for (i = BPFUNW_WALKED + 1; i < BPFUNW_NSTATS; i++) {
+			ring += st.walks[i];
+			ring_ns += st.ns[i];
+		}
 		status_add(w, "callchains-bpf", "%ju walked in the kernel (%ju "
 		    "attributed), %ju to the ring: %ju no file, %ju no table yet, "
 		    "%ju no table, %ju no row, %ju rule, %ju stack, %ju full; %ju "
 		    "bad records",
 		    (uintmax_t)st.walks[BPFUNW_WALKED], (uintmax_t)nchains,
-		    (uintmax_t)(st.walks[BPFUNW_TO_RING_FILE] +
-		    st.walks[BPFUNW_TO_RING_TABLE] + st.walks[BPFUNW_TO_RING_NONE] +
-		    st.walks[BPFUNW_TO_RING_ROW] + st.walks[BPFUNW_TO_RING_RULE] +
-		    st.walks[BPFUNW_TO_RING_STACK] + st.walks[BPFUNW_TO_RING_FULL]),
+		    (uintmax_t)ring,
 		    (uintmax_t)st.walks[BPFUNW_TO_RING_FILE],
 		    (uintmax_t)st.walks[BPFUNW_TO_RING_TABLE],
 		    (uintmax_t)st.walks[BPFUNW_TO_RING_NONE],
@@ -422,6 +432,10 @@ bpfagg_status(struct status_writer *w)
 		    (uintmax_t)st.walks[BPFUNW_TO_RING_RULE],
 		    (uintmax_t)st.walks[BPFUNW_TO_RING_STACK],
 		    (uintmax_t)st.walks[BPFUNW_TO_RING_FULL], (uintmax_t)nchains_bad);
+		status_add(w, "callchains-bpf-ns", "%ju a chain walked, %ju a sample "
+		    "to the ring (the program's time, bpf_ktime_get_ns)",
+		    (uintmax_t)(st.walks[BPFUNW_WALKED] ? st.ns[BPFUNW_WALKED] /
+		    st.walks[BPFUNW_WALKED] : 0), (uintmax_t)(ring ? ring_ns / ring : 0));
 		status_add(w, "unwind-tables-bpf", "%ju files, %ju rows of %ju (%ju "
 		    "KiB in the kernel's array), %ju dropped for room",
 		    (uintmax_t)st.files, (uintmax_t)st.rows, (uintmax_t)st.capacity,

@@ -159,7 +159,9 @@ struct bpfunw_chain {
 };
 #define BPFUNW_HDR		48	/* bytes before w */
 
-/* How the program's walks ended (unw_stats, per CPU). */
+/* How the program's walks ended (unw_stats, per CPU: the count of each,
+ * then at BPFUNW_NSTATS + each their time in ns, bpf_ktime_get_ns from
+ * the program's start to its end). */
 enum bpfunw_stat {
 	BPFUNW_WALKED = 0,	/* passed on as a chain */
 	BPFUNW_TO_RING_FILE,	/* a PC in no file (anonymous, JIT, vdso) */

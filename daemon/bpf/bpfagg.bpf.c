@@ -382,7 +382,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, BPFUNW_NSTATS);
+	__uint(max_entries, 2 * BPFUNW_NSTATS);
 	__type(key, __u32);
 	__type(value, __u64);
 } unw_stats SEC(".maps");
@@ -401,6 +401,14 @@ struct walk {
 	__u32	stop;		/* 0: go on; 1: chain complete; 2: to the ring */
 	__u32	why;		/* enum bpfunw_stat when stop is 2 */
 	__u32	misc;
+	/* find_row's: the page looked up last (its number + 1; 0: none),
+	 * the row key of its first byte, its file's rows; the last row
+	 * found and its range [c_lo, c_hi) (c_hi 0: none). */
+	__u64	c_page;
+	__s64	c_pagekey;
+	__u32	c_first, c_nrows;
+	__u32	c_row, c_lo, c_hi;
+	__u32	pad;
 };
 
 static __always_inline int
@@ -452,43 +460,74 @@ pc_file(const struct walk *w, __u64 pc, struct vma_ctx *v)
 	return 0;
 }
 
-/* The row of the file's table that holds off (a file offset); NULL where
- * the walk must give up (why set). */
+/*
+ * The row that holds pc; NULL where the walk must give up (why set).
+ * The last page's file and rows, and the last row's range, are kept in
+ * the walk: a recursion's callers, or a caller in the callee's page, need
+ * neither the page's nor the file's lookup, nor the search.
+ */
 static __always_inline struct bpfunw_row *
-find_row(struct walk *w, const struct vma_ctx *v)
+find_row(struct walk *w, __u64 pc)
 {
-	struct bpfagg_file fk = { v->dev, v->ino };
-	struct bpfunw_file *f;
 	struct bpfunw_row *r;
 	__u32 lo, hi, mid, i, first, key;
 	__s64 k;
 
-	if ((f = bpf_map_lookup_elem(&unw_files, &fk)) == 0) {
-		struct bpfunw_file nf = {};
-		struct bpfunw_need nw = { v->dev, v->ino, v->pc, v->off,
-		    w->pid_tgid >> 32, 0 };
+	if ((pc >> 12) + 1 != w->c_page) {
+		struct bpfunw_file *f;
+		struct bpfagg_file fk;
+		struct vma_ctx v;
 
-		if (bpf_map_update_elem(&unw_files, &fk, &nf, BPF_NOEXIST) == 0 &&
-		    bpf_map_push_elem(&unw_need, &nw, 0) != 0)
-			bpf_map_delete_elem(&unw_files, &fk);
-		give_up(w, BPFUNW_TO_RING_TABLE);
-		return 0;
+		if (pc_file(w, pc, &v) != 0) {
+			give_up(w, BPFUNW_TO_RING_FILE);
+			return 0;
+		}
+		fk.dev = v.dev;
+		fk.ino = v.ino;
+		if ((f = bpf_map_lookup_elem(&unw_files, &fk)) == 0) {
+			struct bpfunw_file nf = {};
+			struct bpfunw_need nw = { v.dev, v.ino, v.pc, v.off,
+			    w->pid_tgid >> 32, 0 };
+
+			if (bpf_map_update_elem(&unw_files, &fk, &nf, BPF_NOEXIST) == 0 &&
+			    bpf_map_push_elem(&unw_need, &nw, 0) != 0)
+				bpf_map_delete_elem(&unw_files, &fk);
+			give_up(w, BPFUNW_TO_RING_TABLE);
+			return 0;
+		}
+		if (f->state != BPFUNW_READY) {
+			give_up(w, f->state == BPFUNW_NONE ? BPFUNW_TO_RING_NONE :
+			    BPFUNW_TO_RING_TABLE);
+			return 0;
+		}
+		w->c_page = (pc >> 12) + 1;
+		w->c_pagekey = (__s64)(v.off - (pc & 0xfff)) + f->adj;
+		w->c_first = f->first;
+		w->c_nrows = f->nrows;
+		w->c_hi = 0;		/* no row kept */
 	}
-	if (f->state != BPFUNW_READY) {
-		give_up(w, f->state == BPFUNW_NONE ? BPFUNW_TO_RING_NONE :
-		    BPFUNW_TO_RING_TABLE);
-		return 0;
-	}
-	k = (__s64)v->off + f->adj;
-	first = f->first;
-	/* The last row whose start is at or before key. */
-	lo = 0;
-	hi = f->nrows;
-	if (k < 0 || k > 0xffffffffll || hi == 0 || hi > BPFUNW_ROWS) {
+	k = w->c_pagekey + (__s64)(pc & 0xfff);
+	if (k < 0 || k > 0xffffffffll) {
 		give_up(w, BPFUNW_TO_RING_ROW);
 		return 0;
 	}
 	key = (__u32)k;
+	if (key >= w->c_lo && key < w->c_hi) {
+		mid = w->c_row;
+		if ((r = bpf_map_lookup_elem(&unw_rows, &mid)) == 0) {
+			give_up(w, BPFUNW_TO_RING_ROW);
+			return 0;
+		}
+		return r;
+	}
+	first = w->c_first;
+	/* The last row whose start is at or before key. */
+	lo = 0;
+	hi = w->c_nrows;
+	if (hi == 0 || hi > BPFUNW_ROWS) {
+		give_up(w, BPFUNW_TO_RING_ROW);
+		return 0;
+	}
 	for (i = 0; i < BPFUNW_SEARCH && lo + 1 < hi; i++) {
 		mid = first + lo + (hi - lo) / 2;
 		if ((r = bpf_map_lookup_elem(&unw_rows, &mid)) == 0)
@@ -498,12 +537,24 @@ find_row(struct walk *w, const struct vma_ctx *v)
 		else
 			hi = mid - first;
 	}
-	mid = first + lo;
-	if ((r = bpf_map_lookup_elem(&unw_rows, &mid)) == 0 || r->start > key ||
-	    (r->rule & 7) == 0 || hi != lo + 1) {
+	if (hi != lo + 1) {
 		give_up(w, BPFUNW_TO_RING_ROW);
 		return 0;
 	}
+	/* The row's range, to its next row's start (the last row, a gap
+	 * row, is not kept: it is never walked from). */
+	mid = first + hi;
+	w->c_hi = 0;
+	if (hi < w->c_nrows && (r = bpf_map_lookup_elem(&unw_rows, &mid)) != 0)
+		w->c_hi = r->start;
+	mid = first + lo;
+	if ((r = bpf_map_lookup_elem(&unw_rows, &mid)) == 0 || r->start > key ||
+	    (r->rule & 7) == 0) {
+		give_up(w, BPFUNW_TO_RING_ROW);
+		return 0;
+	}
+	w->c_row = mid;
+	w->c_lo = r->start;
 	return r;
 }
 
@@ -537,7 +588,6 @@ static long
 walk_frame(__u32 idx, struct walk *w)
 {
 	struct bpfunw_row *r;
-	struct vma_ctx v;
 	__u64 at, cfa, ra, sp;
 	__u32 rule;
 
@@ -545,9 +595,7 @@ walk_frame(__u32 idx, struct walk *w)
 	if (w->stop)
 		return 1;
 	at = w->exact ? w->pc : w->pc - 1;
-	if (pc_file(w, at, &v) != 0)
-		return give_up(w, BPFUNW_TO_RING_FILE);
-	if ((r = find_row(w, &v)) == 0)
+	if ((r = find_row(w, at)) == 0)
 		return 1;
 	rule = r->rule;
 	switch (rule & 7) {
@@ -606,13 +654,18 @@ walk_frame(__u32 idx, struct walk *w)
 	return next_frame(w, ra, 0);
 }
 
+/* A walk's end counted, with its time since t0 (ns); the program's
+ * return. */
 static __always_inline int
-count(__u32 what)
+count(__u32 what, __u64 t0)
 {
 	__u64 *n = bpf_map_lookup_elem(&unw_stats, &what);
+	__u32 t = what + BPFUNW_NSTATS;
 
 	if (n != 0)
 		*n += 1;
+	if ((n = bpf_map_lookup_elem(&unw_stats, &t)) != 0)
+		*n += bpf_ktime_get_ns() - t0;
 	return what == BPFUNW_WALKED ? 0 : 1;
 }
 
@@ -630,7 +683,7 @@ dcpi_chain(struct bpf_perf_event_data *ctx)
 	struct bpfunw_chain *c;
 	struct walk w = {};
 	__u32 zero = 0, nk, nu, i;
-	__u64 ip;
+	__u64 ip, t0 = bpf_ktime_get_ns();
 	long kb;
 
 	if (unw_reject) {
@@ -668,7 +721,7 @@ dcpi_chain(struct bpf_perf_event_data *ctx)
 			goto out;
 		}
 		if (bpf_probe_read_kernel(&u, sizeof(u), (void *)bpf_task_pt_regs(task)))
-			return count(BPFUNW_TO_RING_STACK);
+			return count(BPFUNW_TO_RING_STACK, t0);
 		w.pc = u.ip;
 		w.sp = u.sp;
 		w.bp = u.bp;
@@ -684,9 +737,9 @@ dcpi_chain(struct bpf_perf_event_data *ctx)
 	c->w[0] = w.pc;
 	bpf_loop(BPFUNW_DEPTH_MAX + 1, walk_frame, &w, 0);
 	if (w.stop == 2)
-		return count(w.why);
+		return count(w.why, t0);
 	if (w.stop == 0)
-		return count(BPFUNW_TO_RING_RULE);
+		return count(BPFUNW_TO_RING_RULE, t0);
 out:
 	nu = w.misc & BPFUNW_MISC_NO_USER ? 0 : w.n + 1;
 	if (nu > BPFUNW_DEPTH_MAX + 1)
@@ -707,9 +760,11 @@ out:
 	}
 	i = c->size;
 	if (i > sizeof(*c))
-		return count(BPFUNW_TO_RING_FULL);
-	if (bpf_ringbuf_output(&chains, c, i, 0) != 0)
-		return count(BPFUNW_TO_RING_FULL);
+		return count(BPFUNW_TO_RING_FULL, t0);
+	/* No wake-up: dcpid reads the chains when it reads the records
+	 * (the irq_work of a wake-up costs a few us here). */
+	if (bpf_ringbuf_output(&chains, c, i, BPF_RB_NO_WAKEUP) != 0)
+		return count(BPFUNW_TO_RING_FULL, t0);
 	/* Checked against dcpid's walk of the same sample's copy. */
-	return count(BPFUNW_WALKED) | (cl->chain_check != 0);
+	return count(BPFUNW_WALKED, t0) | (cl->chain_check != 0);
 }
