@@ -129,3 +129,8 @@ EXTRA_DIST += bench/chain_period_cost.sh
 # clang -fprofile-sample-use from dcpictl export --format=afdo, against
 # its plain build (section "AutoFDO from dcpi's profiles").
 EXTRA_DIST += bench/afdo.sh
+
+# Call chains walked in the kernel: the BPF walk's cost a sample at depths
+# 8, 16 and 32 beside dcpid's walk (section "Call chains walked in the
+# kernel"), as root: sh bench/bpf_walk_cost.sh BUILDDIR [SECS] [RATE].
+EXTRA_DIST += bench/bpf_walk_cost.sh bench/deep.c
