@@ -17,6 +17,8 @@
 #   - a walk the verifier refuses (DCPID_TEST_BPF_WALK=reject) leaves the
 #     flat counts in the kernel and the chains to the ring, which says so
 #     in the log and status, with the tree's chains still whole;
+#   - on the frame pointer route the flat samples are counted in the
+#     kernel and the chains come through the ring;
 #   - chains with every sample (callchain-period 1x) are refused with
 #     aggregate = bpf, with why.
 . "$top_srcdir/tests/integration/lib.sh"
@@ -75,7 +77,7 @@ echo "check: $2 of $1 samples' chains the same on both routes"
 mv "$DB" "$T/db-check"
 
 start_dcpid $CHAINS
-workloads 1.5
+workloads 1
 collect
 grep -E '^(aggregate|callchains-walk|callchains-bpf|unwind-tables-bpf) ' "$T/st"
 grep -qE '^aggregate +bpf' "$T/st" || fail "flat samples not counted in the kernel"
@@ -117,6 +119,17 @@ grep -q 'call chains walked by ring (loading the BPF walk: ' "$DCPID_LOG" ||
 ! grep -q '^callchains-bpf ' "$T/st" || fail "reject: the walk ran"
 check_whole "tree (walked by dcpid)" "$TREE" "$WHOLE"
 mv "$DB" "$T/db-reject"
+
+# Frame pointers: the flat samples in the kernel, the chains the kernel's
+# own, through the ring (the tree's callers lost, as without BPF).
+start_dcpid -e perf::cpu-clock --callchain fp --aggregate bpf --callchain-period 2x
+run "$T/nofp" tree 0.5 || fail "nofp tree failed"
+collect
+grep -E '^(aggregate|callchains-walk) ' "$T/st"
+grep -qE '^aggregate +bpf' "$T/st" || fail "fp: flat samples not counted in the kernel"
+grep -qE '^callchains-walk +ring \(frame pointers' "$T/st" || fail "fp: $(grep callchains-walk "$T/st")"
+grep -qE ';leaf [0-9]+$' "$T/folded" || fail "fp: no chains of the tree's leaf"
+mv "$DB" "$T/db-fp"
 
 # Chains with every sample cannot leave the flat samples in the kernel.
 "$DCPID" -f -d "$DB" --socket "$SOCK" -e perf::cpu-clock -g --aggregate bpf \
