@@ -212,9 +212,8 @@ bpfagg_chain(const void *rec, size_t size)
 	/* Checked: the ring has the same sample, and counts it. */
 	if (checking) {
 		if (c->nuser > 0)
-			callchain_check(1, c->pid, c->w[0], c->sp,
-			    (const uint64_t *)(c->w + 1),
-			    c->nuser - 1u);
+			callchain_check(1, c->pid, c->tid, c->time, c->w[0],
+			    c->sp, (const uint64_t *)(c->w + 1), c->nuser - 1u);
 		return;
 	}
 	stream = AGG_STREAM(c->event, c->pid == 0 ? LABEL_IDLE :
@@ -332,21 +331,23 @@ bpfagg_start(unsigned mode, int callchains, int pending, char *err, size_t errle
 	chain_path[0] = '\0';
 	nchains = nchains_bad = 0;
 	checking = 0;
+	if (mode != CONF_AGGREGATE_RING && callchains && callchain_state.split)
+		ucp = chain_conf(&uc, cwhy, sizeof(cwhy));
 	if (mode == CONF_AGGREGATE_RING) {
 		snprintf(agg_path, sizeof(agg_path), "ring (aggregate = ring)");
-	} else if (callchains && (mode != CONF_AGGREGATE_BPF || !callchain_state.split)) {
-		/* The chains are the ring's: the program keeps only PCs.
-		 * With sparse twins, aggregate = bpf counts the flat samples
-		 * in the kernel and walks the chains there where it can. */
-		snprintf(agg_path, sizeof(agg_path), "ring (call chains are sampled)");
+	} else if (callchains && !callchain_state.split) {
+		/* Every sample carries its chain, which is the ring's.  With
+		 * sparse twins the flat samples are counted in the kernel and
+		 * the chains walked there where the walk can. */
+		snprintf(agg_path, sizeof(agg_path), "ring (call chains with every "
+		    "sample)");
 		if (mode == CONF_AGGREGATE_BPF) {
 			snprintf(err, errlen, "aggregate = bpf: call chains with every "
 			    "sample need the ring buffers; use callchain-period 2x or "
 			    "more, or aggregate = auto or ring");
 			return -1;
 		}
-	} else if ((ucp = callchains ? chain_conf(&uc, cwhy, sizeof(cwhy)) : NULL),
-	    bpfagg_init(why, sizeof(why), ucp, cwhy, sizeof(cwhy)) == 0) {
+	} else if (bpfagg_init(why, sizeof(why), ucp, cwhy, sizeof(cwhy)) == 0) {
 		snprintf(agg_path, sizeof(agg_path), "bpf (in the kernel; "
 		    "anonymous code and labelled runs through the ring)");
 		bpfagg_update_pass(pending);

@@ -154,7 +154,7 @@ struct bpfunw_chain {
 	__u32	event;
 	__u16	nkern;
 	__u16	nuser;
-	__u32	pad;
+	__u32	tid;
 	__u64	w[BPFUNW_KERNEL_MAX + 1 + BPFUNW_DEPTH_MAX];
 };
 #define BPFUNW_HDR		48	/* bytes before w */

@@ -42,11 +42,13 @@ static uint64_t		 walk_end[UNWIND_END_COUNT], walks_no_user;
 
 /* The kernel's walks checked against dcpid's of the same samples
  * (callchain_check): the walk met first waits in a slot by its sample's
- * (pid, IP, SP) for the other's. */
+ * (pid, tid, IP, SP) for the other's, of the same moment. */
 #define CHECK_SLOTS	4096
+#define CHECK_NS	100000		/* the two walks' times apart, at most */
 struct chain_check {
-	uint64_t	 ip, sp, h;
-	uint32_t	 pid, side;	/* side 0: empty; else 1 + the walker */
+	uint64_t	 ip, sp, h, time;
+	uint32_t	 pid, tid;
+	uint32_t	 side;		/* 0: empty; else 1 + the walker */
 };
 static struct chain_check *checks;
 static uint64_t		 nchecked, nchecked_same, nchecked_lost;
@@ -374,7 +376,8 @@ callchain_dwarf(const union record *rec, size_t size, uint32_t stream,
 		if (end != UNWIND_END_OUTERMOST && end != UNWIND_END_DEPTH)
 			w[n++] = CALLCHAIN_TRUNCATED + end;
 		if (checks != NULL)
-			callchain_check(0, rec->sample.pid, regs.ip, regs.sp, w + k, n - k);
+			callchain_check(0, rec->sample.pid, rec->sample.tid,
+			    rec->sample.time, regs.ip, regs.sp, w + k, n - k);
 	} else
 		walks_no_user++;
 	li = callchain_leaf_word(w, n);
@@ -425,25 +428,27 @@ callchain_check_on(int on)
 }
 
 void
-callchain_check(int walker, uint32_t pid, uint64_t ip, uint64_t sp,
-    const uint64_t *callers, uint32_t n)
+callchain_check(int walker, uint32_t pid, uint32_t tid, uint64_t time,
+    uint64_t ip, uint64_t sp, const uint64_t *callers, uint32_t n)
 {
 	struct chain_check *c;
-	uint64_t key[3] = { pid, ip, sp };
+	uint64_t key[4] = { pid, tid, ip, sp };
 	uint64_t h = fnv1a64(FNV1A64_INIT, callers, n * sizeof(*callers));
 
 	if (checks == NULL)
 		return;
 	c = &checks[fnv1a64(FNV1A64_INIT, key, sizeof(key)) % CHECK_SLOTS];
+	/* One sample: its thread's next is a period (1 ms or more) away. */
 	if (c->side != 0 && c->side != (uint32_t)walker + 1 && c->pid == pid &&
-	    c->ip == ip && c->sp == sp) {
+	    c->tid == tid && c->ip == ip && c->sp == sp &&
+	    (c->time > time ? c->time - time : time - c->time) < CHECK_NS) {
 		nchecked++;
 		nchecked_same += c->h == h;
 		c->side = 0;
 		return;
 	}
 	nchecked_lost += c->side != 0;
-	*c = (struct chain_check){ ip, sp, h, pid, (uint32_t)walker + 1 };
+	*c = (struct chain_check){ ip, sp, h, time, pid, tid, (uint32_t)walker + 1 };
 }
 
 static void

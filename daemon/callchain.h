@@ -181,11 +181,12 @@ void callchain_walked(uint32_t pid, uint32_t stream, const uint64_t *ips,
 /* Tests: the kernel's walks compared with dcpid's, sample by sample
  * (status's callchains-check).  callchain_check: one walk's callers
  * (nearest first, with the CALLCHAIN_TRUNCATED word if any) of the sample
- * of pid at (ip, sp), by walker 0 (dcpid, from the copy) or 1 (the
- * kernel); paired with the other's of the same sample as it comes. */
+ * of thread tid of pid at (ip, sp) at time (ns, the records' clock), by
+ * walker 0 (dcpid, from the copy) or 1 (the kernel); paired with the
+ * other's of the same sample (within 100 us) as it comes. */
 void callchain_check_on(int on);
-void callchain_check(int walker, uint32_t pid, uint64_t ip, uint64_t sp,
-    const uint64_t *callers, uint32_t n);
+void callchain_check(int walker, uint32_t pid, uint32_t tid, uint64_t time,
+    uint64_t ip, uint64_t sp, const uint64_t *callers, uint32_t n);
 /* Bytes of user stack a sample copies on the dwarf route (0: fp). */
 unsigned callchain_stack(void);
 

@@ -703,7 +703,7 @@ dcpi_chain(struct bpf_perf_event_data *ctx)
 	c->cgroup = bpf_get_current_cgroup_id();
 	c->pid = w.pid_tgid >> 32;
 	c->event = (__u32)bpf_get_attach_cookie(ctx);
-	c->pad = 0;
+	c->tid = (__u32)w.pid_tgid;
 	ip = PT_REGS_IP(&ctx->regs);
 	/* The user's registers: the sample's, or those the task entered the
 	 * kernel with; none for a kernel thread. */

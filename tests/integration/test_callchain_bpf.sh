@@ -17,8 +17,9 @@
 #   - a walk the verifier refuses (DCPID_TEST_BPF_WALK=reject) leaves the
 #     flat counts in the kernel and the chains to the ring, which says so
 #     in the log and status, with the tree's chains still whole;
-#   - on the frame pointer route the flat samples are counted in the
-#     kernel and the chains come through the ring;
+#   - on the frame pointer route, with aggregate = auto, the flat
+#     samples are counted in the kernel and the chains come through the
+#     ring;
 #   - chains with every sample (callchain-period 1x) are refused with
 #     aggregate = bpf, with why.
 . "$top_srcdir/tests/integration/lib.sh"
@@ -120,9 +121,9 @@ grep -q 'call chains walked by ring (loading the BPF walk: ' "$DCPID_LOG" ||
 check_whole "tree (walked by dcpid)" "$TREE" "$WHOLE"
 mv "$DB" "$T/db-reject"
 
-# Frame pointers: the flat samples in the kernel, the chains the kernel's
-# own, through the ring (the tree's callers lost, as without BPF).
-start_dcpid -e perf::cpu-clock --callchain fp --aggregate bpf --callchain-period 2x
+# Frame pointers, and auto: the flat samples in the kernel, the chains the
+# kernel's own, through the ring (the tree's callers lost, as without BPF).
+start_dcpid -e perf::cpu-clock --callchain fp --aggregate auto --callchain-period 2x
 run "$T/nofp" tree 0.5 || fail "nofp tree failed"
 collect
 grep -E '^(aggregate|callchains-walk) ' "$T/st"
