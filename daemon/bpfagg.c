@@ -537,18 +537,20 @@ bpfunw_load(uint64_t dev, uint64_t ino, int64_t adj,
 	if (!unw_on || n == 0)
 		return -1;
 	bpfunw_drop(dev, ino);
-	/* Room made by the oldest tables; their rows are reused only after
-	 * the next release, so a fit may need another sync. */
-	while (find_gap(n, &at, &first) == -1) {
+	/* No room: the oldest table dropped, whose rows are reused after
+	 * the next release (a walk may be searching them now); the file is
+	 * asked for again, one table more dropped each time until it fits. */
+	if (find_gap(n, &at, &first) == -1) {
 		oldest = SIZE_MAX;
 		for (i = 0; i < nunw_ranges; i++)
 			if (!unw_ranges[i].dead && (oldest == SIZE_MAX ||
 			    unw_ranges[i].seq < unw_ranges[oldest].seq))
 				oldest = i;
-		if (oldest == SIZE_MAX)
-			return -1;
-		bpfunw_drop(unw_ranges[oldest].dev, unw_ranges[oldest].ino);
-		unw_evicted++;
+		if (oldest != SIZE_MAX) {
+			bpfunw_drop(unw_ranges[oldest].dev, unw_ranges[oldest].ino);
+			unw_evicted++;
+		}
+		return -1;
 	}
 	for (i = 0; i < n; i++)
 		unw_rows[first + i] = (struct bpfunw_row){ rows[i].start,

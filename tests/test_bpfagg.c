@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "bpfagg.h"
+#include "unwind_table.h"
 
 #define NKEYS	2500
 
@@ -146,6 +147,68 @@ test_news_empty(void **state)
 	assert_int_equal(bpfagg_active(), 0);
 }
 
+/* The walk's tables in the kernel's array: loaded while they fit; no
+ * room, the oldest dropped (its rows reused after a release) and the
+ * file asked for again; a table over a quarter of the array refused for
+ * good; a table dropped with its image. */
+static void
+test_walk_tables(void **state)
+{
+	struct bpfunw_conf uc = { 64, 8192, 0, 0, NULL, NULL };
+	struct bpfunw_stats st;
+	struct unwind_row *rows;
+	uint64_t dev, ino, pc, off;
+	uint32_t pid, i, q = BPFUNW_ROWS / 4;
+	char why[512], cwhy[512];
+	const char *req = getenv("DCPI_REQUIRE_PERF");
+
+	(void)state;
+	if (bpfagg_init(why, sizeof(why), &uc, cwhy, sizeof(cwhy)) != 0 ||
+	    !bpfunw_active()) {
+		bpfagg_fini();
+		if (req != NULL && strcmp(req, "1") == 0)
+			fail_msg("DCPI_REQUIRE_PERF=1 but no BPF walk: %s %s", why, cwhy);
+		skip();
+	}
+	assert_int_equal(bpfunw_need(&dev, &ino, &pid, &pc, &off), -1);
+	rows = calloc(q + 1, sizeof(*rows));
+	assert_non_null(rows);
+	for (i = 0; i <= q; i++) {
+		rows[i].start = i * 4;
+		rows[i].cfa_offset = 8;
+		rows[i].rule = UNWIND_CFA_SP;
+	}
+	for (i = 1; i <= 4; i++)
+		assert_int_equal(bpfunw_load(1, i, 0, rows, q), 0);
+	bpfunw_stats(&st);
+	assert_int_equal(st.files, 4);
+	assert_int_equal(st.rows, 4 * (uint64_t)q);
+	assert_int_equal(st.capacity, BPFUNW_ROWS);
+	assert_true(st.bytes >= (uint64_t)BPFUNW_ROWS * sizeof(struct bpfunw_row));
+	/* Full: file 1, loaded first, goes; its rows after the release. */
+	assert_int_equal(bpfunw_load(1, 5, 0, rows, q), -1);
+	bpfunw_stats(&st);
+	assert_int_equal(st.files, 3);
+	assert_int_equal(st.evicted, 1);
+	bpfunw_release();
+	assert_int_equal(bpfunw_load(1, 5, 0, rows, q), 0);
+	bpfunw_stats(&st);
+	assert_int_equal(st.files, 4);
+	assert_int_equal(st.evicted, 1);
+	assert_int_equal(bpfunw_load(1, 6, 0, rows, q + 1), -2);
+	/* Dropped with its image: room for another at once after a release. */
+	bpfunw_drop(1, 2);
+	bpfunw_release();
+	assert_int_equal(bpfunw_load(1, 7, 0, rows, 10), 0);
+	bpfunw_stats(&st);
+	assert_int_equal(st.files, 4);
+	assert_int_equal(st.rows, 3 * (uint64_t)q + 10);
+	assert_int_equal(st.walks[BPFUNW_WALKED], 0);
+	free(rows);
+	bpfagg_fini();
+	assert_int_equal(bpfunw_active(), 0);
+}
+
 int
 main(void)
 {
@@ -153,6 +216,7 @@ main(void)
 		cmocka_unit_test(test_drain_slots),
 		cmocka_unit_test(test_drain_used),
 		cmocka_unit_test(test_news_empty),
+		cmocka_unit_test(test_walk_tables),
 		cmocka_unit_test(test_inactive),
 	};
 
