@@ -484,10 +484,13 @@ core_flush_run(char *msg, size_t msglen)
 		attr_release_images();
 	}
 	rc = flush_end();
-	/* Images are freed only while no count or chain names them. */
+	/* Images are freed only while no count or chain names them; JIT
+	 * images' symbols first, those of exited processes. */
 	if (begun && agg_entries() == 0 && stack_entries() == 0) {
-		size_t n = attr_reclaim(bpfagg_forget, bpfagg_drain_now, agg_image_counted);
+		size_t n;
 
+		jit_reclaim();
+		n = attr_reclaim(bpfagg_forget, bpfagg_drain_now, agg_image_counted);
 		if (n > 0)
 			log_debug("%zu images unused for two flushes freed, %zu held",
 			    n, attr_nimages());
@@ -498,7 +501,7 @@ core_flush_run(char *msg, size_t msglen)
 int
 core_over_cap(void)
 {
-	return memcap && agg_memory() + jit_memory() + stack_memory() > memcap &&
+	return memcap && agg_memory() + jit_count_memory() + stack_memory() > memcap &&
 	    (agg_entries() > 0 || jit_pending() > 0 || stack_entries() > 0);
 }
 
@@ -506,7 +509,7 @@ int
 core_flush_over_cap(char *msg, size_t msglen)
 {
 	log_notice("counts use %zu bytes, over the cap of %zu: flushing early",
-	    agg_memory() + jit_memory() + stack_memory(), memcap);
+	    agg_memory() + jit_count_memory() + stack_memory(), memcap);
 	jit_release();
 	return core_flush_run(msg, msglen);
 }

@@ -33,6 +33,7 @@
 #include "core.h"
 #include "fsio.h"
 #include "flush.h"
+#include "jit.h"
 #include "log.h"
 #include "loop.h"
 #include "perf.h"
@@ -304,6 +305,18 @@ start_sampling(const struct conf *c, char *err, size_t errlen)
 	return 0;
 }
 
+static void
+set_jit_limits(const struct conf *c)
+{
+	struct jit_limits l = {
+		c->jit.name_max, c->jit.memory, c->jit.user_memory,
+		c->jit.process_memory, c->jit.symbols, c->jit.user_symbols,
+		c->jit.process_symbols
+	};
+
+	jit_set_limits(&l);
+}
+
 /* SIGHUP or dcpictl reload: re-read the configuration; a new event set
  * restarts sampling after a flush, so the counts of the old events are on
  * disk.  0, or -1 with why the old configuration (or events) were kept in
@@ -333,6 +346,8 @@ reload(struct conf *c, const struct cmdline *cl, char *msg, size_t msglen)
 	label_configure(c->label_by, c->label_max);
 	c->unwind_memory = n.unwind_memory;
 	callchain_set_unwind_memory(c->unwind_memory);
+	c->jit = n.jit;
+	set_jit_limits(c);
 	if (!same_events(c, &n) || (n.cpus == NULL) != (c->cpus == NULL) ||
 	    (n.cpus && strcmp(n.cpus, c->cpus) != 0) || n.callchain != c->callchain ||
 	    n.callchain_depth != c->callchain_depth ||
@@ -573,6 +588,7 @@ main(int argc, char **argv)
 		fatalx("attribution failed to start");
 	label_init(c.label_by, c.label_max);
 	core_init(c.memory_cap);
+	set_jit_limits(&c);
 	set_callchain(&c);
 	perf_set_jitter(c.period_jitter);
 	if (perf_init(c.events, c.nevents, c.cpus, err, sizeof(err)) == -1)

@@ -61,7 +61,8 @@ struct img {
 	uint8_t		 file_known;	/* a file of it is in attr.c's file table */
 	uint64_t	 dev;		/* st_dev of its file last opened, for
 					 * fsio's calls; 0 if none */
-	uint8_t		 from_file;	/* read from a file: freed once unused */
+	uint8_t		 from_file;	/* read from a file, or a JIT image
+					 * (jit.c): freed once unused */
 	uint8_t		 idle;		/* reclaim passes in a row it was unused at */
 	uint8_t		 doomed;	/* to be freed (image_doom) */
 	uint32_t	 mark;		/* the last reclaim pass that found it used */

@@ -23,10 +23,21 @@
  * entries after the map's: the dump tells moves and reloads in order,
  * the map does not.
  *
- * Symbols are kept by name per command ("[jit:node]"): every process of a
- * command adds to one pseudo-image, whose offsets are synthetic (each new
- * symbol takes the next range), and whose id hashes dcpid's start time so
- * that the layout of one run is never merged with another's in a file.
+ * Symbols are kept by name per command and user ("[jit:node]"): every
+ * process of a command and real uid adds to one pseudo-image, whose
+ * offsets are synthetic (each new symbol takes the next range), and whose
+ * id hashes dcpid's start time and a generation so that the layout of one
+ * run is never merged with another's in a file.  A user apart: another
+ * user's process of the same name cannot fill its offset space or its
+ * bounds.  Once no live process uses an image and its counts and perf-map
+ * are written, its symbols are freed (jit_reclaim) and the command's next
+ * process starts a new generation.
+ *
+ * Every file read here is written by whoever runs the JIT, so what it
+ * costs is bounded (jit.h struct jit_limits): names are cut as they are
+ * parsed (a 250 KB name never held whole), and each entry of a map read
+ * and each symbol of an image is charged, in bytes and in count, to its
+ * process (maps), its user and all JIT code, before it is kept.
  */
 #include "config.h"
 
@@ -70,6 +81,12 @@
 #define JIT_ALIGN	16
 #define ANON_NAME	"[anon]"
 #define ANON_SIZE	JIT_ALIGN
+#define UID_UNKNOWN	((uid_t)-1)
+/* A line's fields before its name, with room for blanks: the part of a
+ * line parsed besides the name kept. */
+#define LINE_HEAD	128
+/* A cut name's end: "..." and 8 hex digits of the whole name's hash. */
+#define CUT_MARK_LEN	11
 
 /* Samples waiting for their symbol are counted in place, as agg.c counts
  * (its comment says why that is not htab): one slot per (pc, event), no
@@ -80,13 +97,25 @@ struct pend {
 	uint32_t	 count;		/* 0: empty slot */
 };
 
-/* A perf map or jitdump as read: entries in file order. */
+/* A user's JIT symbols: what its processes' maps read and its images'
+ * symbols are charged to. */
+struct juser {
+	struct juser	*next;
+	uid_t		 uid;
+	size_t		 bytes, nsyms;
+	size_t		 refs;		/* maps and images charged to it */
+};
+
+/* A perf map or jitdump as read: entries in file order, those within the
+ * bounds. */
 struct jmap {
 	struct dcpi_perfmap_entry *e;
 	size_t		 n;
 	uint64_t	 dev, ino, size;
 	struct timespec	 mtime;
-	size_t		 bytes;
+	uid_t		 owner;
+	struct juser	*user;		/* charged cost bytes and n symbols */
+	size_t		 cost;
 };
 
 /* Both sources' entries, the map's then the dump's, and their indices by
@@ -94,7 +123,7 @@ struct jmap {
 struct jview {
 	const struct dcpi_perfmap_entry **e;
 	uint32_t	*bystart;
-	size_t		 n, bytes;
+	size_t		 n;
 };
 
 /* A process's JIT part: its jit.c field in the process table
@@ -115,6 +144,9 @@ struct jproc {
 	int		 dumpwarned;
 	uint64_t	 frame_read_ms;	/* now_ms() of jit_frame's last read */
 	int		 unnamed;	/* jit_unnamed since jit_name_again */
+	size_t		 symbytes, nsyms;	/* of its maps read, charged */
+	int		 boundwarned;
+	struct jcmd	*cmd;		/* the image it names samples in now */
 };
 
 struct jsym {
@@ -125,6 +157,10 @@ struct jsym {
 struct jcmd {
 	struct jcmd	*next;
 	char		 comm[16];
+	uid_t		 uid;
+	struct juser	*user;		/* charged bytes and nsyms */
+	size_t		 bytes;
+	size_t		 nprocs;	/* live processes naming samples in it */
 	struct img	*img;
 	struct jsym	*syms;		/* by start, consecutive */
 	size_t		 nsyms, capsyms;
@@ -135,11 +171,137 @@ struct jcmd {
 
 static size_t		  nrootfds;
 static struct jcmd	 *cmds;
-static size_t		  mem, npending;
+static struct juser	 *users;
+static struct jit_limits  lim;
+static size_t		  mem, npending;	/* mem: all but the symbols */
+static size_t		  symbytes, nsymsall;	/* charged: maps read, images */
+static size_t		  usermem;
+static uint32_t		  cmdgen;
+static uint64_t		  ncut, ndropped, ncmdsfreed;
 static int		  force;
 static char		  runid[64];
 static uint64_t		  nsamples, nnamed, nanon, nmaps, nmaperr, nputerr;
 static uint64_t		  ndumps, ndumpsread, ndumperr;
+
+/* ---- bounds ---- */
+
+static struct juser *
+user_get(uid_t uid)
+{
+	struct juser *u;
+
+	for (u = users; u != NULL; u = u->next)
+		if (u->uid == uid)
+			break;
+	if (u == NULL) {
+		u = xcalloc(1, sizeof(*u));
+		u->uid = uid;
+		u->next = users;
+		users = u;
+		usermem += sizeof(*u);
+	}
+	u->refs++;
+	return u;
+}
+
+static void
+user_put(struct juser *u)
+{
+	struct juser **up;
+
+	if (u == NULL || --u->refs > 0)
+		return;
+	for (up = &users; *up != u; up = &(*up)->next)
+		;
+	*up = u->next;
+	usermem -= sizeof(*u);
+	free(u);
+}
+
+/* The bound that bytes and n more symbols would pass, of p (NULL: no
+ * process's), u and all JIT code: its setting's name, its value in *val;
+ * NULL when they fit. */
+static const char *
+over(const struct jproc *p, const struct juser *u, size_t bytes, size_t n,
+    size_t *val)
+{
+	if (p != NULL && p->symbytes + bytes > lim.process_memory)
+		return *val = lim.process_memory, "jit-process-memory";
+	if (p != NULL && p->nsyms + n > lim.process_symbols)
+		return *val = lim.process_symbols, "jit-process-symbols";
+	if (u->bytes + bytes > lim.user_memory)
+		return *val = lim.user_memory, "jit-user-memory";
+	if (u->nsyms + n > lim.user_symbols)
+		return *val = lim.user_symbols, "jit-user-symbols";
+	if (symbytes + bytes > lim.memory)
+		return *val = lim.memory, "jit-memory";
+	if (nsymsall + n > lim.symbols)
+		return *val = lim.symbols, "jit-symbols";
+	return NULL;
+}
+
+/* Charges (sign 1) or gives back (-1) bytes and n symbols to p (or none),
+ * u and all JIT code. */
+static void
+charge(struct jproc *p, struct juser *u, size_t bytes, size_t n, int sign)
+{
+	if (sign < 0) {
+		bytes = -bytes;
+		n = -n;
+	}
+	if (p != NULL) {
+		p->symbytes += bytes;
+		p->nsyms += n;
+	}
+	u->bytes += bytes;
+	u->nsyms += n;
+	symbytes += bytes;
+	nsymsall += n;
+}
+
+/* What an entry of a map read holds with a name of len bytes: the entry,
+ * the name, its place in the view, allocator overhead. */
+static size_t
+entry_cost(size_t len)
+{
+	return sizeof(struct dcpi_perfmap_entry) + len + 1 + sizeof(void *) +
+	    sizeof(uint32_t) + 16;
+}
+
+/* What an image's symbol holds: itself (twice: the array doubles), the
+ * name, its index entry, allocator overhead. */
+static size_t
+sym_cost(size_t len)
+{
+	return 2 * sizeof(struct jsym) + len + 1 + 2 * sizeof(uintptr_t) + 16;
+}
+
+/* name[0..len) as kept, malloc'd: whole within lim.name_max bytes, else
+ * cut at a character's start and marked (jit.h). */
+static char *
+name_keep(const char *name, size_t len)
+{
+	uint64_t h;
+	size_t k, i;
+	char *s;
+
+	if (len <= lim.name_max) {
+		s = xmalloc(len + 1);
+		memcpy(s, name, len);
+		s[len] = '\0';
+		return s;
+	}
+	k = lim.name_max - CUT_MARK_LEN;
+	/* Not inside a UTF-8 sequence (at most 3 continuation bytes). */
+	for (i = 0; i < 3 && k > 0 && ((unsigned char)name[k] & 0xc0) == 0x80; i++)
+		k--;
+	h = fnv1a64(FNV1A64_INIT, name, len);
+	s = xmalloc(k + CUT_MARK_LEN + 1);
+	memcpy(s, name, k);
+	snprintf(s + k, CUT_MARK_LEN + 1, "...%08x", (unsigned)(h ^ (h >> 32)));
+	ncut++;
+	return s;
+}
 
 /* ---- processes ---- */
 
@@ -169,6 +331,29 @@ jproc_status(struct jproc *p)
 			p->uid[i] = (uid_t)ps.uid[i];
 		p->uid_known = 1;
 	}
+}
+
+/* The user p's maps and symbols are charged to: its real uid, else the
+ * owner of the file they came from (the process was gone before its
+ * status was read), else UID_UNKNOWN. */
+static uid_t
+jproc_uid(const struct jproc *p, uid_t owner)
+{
+	return p->uid_known ? p->uid[0] : owner;
+}
+
+/* p's "pid N (COMM, uid U)" for messages. */
+static const char *
+jproc_who(const struct jproc *p, uid_t owner, char *buf, size_t len)
+{
+	uid_t u = jproc_uid(p, owner);
+
+	if (u == UID_UNKNOWN)
+		snprintf(buf, len, "pid %u (%s, uid unknown)", p->pid, p->comm);
+	else
+		snprintf(buf, len, "pid %u (%s, uid %lu)", p->pid, p->comm,
+		    (unsigned long)u);
+	return buf;
 }
 
 static struct jproc *
@@ -206,20 +391,25 @@ jproc_new(uint32_t pid)
 	return p;
 }
 
+/* Frees p's map or dump m, giving back what it was charged. */
 static void
-map_free(struct jmap *m)
+map_free(struct jproc *p, struct jmap *m)
 {
 	if (m == NULL)
 		return;
-	mem -= m->bytes;
+	if (m->user != NULL) {
+		charge(p, m->user, m->cost, m->n, -1);
+		user_put(m->user);
+	}
+	mem -= sizeof(*m);
 	dcpi_perfmap_free(m->e, m->n);
 	free(m);
 }
 
+/* The view's memory is charged with its map's entries (entry_cost). */
 static void
 view_free(struct jview *v)
 {
-	mem -= v->bytes;
 	free(v->e);
 	free(v->bystart);
 	memset(v, 0, sizeof(*v));
@@ -237,8 +427,10 @@ jproc_free(struct proc *pr, struct htab_iter *it)
 		close(p->rootfd);
 		nrootfds--;
 	}
-	map_free(p->map);
-	map_free(p->dump);
+	if (p->cmd != NULL)
+		p->cmd->nprocs--;
+	map_free(p, p->map);
+	map_free(p, p->dump);
 	view_free(&p->view);
 	if (p->dumppath != NULL) {
 		mem -= strlen(p->dumppath) + 1;
@@ -300,16 +492,19 @@ pend_add(struct jproc *p, uint32_t ev, uint64_t pc, uint32_t count)
 
 /* The symbol called name with at least size bytes (capped), allocated at
  * the end of c's offset space when new or larger than before; NULL when
- * the space is full. */
+ * the space is full or a new symbol would pass a bound (logged once for
+ * p).  p NULL: the image's own [anon], always kept. */
 static struct jsym *
-cmd_sym(struct jcmd *c, const char *name, uint64_t size)
+cmd_sym(struct jcmd *c, const char *name, uint64_t size, struct jproc *p)
 {
 	struct htab_iter it;
 	struct jsym *s = NULL;
 	uint64_t h = fnv1a64_str(FNV1A64_INIT, name);
+	const char *bound;
+	char who[64];
 	uintptr_t v;
 	uint32_t sz, start;
-	size_t len;
+	size_t len, cost, val;
 
 	sz = size > JIT_SYM_MAX ? JIT_SYM_MAX : (uint32_t)size;
 	for (v = htab_first(&c->byname, h, &it); v != 0;
@@ -325,20 +520,30 @@ cmd_sym(struct jcmd *c, const char *name, uint64_t size)
 	/* Offsets stay below tsize, UINT32_MAX. */
 	if (start < c->next_off || (uint64_t)start + sz >= UINT32_MAX)
 		return NULL;
+	len = strlen(name);
+	cost = sym_cost(len);
+	if (p != NULL && (bound = over(NULL, c->user, cost, 1, &val)) != NULL) {
+		ndropped++;
+		if (!p->boundwarned)
+			log_warnx("%s: %s: symbol not kept, over %s %zu: its "
+			    "samples go to [anon]", jproc_who(p, c->uid, who,
+			    sizeof(who)), c->img->pub.path, bound, val);
+		p->boundwarned = 1;
+		return NULL;
+	}
+	charge(NULL, c->user, cost, 1, 1);
+	c->bytes += cost;
 	if (c->nsyms == c->capsyms) {
 		size_t ncap = c->capsyms ? 2 * c->capsyms : 64;
 
 		c->syms = xreallocarray(c->syms, ncap, sizeof(*c->syms));
-		mem += (ncap - c->capsyms) * sizeof(*c->syms);
 		c->capsyms = ncap;
 	}
 	if (s != NULL)
 		htab_del(&c->byname, &it);
-	len = strlen(name);
 	s = &c->syms[c->nsyms];
 	s->name = xmalloc(len + 1);
 	memcpy(s->name, name, len + 1);
-	mem += len + 1;
 	s->start = start;
 	s->size = sz;
 	c->next_off = start + sz;
@@ -347,28 +552,80 @@ cmd_sym(struct jcmd *c, const char *name, uint64_t size)
 	return s;
 }
 
+/* The image of comm's processes of user uid. */
 static struct jcmd *
-cmd_get(const char *comm)
+cmd_get(const char *comm, uid_t uid)
 {
 	struct jcmd *c;
-	char path[32], descr[128], *s;
+	char path[32], descr[160], *s;
+	size_t cost;
 
 	for (c = cmds; c; c = c->next)
-		if (strcmp(c->comm, comm) == 0)
+		if (c->uid == uid && strcmp(c->comm, comm) == 0)
 			return c;
 	c = xcalloc(1, sizeof(*c));
-	mem += sizeof(*c);
 	snprintf(c->comm, sizeof(c->comm), "%s", comm);
+	c->uid = uid;
+	c->user = user_get(uid);
+	/* The image itself is charged, not refused: [anon] needs it. */
+	cost = sizeof(*c) + 64;
+	charge(NULL, c->user, cost, 0, 1);
+	c->bytes = cost;
 	snprintf(path, sizeof(path), "[jit:%s]", comm);
 	for (s = path; *s; s++)
 		if (*s == '/')
 			*s = '_';
-	snprintf(descr, sizeof(descr), "jit\n%s\n%s", comm, runid);
+	snprintf(descr, sizeof(descr), "jit\n%s\n%s\n%lu\n%u", comm, runid,
+	    (unsigned long)uid, ++cmdgen);
 	c->img = image_pseudo(NULL, 0, descr, path, 0, UINT32_MAX);
+	/* Freed once unused, as images read from files are (jit_reclaim
+	 * drops the symbols first). */
+	c->img->from_file = 1;
 	/* [anon] first, so that it is there when the space is full. */
-	cmd_sym(c, ANON_NAME, ANON_SIZE);
+	cmd_sym(c, ANON_NAME, ANON_SIZE, NULL);
 	c->next = cmds;
 	cmds = c;
+	return c;
+}
+
+static void
+cmd_free(struct jcmd *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nsyms; i++)
+		free(c->syms[i].name);
+	free(c->syms);
+	htab_fini(&c->byname);
+	charge(NULL, c->user, c->bytes, c->nsyms, -1);
+	user_put(c->user);
+	free(c);
+}
+
+/* p names its samples in c from now on. */
+static void
+jproc_use(struct jproc *p, struct jcmd *c)
+{
+	if (p->cmd == c)
+		return;
+	if (p->cmd != NULL)
+		p->cmd->nprocs--;
+	p->cmd = c;
+	c->nprocs++;
+}
+
+/* The image p names its samples in: its command's now (a runtime may
+ * rename itself after its first JIT code, node's process.title), of its
+ * user. */
+static struct jcmd *
+jproc_cmd(struct jproc *p)
+{
+	struct jcmd *c;
+	uid_t owner = p->map ? p->map->owner : p->dump ? p->dump->owner :
+	    UID_UNKNOWN;
+
+	c = cmd_get(p->comm, jproc_uid(p, owner));
+	jproc_use(p, c);
 	return c;
 }
 
@@ -384,6 +641,9 @@ struct srcread {
 	int		 uid_known;
 	uid_t		 uid[4];
 	size_t		 max;
+	size_t		 head_max;	/* a map's: bytes of a line kept */
+	size_t		 keep_max;	/* lines kept up to this many bytes, */
+	size_t		 rest;		/* the lines after them counted */
 	int		 have;		/* a version is held, of: */
 	uint64_t	 dev, ino, size;
 	struct timespec	 mtime;
@@ -480,40 +740,101 @@ cmp_start(const void *a, const void *b, void *arg)
 	return x < y ? -1 : x > y;
 }
 
-/* Parses buf's complete lines, skipping malformed ones (a JIT writing its
- * map is not wrong everywhere because one line is): the entries, or NULL
- * with *n 0 when there are none. */
+/* Parses buf's complete lines (read_heads's) a line at a time, skipping
+ * malformed ones (a JIT writing its map is not wrong everywhere because
+ * one line is), each name cut to lim.name_max: the entries, or NULL
+ * with *n 0 when there are none.  Stops where the entries would pass p's
+ * own bounds (map_keep drops what passes the rest): *rest is the number
+ * of lines left unread, *bound and *val the bound that stopped it. */
 static struct dcpi_perfmap_entry *
 map_parse(struct jproc *p, const char *buf, size_t len, const char *name,
-    size_t *n)
+    size_t *n, size_t *rest, const char **bound, size_t *val)
 {
 	struct dcpi_perfmap_entry *all = NULL, *e;
 	struct dcpi_error de;
-	size_t nall = 0, cap = 0, ne, lineno = 0;
-	const char *q, *eol, *end = buf + len;
+	size_t nall = 0, cap = 0, ne, lineno = 0, cost = 0;
+	const char *q, *eol, *end = buf + len, *why;
+	int bad = 0;
 
-	if (dcpi_perfmap_parse(buf, len, name, &all, n, &de) == 0)
-		return all;
-	nmaperr++;
-	if (!p->warned)
-		log_warnx("%s: %s: skipping malformed lines", p->comm, de.msg);
-	p->warned = 1;
+	*rest = 0;
 	for (q = buf; q < end; q = eol + 1) {
 		lineno++;
 		if ((eol = memchr(q, '\n', (size_t)(end - q))) == NULL)
 			eol = end;
+		if (nall >= lim.process_symbols || cost >= lim.process_memory) {
+			*bound = nall >= lim.process_symbols ? "jit-process-symbols" :
+			    "jit-process-memory";
+			*val = nall >= lim.process_symbols ? lim.process_symbols :
+			    lim.process_memory;
+			(*rest)++;
+			continue;
+		}
+		/* read_heads cut the line to its fields and the part of the
+		 * name that can be kept. */
 		if (dcpi_perfmap_parse(q, (size_t)(eol - q), name, &e, &ne,
-		    NULL) == -1 || ne == 0)
+		    bad ? NULL : &de) == -1) {
+			if (!bad && !p->warned) {
+				/* Its line number is the file's, not 1. */
+				why = strstr(de.msg, ": line 1: ");
+				log_warnx("%s: %s: line %zu: %s: skipping malformed "
+				    "lines", p->comm, name, lineno, why ? why + 10 :
+				    de.msg);
+				p->warned = 1;
+			}
+			bad = 1;
+			continue;
+		}
+		if (ne == 0)
 			continue;
 		if (nall == cap) {
 			cap = cap ? 2 * cap : 64;
 			all = xreallocarray(all, cap, sizeof(*all));
 		}
-		all[nall++] = e[0];
-		free(e);
+		all[nall].start = e[0].start;
+		all[nall].size = e[0].size;
+		all[nall].name = name_keep(e[0].name, strlen(e[0].name));
+		cost += entry_cost(strlen(all[nall].name));
+		nall++;
+		dcpi_perfmap_free(e, ne);
 	}
+	if (bad)
+		nmaperr++;
 	*n = nall;
 	return all;
+}
+
+/* Keeps of m's entries, in file order, those within p's, its user's and
+ * all JIT code's bounds, charging them; drops the rest (rest more were
+ * not parsed, over bound), logged once for p. */
+static void
+map_keep(struct jproc *p, struct jmap *m, const char *name, size_t rest,
+    const char *bound, size_t val)
+{
+	const char *b;
+	char who[64];
+	size_t i, k, cost;
+
+	m->user = user_get(jproc_uid(p, m->owner));
+	for (i = 0; i < m->n; i++) {
+		cost = entry_cost(strlen(m->e[i].name));
+		if ((b = over(p, m->user, cost, 1, &val)) != NULL) {
+			bound = b;
+			break;
+		}
+		charge(p, m->user, cost, 1, 1);
+		m->cost += cost;
+	}
+	if (i == m->n && rest == 0)
+		return;
+	ndropped += m->n - i + rest;
+	if (!p->boundwarned)
+		log_warnx("%s: %s: %zu symbols kept, %zu dropped: over %s %zu",
+		    jproc_who(p, m->owner, who, sizeof(who)), name, i,
+		    m->n - i + rest, bound, val);
+	p->boundwarned = 1;
+	for (k = i; k < m->n; k++)
+		free(m->e[k].name);
+	m->n = i;
 }
 
 /* A jitdump's entries: those before a bad record too (what a JIT wrote
@@ -525,6 +846,9 @@ dump_parse(struct jproc *p, const char *buf, size_t len, const char *name,
 	struct dcpi_perfmap_entry *e;
 	struct dcpi_error de;
 
+	char *cut;
+	size_t i, len0;
+
 	if (dcpi_jitdump_parse(buf, len, name, &e, n, &de) == -1) {
 		if (errno == ENOMEM)
 			fatalx("%s: out of memory", name);
@@ -534,7 +858,67 @@ dump_parse(struct jproc *p, const char *buf, size_t len, const char *name,
 			    p->comm, de.msg, *n);
 		p->dumpwarned = 1;
 	}
+	for (i = 0; i < *n; i++)
+		if ((len0 = strlen(e[i].name)) > lim.name_max) {
+			cut = name_keep(e[i].name, len0);
+			free(e[i].name);
+			e[i].name = cut;
+		}
 	return e;
+}
+
+static void
+heads_add(struct srcread *r, const char *p, size_t n, size_t *cap)
+{
+	if (r->len + n > *cap) {
+		while (r->len + n > *cap)
+			*cap = *cap ? 2 * *cap : 65536;
+		r->buf = xreallocarray(r->buf, *cap, 1);
+	}
+	memcpy(r->buf + r->len, p, n);
+	r->len += n;
+}
+
+/* A perf map's lines (as far as its size when stat'ed) into r->buf, each
+ * cut to r->head_max bytes, up to r->keep_max bytes of them; the
+ * complete lines after those only counted, in r->rest.  The map is any
+ * user's: a 64 MB file of a few names costs what is kept of it, not 64
+ * MB (and map_parse stops at the same bound). */
+static void
+read_heads(struct srcread *r, int fd)
+{
+	char chunk[65536];
+	const char *q, *nl, *end;
+	size_t cap = 0, line = 0, left = (size_t)r->st.st_size, seg, k;
+	ssize_t n;
+	int full = 0;
+
+	while (left > 0) {
+		n = read(fd, chunk, left < sizeof(chunk) ? left : sizeof(chunk));
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		left -= (size_t)n;
+		for (q = chunk, end = chunk + n; q < end; q = nl + 1) {
+			nl = memchr(q, '\n', (size_t)(end - q));
+			seg = (size_t)((nl ? nl : end) - q);
+			if (!full && line < r->head_max) {
+				k = seg < r->head_max - line ? seg : r->head_max - line;
+				heads_add(r, q, k, &cap);
+			}
+			line += seg;
+			if (nl == NULL)
+				break;
+			line = 0;
+			if (full)
+				r->rest++;
+			else {
+				heads_add(r, "\n", 1, &cap);
+				full = r->len >= r->keep_max;
+			}
+		}
+	}
 }
 
 /* Reads p's perf map (dump 0) or jitdump (dump 1) unless the one held is
@@ -562,7 +946,10 @@ srcread_run(void *a)
 		r->result = SR_SAME;
 	else if ((uint64_t)r->st.st_size > r->max)
 		r->result = SR_BIG;
-	else {
+	else if (r->dumppath == NULL) {
+		read_heads(r, fd);
+		r->result = SR_READ;
+	} else {
 		r->buf = xmalloc((size_t)r->st.st_size + 1);
 		while (r->len < (size_t)r->st.st_size &&
 		    ((n = read(fd, r->buf + r->len, (size_t)r->st.st_size - r->len)) > 0 ||
@@ -593,9 +980,10 @@ src_refresh(struct jproc *p, int dump)
 {
 	struct jmap *m, **mp = dump ? &p->dump : &p->map;
 	struct srcread *r;
+	const char *bound = NULL;
 	char *buf, *name;
 	struct stat st;
-	size_t len, i;
+	size_t len, rest = 0, val = 0;
 	int *warned = dump ? &p->dumpwarned : &p->warned;
 
 	r = xcalloc(1, sizeof(*r));
@@ -610,6 +998,10 @@ src_refresh(struct jproc *p, int dump)
 	r->uid_known = p->uid_known;
 	memcpy(r->uid, p->uid, sizeof(r->uid));
 	r->max = dump ? JIT_DUMP_MAX : JIT_MAP_MAX;
+	r->head_max = lim.name_max + LINE_HEAD;
+	/* Never less than map_parse keeps: an entry costs more than its
+	 * line's fields and name. */
+	r->keep_max = lim.process_memory;
 	if ((m = *mp) != NULL) {
 		r->have = 1;
 		r->dev = m->dev;
@@ -659,6 +1051,7 @@ src_refresh(struct jproc *p, int dump)
 	buf = r->buf;
 	len = r->len;
 	m = xcalloc(1, sizeof(*m));
+	mem += sizeof(*m);
 	if (dump) {
 		/* The parser stops at a record cut short. */
 		m->e = dump_parse(p, buf, len, name, &m->n);
@@ -667,18 +1060,23 @@ src_refresh(struct jproc *p, int dump)
 		/* A map being written may end mid-line. */
 		while (len > 0 && buf[len - 1] != '\n')
 			len--;
-		m->e = map_parse(p, buf, len, name, &m->n);
+		m->e = map_parse(p, buf, len, name, &m->n, &rest, &bound, &val);
+		if (r->rest > 0) {
+			rest += r->rest;
+			bound = "jit-process-memory";
+			val = lim.process_memory;
+		}
 		nmaps++;
 	}
 	m->dev = (uint64_t)st.st_dev;
 	m->ino = (uint64_t)st.st_ino;
 	m->size = (uint64_t)st.st_size;
 	m->mtime = st.st_mtim;
-	m->bytes = sizeof(*m) + m->n * sizeof(*m->e);
-	for (i = 0; i < m->n; i++)
-		m->bytes += strlen(m->e[i].name) + 1;
-	mem += m->bytes;
-	map_free(*mp);
+	m->owner = st.st_uid;
+	/* The old version's charge given back before the new one's. */
+	map_free(p, *mp);
+	*mp = NULL;
+	map_keep(p, m, name, rest, bound, val);
 	*mp = m;
 	log_debug("%s (pid %u, %s): %zu symbols", name, p->pid, p->comm, m->n);
 	srcread_late(r);
@@ -705,8 +1103,6 @@ map_refresh(struct jproc *p)
 	v->n = (p->map ? p->map->n : 0) + (p->dump ? p->dump->n : 0);
 	v->e = xreallocarray(NULL, v->n ? v->n : 1, sizeof(*v->e));
 	v->bystart = xreallocarray(NULL, v->n ? v->n : 1, sizeof(*v->bystart));
-	v->bytes = (v->n ? v->n : 1) * (sizeof(*v->e) + sizeof(*v->bystart));
-	mem += v->bytes;
 	if (p->map)
 		for (i = 0; i < p->map->n; i++)
 			v->e[n++] = &p->map->e[i];
@@ -789,7 +1185,7 @@ resolve(struct jproc *p, int final)
 	 * itself after its first JIT code (node's process.title). */
 	if ((comm = attr_proc_comm(p->pid)) != NULL)
 		snprintf(p->comm, sizeof(p->comm), "%s", comm);
-	c = cmd_get(p->comm);
+	c = jproc_cmd(p);
 	anon = &c->syms[0];
 	v = xreallocarray(NULL, p->npend, sizeof(*v));
 	for (i = 0; i < p->cappend; i++)
@@ -809,7 +1205,7 @@ resolve(struct jproc *p, int final)
 				heap_pop(heap, &nh);
 			if (nh > 0) {
 				e = m->e[heap[0]];
-				s = cmd_sym(c, e->name, e->size);
+				s = cmd_sym(c, e->name, e->size, p);
 				if (s && v[i].pc - e->start >= s->size)
 					s = NULL;
 				if (s) {
@@ -888,8 +1284,14 @@ static const struct proc_hooks jit_hooks = { NULL, jit_comm_hook, jit_exit_hook 
 void
 jit_init(void)
 {
+	static const struct jit_limits defaults = {
+		JIT_NAME_MAX_DEFAULT, JIT_MEMORY_DEFAULT, JIT_USER_MEMORY_DEFAULT,
+		JIT_PROCESS_MEMORY_DEFAULT, JIT_SYMBOLS_DEFAULT,
+		JIT_USER_SYMBOLS_DEFAULT, JIT_PROCESS_SYMBOLS_DEFAULT
+	};
 	struct timespec ts;
 
+	lim = defaults;
 	proc_set_hooks(PROC_JIT, &jit_hooks);
 	clock_gettime(CLOCK_REALTIME, &ts);
 	snprintf(runid, sizeof(runid), "%lld.%09ld %ld", (long long)ts.tv_sec,
@@ -902,7 +1304,6 @@ jit_fini(void)
 	struct htab_iter it;
 	struct proc *p;
 	struct jcmd *c, *next;
-	size_t i;
 
 	proc_set_hooks(PROC_JIT, NULL);
 	memset(&it, 0, sizeof(it));
@@ -910,17 +1311,24 @@ jit_fini(void)
 		jproc_free(p, &it);
 	for (c = cmds; c; c = next) {
 		next = c->next;
-		for (i = 0; i < c->nsyms; i++)
-			free(c->syms[i].name);
-		free(c->syms);
-		htab_fini(&c->byname);
-		free(c);
+		cmd_free(c);
 	}
 	cmds = NULL;
 	mem = npending = 0;
+	symbytes = nsymsall = usermem = 0;
 	force = 0;
 	nsamples = nnamed = nanon = nmaps = nmaperr = nputerr = 0;
 	ndumps = ndumpsread = ndumperr = 0;
+	ncut = ndropped = ncmdsfreed = 0;
+}
+
+void
+jit_set_limits(const struct jit_limits *l)
+{
+	lim = *l;
+	/* Room for a mark and a little of the name. */
+	if (lim.name_max < 64)
+		lim.name_max = 64;
 }
 
 void
@@ -1011,8 +1419,8 @@ jit_frame(uint32_t pid, uint64_t pc, struct image **img, uint32_t *off)
 
 		snprintf(p->comm, sizeof(p->comm), "%s", comm ? comm : "");
 	}
-	c = cmd_get(p->comm);
-	if ((s = cmd_sym(c, e->name, e->size)) == NULL || pc - e->start >= s->size)
+	c = jproc_cmd(p);
+	if ((s = cmd_sym(c, e->name, e->size, p)) == NULL || pc - e->start >= s->size)
 		return -1;
 	*img = &c->img->pub;
 	*off = s->start + (uint32_t)(pc - e->start);
@@ -1084,7 +1492,7 @@ jit_mmap(const struct attr_mmap *m)
 		p->dumppath = xmalloc(len + 1);
 		memcpy(p->dumppath, m->filename, len + 1);
 		mem += len + 1;
-		map_free(p->dump);
+		map_free(p, p->dump);
 		p->dump = NULL;
 		view_free(&p->view);
 		p->dumpwarned = 0;
@@ -1139,8 +1547,8 @@ jit_flush(void)
 		else if (force) {
 			/* Over the memory cap: give back what the
 			 * process's next samples can rebuild. */
-			map_free(p->map);
-			map_free(p->dump);
+			map_free(p, p->map);
+			map_free(p, p->dump);
 			view_free(&p->view);
 			p->map = p->dump = NULL;
 			mem -= p->cappend * sizeof(*p->pend);
@@ -1155,15 +1563,33 @@ jit_flush(void)
 			write_map(c);
 }
 
+void
+jit_reclaim(void)
+{
+	struct jcmd **cp, *c;
+
+	for (cp = &cmds; (c = *cp) != NULL; ) {
+		if (c->nprocs == 0 && !c->dirty) {
+			*cp = c->next;
+			cmd_free(c);
+			ncmdsfreed++;
+			continue;
+		}
+		attr_image_used(c->img->pub.index);
+		cp = &c->next;
+	}
+}
+
 size_t
 jit_memory(void)
 {
-	const struct jcmd *c;
-	size_t m = mem;
+	return mem + symbytes + usermem;
+}
 
-	for (c = cmds; c; c = c->next)
-		m += htab_memory(&c->byname);
-	return m;
+size_t
+jit_count_memory(void)
+{
+	return mem;
 }
 
 size_t
@@ -1186,5 +1612,10 @@ jit_status(struct status_writer *w)
 	status_add(w, "jit", "dumps-read %ju", (uintmax_t)ndumpsread);
 	status_add(w, "jit", "dump-errors %ju", (uintmax_t)ndumperr);
 	status_add(w, "jit", "perf-map-errors %ju", (uintmax_t)nputerr);
-	status_add(w, "memory-jit", "%zu", mem);
+	status_add(w, "jit", "names-cut %ju", (uintmax_t)ncut);
+	status_add(w, "jit", "symbols-dropped %ju", (uintmax_t)ndropped);
+	status_add(w, "jit", "images-freed %ju", (uintmax_t)ncmdsfreed);
+	status_add(w, "jit-symbols", "%zu bytes of %zu, %zu symbols of %zu",
+	    symbytes, lim.memory, nsymsall, lim.symbols);
+	status_add(w, "memory-jit", "%zu", jit_memory());
 }

@@ -22,8 +22,38 @@ struct attr_mmap;
 struct image;
 struct status_writer;
 
+/*
+ * What JIT code may make dcpid hold (dcpid.conf(5) jit-*): any user's
+ * process writes its perf map or jitdump.  A name longer than name_max
+ * is cut to name_max bytes, its end replaced by "..." and 8 hex digits of
+ * a hash of the name as read (a perf map's line is read up to name_max +
+ * 128 bytes): two long names apart there stay apart.  The maps and
+ * dumps read for one process, and the symbols of one user (the processes'
+ * real uid, or the map's owner where the process was gone before its uid
+ * was read) and of all JIT code together (those and the [jit:COMM]
+ * images' symbols) are bounded in bytes and in symbols: entries past a
+ * bound are dropped (logged once per process, counted in status), and
+ * their samples go to [anon].
+ */
+struct jit_limits {
+	size_t		 name_max;		/* bytes of a name, 64 at least */
+	size_t		 memory, user_memory, process_memory;	/* bytes */
+	size_t		 symbols, user_symbols, process_symbols;
+};
+/* The defaults, dcpid.conf(5)'s. */
+#define JIT_NAME_MAX_DEFAULT		1024
+#define JIT_MEMORY_DEFAULT		((size_t)16 << 20)
+#define JIT_USER_MEMORY_DEFAULT		((size_t)8 << 20)
+#define JIT_PROCESS_MEMORY_DEFAULT	((size_t)4 << 20)
+#define JIT_SYMBOLS_DEFAULT		131072
+#define JIT_USER_SYMBOLS_DEFAULT	65536
+#define JIT_PROCESS_SYMBOLS_DEFAULT	32768
+
+/* jit_init takes the defaults; jit_set_limits new ones (at a reload:
+ * what is held over a new bound stays until its process exits). */
 void jit_init(void);
 void jit_fini(void);
+void jit_set_limits(const struct jit_limits *l);
 
 /* One user-mode sample of stream ev (agg.h AGG_STREAM: the event and the
  * label) in anonymous executable memory of pid, in timestamp order with
@@ -76,9 +106,19 @@ void jit_flush(void);
  * map is there yet: over the memory cap and at the final flush. */
 void jit_release(void);
 
-/* Bytes held (pending samples, maps read, pseudo-images' symbols) and
- * distinct pending (event, PC) pairs. */
+/* After a flush that left no count or chain in memory: frees the symbols
+ * of every [jit:COMM] image that no live process uses and whose perf-map
+ * is written (the next process of that command and user starts another
+ * image), and marks the others' images used (attr_image_used) so that
+ * attr_reclaim keeps them. */
+void jit_reclaim(void);
+
+/* Bytes held (pending samples, maps read, pseudo-images' symbols); the
+ * pending samples' part alone (the counts' memory cap counts it, not the
+ * symbols, which have bounds of their own); distinct pending (event, PC)
+ * pairs. */
 size_t jit_memory(void);
+size_t jit_count_memory(void);
 size_t jit_pending(void);
 void jit_status(struct status_writer *w);
 

@@ -44,6 +44,18 @@
 #define DEFAULT_CALLCHAIN_PERIOD 10		/* times the event's period */
 #define MAX_CALLCHAIN_STACK	65528		/* the kernel's: u16, 8-aligned */
 #define DEFAULT_UNWIND_MEMORY	(64ull << 20)	/* bytes */
+/* What any user's JIT code may make dcpid hold (daemon/jit.h has the
+ * same, for its unit tests): 16 MiB in all, half of it for one user. */
+#define DEFAULT_JIT_NAME_MAX	1024		/* bytes */
+#define DEFAULT_JIT_MEMORY	(16ul << 20)	/* bytes */
+#define DEFAULT_JIT_USER_MEMORY	(8ul << 20)
+#define DEFAULT_JIT_PROCESS_MEMORY (4ul << 20)
+#define DEFAULT_JIT_SYMBOLS	131072
+#define DEFAULT_JIT_USER_SYMBOLS 65536
+#define DEFAULT_JIT_PROCESS_SYMBOLS 32768
+#define MAX_JIT_SYMBOLS		16777216
+#define JIT_SYMBOLS		"a number of symbols, 1 to 16777216"
+#define MIB_SIZE	"a number of bytes (optionally with K, M, G or T; at least 1M)"
 
 static int
 seterr(char *err, size_t errlen, const char *fmt, ...)
@@ -87,6 +99,13 @@ conf_defaults(struct conf *c)
 	c->callchain_stack = DEFAULT_CALLCHAIN_STACK;
 	c->callchain_period = DEFAULT_CALLCHAIN_PERIOD;
 	c->unwind_memory = DEFAULT_UNWIND_MEMORY;
+	c->jit.name_max = DEFAULT_JIT_NAME_MAX;
+	c->jit.memory = DEFAULT_JIT_MEMORY;
+	c->jit.user_memory = DEFAULT_JIT_USER_MEMORY;
+	c->jit.process_memory = DEFAULT_JIT_PROCESS_MEMORY;
+	c->jit.symbols = DEFAULT_JIT_SYMBOLS;
+	c->jit.user_symbols = DEFAULT_JIT_USER_SYMBOLS;
+	c->jit.process_symbols = DEFAULT_JIT_PROCESS_SYMBOLS;
 	/* The ring buffers until in-kernel counting costs less: its program
 	 * takes 1-2 us of the sampled CPU per sample (bench/README). */
 	c->aggregate = CONF_AGGREGATE_RING;
@@ -451,6 +470,16 @@ set_size_mib(const struct conf_key *k, struct conf *c, const char *value,
 	return 0;
 }
 
+/* A JIT symbol's name: room for the mark of a cut name and some of it. */
+static int
+set_name_max(const struct conf_key *k, struct conf *c, const char *value,
+    char *err, size_t errlen)
+{
+	if (set_uint(k, c, value, err, errlen) == -1 || *FIELD(c, k, unsigned) < 64)
+		return expected(k, value, err, errlen);
+	return 0;
+}
+
 /* The user stack's copy: 64 bytes to the kernel's most, rounded down to
  * the 8 bytes it wants. */
 static int
@@ -533,6 +562,20 @@ const struct conf_key conf_keys[] = {
 	    "periods) to 50", NULL },
 	{ "aggregate", "aggregate", 0, set_word, print_word, OFF(aggregate), 0,
 	    "auto, bpf or ring", NULL },
+	{ "jit-name-max", NULL, 0, set_name_max, print_uint, OFF(jit.name_max),
+	    65536, "a number of bytes, 64 to 65536", NULL },
+	{ "jit-memory", NULL, 0, set_size_mib, print_size, OFF(jit.memory), 0,
+	    MIB_SIZE, NULL },
+	{ "jit-user-memory", NULL, 0, set_size_mib, print_size,
+	    OFF(jit.user_memory), 0, MIB_SIZE, NULL },
+	{ "jit-process-memory", NULL, 0, set_size_mib, print_size,
+	    OFF(jit.process_memory), 0, MIB_SIZE, NULL },
+	{ "jit-symbols", NULL, 0, set_positive, print_uint, OFF(jit.symbols),
+	    MAX_JIT_SYMBOLS, JIT_SYMBOLS, NULL },
+	{ "jit-user-symbols", NULL, 0, set_positive, print_uint,
+	    OFF(jit.user_symbols), MAX_JIT_SYMBOLS, JIT_SYMBOLS, NULL },
+	{ "jit-process-symbols", NULL, 0, set_positive, print_uint,
+	    OFF(jit.process_symbols), MAX_JIT_SYMBOLS, JIT_SYMBOLS, NULL },
 	{ NULL, NULL, 0, NULL, NULL, 0, 0, NULL, NULL }
 };
 

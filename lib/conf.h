@@ -50,6 +50,16 @@ struct conf {
 	size_t		 unwind_memory;		/* bytes of unwind tables, at most */
 	unsigned	 period_jitter;		/* percent of each period, 0: fixed */
 	unsigned	 aggregate;		/* CONF_AGGREGATE_* */
+	/* What JIT code may make dcpid hold (daemon/jit.h struct jit_limits). */
+	struct conf_jit {
+		unsigned	 name_max;	/* bytes of a symbol's name */
+		unsigned	 symbols;	/* JIT symbols, all */
+		unsigned	 user_symbols;	/* of one user */
+		unsigned	 process_symbols; /* of one process's maps */
+		size_t		 memory;	/* bytes of JIT symbols, all */
+		size_t		 user_memory;
+		size_t		 process_memory;
+	}		 jit;
 	/* Set by conf_defaults and after conf_load: the next "event"
 	 * starts a new list, so that the command line's events replace the
 	 * file's and a file's replace the defaults rather than add to them. */

@@ -516,6 +516,9 @@ EXTRA_DIST += tests/integration/test_jit_hostile.sh tests/integration/test_names
 	tests/workload/jitdumper.c
 TESTS += tests/integration/test_jit_java.sh
 EXTRA_DIST += tests/integration/test_jit_java.sh tests/workload/JitHot.java
+# What an unprivileged user's JIT can make dcpid hold; maps read at exit.
+TESTS += tests/integration/test_jit_bounds.sh
+EXTRA_DIST += tests/integration/test_jit_bounds.sh tests/workload/jitmap.c
 if ENABLE_TESTS
 # jit.c from the daemon's library, with the test's stubs in place of the
 # aggregation, the cache, the images.

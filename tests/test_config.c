@@ -179,6 +179,10 @@ test_bad_lines(void **state)
 		{ "callchain-stack = 63\n", 1, "expected a number of bytes, 64 to 65528" },
 		{ "callchain-stack = 65536\n", 1, "expected a number of bytes, 64 to 65528" },
 		{ "unwind-memory = 1000K\n", 1, "at least 1M" },
+		{ "jit-name-max = 63\n", 1, "expected a number of bytes, 64 to 65536" },
+		{ "jit-name-max = 65537\n", 1, "expected a number of bytes, 64 to 65536" },
+		{ "jit-memory = 512K\n", 1, "at least 1M" },
+		{ "jit-process-symbols = 0\n", 1, "expected a number of symbols, 1 to 16777216" },
 		{ "callchain-depth = 0\n", 1, "expected a number of frames, 1 to 1024" },
 		{ "callchain-depth = 1025\n", 1, "expected a number of frames" },
 		{ "label-max = 0\n", 1, "expected a number of labels per epoch, 1 to 65536" },
@@ -324,6 +328,7 @@ assert_config_equal(const struct conf *a, const struct conf *b)
 	assert_int_equal(a->callchain_stack, b->callchain_stack);
 	assert_int_equal(a->callchain_period, b->callchain_period);
 	assert_int_equal(a->unwind_memory, b->unwind_memory);
+	assert_memory_equal(&a->jit, &b->jit, sizeof(a->jit));
 }
 
 /* conf_print -> conf_load gives the same configuration, for the
@@ -351,6 +356,13 @@ test_round_trip(void **state)
 		{ "callchain-period", "3x" },
 		{ "unwind-memory", "16M" },
 		{ "period-jitter", "10" },
+		{ "jit-name-max", "4096" },
+		{ "jit-memory", "64M" },
+		{ "jit-user-memory", "32M" },
+		{ "jit-process-memory", "2M" },
+		{ "jit-symbols", "1000000" },
+		{ "jit-user-symbols", "500000" },
+		{ "jit-process-symbols", "1000" },
 	};
 	struct conf a, b;
 	char err[256], *text;

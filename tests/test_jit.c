@@ -109,6 +109,16 @@ attr_proc_comm(uint32_t pid)
 	return comm_now;
 }
 
+static uint32_t	 used_index[8];
+static size_t	 nused;
+
+void
+attr_image_used(uint32_t index)
+{
+	if (nused < 8)
+		used_index[nused++] = index;
+}
+
 static char	 status[4096];
 
 void
@@ -195,7 +205,7 @@ setup(void **state)
 		free(imgs[nimgs].pub.id);
 		free(imgs[nimgs].pub.path);
 	}
-	nadded = nputs = 0;
+	nadded = nputs = nused = 0;
 	put_fails = 0;
 	put_buf[0] = status[0] = '\0';
 	comm_now = "node";
@@ -447,6 +457,145 @@ test_sizes(void **state)
 	assert_int_equal(at(imgs[0].pub.index, 0, (uint32_t)map_start("f") + 0xf0), 1);
 }
 
+/* Bounds for the tests below: the defaults but for those set. */
+static struct jit_limits
+limits(void)
+{
+	struct jit_limits l = {
+		JIT_NAME_MAX_DEFAULT, JIT_MEMORY_DEFAULT, JIT_USER_MEMORY_DEFAULT,
+		JIT_PROCESS_MEMORY_DEFAULT, JIT_SYMBOLS_DEFAULT,
+		JIT_USER_SYMBOLS_DEFAULT, JIT_PROCESS_SYMBOLS_DEFAULT
+	};
+
+	return l;
+}
+
+/* A name past jit-name-max is cut to it, with "..." and a hash of what
+ * was read of it: two long names of one prefix stay two symbols; the
+ * perf-map written holds the cut names; a short name is whole. */
+static void
+test_name_cut(void **state)
+{
+	struct jit_limits l = limits();
+	char map[2048], a[400], b[400], *s, *nl;
+	size_t n = 0;
+
+	(void)state;
+	l.name_max = 64;
+	jit_set_limits(&l);
+	memset(a, 'a', sizeof(a) - 1);
+	a[sizeof(a) - 1] = '\0';
+	memcpy(b, a, sizeof(b));
+	b[100] = 'b';	/* past the cut, within the line's part read */
+	snprintf(map, sizeof(map), "1000 10 %s\n2000 10 %s\r\n3000 10 short\n", a, b);
+	write_map(DEADPID, map);
+	jit_sample(0, DEADPID, 0x1000);
+	jit_sample(0, DEADPID, 0x2000);
+	jit_sample(0, DEADPID, 0x3000);
+	jit_exit(DEADPID, DEADPID);
+	jit_flush();
+	assert_true(map_start("short") > 0);
+	for (s = put_buf; (nl = strchr(s, '\n')) != NULL; s = nl + 1) {
+		*nl = '\0';
+		if (strstr(s, "aaaa") != NULL) {
+			s = strrchr(s, ' ') + 1;
+			assert_int_equal(strlen(s), 64);
+			assert_memory_equal(s + 53, "...", 3);
+			assert_int_equal(strspn(s + 56, "0123456789abcdef"), 8);
+			n++;
+		}
+		*nl = '\n';
+	}
+	assert_int_equal(n, 2);
+	assert_int_equal(at(imgs[0].pub.index, 0, 0), 0);
+	jit_status(NULL);
+	assert_non_null(strstr(status, "jit names-cut 2\n"));
+}
+
+/* A process's map past its bound keeps its first entries; the rest's
+ * samples go to [anon], counted; then a user's symbols past theirs; the
+ * symbols are no counts: jit_count_memory leaves them out. */
+static void
+test_bounds(void **state)
+{
+	struct jit_limits l = limits();
+
+	(void)state;
+	l.process_symbols = 2;
+	jit_set_limits(&l);
+	write_map(DEADPID, "1000 10 f\n2000 10 g\n3000 10 h\n4000 10 i\n");
+	jit_sample(0, DEADPID, 0x1000);
+	jit_sample(0, DEADPID, 0x2000);
+	jit_sample(0, DEADPID, 0x3000);
+	jit_sample(0, DEADPID, 0x4000);
+	jit_exit(DEADPID, DEADPID);
+	jit_flush();
+	assert_true(map_start("f") > 0);
+	assert_true(map_start("g") > 0);
+	assert_int_equal(map_start("h"), -1);
+	assert_int_equal(at(imgs[0].pub.index, 0, 0), 2);
+	jit_status(NULL);
+	assert_non_null(strstr(status, "jit symbols-dropped 2\n"));
+	assert_true(jit_memory() > 0);
+	assert_int_equal(jit_count_memory(), 0);
+
+	/* The user's: 2 of the map while it is held, [anon] and f of a new
+	 * image (jit_reclaim freed the one before). */
+	jit_reclaim();
+	l = limits();
+	l.user_symbols = 4;
+	jit_set_limits(&l);
+	write_map(DEADPID, "1000 10 f\n2000 10 g\n");
+	jit_sample(0, DEADPID, 0x1000);
+	jit_sample(0, DEADPID, 0x2000);
+	jit_exit(DEADPID, DEADPID);
+	jit_flush();
+	assert_true(map_start("f") > 0);
+	assert_int_equal(map_start("g"), -1);
+	assert_int_equal(at(imgs[1].pub.index, 0, 0), 1);
+	jit_status(NULL);
+	assert_non_null(strstr(status, "jit symbols-dropped 3\n"));
+}
+
+/* An image's symbols are freed once no live process names samples in it
+ * and its perf-map is written; the next process of the command gets a new
+ * image.  A live process's image stays, marked used for attr_reclaim. */
+static void
+test_reclaim(void **state)
+{
+	uint32_t me = (uint32_t)getpid();
+
+	(void)state;
+	write_map(DEADPID, "1000 10 f\n");
+	jit_sample(0, DEADPID, 0x1000);
+	jit_exit(DEADPID, DEADPID);
+	/* Not written yet: kept. */
+	jit_reclaim();
+	jit_status(NULL);
+	assert_non_null(strstr(status, "jit images-freed 0\n"));
+	jit_flush();
+	assert_true(jit_memory() > 0);
+	jit_reclaim();
+	jit_status(NULL);
+	assert_non_null(strstr(status, "jit images-freed 1\n"));
+	assert_non_null(strstr(status, "jit-symbols 0 bytes of 16777216, 0 symbols of 131072\n"));
+	assert_int_equal(jit_memory(), 0);
+
+	write_map(me, "3000 10 live\n");
+	jit_sample(0, me, 0x3000);
+	jit_flush();
+	assert_int_equal(nimgs, 2);
+	assert_string_not_equal(descrs[0], descrs[1]);
+	assert_int_equal(at(imgs[1].pub.index, 0, (uint32_t)map_start("live")), 1);
+	nused = 0;
+	jit_reclaim();
+	assert_int_equal(nused, 1);
+	assert_int_equal(used_index[0], imgs[1].pub.index);
+	jit_status(NULL);
+	assert_non_null(strstr(status, "jit images-freed 1\n"));
+	remove_map(me);
+}
+
 /* ---- jitdumps ---- */
 
 static char	 dumpdir[] = "/tmp/test_jit.XXXXXX", dumppath[64];
@@ -626,6 +775,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_frame, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_map, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sizes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_name_cut, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bounds, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reclaim, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dump_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dump_live, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dump_bad, setup, teardown),

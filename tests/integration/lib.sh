@@ -20,6 +20,7 @@ cleanup() {
 		kill -KILL "$DCPID_PID" 2>/dev/null
 		wait "$DCPID_PID" 2>/dev/null
 	fi
+	for _u in ${TEST_USERS:-}; do userdel -f "$_u" 2>/dev/null; done
 	if [ -n "${KEEP_TEST_DIR:-}" ]; then echo "kept $T"; else rm -rf "$T"; fi
 }
 trap cleanup EXIT
@@ -309,3 +310,13 @@ stop_expect_held() {
 	    fail "no record waited through the $1 (at most ${waited:-?} ms): it was not slow"
 	! grep -q "overflowed" "$DCPID_LOG" || fail "dcpid's log says the sideband overflowed"
 }
+
+# A system user of the test's own, in no group of dcpid's, removed by
+# cleanup: test_user NAME; run_as NAME COMMAND... runs COMMAND as it.
+test_user() {
+	command -v useradd >/dev/null && command -v setpriv >/dev/null ||
+	    fail "useradd or setpriv is missing (Debian packages passwd, util-linux)"
+	useradd -r -M -d /nonexistent -s /usr/sbin/nologin "$1" || fail "useradd $1 failed"
+	TEST_USERS="${TEST_USERS:-} $1"
+}
+run_as() { _u=$1; shift; setpriv --reuid="$_u" --regid="$_u" --init-groups "$@"; }
