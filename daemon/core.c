@@ -154,12 +154,17 @@ void
 core_record(const union record *rec, size_t size, uint64_t time)
 {
 	/* Files are read as their mappings arrive, while the processes
-	 * live, and new cgroups looked at while they exist; the records
-	 * themselves take effect in time order. */
+	 * live, new cgroups looked at while they exist, and a JIT's perf
+	 * map at its exit, before it is deleted; the records themselves
+	 * take effect in time order. */
 	if (rec->header.type == PERF_RECORD_MMAP2)
 		prefetch(rec, size);
 	else if (rec->header.type == PERF_RECORD_CGROUP)
 		cgroup_arrival(rec, size);
+	else if (rec->header.type == PERF_RECORD_EXIT &&
+	    record_check(&record_daemon, rec, size) == 0 &&
+	    rec->exit.pid == rec->exit.tid)
+		jit_exit_arrival(rec->exit.pid);
 	order_push(rec, size, time);
 }
 

@@ -1504,6 +1504,15 @@ jit_mmap(const struct attr_mmap *m)
 }
 
 void
+jit_exit_arrival(uint32_t pid)
+{
+	struct jproc *p;
+
+	if ((p = jproc_find(pid)) != NULL)
+		map_refresh(p);
+}
+
+void
 jit_exit(uint32_t pid, uint32_t tid)
 {
 	struct proc *pr;

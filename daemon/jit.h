@@ -92,6 +92,11 @@ int jit_is_dump(const char *path);
  * through the process's root) and returns 1; the caller then treats the
  * mapping as data.  Else 0, at the cost of a name compare. */
 int jit_mmap(const struct attr_mmap *m);
+/* The EXIT of pid's main thread as it arrives, ahead of its turn in time
+ * order: pid's perf map and jitdump are read now if pid has JIT samples
+ * or unnamed frames, so that a map deleted soon after the exit still
+ * names them at jit_exit. */
+void jit_exit_arrival(uint32_t pid);
 /* EXIT of tid of pid (only pid == tid counts), or an exec of pid (tid ==
  * pid): resolves pid's pending samples against its map and forgets it.
  * Its process hooks (daemon/proc.h) call it before the attribution forgets

@@ -517,8 +517,9 @@ EXTRA_DIST += tests/integration/test_jit_hostile.sh tests/integration/test_names
 TESTS += tests/integration/test_jit_java.sh
 EXTRA_DIST += tests/integration/test_jit_java.sh tests/workload/JitHot.java
 # What an unprivileged user's JIT can make dcpid hold; maps read at exit.
-TESTS += tests/integration/test_jit_bounds.sh
-EXTRA_DIST += tests/integration/test_jit_bounds.sh tests/workload/jitmap.c
+TESTS += tests/integration/test_jit_bounds.sh tests/integration/test_jit_exitmap.sh
+EXTRA_DIST += tests/integration/test_jit_bounds.sh tests/integration/test_jit_exitmap.sh \
+	tests/workload/jitmap.c
 if ENABLE_TESTS
 # jit.c from the daemon's library, with the test's stubs in place of the
 # aggregation, the cache, the images.

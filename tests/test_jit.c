@@ -596,6 +596,28 @@ test_reclaim(void **state)
 	remove_map(me);
 }
 
+/* The map read at the EXIT's arrival names the samples at the EXIT's
+ * turn, the file gone by then. */
+static void
+test_exit_arrival(void **state)
+{
+	(void)state;
+	jit_sample(0, DEADPID, 0x1000);
+	write_map(DEADPID, "1000 10 f\n");
+	jit_exit_arrival(DEADPID);
+	remove_map(DEADPID);
+	jit_sample(0, DEADPID, 0x1004);
+	jit_exit(DEADPID, DEADPID);
+	jit_flush();
+	assert_int_equal(at(imgs[0].pub.index, 0, (uint32_t)map_start("f")), 1);
+	assert_int_equal(at(imgs[0].pub.index, 0, (uint32_t)map_start("f") + 4), 1);
+	assert_int_equal(at(imgs[0].pub.index, 0, 0), 0);
+	/* A pid without JIT samples: nothing read, nothing kept. */
+	jit_exit_arrival(DEADPID + 1);
+	jit_status(NULL);
+	assert_non_null(strstr(status, "jit processes 0\n"));
+}
+
 /* ---- jitdumps ---- */
 
 static char	 dumpdir[] = "/tmp/test_jit.XXXXXX", dumppath[64];
@@ -778,6 +800,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_name_cut, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bounds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reclaim, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exit_arrival, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dump_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dump_live, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dump_bad, setup, teardown),
