@@ -34,8 +34,9 @@
  * process starts a new generation.
  *
  * Every file read here is written by whoever runs the JIT, so what it
- * costs is bounded (jit.h struct jit_limits): names are cut as they are
- * parsed (a 250 KB name never held whole), and each entry of a map read
+ * costs is bounded (jit.h struct jit_limits): a map's lines are cut as
+ * they are read (a 250 KB name is never held whole), names are cut to
+ * jit-name-max as they are parsed, and each entry of a map read
  * and each symbol of an image is charged, in bytes and in count, to its
  * process (maps), its user and all JIT code, before it is kept.
  */
@@ -82,10 +83,10 @@
 #define ANON_NAME	"[anon]"
 #define ANON_SIZE	JIT_ALIGN
 #define UID_UNKNOWN	((uid_t)-1)
-/* A line's fields before its name, with room for blanks: the part of a
- * line parsed besides the name kept. */
+/* A line's fields before its name, with room for blanks: what is read of
+ * a perf map's line besides the name kept. */
 #define LINE_HEAD	128
-/* A cut name's end: "..." and 8 hex digits of the whole name's hash. */
+/* A cut name's end: "..." and 8 hex digits of a hash of the name read. */
 #define CUT_MARK_LEN	11
 
 /* Samples waiting for their symbol are counted in place, as agg.c counts
@@ -919,6 +920,8 @@ read_heads(struct srcread *r, int fd)
 			}
 		}
 	}
+	if (r->buf == NULL)
+		r->buf = xmalloc(1);
 }
 
 /* Reads p's perf map (dump 0) or jitdump (dump 1) unless the one held is
