@@ -26,14 +26,14 @@ struct status_writer;
  * What JIT code may make dcpid hold (dcpid.conf(5) jit-*): any user's
  * process writes its perf map or jitdump.  A name longer than name_max
  * is cut to name_max bytes, its end replaced by "..." and 8 hex digits of
- * a hash of the name as read (a perf map's line is read up to name_max +
- * 128 bytes): two long names apart there stay apart.  The maps and
- * dumps read for one process, and the symbols of one user (the processes'
- * real uid, or the map's owner where the process was gone before its uid
- * was read) and of all JIT code together (those and the [jit:COMM]
- * images' symbols) are bounded in bytes and in symbols: entries past a
- * bound are dropped (logged once per process, counted in status), and
- * their samples go to [anon].
+ * a hash of the name as kept while read (a perf map's line up to
+ * name_max + 128 bytes): two long names apart there stay apart.  The
+ * maps and dumps read for one process, and the symbols of one user (the
+ * processes' real uid, or the map's owner where the process was gone
+ * before its uid was read) and of all JIT code together (those and the
+ * [jit:COMM] images' symbols) are bounded in bytes and in symbols:
+ * entries past a bound are dropped (logged once per process, counted in
+ * status), and their samples go to [anon].
  */
 struct jit_limits {
 	size_t		 name_max;		/* bytes of a name, 64 at least */
