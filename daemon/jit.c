@@ -1176,7 +1176,8 @@ resolve(struct jproc *p, int final)
 	struct pend *v;
 	struct jview *m = &p->view;
 	const struct dcpi_perfmap_entry *e;
-	const struct jsym *s, *anon;
+	const struct jsym *s;
+	uint32_t anon;
 	const char *comm;
 	uint32_t *heap = NULL;
 	size_t nv = 0, i, k = 0, nh = 0, nkeep = 0;
@@ -1189,7 +1190,8 @@ resolve(struct jproc *p, int final)
 	if ((comm = attr_proc_comm(p->pid)) != NULL)
 		snprintf(p->comm, sizeof(p->comm), "%s", comm);
 	c = jproc_cmd(p);
-	anon = &c->syms[0];
+	/* Its offset, not a pointer: cmd_sym below may move c->syms. */
+	anon = c->syms[0].start;
 	v = xreallocarray(NULL, p->npend, sizeof(*v));
 	for (i = 0; i < p->cappend; i++)
 		if (p->pend[i].count)
@@ -1223,7 +1225,7 @@ resolve(struct jproc *p, int final)
 			v[nkeep++] = v[i];
 			continue;
 		}
-		count(c, v[i].ev, anon->start, v[i].count);
+		count(c, v[i].ev, anon, v[i].count);
 		nanon += v[i].count;
 	}
 	free(heap);

@@ -618,6 +618,28 @@ test_exit_arrival(void **state)
 	assert_non_null(strstr(status, "jit processes 0\n"));
 }
 
+/* A process's samples in more symbols than the image had room for, then
+ * in none: [anon] is counted where it is, though the symbols moved. */
+static void
+test_many_then_anon(void **state)
+{
+	char map[4096];
+	size_t len = 0;
+	uint64_t i;
+
+	(void)state;
+	for (i = 0; i < 100; i++)
+		len += (size_t)snprintf(map + len, sizeof(map) - len,
+		    "%jx 10 f%ju\n", (uintmax_t)(0x1000 + 0x10 * i), (uintmax_t)i);
+	write_map(DEADPID, map);
+	for (i = 0; i < 100; i++)
+		jit_sample(0, DEADPID, 0x1000 + 0x10 * i);
+	jit_sample(0, DEADPID, 0x9000);
+	jit_exit(DEADPID, DEADPID);
+	assert_int_equal(nadded, 101);
+	assert_int_equal(at(imgs[0].pub.index, 0, 0), 1);
+}
+
 /* ---- jitdumps ---- */
 
 static char	 dumpdir[] = "/tmp/test_jit.XXXXXX", dumppath[64];
@@ -797,6 +819,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_frame, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_map, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sizes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_many_then_anon, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_name_cut, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bounds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reclaim, setup, teardown),
