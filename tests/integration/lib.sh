@@ -312,11 +312,13 @@ stop_expect_held() {
 }
 
 # A system user of the test's own, in no group of dcpid's, removed by
-# cleanup: test_user NAME; run_as NAME COMMAND... runs COMMAND as it.
+# cleanup: test_user NAME.  exec_as NAME COMMAND... execs COMMAND as it,
+# in place of the shell: run it in a subshell, "(exec_as U prog) &", and
+# $! is prog's pid (a function run with & is a subshell of another pid).
 test_user() {
 	command -v useradd >/dev/null && command -v setpriv >/dev/null ||
 	    fail "useradd or setpriv is missing (Debian packages passwd, util-linux)"
 	useradd -r -M -d /nonexistent -s /usr/sbin/nologin "$1" || fail "useradd $1 failed"
 	TEST_USERS="${TEST_USERS:-} $1"
 }
-run_as() { _u=$1; shift; setpriv --reuid="$_u" --regid="$_u" --init-groups "$@"; }
+exec_as() { _u=$1; shift; exec setpriv --reuid="$_u" --regid="$_u" --init-groups "$@"; }

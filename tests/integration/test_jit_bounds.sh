@@ -55,8 +55,8 @@ rss0=$(rss_kb)
 
 # The flood: two processes, each with a 64 MB map read at a flush, the
 # code of every symbol sampled.
-run_as "$U1" "$T/bin/dcpijitflood" flood 250000 256 4 & f1=$!
-run_as "$U1" "$T/bin/dcpijitflood" flood 250000 256 4 & f2=$!
+(exec_as "$U1" "$T/bin/dcpijitflood" flood 250000 256 4) & f1=$!
+(exec_as "$U1" "$T/bin/dcpijitflood" flood 250000 256 4) & f2=$!
 maps="$f1 $f2"
 sleep 3
 ctl flush >/dev/null || fail "flush failed"
@@ -92,7 +92,7 @@ echo "perf-map of [jit:dcpijitflood]: $pm bytes"
 
 # The other user's JIT, its map written as it exits, with the flood's
 # processes gone and dcpid idle between: no early flush, its samples named.
-run_as "$U2" "$T/bin/dcpijitlate" late 3 & v=$!
+(exec_as "$U2" "$T/bin/dcpijitlate" late 3) & v=$!
 maps="$maps $v"
 wait $v || fail "jitmap late failed"
 ctl flush >/dev/null || fail "flush failed"
@@ -103,10 +103,10 @@ assert_named dcpijitlate
 # of each sampled: past the process's bound its entries are dropped,
 # logged, and its user's symbols stay within theirs, while the other
 # user's JIT, run meanwhile, is named.
-run_as "$U1" "$T/bin/dcpijitmany" flood 1000 60000 5 & f3=$!
+(exec_as "$U1" "$T/bin/dcpijitmany" flood 1000 60000 5) & f3=$!
 maps="$maps $f3"
 sleep 2
-run_as "$U2" "$T/bin/dcpijitlate2" late 3 & v=$!
+(exec_as "$U2" "$T/bin/dcpijitlate2" late 3) & v=$!
 maps="$maps $v"
 wait $v || fail "jitmap late failed"
 ctl flush >/dev/null || fail "flush failed"
