@@ -139,9 +139,9 @@ timer_timeout(void)
 	return first - now > INT_MAX ? INT_MAX : (int)(first - now);
 }
 
-/* Calls the timers due now, once each, and where one is due those whose
- * slack reaches now: one that re-arms itself for 0 ms runs in the next
- * round, after the fds. */
+/* Calls the timers due now, once each, earliest deadline first, and where
+ * one is due those whose slack reaches now: one that re-arms itself for
+ * 0 ms runs in the next round, after the fds. */
 static void
 run_timers(void)
 {
@@ -156,14 +156,20 @@ run_timers(void)
 	for (i = 0; due && i < n; i++)
 		if (timers[i]->armed && timers[i]->deadline <= now + timers[i]->slack)
 			timers[i]->fire = 1;
+	/* Earliest deadline first: a round that finds several due (the host
+	 * was busy) keeps their order, not the order they were added in. */
 	running = 1;
-	for (i = 0; i < n; i++) {
-		struct loop_timer *t = timers[i];
+	for (;;) {
+		struct loop_timer *t = NULL;
 
-		if (t != NULL && t->fire) {
-			t->fire = t->armed = 0;
-			t->cb(t, t->arg);
-		}
+		for (i = 0; i < n; i++)
+			if (timers[i] != NULL && timers[i]->fire &&
+			    (t == NULL || timers[i]->deadline < t->deadline))
+				t = timers[i];
+		if (t == NULL)
+			break;
+		t->fire = t->armed = 0;
+		t->cb(t, t->arg);
 	}
 	running = 0;
 	for (i = k = 0; i < ntimers; i++)

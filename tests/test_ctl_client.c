@@ -441,11 +441,14 @@ test_control_characters(void **state)
 {
 	struct run r;
 
-	add_line("evil \033[2Jx");
+	/* ESC, a CSI as a byte and as UTF-8, a NUL: escaped as prof's names;
+	 * a tab and an é as they are. */
+	add_line("evil \033[2Jx\233[1m\302\233[0m\tcaf\303\251");
 	add_result(DCPI_CTL_OK, "");
 	run(cmd_status, "status", NULL, 1, &r);
 	assert_int_equal(r.status, 0);
-	assert_string_equal(r.out, "evil           ?[2Jx\n");
+	assert_string_equal(r.out,
+	    "evil           \\x1b[2Jx\\x9b[1m\\xc2\\x9b[0m\tcaf\303\251\n");
 }
 
 static void

@@ -104,6 +104,25 @@ test_order(void **state)
 	loop_timer_del(c);
 }
 
+/* Three due in one round, as when the host was busy past all their
+ * deadlines: still earliest first, not in the order they were added. */
+static void
+test_order_late(void **state)
+{
+	struct loop_timer *a, *b, *c;
+
+	(void)state;
+	c = loop_timer_add(30, note, "c");
+	a = loop_timer_add(10, note, "a");
+	b = loop_timer_add(20, note, "b");
+	usleep(50000);
+	assert_int_equal(loop_wait(0, NULL), 0);
+	assert_string_equal(fired, "abc");
+	loop_timer_del(a);
+	loop_timer_del(b);
+	loop_timer_del(c);
+}
+
 static void
 test_set_stop(void **state)
 {
@@ -225,6 +244,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_order_late, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_set_stop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_slack, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rearm, setup, teardown),
