@@ -215,6 +215,7 @@ load(int chains, int reject)
 		bpf_map__set_autocreate(skel->maps.unw_need, false);
 		bpf_map__set_autocreate(skel->maps.unw_vmacache, false);
 		bpf_map__set_autocreate(skel->maps.unw_scratch, false);
+		bpf_map__set_autocreate(skel->maps.unw_stack, false);
 		bpf_map__set_autocreate(skel->maps.unw_stats, false);
 		bpf_map__set_autocreate(skel->maps.chains, false);
 	}

@@ -100,6 +100,7 @@ struct bpfagg_ctl {
 #define BPFUNW_FILES		4096
 #define BPFUNW_DEPTH_MAX	127	/* callers; deeper settings take the ring */
 #define BPFUNW_KERNEL_MAX	128	/* kernel words (bpf_get_stack) */
+#define BPFUNW_CHUNK		512	/* stack bytes a read (dcpi_chain's peek) */
 #define BPFUNW_SEARCH		21	/* binary search steps: 2^21 > BPFUNW_ROWS */
 
 /* daemon/unwind_table.h's struct unwind_row, field for field, and 4
