@@ -65,6 +65,7 @@ struct file {
 
 struct vm_area_struct {
 	unsigned long	 vm_start;
+	unsigned long	 vm_end;
 	unsigned long	 vm_pgoff;
 	struct file	*vm_file;
 } __attribute__((preserve_access_index));
@@ -143,6 +144,7 @@ struct vma_key {
 struct vma_val {
 	__u64	ino;
 	__u64	off;		/* file offset of the page's first byte */
+	__u64	start, end;	/* the mapping's (a walk's cache, find_row) */
 	__u32	dev;
 	__u32	seq;
 };
@@ -181,6 +183,7 @@ struct vma_ctx {
 	__u64	pc;
 	__u64	off;
 	__u64	ino;
+	__u64	start, end;
 	__u32	dev;
 	__u32	found;
 };
@@ -196,8 +199,9 @@ vma_cb(struct task_struct *task, struct vm_area_struct *vma, struct vma_ctx *v)
 	in = BPF_CORE_READ(f, f_inode);
 	v->ino = BPF_CORE_READ(in, i_ino);
 	v->dev = BPF_CORE_READ(in, i_sb, s_dev);
-	v->off = v->pc - BPF_CORE_READ(vma, vm_start) +
-	    ((__u64)BPF_CORE_READ(vma, vm_pgoff) << 12);
+	v->start = BPF_CORE_READ(vma, vm_start);
+	v->end = BPF_CORE_READ(vma, vm_end);
+	v->off = v->pc - v->start + ((__u64)BPF_CORE_READ(vma, vm_pgoff) << 12);
 	v->found = 1;
 	return 0;
 }
@@ -288,6 +292,8 @@ dcpi_sample(struct bpf_perf_event_data *ctx)
 				vv.ino = v.ino;
 				vv.dev = v.dev;
 				vv.off = v.off - (k.addr & 0xfff);
+				vv.start = v.start;
+				vv.end = v.end;
 				vv.seq = seq;
 				bpf_map_update_elem(&vmacache, &vk, &vv, BPF_ANY);
 			}
@@ -422,11 +428,11 @@ struct walk {
 	__u32	stop;		/* 0: go on; 1: chain complete; 2: to the ring */
 	__u32	why;		/* enum bpfunw_stat when stop is 2 */
 	__u32	misc;
-	/* find_row's: the page looked up last (its number + 1; 0: none),
-	 * the row key of its first byte, its file's rows; the last row
-	 * found and its range [c_lo, c_hi) (c_hi 0: none). */
-	__u64	c_page;
-	__s64	c_pagekey;
+	/* find_row's: the mapping looked up last, [c_start, c_end) (empty:
+	 * none), the row key of its first byte, its file's rows; the last
+	 * row found and its range [c_lo, c_hi) (c_hi 0: none). */
+	__u64	c_start, c_end;
+	__s64	c_startkey;
 	__u32	c_first, c_nrows;
 	__u32	c_row, c_lo, c_hi;
 	__u32	pad;
@@ -495,6 +501,8 @@ pc_file(const struct walk *w, __u64 pc, struct vma_ctx *v)
 		v->ino = vp->ino;
 		v->dev = vp->dev;
 		v->off = vp->off + (pc & 0xfff);
+		v->start = vp->start;
+		v->end = vp->end;
 		return 0;
 	}
 	if (bpf_find_vma(task, pc, vma_cb, v, 0) != 0 || !v->found)
@@ -503,6 +511,8 @@ pc_file(const struct walk *w, __u64 pc, struct vma_ctx *v)
 		vv.ino = v->ino;
 		vv.dev = v->dev;
 		vv.off = v->off - (pc & 0xfff);
+		vv.start = v->start;
+		vv.end = v->end;
 		vv.seq = seq;
 		bpf_map_update_elem(&unw_vmacache, &vk, &vv, BPF_ANY);
 	}
@@ -511,9 +521,10 @@ pc_file(const struct walk *w, __u64 pc, struct vma_ctx *v)
 
 /*
  * The row that holds pc; NULL where the walk must give up (why set).
- * The last page's file and rows, and the last row's range, are kept in
- * the walk: a recursion's callers, or a caller in the callee's page, need
- * neither the page's nor the file's lookup, nor the search.
+ * The last mapping's range, file and rows, and the last row's range, are
+ * kept in the walk: a caller in the callee's mapping (an interpreter's
+ * frames, a library's) needs neither the page's nor the file's lookup
+ * (about 100 ns each), and a recursion's callers not the search either.
  */
 static __always_inline struct bpfunw_row *
 find_row(struct walk *w, __u64 pc)
@@ -522,7 +533,7 @@ find_row(struct walk *w, __u64 pc)
 	__u32 lo, hi, mid, i, first, key;
 	__s64 k;
 
-	if ((pc >> 12) + 1 != w->c_page) {
+	if (pc < w->c_start || pc >= w->c_end) {
 		struct bpfunw_file *f;
 		struct bpfagg_file fk;
 		struct vma_ctx v;
@@ -549,13 +560,14 @@ find_row(struct walk *w, __u64 pc)
 			    BPFUNW_TO_RING_TABLE);
 			return 0;
 		}
-		w->c_page = (pc >> 12) + 1;
-		w->c_pagekey = (__s64)(v.off - (pc & 0xfff)) + f->adj;
+		w->c_start = v.start;
+		w->c_end = v.end;
+		w->c_startkey = (__s64)(v.off - (pc - v.start)) + f->adj;
 		w->c_first = f->first;
 		w->c_nrows = f->nrows;
 		w->c_hi = 0;		/* no row kept */
 	}
-	k = w->c_pagekey + (__s64)(pc & 0xfff);
+	k = w->c_startkey + (__s64)(pc - w->c_start);
 	if (k < 0 || k > 0xffffffffll) {
 		give_up(w, BPFUNW_TO_RING_ROW);
 		return 0;
