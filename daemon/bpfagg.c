@@ -531,17 +531,24 @@ bpfunw_load(uint64_t dev, uint64_t ino, int64_t adj,
 	struct bpfagg_file k = { dev, ino };
 	struct bpfunw_file f = { .adj = adj, .nrows = n, .state = BPFUNW_READY };
 	size_t at, i, oldest;
-	uint32_t first;
+	uint32_t first, p, total, *idx;
 
 	if (n > BPFUNW_ROWS / 4)
 		return -2;
 	if (!unw_on || n == 0)
 		return -1;
+	/* The page index (bpfagg_key.h): one page more than the last row's,
+	 * so that every page has a next one. */
+	f.pbase = rows[0].start & ~UINT32_C(0xfff);
+	f.npages = ((rows[n - 1].start - f.pbase) >> 12) + 2;
+	total = n + (f.npages + BPFUNW_PAGE_IDX - 1) / BPFUNW_PAGE_IDX;
+	if (total > BPFUNW_ROWS / 4)
+		return -2;
 	bpfunw_drop(dev, ino);
 	/* No room: the oldest table dropped, whose rows are reused after
 	 * the next release (a walk may be searching them now); the file is
 	 * asked for again, one table more dropped each time until it fits. */
-	if (find_gap(n, &at, &first) == -1) {
+	if (find_gap(total, &at, &first) == -1) {
 		oldest = SIZE_MAX;
 		for (i = 0; i < nunw_ranges; i++)
 			if (!unw_ranges[i].dead && (oldest == SIZE_MAX ||
@@ -557,10 +564,18 @@ bpfunw_load(uint64_t dev, uint64_t ino, int64_t adj,
 		unw_rows[first + i] = (struct bpfunw_row){ rows[i].start,
 		    rows[i].cfa_offset, rows[i].bp_offset, rows[i].ra_offset,
 		    rows[i].rule, 0 };
+	idx = (uint32_t *)&unw_rows[first + n];
+	for (p = 0, i = 0; p < f.npages; p++) {
+		uint64_t at_page = f.pbase + ((uint64_t)p << 12);
+
+		while (i + 1 < n && rows[i + 1].start <= at_page)
+			i++;
+		idx[p] = (uint32_t)i;
+	}
 	unw_ranges = xreallocarray(unw_ranges, nunw_ranges + 1, sizeof(*unw_ranges));
 	memmove(unw_ranges + at + 1, unw_ranges + at,
 	    (nunw_ranges - at) * sizeof(*unw_ranges));
-	unw_ranges[at] = (struct unw_range){ dev, ino, first, n, ++unw_seq, 0 };
+	unw_ranges[at] = (struct unw_range){ dev, ino, first, total, ++unw_seq, 0 };
 	nunw_ranges++;
 	f.first = first;
 	/* The rows written before the entry that points at them. */

@@ -115,14 +115,25 @@ struct bpfunw_row {
 	__u32	pad;
 };
 
-/* A file's rows: rows [first, first + nrows); nrows 0: none (state). */
+/*
+ * A file's rows: rows [first, first + nrows); nrows 0: none (state).
+ * After them, its page index: for each page p of npages (4 KiB of row
+ * keys from pbase, the first row's page), the number of the last row that
+ * starts at or before the page's first byte (relative to first; a u32,
+ * BPFUNW_PAGE_IDX of them a row).  A walk's search for a key in page p
+ * looks only between the rows of p and p + 1: a few rows, a cache line or
+ * two, where a search of the whole table misses the cache once a step.
+ */
 struct bpfunw_file {
 	__s64	adj;
 	__u32	first;
 	__u32	nrows;
 	__u32	state;		/* BPFUNW_* */
+	__u32	npages;
+	__u32	pbase;
 	__u32	pad;
 };
+#define BPFUNW_PAGE_IDX		(sizeof(struct bpfunw_row) / sizeof(__u32))
 #define BPFUNW_PENDING		0	/* queued for dcpid (unw_need) */
 #define BPFUNW_READY		1
 #define BPFUNW_NONE		2	/* no table: every walk there takes the ring */

@@ -433,7 +433,7 @@ struct walk {
 	 * row found and its range [c_lo, c_hi) (c_hi 0: none). */
 	__u64	c_start, c_end;
 	__s64	c_startkey;
-	__u32	c_first, c_nrows;
+	__u32	c_first, c_nrows, c_npages, c_pbase;
 	__u32	c_row, c_lo, c_hi;
 	__u32	pad;
 };
@@ -519,6 +519,13 @@ pc_file(const struct walk *w, __u64 pc, struct vma_ctx *v)
 	return 0;
 }
 
+static __always_inline struct bpfunw_row *
+no_row(struct walk *w)
+{
+	give_up(w, BPFUNW_TO_RING_ROW);
+	return 0;
+}
+
 /*
  * The row that holds pc; NULL where the walk must give up (why set).
  * The last mapping's range, file and rows, and the last row's range, are
@@ -565,6 +572,8 @@ find_row(struct walk *w, __u64 pc)
 		w->c_startkey = (__s64)(v.off - (pc - v.start)) + f->adj;
 		w->c_first = f->first;
 		w->c_nrows = f->nrows;
+		w->c_npages = f->npages;
+		w->c_pbase = f->pbase;
 		w->c_hi = 0;		/* no row kept */
 	}
 	k = w->c_startkey + (__s64)(pc - w->c_start);
@@ -582,12 +591,30 @@ find_row(struct walk *w, __u64 pc)
 		return r;
 	}
 	first = w->c_first;
-	/* The last row whose start is at or before key. */
+	/* The last row whose start is at or before key: between the rows
+	 * of key's page and of the next, by the page index. */
 	lo = 0;
 	hi = w->c_nrows;
 	if (hi == 0 || hi > BPFUNW_ROWS) {
 		give_up(w, BPFUNW_TO_RING_ROW);
 		return 0;
+	}
+	if (key >= w->c_pbase && ((key - w->c_pbase) >> 12) + 1 < w->c_npages) {
+		__u32 p = (key - w->c_pbase) >> 12, l, h;
+
+		mid = first + w->c_nrows + p / BPFUNW_PAGE_IDX;
+		if ((r = bpf_map_lookup_elem(&unw_rows, &mid)) == 0)
+			return no_row(w);
+		l = ((__u32 *)r)[p % BPFUNW_PAGE_IDX];
+		p++;
+		mid = first + w->c_nrows + p / BPFUNW_PAGE_IDX;
+		if ((r = bpf_map_lookup_elem(&unw_rows, &mid)) == 0)
+			return no_row(w);
+		h = ((__u32 *)r)[p % BPFUNW_PAGE_IDX] + 1;
+		if (l >= h || h > hi)
+			return no_row(w);
+		lo = l;
+		hi = h;
 	}
 	for (i = 0; i < BPFUNW_SEARCH && lo + 1 < hi; i++) {
 		mid = first + lo + (hi - lo) / 2;
