@@ -524,6 +524,29 @@ find_gap(uint32_t n, size_t *at, uint32_t *first)
 	return -1;
 }
 
+uint32_t
+bpfunw_pages(const struct unwind_row *rows, uint32_t n, uint32_t *pbase)
+{
+	*pbase = rows[0].start & ~UINT32_C(0xfff);
+	/* One page more than the last row's: every page has a next one. */
+	return ((rows[n - 1].start - *pbase) >> 12) + 2;
+}
+
+void
+bpfunw_index(const struct unwind_row *rows, uint32_t n, uint32_t pbase,
+    uint32_t npages, uint32_t *idx)
+{
+	uint32_t p, i = 0;
+
+	for (p = 0; p < npages; p++) {
+		uint64_t at = pbase + ((uint64_t)p << 12);
+
+		while (i + 1 < n && rows[i + 1].start <= at)
+			i++;
+		idx[p] = i;
+	}
+}
+
 int
 bpfunw_load(uint64_t dev, uint64_t ino, int64_t adj,
     const struct unwind_row *rows, uint32_t n)
@@ -531,16 +554,13 @@ bpfunw_load(uint64_t dev, uint64_t ino, int64_t adj,
 	struct bpfagg_file k = { dev, ino };
 	struct bpfunw_file f = { .adj = adj, .nrows = n, .state = BPFUNW_READY };
 	size_t at, i, oldest;
-	uint32_t first, p, total, *idx;
+	uint32_t first, total;
 
 	if (n > BPFUNW_ROWS / 4)
 		return -2;
 	if (!unw_on || n == 0)
 		return -1;
-	/* The page index (bpfagg_key.h): one page more than the last row's,
-	 * so that every page has a next one. */
-	f.pbase = rows[0].start & ~UINT32_C(0xfff);
-	f.npages = ((rows[n - 1].start - f.pbase) >> 12) + 2;
+	f.npages = bpfunw_pages(rows, n, &f.pbase);
 	total = n + (f.npages + BPFUNW_PAGE_IDX - 1) / BPFUNW_PAGE_IDX;
 	if (total > BPFUNW_ROWS / 4)
 		return -2;
@@ -564,14 +584,7 @@ bpfunw_load(uint64_t dev, uint64_t ino, int64_t adj,
 		unw_rows[first + i] = (struct bpfunw_row){ rows[i].start,
 		    rows[i].cfa_offset, rows[i].bp_offset, rows[i].ra_offset,
 		    rows[i].rule, 0 };
-	idx = (uint32_t *)&unw_rows[first + n];
-	for (p = 0, i = 0; p < f.npages; p++) {
-		uint64_t at_page = f.pbase + ((uint64_t)p << 12);
-
-		while (i + 1 < n && rows[i + 1].start <= at_page)
-			i++;
-		idx[p] = (uint32_t)i;
-	}
+	bpfunw_index(rows, n, f.pbase, f.npages, (uint32_t *)&unw_rows[first + n]);
 	unw_ranges = xreallocarray(unw_ranges, nunw_ranges + 1, sizeof(*unw_ranges));
 	memmove(unw_ranges + at + 1, unw_ranges + at,
 	    (nunw_ranges - at) * sizeof(*unw_ranges));
