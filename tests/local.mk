@@ -781,3 +781,7 @@ EXTRA_DIST += tests/integration/test_afdo_cycle.sh tests/workload/stbdecode.c
 # CAP_BPF) or an image has no unwind table.
 TESTS += tests/integration/test_bpf_fallback.sh
 EXTRA_DIST += tests/integration/test_bpf_fallback.sh
+# Held-out programs on the kernel's walk, checked sample by sample against
+# dcpid's: C++ with exceptions, Debian's liblzma.
+TESTS += tests/integration/test_callchain_bpf_progs.sh
+EXTRA_DIST += tests/integration/test_callchain_bpf_progs.sh
