@@ -233,8 +233,8 @@ ring_record(void *arg, void *data, size_t size)
 	return 0;
 }
 
-/* A capability in this process's effective set, and its seccomp mode,
- * from /proc/self/status: 0 or 1, -1 where unknown. */
+/* Bit BIT of the hexadecimal FIELD of /proc/self/status (CapEff), or
+ * with BIT -1 the decimal FIELD (Seccomp); -1 where unknown. */
 static int
 self_status(const char *field, int bit)
 {
@@ -258,15 +258,16 @@ self_status(const char *field, int bit)
 
 /* Why the program did not load, in the terms an administrator acts on:
  * the kernel's BTF that libbpf relocates the program against (CO-RE), or
- * the privilege bpf() asks for.  Else the errno, with what is needed. */
+ * the privilege bpf() asks for; else the errno, with what is needed. */
 static int
 refused(char *why, size_t len, int err)
 {
 	const char *btf_path = "/sys/kernel/btf/vmlinux";
 	struct btf *btf;
 	struct stat sb;
-	char buf[32] = "?";
+	char sysctl[32] = "?";
 	FILE *f;
+	int perm, admin;
 
 	if ((btf = btf__load_vmlinux_btf()) == NULL) {
 		int e = errno;
@@ -281,21 +282,20 @@ refused(char *why, size_t len, int err)
 	btf__free(btf);
 	if (err < 0)
 		err = -err;
-	if (err != EPERM && err != EACCES)
-		return fail(why, len, "loading the BPF program (needs Linux 5.17 "
-		    "with BTF, and CAP_BPF with CAP_PERFMON or root)", err);
+	perm = err == EPERM || err == EACCES;
 	/* CAP_SYS_ADMIN (21) stands for CAP_BPF (39) and CAP_PERFMON (38). */
-	if (self_status("CapEff", 21) == 0 && self_status("CapEff", 39) == 0) {
+	admin = self_status("CapEff", 21) == 1;
+	if (perm && !admin && self_status("CapEff", 39) == 0) {
 		if ((f = fopen("/proc/sys/kernel/unprivileged_bpf_disabled", "re")) != NULL) {
-			if (fgets(buf, sizeof(buf), f) != NULL)
-				buf[strcspn(buf, "\n")] = '\0';
+			if (fgets(sysctl, sizeof(sysctl), f) != NULL)
+				sysctl[strcspn(sysctl, "\n")] = '\0';
 			fclose(f);
 		}
 		snprintf(why, len, "bpf() refused: no CAP_BPF (nor CAP_SYS_ADMIN), "
-		    "kernel.unprivileged_bpf_disabled = %s", buf);
-	} else if (self_status("CapEff", 21) == 0 && self_status("CapEff", 38) == 0)
+		    "kernel.unprivileged_bpf_disabled = %s", sysctl);
+	} else if (perm && !admin && self_status("CapEff", 38) == 0)
 		snprintf(why, len, "bpf() refused: CAP_BPF without CAP_PERFMON");
-	else if (self_status("Seccomp", -1) == 2)
+	else if (perm && self_status("Seccomp", -1) == 2)
 		snprintf(why, len, "bpf() refused by a seccomp filter (with CAP_BPF; "
 		    "systemd: SystemCallFilter= without bpf)");
 	else

@@ -4,10 +4,10 @@
 # systemd as PID 1 in systemd-nspawn, and checked as an operator would:
 # the unit starts and notifies, dcpictl works for root and the dcpi group
 # and not for others, kernel samples are attributed under the hardened
-# unit, aggregate = auto counts in the kernel, a bad reload fails, a
-# start that cannot succeed is not retried for ever, the epoch timer
-# rotates, the watchdog keeps dcpid, and an upgrade or a stop loses no
-# sample.
+# unit, aggregate = auto counts in the kernel (and says why not where
+# the unit's filter refuses bpf()), a bad reload fails, a start that
+# cannot succeed is not retried for ever, the epoch timer rotates, the
+# watchdog keeps dcpid, and an upgrade or a stop loses no sample.
 #
 # The debootstrapped tree is kept in the build tree (tests/boot-cache/)
 # and copied for each run.  Skips (77) where the tools are missing or nspawn
@@ -206,9 +206,20 @@ ct sh -c 'echo "aggregate = auto" >>/etc/dcpi/dcpid.conf'
 ct systemctl reload dcpid || fail "systemctl reload with aggregate = auto failed"
 agg=$(ct dcpictl status | grep '^aggregate ')
 case $agg in "aggregate "*" bpf ("*) ;; *) fail "aggregate = auto under the unit: $agg" ;; esac
-ct cp /root/dcpid.conf.good /etc/dcpi/dcpid.conf
-ct systemctl reload dcpid || fail "systemctl reload of the good file failed"
 echo "aggregate = auto under the unit: $agg"
+# A unit whose filter keeps bpf() out: the ring, saying why.
+ct mkdir -p /run/systemd/system/dcpid.service.d
+ct sh -c 'printf "[Service]\nSystemCallFilter=~bpf\n" >/run/systemd/system/dcpid.service.d/nobpf.conf'
+ct systemctl daemon-reload
+ct systemctl restart dcpid || fail "dcpid did not start with bpf() filtered out"
+agg=$(ct dcpictl status | grep '^aggregate ')
+case $agg in "aggregate "*" ring (BPF: bpf() refused by a seccomp filter"*) ;;
+*) fail "aggregate = auto without bpf(): $agg" ;; esac
+echo "aggregate = auto without bpf(): $agg"
+ct rm -r /run/systemd/system/dcpid.service.d
+ct systemctl daemon-reload
+ct cp /root/dcpid.conf.good /etc/dcpi/dcpid.conf
+ct systemctl restart dcpid || fail "dcpid did not start again"
 
 # --- a start that cannot succeed: named, not retried, no epoch ---
 epochs_before=$(ct ls /var/lib/dcpi | grep -c '^2')
