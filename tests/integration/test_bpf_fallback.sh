@@ -88,9 +88,10 @@ collect
 fell_back "no BTF" "no kernel BTF for the program's relocations: /sys/kernel/btf/vmlinux: empty"
 mv "$DB" "$T/db-nobtf"
 # Asked for by name, BPF that does not load is a configuration that
-# cannot run: dcpid does not start (dcpid(8) EXIT STATUS).
-unshare -m --propagation private "$T/nobtf" "$DCPID" -f -d "$DB" --socket "$SOCK" \
-    $CHAINS --aggregate bpf >"$T/bpf.log" 2>&1
+# cannot run: dcpid does not start (dcpid(8) EXIT STATUS); one that
+# did would run until timeout ends it (124).
+timeout 30 unshare -m --propagation private "$T/nobtf" "$DCPID" -f -d "$DB" \
+    --socket "$SOCK" $CHAINS --aggregate bpf >"$T/bpf.log" 2>&1
 rc=$?
 echo "no BTF, aggregate = bpf: exit $rc, $(grep 'aggregate = bpf' "$T/bpf.log")"
 [ $rc = 78 ] || fail "no BTF, aggregate = bpf: exit $rc, expected 78: $(tail -n 3 "$T/bpf.log")"
