@@ -11,9 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "bpfagg.h"
@@ -232,6 +234,78 @@ ring_record(void *arg, void *data, size_t size)
 	return 0;
 }
 
+/* Bit BIT of the hexadecimal FIELD of /proc/self/status (CapEff), or
+ * with BIT -1 the decimal FIELD (Seccomp); -1 where unknown. */
+static int
+self_status(const char *field, int bit)
+{
+	char line[256];
+	unsigned long long v;
+	size_t n = strlen(field);
+	FILE *f;
+	int r = -1;
+
+	if ((f = fopen("/proc/self/status", "re")) == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, field, n) == 0 && line[n] == ':') {
+			v = strtoull(line + n + 1, NULL, bit < 0 ? 10 : 16);
+			r = bit < 0 ? (int)v : (int)(v >> bit & 1);
+			break;
+		}
+	fclose(f);
+	return r;
+}
+
+/* Why the program did not load, in the terms an administrator acts on:
+ * the kernel's BTF that libbpf relocates the program against (CO-RE), or
+ * the privilege bpf() asks for; else the errno, with what is needed. */
+static int
+refused(char *why, size_t len, int err)
+{
+	const char *btf_path = "/sys/kernel/btf/vmlinux";
+	struct btf *btf;
+	struct stat sb;
+	char sysctl[32] = "?";
+	FILE *f;
+	int perm, admin;
+
+	if ((btf = btf__load_vmlinux_btf()) == NULL) {
+		int e = errno;
+
+		snprintf(why, len, "no kernel BTF for the program's relocations: "
+		    "%s: %s (CONFIG_DEBUG_INFO_BTF)", btf_path,
+		    stat(btf_path, &sb) == -1 ? strerror(errno) :
+		    sb.st_size == 0 ? "empty" : strerror(e));
+		bpfagg_fini();
+		return -1;
+	}
+	btf__free(btf);
+	if (err < 0)
+		err = -err;
+	perm = err == EPERM || err == EACCES;
+	/* CAP_SYS_ADMIN (21) stands for CAP_BPF (39) and CAP_PERFMON (38). */
+	admin = self_status("CapEff", 21) == 1;
+	if (perm && !admin && self_status("CapEff", 39) == 0) {
+		if ((f = fopen("/proc/sys/kernel/unprivileged_bpf_disabled", "re")) != NULL) {
+			if (fgets(sysctl, sizeof(sysctl), f) != NULL)
+				sysctl[strcspn(sysctl, "\n")] = '\0';
+			fclose(f);
+		}
+		snprintf(why, len, "bpf() refused: no CAP_BPF (nor CAP_SYS_ADMIN), "
+		    "kernel.unprivileged_bpf_disabled = %s", sysctl);
+	} else if (perm && !admin && self_status("CapEff", 38) == 0)
+		snprintf(why, len, "bpf() refused: CAP_BPF without CAP_PERFMON");
+	else if (perm && self_status("Seccomp", -1) == 2)
+		snprintf(why, len, "bpf() refused by a seccomp filter (with CAP_BPF; "
+		    "systemd: SystemCallFilter= without bpf)");
+	else
+		return fail(why, len, "loading the BPF program (needs Linux 5.17 "
+		    "with BTF, and CAP_BPF with CAP_PERFMON or root)", err);
+	bpfagg_fini();
+	return -1;
+}
+
 int
 bpfagg_init(char *why, size_t len, const struct bpfunw_conf *chains,
     char *chain_why, size_t chain_len)
@@ -258,8 +332,7 @@ bpfagg_init(char *why, size_t len, const struct bpfunw_conf *chains,
 	if (!unw_on && (err = load(0, 0)) != 0) {
 		if (skel == NULL)
 			return fail(why, len, "opening the BPF object", err);
-		return fail(why, len, "loading the BPF program (needs Linux 5.17 "
-		    "with BTF, and CAP_BPF with CAP_PERFMON or root)", err);
+		return refused(why, len, err);
 	}
 	ctl_len = map_len(sizeof(*ctlp));
 	counts_len = map_len(2 * BPFAGG_SLOTS * sizeof(*counts));
