@@ -26,6 +26,9 @@
 
 _Static_assert(offsetof(struct bpfunw_chain, w) == BPFUNW_HDR,
     "the chain record's header is BPFUNW_HDR bytes");
+_Static_assert(sizeof(struct bpfunw_row) == sizeof(struct unwind_row) &&
+    sizeof(struct bpfunw_rule) == sizeof(struct unwind_rule) &&
+    BPFUNW_RULES == UNWIND_RULES_MAX, "the kernel's rows and rules are dcpid's");
 
 static struct bpfagg_bpf	 *skel;
 static struct bpf_link	**links;
@@ -44,6 +47,9 @@ static uint64_t		  ndrains, nsamples, nswitches;
 static int		  unw_on;
 static struct bpfunw_row *unw_rows;
 static size_t		  unw_rows_len;
+static struct bpfunw_rule *unw_rules;	/* rules [0, unw_nrules) written */
+static size_t		  unw_rules_len;
+static uint32_t		  unw_nrules;
 static struct ring_buffer *unw_rb;
 static bpfunw_cb	  unw_cb;
 static void		 *unw_arg;
@@ -108,6 +114,10 @@ bpfagg_fini(void)
 	if (unw_rows != NULL)
 		munmap(unw_rows, unw_rows_len);
 	unw_rows = NULL;
+	if (unw_rules != NULL)
+		munmap(unw_rules, unw_rules_len);
+	unw_rules = NULL;
+	unw_nrules = 0;
 	free(unw_ranges);
 	unw_ranges = NULL;
 	nunw_ranges = 0;
@@ -211,6 +221,7 @@ load(int chains, int reject)
 		 * no memory for the walk's maps. */
 		bpf_program__set_autoload(skel->progs.dcpi_chain, false);
 		bpf_map__set_autocreate(skel->maps.unw_rows, false);
+		bpf_map__set_autocreate(skel->maps.unw_rules, false);
 		bpf_map__set_autocreate(skel->maps.unw_files, false);
 		bpf_map__set_autocreate(skel->maps.unw_need, false);
 		bpf_map__set_autocreate(skel->maps.unw_vmacache, false);
@@ -276,7 +287,9 @@ bpfagg_init(char *why, size_t len, const struct bpfunw_conf *chains,
 		unw_rows_len = map_len(BPFUNW_ROWS * sizeof(*unw_rows));
 		unw_cb = chains->cb;
 		unw_arg = chains->arg;
+		unw_rules_len = map_len(BPFUNW_RULES * sizeof(*unw_rules));
 		if ((unw_rows = map_of(skel->maps.unw_rows, unw_rows_len)) == NULL ||
+		    (unw_rules = map_of(skel->maps.unw_rules, unw_rules_len)) == NULL ||
 		    (unw_rb = ring_buffer__new(bpf_map__fd(skel->maps.chains),
 		    ring_record, NULL, NULL)) == NULL)
 			return fail(why, len, "mapping the BPF walk's maps", errno);
@@ -552,10 +565,15 @@ bpfunw_load(uint64_t dev, uint64_t ino, int64_t adj,
 		}
 		return -1;
 	}
-	for (i = 0; i < n; i++)
-		unw_rows[first + i] = (struct bpfunw_row){ rows[i].start,
-		    rows[i].cfa_offset, rows[i].bp_offset, rows[i].ra_offset,
-		    rows[i].rule, 0 };
+	/* The rules first, any the rows may name: a rule's index is its
+	 * place for good, so a rule written is never written again. */
+	for (; unw_nrules < unwind_rules(); unw_nrules++) {
+		const struct unwind_rule *u = unwind_rule_at(unw_nrules);
+
+		unw_rules[unw_nrules] = (struct bpfunw_rule){ u->cfa_offset,
+		    u->bp_offset, u->ra_offset, u->kind };
+	}
+	memcpy(unw_rows + first, rows, n * sizeof(*rows));
 	unw_ranges = xreallocarray(unw_ranges, nunw_ranges + 1, sizeof(*unw_ranges));
 	memmove(unw_ranges + at + 1, unw_ranges + at,
 	    (nunw_ranges - at) * sizeof(*unw_ranges));

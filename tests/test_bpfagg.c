@@ -175,8 +175,8 @@ test_walk_tables(void **state)
 	assert_non_null(rows);
 	for (i = 0; i <= q; i++) {
 		rows[i].start = i * 4;
-		rows[i].cfa_offset = 8;
-		rows[i].rule = UNWIND_CFA_SP;
+		rows[i].rule = unwind_rule_intern(&(struct unwind_rule){ 8, 0, -8,
+		    UNWIND_CFA_SP });
 	}
 	for (i = 1; i <= 4; i++)
 		assert_int_equal(bpfunw_load(1, i, 0, rows, q), 0);

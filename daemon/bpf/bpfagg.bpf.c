@@ -353,6 +353,14 @@ struct {
 } unw_rows SEC(".maps");
 
 struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, BPFUNW_RULES);
+	__uint(map_flags, BPF_F_MMAPABLE);	/* written by dcpid in place */
+	__type(key, __u32);
+	__type(value, struct bpfunw_rule);
+} unw_rules SEC(".maps");
+
+struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, BPFUNW_FILES);
 	__type(key, struct bpfagg_file);
@@ -402,8 +410,8 @@ struct walk {
 	__u32	why;		/* enum bpfunw_stat when stop is 2 */
 	__u32	misc;
 	/* find_row's: the page looked up last (its number + 1; 0: none),
-	 * the row key of its first byte, its file's rows; the last row
-	 * found and its range [c_lo, c_hi) (c_hi 0: none). */
+	 * the row key of its first byte, its file's rows; the last row's
+	 * rule and its range [c_lo, c_hi) (c_hi 0: none). */
 	__u64	c_page;
 	__s64	c_pagekey;
 	__u32	c_first, c_nrows;
@@ -466,10 +474,11 @@ pc_file(const struct walk *w, __u64 pc, struct vma_ctx *v)
  * the walk: a recursion's callers, or a caller in the callee's page, need
  * neither the page's nor the file's lookup, nor the search.
  */
-static __always_inline struct bpfunw_row *
+static __always_inline struct bpfunw_rule *
 find_row(struct walk *w, __u64 pc)
 {
 	struct bpfunw_row *r;
+	struct bpfunw_rule *u;
 	__u32 lo, hi, mid, i, first, key;
 	__s64 k;
 
@@ -513,18 +522,18 @@ find_row(struct walk *w, __u64 pc)
 	}
 	key = (__u32)k;
 	if (key >= w->c_lo && key < w->c_hi) {
-		mid = w->c_row;
-		if ((r = bpf_map_lookup_elem(&unw_rows, &mid)) == 0) {
+		mid = w->c_row;		/* the row's rule */
+		if ((u = bpf_map_lookup_elem(&unw_rules, &mid)) == 0) {
 			give_up(w, BPFUNW_TO_RING_ROW);
 			return 0;
 		}
-		return r;
+		return u;
 	}
 	first = w->c_first;
 	/* The last row whose start is at or before key. */
 	lo = 0;
 	hi = w->c_nrows;
-	if (hi == 0 || hi > BPFUNW_ROWS) {
+	if (hi == 0 || hi > BPFUNW_TABLE_MAX) {
 		give_up(w, BPFUNW_TO_RING_ROW);
 		return 0;
 	}
@@ -548,14 +557,17 @@ find_row(struct walk *w, __u64 pc)
 	if (hi < w->c_nrows && (r = bpf_map_lookup_elem(&unw_rows, &mid)) != 0)
 		w->c_hi = r->start;
 	mid = first + lo;
-	if ((r = bpf_map_lookup_elem(&unw_rows, &mid)) == 0 || r->start > key ||
-	    (r->rule & 7) == 0) {
+	if ((r = bpf_map_lookup_elem(&unw_rows, &mid)) == 0 || r->start > key) {
 		give_up(w, BPFUNW_TO_RING_ROW);
 		return 0;
 	}
-	w->c_row = mid;
 	w->c_lo = r->start;
-	return r;
+	w->c_row = mid = r->rule;
+	if ((u = bpf_map_lookup_elem(&unw_rules, &mid)) == 0 || (u->kind & 7) == 0) {
+		give_up(w, BPFUNW_TO_RING_ROW);
+		return 0;
+	}
+	return u;
 }
 
 /* The caller ra passed on, unless the walk is as deep as it goes; its
@@ -587,7 +599,7 @@ next_frame(struct walk *w, __u64 ra, __u32 exact)
 static long
 walk_frame(__u32 idx, struct walk *w)
 {
-	struct bpfunw_row *r;
+	struct bpfunw_rule *r;
 	__u64 at, cfa, ra, sp;
 	__u32 rule;
 
@@ -597,7 +609,7 @@ walk_frame(__u32 idx, struct walk *w)
 	at = w->exact ? w->pc : w->pc - 1;
 	if ((r = find_row(w, at)) == 0)
 		return 1;
-	rule = r->rule;
+	rule = r->kind;
 	switch (rule & 7) {
 	case 1:		/* UNWIND_CFA_SP */
 		cfa = w->sp + (__u64)(__s64)r->cfa_offset;
