@@ -43,6 +43,7 @@ struct unwind_table {
 	size_t			 nrows;
 	size_t			 nfdes;
 	enum unwind_source	 src;
+	int			 moved;		/* rows not ours: unwind_table_move_rows */
 	struct unwind_row	*rows;
 };
 
@@ -167,6 +168,13 @@ uint64_t
 unwind_rules_over(void)
 {
 	return rules_over;
+}
+
+size_t
+unwind_rules_memory(void)
+{
+	return (size_t)rules_cap * sizeof(*rules) +
+	    (rule_hash != NULL ? RULE_HASH * sizeof(*rule_hash) : 0);
 }
 
 void
@@ -1089,7 +1097,8 @@ unwind_table_free(struct unwind_table *t)
 {
 	if (t == NULL)
 		return;
-	free(t->rows);
+	if (!t->moved)
+		free(t->rows);
 	free(t);
 }
 
@@ -1148,5 +1157,36 @@ unwind_table_source(const struct unwind_table *t)
 size_t
 unwind_table_memory(const struct unwind_table *t)
 {
-	return sizeof(*t) + t->nrows * sizeof(*t->rows);
+	return sizeof(*t) + (t->moved ? 0 : t->nrows * sizeof(*t->rows));
+}
+
+void
+unwind_table_move_rows(struct unwind_table *t, struct unwind_row *dst)
+{
+	memmove(dst, t->rows, t->nrows * sizeof(*t->rows));
+	if (!t->moved)
+		free(t->rows);
+	t->rows = dst;
+	t->moved = 1;
+}
+
+int
+unwind_table_own_rows(struct unwind_table *t)
+{
+	struct unwind_row *p;
+
+	if (!t->moved)
+		return 0;
+	if ((p = reallocarray(NULL, t->nrows, sizeof(*p))) == NULL)
+		return -1;
+	memcpy(p, t->rows, t->nrows * sizeof(*p));
+	t->rows = p;
+	t->moved = 0;
+	return 0;
+}
+
+int
+unwind_table_rows_moved(const struct unwind_table *t)
+{
+	return t->moved;
 }

@@ -109,6 +109,8 @@ const struct unwind_rule *unwind_rule_at(uint32_t i);
 /* Rules interned, and how many were met past UNWIND_RULES_MAX. */
 uint32_t unwind_rules(void);
 uint64_t unwind_rules_over(void);
+/* Bytes the rules and their index take. */
+size_t unwind_rules_memory(void);
 
 /* Where a table's rows came from. */
 enum unwind_source {
@@ -177,7 +179,17 @@ const struct unwind_row *unwind_table_row(const struct unwind_table *t, size_t i
 /* The FDEs the rows were built from, and where they came from. */
 size_t unwind_table_fdes(const struct unwind_table *t);
 enum unwind_source unwind_table_source(const struct unwind_table *t);
-/* Bytes the table holds in memory (its rows and itself). */
+/* Bytes the table holds in memory (its rows and itself; itself only once
+ * its rows are moved). */
 size_t unwind_table_memory(const struct unwind_table *t);
+/* The table's rows copied to dst (room for unwind_table_rows(t) rows, in
+ * memory its owner keeps mapped until the table is freed: the kernel
+ * walk's array), read from there from now on, and its own freed. */
+void unwind_table_move_rows(struct unwind_table *t, struct unwind_row *dst);
+/* The table's rows, moved, copied back into memory of its own: 0, or -1
+ * (ENOMEM; the table still reads them where they are). */
+int unwind_table_own_rows(struct unwind_table *t);
+/* 1 once the table's rows are moved, else 0. */
+int unwind_table_rows_moved(const struct unwind_table *t);
 
 #endif

@@ -752,6 +752,10 @@ tests_test_unwind_rules_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon
 tests_test_unwind_rules_CFLAGS = $(TESTS_CFLAGS) $(ELF_CFLAGS) $(DW_CFLAGS)
 tests_test_unwind_rules_LDADD = daemon/libdcpid.la $(TESTS_LIBS) $(ELF_LIBS) $(DW_LIBS) -ldl
 endif
+# The kernel walk's tables in a small array, dropped and loaded again
+# while dcpid's walks read them there.
+TESTS += tests/integration/test_callchain_bpf_tables.sh
+EXTRA_DIST += tests/integration/test_callchain_bpf_tables.sh
 # The table builder and the walk on arbitrary bytes (tests/fuzz/run.sh).
 check_PROGRAMS += tests/fuzz/fuzz_unwind_corpus
 TESTS += tests/fuzz/fuzz_unwind_corpus

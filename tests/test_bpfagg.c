@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -147,20 +148,41 @@ test_news_empty(void **state)
 	assert_int_equal(bpfagg_active(), 0);
 }
 
-/* The walk's tables in the kernel's array: loaded while they fit; no
- * room, the oldest dropped (its rows reused after a release) and the
- * file asked for again; a table over a quarter of the array refused for
- * good; a table dropped with its image. */
+/* The owners told their rows are gone, in order. */
+static const void	*gone[8];
+static size_t		 ngone;
+
+static void
+on_gone(const void *owner)
+{
+	if (ngone < 8)
+		gone[ngone++] = owner;
+}
+
+/* Past the quarantine of dropped rows (UNW_QUARANTINE_MS, 10 ms). */
+static void
+release_later(void)
+{
+	usleep(20000);
+	bpfunw_release();
+}
+
+/* The walk's tables in the kernel's array, of the size asked: loaded
+ * while they fit, where dcpid reads them (placed); no room, the oldest
+ * dropped (its rows reused after a release at least 10 ms later, its
+ * owner told then) and the file asked for again; a table over a quarter
+ * of the array refused for good; a table dropped with its image. */
 static void
 test_walk_tables(void **state)
 {
-	struct bpfunw_conf uc = { 64, 8192, 0, 0, NULL, NULL };
+	struct bpfunw_conf uc = { 64, 8192, 65536, 0, 0, NULL, NULL };
 	struct bpfunw_stats st;
-	struct unwind_row *rows;
+	struct unwind_row *rows, *placed[8];
 	uint64_t dev, ino, pc, off;
-	uint32_t pid, i, q = BPFUNW_ROWS / 4;
+	uint32_t pid, i, q = 65536 / 4;
 	char why[512], cwhy[512];
 	const char *req = getenv("DCPI_REQUIRE_PERF");
+	static const int owners[8];
 
 	(void)state;
 	if (bpfagg_init(why, sizeof(why), &uc, cwhy, sizeof(cwhy)) != 0 ||
@@ -170,42 +192,63 @@ test_walk_tables(void **state)
 			fail_msg("DCPI_REQUIRE_PERF=1 but no BPF walk: %s %s", why, cwhy);
 		skip();
 	}
+	bpfunw_set_gone(on_gone);
+	ngone = 0;
 	assert_int_equal(bpfunw_need(&dev, &ino, &pid, &pc, &off), -1);
 	rows = calloc(q + 1, sizeof(*rows));
 	assert_non_null(rows);
 	for (i = 0; i <= q; i++) {
 		rows[i].start = i * 4;
-		rows[i].rule = unwind_rule_intern(&(struct unwind_rule){ 8, 0, -8,
-		    UNWIND_CFA_SP });
+		rows[i].rule = unwind_rule_intern(&(struct unwind_rule){ 8 + (int32_t)(i & 1),
+		    0, -8, UNWIND_CFA_SP });
 	}
-	for (i = 1; i <= 4; i++)
-		assert_int_equal(bpfunw_load(1, i, 0, rows, q), 0);
+	for (i = 1; i <= 4; i++) {
+		assert_int_equal(bpfunw_load(1, i, 0, rows, q, &owners[i], &placed[i]), 0);
+		assert_memory_equal(placed[i], rows, q * sizeof(*rows));
+	}
+	assert_true(placed[2] == placed[1] + q);
 	bpfunw_stats(&st);
 	assert_int_equal(st.files, 4);
 	assert_int_equal(st.rows, 4 * (uint64_t)q);
-	assert_int_equal(st.capacity, BPFUNW_ROWS);
-	assert_true(st.bytes >= (uint64_t)BPFUNW_ROWS * sizeof(struct bpfunw_row));
-	/* Full: file 1, loaded first, goes; its rows after the release. */
-	assert_int_equal(bpfunw_load(1, 5, 0, rows, q), -1);
+	assert_int_equal(st.capacity, 65536);
+	/* The rows array and the rules', 8 bytes each. */
+	assert_int_equal(st.bytes, 65536 * 8 + BPFUNW_RULES * 8);
+	/* Full: file 1, loaded first, goes; its rows after a release 10 ms
+	 * later, not at once: a walk may still be reading them. */
+	assert_int_equal(bpfunw_load(1, 5, 0, rows, q, NULL, NULL), -1);
 	bpfunw_stats(&st);
 	assert_int_equal(st.files, 3);
 	assert_int_equal(st.evicted, 1);
 	bpfunw_release();
-	assert_int_equal(bpfunw_load(1, 5, 0, rows, q), 0);
+	assert_int_equal(ngone, 0);
+	release_later();
+	assert_int_equal(ngone, 1);
+	assert_ptr_equal(gone[0], &owners[1]);
+	assert_int_equal(bpfunw_load(1, 5, 0, rows, q, NULL, &placed[5]), 0);
+	assert_ptr_equal(placed[5], placed[1]);
 	bpfunw_stats(&st);
 	assert_int_equal(st.files, 4);
 	assert_int_equal(st.evicted, 1);
-	assert_int_equal(bpfunw_load(1, 6, 0, rows, q + 1), -2);
-	/* Dropped with its image: room for another at once after a release. */
+	assert_int_equal(bpfunw_load(1, 6, 0, rows, q + 1, NULL, NULL), -2);
+	/* Dropped with its image: room for another after a release; an owner
+	 * disowned is not told. */
+	bpfunw_disown(&owners[3]);
 	bpfunw_drop(1, 2);
-	bpfunw_release();
-	assert_int_equal(bpfunw_load(1, 7, 0, rows, 10), 0);
+	bpfunw_drop(1, 3);
+	release_later();
+	assert_int_equal(ngone, 2);
+	assert_ptr_equal(gone[1], &owners[2]);
+	assert_int_equal(bpfunw_load(1, 7, 0, rows, 10, NULL, NULL), 0);
 	bpfunw_stats(&st);
-	assert_int_equal(st.files, 4);
-	assert_int_equal(st.rows, 3 * (uint64_t)q + 10);
+	assert_int_equal(st.files, 3);
+	assert_int_equal(st.rows, 2 * (uint64_t)q + 10);
 	assert_int_equal(st.walks[BPFUNW_WALKED], 0);
 	free(rows);
+	/* The rows still held go with the array. */
 	bpfagg_fini();
+	assert_int_equal(ngone, 3);
+	assert_ptr_equal(gone[2], &owners[4]);
+	bpfunw_set_gone(NULL);
 	assert_int_equal(bpfunw_active(), 0);
 }
 

@@ -322,3 +322,14 @@ test_user() {
 	TEST_USERS="${TEST_USERS:-} $1"
 }
 exec_as() { _u=$1; shift; exec setpriv --reuid="$_u" --regid="$_u" --init-groups "$@"; }
+
+# Skips unless the BPF aggregation loads here (a probe run of dcpid with
+# aggregate = auto); the probe's database is moved out of the way.
+require_bpf_aggregate() {
+	start_dcpid -e perf::cpu-clock --aggregate auto
+	ctl status >"$T/st" || fail "status failed"
+	stop_dcpid
+	! grep -q '^aggregate  *ring (BPF:' "$T/st" ||
+	    skip "BPF did not load: $(grep aggregate "$T/st")"
+	mv "$DB" "$T/db-probe"
+}
