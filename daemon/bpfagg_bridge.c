@@ -305,16 +305,17 @@ chain_table(uint64_t dev, uint64_t ino, uint32_t pid, uint64_t pc, uint64_t foff
 /*
  * Tests and benchmarks (DCPID_TEST_BPF_TABLES=FILE): whenever FILE
  * changes, the tables of the files mapped executable by the process
- * whose pid it holds are loaded as if walks had met them, built at once:
- * the memory of many images' tables, and tables dropped for room while
- * walks run, without a workload running in each image.
+ * whose pid it holds are loaded as if walks had met them at the middle
+ * page of each mapping, built at once: the memory of many images'
+ * tables, and tables dropped for room while walks run, without a
+ * workload running in each image (tests/workload/map_text.py).
  */
 static void
 chain_test_tables(void)
 {
 	static struct timespec seen;
 	const char *path = getenv("DCPID_TEST_BPF_TABLES");
-	unsigned long long start, off, ino;
+	unsigned long long start, end, off, ino, mid;
 	unsigned maj, min, pid = 0;
 	char line[4096], perms[8], maps[64];
 	struct stat st;
@@ -333,9 +334,12 @@ chain_test_tables(void)
 	if (pid == 0 || (f = fopen(maps, "r")) == NULL)
 		return;
 	while (fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "%llx-%*x %7s %llx %x:%x %llu", &start, perms, &off,
-		    &maj, &min, &ino) == 6 && perms[2] == 'x' && ino != 0)
-			chain_table((uint64_t)maj << 20 | min, ino, pid, start, off, 1);
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu", &start, &end, perms,
+		    &off, &maj, &min, &ino) == 7 && perms[2] == 'x' && ino != 0) {
+			mid = (end - start) / 2 & ~0xfffull;
+			chain_table((uint64_t)maj << 20 | min, ino, pid, start + mid,
+			    off + mid, 1);
+		}
 	fclose(f);
 }
 

@@ -87,7 +87,8 @@ struct bpfagg_ctl {
 /*
  * Call chains walked in the kernel (dcpi_chain, attached to the chains'
  * sparse twins on the dwarf route): the rows of daemon/unwind_table.h,
- * copied by dcpid into one array map, BPFUNW_ROWS of them at most; a
+ * moved by dcpid into one array map (unwind-bpf-memory: BPFUNW_ROWS
+ * rows by default), their rules into another (unw_rules); a
  * file's rows are found by its (dev, ino) (struct bpfagg_file) in the
  * unw_files hash, in the coordinates of the file: row start = file
  * offset + adj.  A walk does exactly what daemon/unwind.c does over a
@@ -96,7 +97,7 @@ struct bpfagg_ctl {
  * unwinds it.  So the chains are the same on both routes; only where they
  * are walked differs.
  */
-#define BPFUNW_ROWS		(1u << 20)	/* the array's rows by default */
+#define BPFUNW_ROWS		(1u << 21)	/* the array's rows by default: 16 MiB */
 #define BPFUNW_TABLE_MAX	(1u << 21)	/* a table's rows at most */
 #define BPFUNW_FILES		4096
 #define BPFUNW_DEPTH_MAX	127	/* callers; deeper settings take the ring */

@@ -472,7 +472,7 @@ unwind_cache_status(struct status_writer *w)
 	    "in %ju ms, %ju dropped over the bound; none for %ju images (%s %ju, "
 	    "%s %ju, %s %ju, %s %ju); built from the held file %ju, the mapping "
 	    "%ju, the path %ju, the build-id cache %ju; from debug files %ju",
-	    ntables, bytes, max_bytes,
+	    ntables, bytes, limit(),
 	    (uintmax_t)nbuilt, (uintmax_t)(build_ns / 1000000), (uintmax_t)ndropped,
 	    (uintmax_t)(nwhy[WHY_NO_CFI] + nwhy[WHY_REFUSED] + nwhy[WHY_UNOPENED] +
 	    nwhy[WHY_TOO_LARGE]),

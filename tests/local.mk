@@ -755,7 +755,7 @@ endif
 # The kernel walk's tables in a small array, dropped and loaded again
 # while dcpid's walks read them there.
 TESTS += tests/integration/test_callchain_bpf_tables.sh
-EXTRA_DIST += tests/integration/test_callchain_bpf_tables.sh
+EXTRA_DIST += tests/integration/test_callchain_bpf_tables.sh tests/workload/map_text.py
 # The table builder and the walk on arbitrary bytes (tests/fuzz/run.sh).
 check_PROGRAMS += tests/fuzz/fuzz_unwind_corpus
 TESTS += tests/fuzz/fuzz_unwind_corpus

@@ -68,24 +68,35 @@ test_intern(void **state)
 	    UNWIND_CFA_UNHANDLED);
 }
 
+/* The table of this process's libc. */
+static struct unwind_table *
+libc_table(void)
+{
+	struct unwind_table *t;
+	Dl_info di;
+	int fd;
+
+	assert_int_not_equal(dladdr((void *)&printf, &di), 0);
+	assert_int_not_equal(fd = open(di.dli_fname, O_RDONLY | O_CLOEXEC), -1);
+	t = unwind_table_build_fd(fd, -1);
+	close(fd);
+	assert_non_null(t);
+	return t;
+}
+
 /* A real image's table: every row names a rule interned, the gap's
  * where it says nothing, and its rows share few rules (libc's tens of
  * thousands of rows, some hundreds of rules). */
 static void
 test_table_rules(void **state)
 {
-	Dl_info di;
 	struct unwind_table *t;
 	size_t i, n, gaps = 0;
 	uint32_t n0 = unwind_rules();
 	uint64_t over0 = unwind_rules_over();
-	int fd;
 
 	(void)state;
-	assert_int_not_equal(dladdr((void *)&printf, &di), 0);
-	assert_int_not_equal(fd = open(di.dli_fname, O_RDONLY | O_CLOEXEC), -1);
-	assert_non_null(t = unwind_table_build_fd(fd, -1));
-	close(fd);
+	t = libc_table();
 	n = unwind_table_rows(t);
 	assert_true(n > 1000);
 	for (i = 0; i < n; i++) {
@@ -104,6 +115,50 @@ test_table_rules(void **state)
 	assert_true((unwind_rules() - n0) * 10 < n);
 	assert_true(unwind_table_memory(t) < n * sizeof(struct unwind_row) + 4096);
 	unwind_table_free(t);
+}
+
+/* A table's rows moved into memory another holds (the kernel's array):
+ * found there alike, not counted in its memory, not freed with it; taken
+ * back into memory of its own, found alike again. */
+static void
+test_move_rows(void **state)
+{
+	struct unwind_table *t;
+	struct unwind_row *dst;
+	const struct unwind_row *r;
+	size_t i, n, own;
+	uint64_t v[64];
+	uint32_t rule[64];
+
+	(void)state;
+	t = libc_table();
+	n = unwind_table_rows(t);
+	own = unwind_table_memory(t);
+	for (i = 0; i < 64; i++) {
+		r = unwind_table_row(t, i * (n / 64));
+		v[i] = unwind_table_row_vaddr(t, r) + 1;
+		rule[i] = (r = unwind_table_find(t, v[i])) != NULL ? r->rule : UINT32_MAX;
+	}
+	assert_int_equal(unwind_table_rows_moved(t), 0);
+	assert_non_null(dst = calloc(n, sizeof(*dst)));
+	unwind_table_move_rows(t, dst);
+	assert_int_equal(unwind_table_rows_moved(t), 1);
+	assert_ptr_equal(unwind_table_row(t, 0), dst);
+	assert_int_equal(unwind_table_memory(t), own - n * sizeof(struct unwind_row));
+	for (i = 0; i < 64; i++)
+		assert_int_equal((r = unwind_table_find(t, v[i])) != NULL ? r->rule :
+		    UINT32_MAX, rule[i]);
+	assert_int_equal(unwind_table_own_rows(t), 0);
+	assert_int_equal(unwind_table_rows_moved(t), 0);
+	assert_int_equal(unwind_table_memory(t), own);
+	/* The rows are the table's own now: the old place may change. */
+	memset(dst, 0xff, n * sizeof(*dst));
+	for (i = 0; i < 64; i++)
+		assert_int_equal((r = unwind_table_find(t, v[i])) != NULL ? r->rule :
+		    UINT32_MAX, rule[i]);
+	unwind_table_move_rows(t, dst);
+	unwind_table_free(t);
+	free(dst);
 }
 
 /* Past UNWIND_RULES_MAX a rule is UNWIND_RULE_OVER and counted; the
@@ -145,6 +200,7 @@ main(void)
 		cmocka_unit_test(test_row_format),
 		cmocka_unit_test(test_intern),
 		cmocka_unit_test(test_table_rules),
+		cmocka_unit_test(test_move_rows),
 		cmocka_unit_test(test_bound),
 	};
 

@@ -25,15 +25,7 @@ ${CC:-cc} -O2 -g -fomit-frame-pointer -fasynchronous-unwind-tables -pthread \
 find /usr/lib/x86_64-linux-gnu -maxdepth 1 -name 'lib*.so.*' -type f \
     -size +300k -size -2000k | sort | head -24 >"$T/libs"
 [ "$(wc -l <"$T/libs")" -ge 12 ] || skip "too few libraries here: $(wc -l <"$T/libs")"
-"$PY" -c '
-import mmap, sys, time
-keep = []
-for p in open(sys.argv[1]).read().split():
-    with open(p, "rb") as f:
-        keep.append(mmap.mmap(f.fileno(), 0, mmap.MAP_PRIVATE,
-                              mmap.PROT_READ | mmap.PROT_EXEC))
-open(sys.argv[2], "w").write("ready\n")
-time.sleep(600)' "$T/libs" "$T/mapper.ready" &
+"$PY" "$top_srcdir/tests/workload/map_text.py" "$T/libs" "$T/mapper.ready" &
 MAPPER=$!
 for _ in $(seq 1 100); do [ -s "$T/mapper.ready" ] && break; sleep 0.1; done
 [ -s "$T/mapper.ready" ] || { kill $MAPPER; fail "the mapper did not start"; }
