@@ -11,10 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "bpfagg.h"
@@ -245,6 +247,7 @@ load(int chains, int reject)
 		bpf_map__set_autocreate(skel->maps.unw_need, false);
 		bpf_map__set_autocreate(skel->maps.unw_vmacache, false);
 		bpf_map__set_autocreate(skel->maps.unw_scratch, false);
+		bpf_map__set_autocreate(skel->maps.unw_stack, false);
 		bpf_map__set_autocreate(skel->maps.unw_stats, false);
 		bpf_map__set_autocreate(skel->maps.chains, false);
 	}
@@ -261,6 +264,78 @@ ring_record(void *arg, void *data, size_t size)
 	if (unw_cb != NULL)
 		unw_cb(data, size, unw_arg);
 	return 0;
+}
+
+/* Bit BIT of the hexadecimal FIELD of /proc/self/status (CapEff), or
+ * with BIT -1 the decimal FIELD (Seccomp); -1 where unknown. */
+static int
+self_status(const char *field, int bit)
+{
+	char line[256];
+	unsigned long long v;
+	size_t n = strlen(field);
+	FILE *f;
+	int r = -1;
+
+	if ((f = fopen("/proc/self/status", "re")) == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, field, n) == 0 && line[n] == ':') {
+			v = strtoull(line + n + 1, NULL, bit < 0 ? 10 : 16);
+			r = bit < 0 ? (int)v : (int)(v >> bit & 1);
+			break;
+		}
+	fclose(f);
+	return r;
+}
+
+/* Why the program did not load, in the terms an administrator acts on:
+ * the kernel's BTF that libbpf relocates the program against (CO-RE), or
+ * the privilege bpf() asks for; else the errno, with what is needed. */
+static int
+refused(char *why, size_t len, int err)
+{
+	const char *btf_path = "/sys/kernel/btf/vmlinux";
+	struct btf *btf;
+	struct stat sb;
+	char sysctl[32] = "?";
+	FILE *f;
+	int perm, admin;
+
+	if ((btf = btf__load_vmlinux_btf()) == NULL) {
+		int e = errno;
+
+		snprintf(why, len, "no kernel BTF for the program's relocations: "
+		    "%s: %s (CONFIG_DEBUG_INFO_BTF)", btf_path,
+		    stat(btf_path, &sb) == -1 ? strerror(errno) :
+		    sb.st_size == 0 ? "empty" : strerror(e));
+		bpfagg_fini();
+		return -1;
+	}
+	btf__free(btf);
+	if (err < 0)
+		err = -err;
+	perm = err == EPERM || err == EACCES;
+	/* CAP_SYS_ADMIN (21) stands for CAP_BPF (39) and CAP_PERFMON (38). */
+	admin = self_status("CapEff", 21) == 1;
+	if (perm && !admin && self_status("CapEff", 39) == 0) {
+		if ((f = fopen("/proc/sys/kernel/unprivileged_bpf_disabled", "re")) != NULL) {
+			if (fgets(sysctl, sizeof(sysctl), f) != NULL)
+				sysctl[strcspn(sysctl, "\n")] = '\0';
+			fclose(f);
+		}
+		snprintf(why, len, "bpf() refused: no CAP_BPF (nor CAP_SYS_ADMIN), "
+		    "kernel.unprivileged_bpf_disabled = %s", sysctl);
+	} else if (perm && !admin && self_status("CapEff", 38) == 0)
+		snprintf(why, len, "bpf() refused: CAP_BPF without CAP_PERFMON");
+	else if (perm && self_status("Seccomp", -1) == 2)
+		snprintf(why, len, "bpf() refused by a seccomp filter (with CAP_BPF; "
+		    "systemd: SystemCallFilter= without bpf)");
+	else
+		return fail(why, len, "loading the BPF program (needs Linux 5.17 "
+		    "with BTF, and CAP_BPF with CAP_PERFMON or root)", err);
+	bpfagg_fini();
+	return -1;
 }
 
 int
@@ -290,8 +365,7 @@ bpfagg_init(char *why, size_t len, const struct bpfunw_conf *chains,
 	if (!unw_on && (err = load(0, 0)) != 0) {
 		if (skel == NULL)
 			return fail(why, len, "opening the BPF object", err);
-		return fail(why, len, "loading the BPF program (needs Linux 5.17 "
-		    "with BTF, and CAP_BPF with CAP_PERFMON or root)", err);
+		return refused(why, len, err);
 	}
 	ctl_len = map_len(sizeof(*ctlp));
 	counts_len = map_len(2 * BPFAGG_SLOTS * sizeof(*counts));
@@ -592,6 +666,29 @@ find_gap(uint32_t n, size_t *at, uint32_t *first)
 	return -1;
 }
 
+uint32_t
+bpfunw_pages(const struct unwind_row *rows, uint32_t n, uint32_t *pbase)
+{
+	*pbase = rows[0].start & ~UINT32_C(0xfff);
+	/* One page more than the last row's: every page has a next one. */
+	return ((rows[n - 1].start - *pbase) >> 12) + 2;
+}
+
+void
+bpfunw_index(const struct unwind_row *rows, uint32_t n, uint32_t pbase,
+    uint32_t npages, uint32_t *idx)
+{
+	uint32_t p, i = 0;
+
+	for (p = 0; p < npages; p++) {
+		uint64_t at = pbase + ((uint64_t)p << 12);
+
+		while (i + 1 < n && rows[i + 1].start <= at)
+			i++;
+		idx[p] = i;
+	}
+}
+
 int
 bpfunw_load(uint64_t dev, uint64_t ino, int64_t adj,
     const struct unwind_row *rows, uint32_t n, const void *owner,
@@ -600,17 +697,21 @@ bpfunw_load(uint64_t dev, uint64_t ino, int64_t adj,
 	struct bpfagg_file k = { dev, ino };
 	struct bpfunw_file f = { .adj = adj, .nrows = n, .state = BPFUNW_READY };
 	size_t at, i, oldest;
-	uint32_t first;
+	uint32_t first, total;
 
 	if (n > unw_nrows / 4 || n > BPFUNW_TABLE_MAX)
 		return -2;
 	if (!unw_on || n == 0)
 		return -1;
+	f.npages = bpfunw_pages(rows, n, &f.pbase);
+	total = n + (f.npages + BPFUNW_PAGE_IDX - 1) / BPFUNW_PAGE_IDX;
+	if (total > unw_nrows / 4)
+		return -2;
 	bpfunw_drop(dev, ino);
 	/* No room: the oldest table dropped, whose rows are reused after
 	 * the next release (a walk may be searching them now); the file is
 	 * asked for again, one table more dropped each time until it fits. */
-	if (find_gap(n, &at, &first) == -1) {
+	if (find_gap(total, &at, &first) == -1) {
 		oldest = SIZE_MAX;
 		for (i = 0; i < nunw_ranges; i++)
 			if (unw_ranges[i].dead_ms == 0 && (oldest == SIZE_MAX ||
@@ -631,10 +732,11 @@ bpfunw_load(uint64_t dev, uint64_t ino, int64_t adj,
 		    u->bp_offset, u->ra_offset, u->kind };
 	}
 	memcpy(unw_rows + first, rows, n * sizeof(*rows));
+	bpfunw_index(rows, n, f.pbase, f.npages, (uint32_t *)&unw_rows[first + n]);
 	unw_ranges = xreallocarray(unw_ranges, nunw_ranges + 1, sizeof(*unw_ranges));
 	memmove(unw_ranges + at + 1, unw_ranges + at,
 	    (nunw_ranges - at) * sizeof(*unw_ranges));
-	unw_ranges[at] = (struct unw_range){ dev, ino, first, n, ++unw_seq, 0, owner };
+	unw_ranges[at] = (struct unw_range){ dev, ino, first, total, ++unw_seq, 0, owner };
 	nunw_ranges++;
 	f.first = first;
 	/* The rows written before the entry that points at them. */

@@ -90,14 +90,21 @@ size_t bpfunw_read(void);
 int bpfunw_need(uint64_t *dev, uint64_t *ino, uint32_t *pid, uint64_t *pc,
     uint64_t *off);
 /* The file's rows (daemon/unwind_table.h), n of them in the coordinates
- * start = file offset + adj, copied into the kernel's array (the oldest
- * tables dropped for room), the rules they name with them: 0, and where
- * in dcpid's mapping of the array the rows are in *placed (unless NULL),
- * theirs until owner (NULL: none) is told they are gone (bpfunw_set_gone);
- * -1, no room now (rows dropped are reused after a later
- * bpfunw_release); -2, n over a quarter of the array or
- * BPFUNW_TABLE_MAX. */
+ * start = file offset + adj, copied into the kernel's array with their
+ * page index (the oldest tables dropped for room), the rules they name
+ * with them: 0, and where in dcpid's mapping of the array the rows are in
+ * *placed (unless NULL), theirs until owner (NULL: none) is told they are
+ * gone (bpfunw_set_gone); -1, no room now (rows dropped are reused after
+ * a later bpfunw_release); -2, n or rows and index over a quarter of the
+ * array, or n over BPFUNW_TABLE_MAX. */
 struct unwind_row;
+/* The page index of rows (n >= 1, sorted by start; bpfagg_key.h): the
+ * pages it has, from *pbase (set: the first row's page). */
+uint32_t bpfunw_pages(const struct unwind_row *rows, uint32_t n, uint32_t *pbase);
+/* The index itself into idx[0 .. npages): for each page, the number of
+ * the last row at or before its first byte (0 where none is). */
+void bpfunw_index(const struct unwind_row *rows, uint32_t n, uint32_t pbase,
+    uint32_t npages, uint32_t *idx);
 int bpfunw_load(uint64_t dev, uint64_t ino, int64_t adj,
     const struct unwind_row *rows, uint32_t n, const void *owner,
     struct unwind_row **placed);

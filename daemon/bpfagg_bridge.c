@@ -477,6 +477,8 @@ bpfagg_start(unsigned mode, int callchains, int pending, char *err, size_t errle
 		return -1;
 	} else {
 		snprintf(agg_path, sizeof(agg_path), "ring (BPF: %s)", why);
+		if (ucp != NULL)
+			snprintf(chain_path, sizeof(chain_path), "ring (BPF: %s)", why);
 	}
 	callchain_check_on(checking && bpfunw_active());
 	log_notice("samples counted by %s", agg_path);

@@ -102,6 +102,7 @@ struct bpfagg_ctl {
 #define BPFUNW_FILES		4096
 #define BPFUNW_DEPTH_MAX	127	/* callers; deeper settings take the ring */
 #define BPFUNW_KERNEL_MAX	128	/* kernel words (bpf_get_stack) */
+#define BPFUNW_CHUNK		512	/* stack bytes a read (dcpi_chain's peek) */
 #define BPFUNW_SEARCH		21	/* binary search steps: 2^21 = BPFUNW_TABLE_MAX */
 #define BPFUNW_RULES		32768	/* daemon/unwind_table.h's UNWIND_RULES_MAX */
 
@@ -119,14 +120,25 @@ struct bpfunw_rule {
 	__u8	kind;
 };
 
-/* A file's rows: rows [first, first + nrows); nrows 0: none (state). */
+/*
+ * A file's rows: rows [first, first + nrows); nrows 0: none (state).
+ * After them, its page index: for each page p of npages (4 KiB of row
+ * keys from pbase, the first row's page), the number of the last row that
+ * starts at or before the page's first byte (relative to first; a u32,
+ * BPFUNW_PAGE_IDX of them a row).  A walk's search for a key in page p
+ * looks only between the rows of p and p + 1: a few rows, a cache line or
+ * two, where a search of the whole table misses the cache once a step.
+ */
 struct bpfunw_file {
 	__s64	adj;
 	__u32	first;
 	__u32	nrows;
 	__u32	state;		/* BPFUNW_* */
+	__u32	npages;
+	__u32	pbase;
 	__u32	pad;
 };
+#define BPFUNW_PAGE_IDX		(sizeof(struct bpfunw_row) / sizeof(__u32))
 #define BPFUNW_PENDING		0	/* queued for dcpid (unw_need) */
 #define BPFUNW_READY		1
 #define BPFUNW_NONE		2	/* no table: every walk there takes the ring */

@@ -790,3 +790,11 @@ EXTRA_DIST += tests/integration/test_export_afdo.sh tests/workload/afdo.c
 # The AutoFDO cycle on stb_image's JPEG decoder (clang, llvm, libstb-dev)
 TESTS += tests/integration/test_afdo_cycle.sh
 EXTRA_DIST += tests/integration/test_afdo_cycle.sh tests/workload/stbdecode.c
+# The ring's route where the BPF programs cannot load (no kernel BTF, no
+# CAP_BPF) or an image has no unwind table.
+TESTS += tests/integration/test_bpf_fallback.sh
+EXTRA_DIST += tests/integration/test_bpf_fallback.sh
+# Held-out programs on the kernel's walk, checked sample by sample against
+# dcpid's: C++ with exceptions, Debian's liblzma.
+TESTS += tests/integration/test_callchain_bpf_progs.sh
+EXTRA_DIST += tests/integration/test_callchain_bpf_progs.sh

@@ -104,6 +104,34 @@ test_drain_used(void **state)
 	assert_true(BPFAGG_SLOTS < UINT32_MAX);
 }
 
+/* The page index: for each 4 KiB of keys from the first row's page, the
+ * last row at or before its first byte; one page past the last row's. */
+static void
+test_page_index(void **state)
+{
+	static const uint32_t start[] = { 0x1010, 0x1020, 0x2ff0, 0x3000, 0x5008 };
+	static const uint32_t want[] = { 0, 1, 3, 3, 3, 4 };
+	struct unwind_row rows[5] = { { 0 } };
+	uint32_t idx[8], pbase, i;
+
+	(void)state;
+	for (i = 0; i < 5; i++)
+		rows[i].start = start[i];
+	assert_int_equal(bpfunw_pages(rows, 5, &pbase), 6);
+	assert_int_equal(pbase, 0x1000);
+	memset(idx, 0xff, sizeof(idx));
+	bpfunw_index(rows, 5, pbase, 6, idx);
+	for (i = 0; i < 6; i++)
+		assert_int_equal(idx[i], want[i]);
+	assert_int_equal(idx[6], 0xffffffffu);		/* nothing past npages */
+	/* One row: its page and the next. */
+	assert_int_equal(bpfunw_pages(rows + 4, 1, &pbase), 2);
+	assert_int_equal(pbase, 0x5000);
+	bpfunw_index(rows + 4, 1, pbase, 2, idx);
+	assert_int_equal(idx[0], 0);
+	assert_int_equal(idx[1], 0);
+}
+
 /* Without a loaded program the rest are no-ops. */
 static void
 test_inactive(void **state)
@@ -179,7 +207,7 @@ test_walk_tables(void **state)
 	struct bpfunw_stats st;
 	struct unwind_row *rows, *placed[8];
 	uint64_t dev, ino, pc, off;
-	uint32_t pid, i, q = 65536 / 4;
+	uint32_t pid, i, pbase, q = 65536 / 4, n, per;
 	char why[512], cwhy[512];
 	const char *req = getenv("DCPI_REQUIRE_PERF");
 	static const int owners[8];
@@ -202,20 +230,25 @@ test_walk_tables(void **state)
 		rows[i].rule = unwind_rule_intern(&(struct unwind_rule){ 8 + (int32_t)(i & 1),
 		    0, -8, UNWIND_CFA_SP });
 	}
+	/* n rows and their page index fill a quarter of the array, and a
+	 * fifth table does not fit beside four. */
+	n = q - 128;
+	per = n + (bpfunw_pages(rows, n, &pbase) + BPFUNW_PAGE_IDX - 1) / BPFUNW_PAGE_IDX;
+	assert_true(per <= q && 5 * per > 65536);
 	for (i = 1; i <= 4; i++) {
-		assert_int_equal(bpfunw_load(1, i, 0, rows, q, &owners[i], &placed[i]), 0);
-		assert_memory_equal(placed[i], rows, q * sizeof(*rows));
+		assert_int_equal(bpfunw_load(1, i, 0, rows, n, &owners[i], &placed[i]), 0);
+		assert_memory_equal(placed[i], rows, n * sizeof(*rows));
 	}
-	assert_true(placed[2] == placed[1] + q);
+	assert_true(placed[2] == placed[1] + per);
 	bpfunw_stats(&st);
 	assert_int_equal(st.files, 4);
-	assert_int_equal(st.rows, 4 * (uint64_t)q);
+	assert_int_equal(st.rows, 4 * (uint64_t)per);
 	assert_int_equal(st.capacity, 65536);
 	/* The rows array and the rules', 8 bytes each. */
 	assert_int_equal(st.bytes, 65536 * 8 + BPFUNW_RULES * 8);
 	/* Full: file 1, loaded first, goes; its rows after a release 10 ms
 	 * later, not at once: a walk may still be reading them. */
-	assert_int_equal(bpfunw_load(1, 5, 0, rows, q, NULL, NULL), -1);
+	assert_int_equal(bpfunw_load(1, 5, 0, rows, n, NULL, NULL), -1);
 	bpfunw_stats(&st);
 	assert_int_equal(st.files, 3);
 	assert_int_equal(st.evicted, 1);
@@ -224,12 +257,13 @@ test_walk_tables(void **state)
 	release_later();
 	assert_int_equal(ngone, 1);
 	assert_ptr_equal(gone[0], &owners[1]);
-	assert_int_equal(bpfunw_load(1, 5, 0, rows, q, NULL, &placed[5]), 0);
+	assert_int_equal(bpfunw_load(1, 5, 0, rows, n, NULL, &placed[5]), 0);
 	assert_ptr_equal(placed[5], placed[1]);
 	bpfunw_stats(&st);
 	assert_int_equal(st.files, 4);
 	assert_int_equal(st.evicted, 1);
 	assert_int_equal(bpfunw_load(1, 6, 0, rows, q + 1, NULL, NULL), -2);
+	assert_int_equal(bpfunw_load(1, 6, 0, rows, q, NULL, NULL), -2);	/* its index too */
 	/* Dropped with its image: room for another after a release; an owner
 	 * disowned is not told. */
 	bpfunw_disown(&owners[3]);
@@ -241,7 +275,7 @@ test_walk_tables(void **state)
 	assert_int_equal(bpfunw_load(1, 7, 0, rows, 10, NULL, NULL), 0);
 	bpfunw_stats(&st);
 	assert_int_equal(st.files, 3);
-	assert_int_equal(st.rows, 2 * (uint64_t)q + 10);
+	assert_int_equal(st.rows, 2 * (uint64_t)per + 10 + 1);	/* 2 pages: 1 row */
 	assert_int_equal(st.walks[BPFUNW_WALKED], 0);
 	free(rows);
 	/* The rows still held go with the array. */
@@ -260,6 +294,7 @@ main(void)
 		cmocka_unit_test(test_drain_used),
 		cmocka_unit_test(test_news_empty),
 		cmocka_unit_test(test_walk_tables),
+		cmocka_unit_test(test_page_index),
 		cmocka_unit_test(test_inactive),
 	};
 

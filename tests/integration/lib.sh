@@ -323,13 +323,27 @@ test_user() {
 }
 exec_as() { _u=$1; shift; exec setpriv --reuid="$_u" --regid="$_u" --init-groups "$@"; }
 
-# Skips unless the BPF aggregation loads here (a probe run of dcpid with
-# aggregate = auto); the probe's database is moved out of the way.
-require_bpf_aggregate() {
+# Skips (or fails under DCPI_REQUIRE_PERF=1) unless the BPF programs of
+# aggregate = bpf load here, as dcpid with aggregate = auto finds; the
+# probe's database is moved aside.
+require_bpf() {
 	start_dcpid -e perf::cpu-clock --aggregate auto
-	ctl status >"$T/st" || fail "status failed"
+	ctl status >"$T/st.probe" || fail "status failed"
 	stop_dcpid
-	! grep -q '^aggregate  *ring (BPF:' "$T/st" ||
-	    skip "BPF did not load: $(grep aggregate "$T/st")"
+	if grep -q '^aggregate  *ring (BPF:' "$T/st.probe"; then
+		skip "BPF did not load: $(grep aggregate "$T/st.probe")"
+	fi
 	mv "$DB" "$T/db-probe"
+}
+
+# check_whole NAME ALL WHOLE [OTHER]: at least 95% of at least 100
+# samples of the stacks in $T/folded matching ALL (and not OTHER)
+# also match WHOLE.
+check_whole() {
+	set -- "$1" "$2" "$3" $(awk -v all="$2" -v whole="$3" -v other="${4:-^$}" \
+	    '$0 ~ all && $0 !~ other { n = $NF; t += n; if ($0 ~ whole) w += n }
+	    END { printf "%d %d\n", t ? 100 * w / t : 0, t }' "$T/folded")
+	echo "$1: $4% of $5 samples whole"
+	[ "$5" -ge 100 ] && [ "$4" -ge 95 ] ||
+	    fail "$1: $4% of $5 whole: $(grep -E "$2" "$T/folded" | sort -t' ' -k2 -nr | head -3)"
 }

@@ -31,14 +31,7 @@ ${CC:-cc} -O2 -g -fomit-frame-pointer -fasynchronous-unwind-tables -pthread \
 PY=/usr/bin/python3
 [ -x "$PY" ] || fail "no $PY (Debian's python3)"
 
-# Whether BPF loads here at all (as test_aggregate_bpf.sh asks).
-start_dcpid -e perf::cpu-clock --aggregate auto
-ctl status >"$T/st" || fail "status failed"
-stop_dcpid
-if grep -q '^aggregate  *ring (BPF:' "$T/st"; then
-	skip "BPF did not load: $(grep aggregate "$T/st")"
-fi
-mv "$DB" "$T/db-probe"
+require_bpf
 
 # Chains at 2x the flat period, jittered (the signal handler's phase,
 # as in test_callchain_dwarf.sh).
@@ -86,17 +79,6 @@ n=$(awk '$1 == "callchains-bpf" { print $2 }' "$T/st")
 [ "${n:-0}" -ge 1000 ] || fail "the kernel walked ${n:-0} chains, expected 1000 or more"
 grep -qE '^unwind-tables-bpf +[1-9][0-9]* files' "$T/st" || fail "no tables in the kernel"
 
-# check_whole NAME ALL WHOLE [OTHER]: at least 95% of at least 100
-# samples of the stacks matching ALL (and not OTHER: another mode's) also
-# match WHOLE.
-check_whole() {
-	set -- "$1" "$2" "$3" $(awk -v all="$2" -v whole="$3" -v other="${4:-^$}" \
-	    '$0 ~ all && $0 !~ other { n = $NF; t += n; if ($0 ~ whole) w += n }
-	    END { printf "%d %d\n", t ? 100 * w / t : 0, t }' "$T/folded")
-	echo "$1: $4% of $5 samples whole"
-	[ "$5" -ge 100 ] && [ "$4" -ge 95 ] ||
-	    fail "$1: $4% of $5 whole: $(grep -E "$2" "$T/folded" | sort -t' ' -k2 -nr | head -3)"
-}
 TREE=';leaf [0-9]+$'
 WHOLE='(^|;)main;tree;outer;middle;inner;leaf [0-9]+$'
 check_whole tree "$TREE" "$WHOLE" 'start_thread|on_prof'

@@ -14,7 +14,7 @@
 . "$top_srcdir/tests/integration/lib.sh"
 require_perf
 
-require_bpf_aggregate
+require_bpf
 PY=/usr/bin/python3
 [ -x "$PY" ] || fail "no $PY (Debian's python3)"
 ${CC:-cc} -O2 -g -fomit-frame-pointer -fasynchronous-unwind-tables -pthread \
