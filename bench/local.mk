@@ -122,6 +122,10 @@ EXTRA_DIST += bench/dwarf_cost.sh
 # this host, and their sum over N at random (section "Unwind tables for a
 # host of 500 images").
 EXTRA_DIST += bench/unwind_fleet.sh
+# `sh bench/unwind_mem.sh BUILDDIR [N] [ARRAY...]`, as root: the real
+# dcpid holding the tables of N distinct images (aggregate = bpf, -g),
+# the kernel's map memory and dcpid's RSS and status before and after.
+EXTRA_DIST += bench/unwind_mem.sh bench/host_images.sh
 # `sh bench/chain_period_cost.sh BUILDDIR`: dcpid's CPU with chains at
 # 10x the flat profile's period (callchain-period) against every sample.
 EXTRA_DIST += bench/chain_period_cost.sh

@@ -1,7 +1,7 @@
 /*
  * The unwind tables' size and build time, and the walk's time a sample.
  *
- *   bench/unwind [-n ROUNDS] [-T] [IMAGE...]
+ *   bench/unwind [-n ROUNDS] [-T] [-R] [IMAGE...]
  *
  * For each image (default: this process's libc and /usr/bin/python3):
  * its FDEs, rows and bytes, and the time of unwind_table_build from an
@@ -13,6 +13,9 @@
  * the two images as the daemon's over a process's mappings would be.
  * -T: the tables only, and an image without one (no CFI, refused, not an
  * ELF file) is a line saying why, not the end (bench/unwind_fleet.sh).
+ * -R: then the rules the tables interned (daemon/unwind_table.h), one a
+ * line ("rule CFA_OFFSET BP_OFFSET RA_OFFSET KIND"), for counting the
+ * distinct rules of many runs.
  */
 #define _GNU_SOURCE
 #include "config.h"
@@ -226,13 +229,15 @@ main(int argc, char **argv)
 	double ns[RUNS];
 	enum unwind_end e;
 	size_t n = 0;
-	int rounds = 9, c, i, d, r, w;
+	int rounds = 9, c, i, d, r, w, rules = 0;
 
-	while ((c = getopt(argc, argv, "n:T")) != -1) {
+	while ((c = getopt(argc, argv, "n:TR")) != -1) {
 		if (c == 'T')
 			tables_only = 1;
+		else if (c == 'R')
+			rules = 1;
 		else if (c != 'n' || (rounds = atoi(optarg)) < 1)
-			errx(2, "usage: bench/unwind [-n ROUNDS] [-T] [IMAGE...]");
+			errx(2, "usage: bench/unwind [-n ROUNDS] [-T] [-R] [IMAGE...]");
 	}
 	elf_version(EV_CURRENT);
 	stack_end = mapping_end((uint64_t)(uintptr_t)&c);
@@ -244,6 +249,14 @@ main(int argc, char **argv)
 		unwind_table_free(table_of(libc_path, rounds, 0));
 		unwind_table_free(table_of("/usr/bin/python3", rounds, 0));
 	}
+	for (i = 0; rules && (uint32_t)i < unwind_rules(); i++) {
+		const struct unwind_rule *u = unwind_rule_at((uint32_t)i);
+
+		printf("rule %d %d %d %u\n", u->cfa_offset, u->bp_offset, u->ra_offset,
+		    u->kind);
+	}
+	if (rules && unwind_rules_over() > 0)
+		printf("rules over the bound: %ju\n", (uintmax_t)unwind_rules_over());
 	if (tables_only)
 		return 0;
 	imgs[0].t = table_of("/proc/self/exe", 1, 1);

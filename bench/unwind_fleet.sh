@@ -14,12 +14,7 @@ N=${2:-500}
 T=$(mktemp -d "${TMPDIR:-/tmp}/dcpi-unwind-fleet.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 [ -x "$B/bench/unwind" ] || { echo "unwind_fleet: build bench/unwind in $B first" >&2; exit 1; }
-for f in /usr/lib/x86_64-linux-gnu/*.so* /usr/lib/x86_64-linux-gnu/*/*.so* \
-    /usr/bin/* /usr/sbin/* /usr/lib/jvm/*/lib/*.so /usr/lib/jvm/*/lib/server/*.so; do
-	[ -f "$f" ] || continue
-	r=$(readlink -f "$f")
-	[ "$(head -c 4 "$r" 2>/dev/null | tail -c 3)" = ELF ] && echo "$r"
-done | sort -u >"$T/host"
+sh "$(dirname "$0")/host_images.sh" >"$T/host"
 cat /proc/[0-9]*/maps 2>/dev/null | awk '$2 ~ /x/ && $6 ~ /^\// { print $6 }' | sort -u >"$T/mapped"
 xargs -n 200 "$B/bench/unwind" -T -n 1 <"$T/host" >"$T/host.tables"
 xargs -n 200 "$B/bench/unwind" -T -n 1 <"$T/mapped" >"$T/mapped.tables" 2>/dev/null

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -28,6 +29,9 @@
 
 _Static_assert(offsetof(struct bpfunw_chain, w) == BPFUNW_HDR,
     "the chain record's header is BPFUNW_HDR bytes");
+_Static_assert(sizeof(struct bpfunw_row) == sizeof(struct unwind_row) &&
+    sizeof(struct bpfunw_rule) == sizeof(struct unwind_rule) &&
+    BPFUNW_RULES == UNWIND_RULES_MAX, "the kernel's rows and rules are dcpid's");
 
 static struct bpfagg_bpf	 *skel;
 static struct bpf_link	**links;
@@ -45,22 +49,39 @@ static uint64_t		  ndrains, nsamples, nswitches;
  * ring buffer map. */
 static int		  unw_on;
 static struct bpfunw_row *unw_rows;
+static uint32_t		  unw_nrows;		/* the array's rows */
 static size_t		  unw_rows_len;
+static struct bpfunw_rule *unw_rules;	/* rules [0, unw_nrules) written */
+static size_t		  unw_rules_len;
+static uint32_t		  unw_nrules;
 static struct ring_buffer *unw_rb;
 static bpfunw_cb	  unw_cb;
 static void		 *unw_arg;
-/* The files whose rows are loaded, sorted by first row.  A range freed
- * stays taken (dead) until the next bpfunw_release: a walk on another CPU
- * may still be searching it. */
+/*
+ * The files whose rows are loaded, sorted by first row.  A range freed
+ * stays taken (dead) until a bpfunw_release at least UNW_QUARANTINE_MS
+ * after: a walk on another CPU may have found the file's entry before it
+ * was deleted and still be searching the rows.  Such a walk is short: a
+ * perf event's program runs to its end with preemption off, and its
+ * bpf_loop ends within BPFUNW_DEPTH_MAX + 1 frames of a bounded number of
+ * lookups each, tens of microseconds; a walk that still read rows reused
+ * would give a wrong chain, never read outside the maps.  A range's
+ * owner (unwind_cache's table whose rows are there, or NULL) is told
+ * (unw_gone) when the rows go, at that release: until then they are the
+ * table's, unchanged.
+ */
+#define UNW_QUARANTINE_MS	10
 struct unw_range {
 	uint64_t	dev, ino;
 	uint32_t	first, n;
 	uint64_t	seq;		/* load order: the oldest is evicted first */
-	int		dead;
+	uint64_t	dead_ms;	/* when it was dropped (CLOCK_MONOTONIC); 0: live */
+	const void	*owner;
 };
 static struct unw_range	 *unw_ranges;
 static size_t		  nunw_ranges;
 static uint64_t		  unw_seq, unw_evicted;
+static void		(*unw_gone)(const void *owner);
 
 /* libbpf's messages at debug level: a refusal is summed up by its caller. */
 static int
@@ -107,9 +128,17 @@ bpfagg_fini(void)
 	perf_set_fd_cb(NULL);
 	ring_buffer__free(unw_rb);
 	unw_rb = NULL;
+	/* Their owners' rows are unmapped with the array. */
+	for (i = 0; i < nunw_ranges; i++)
+		if (unw_ranges[i].owner != NULL && unw_gone != NULL)
+			unw_gone(unw_ranges[i].owner);
 	if (unw_rows != NULL)
 		munmap(unw_rows, unw_rows_len);
 	unw_rows = NULL;
+	if (unw_rules != NULL)
+		munmap(unw_rules, unw_rules_len);
+	unw_rules = NULL;
+	unw_nrules = 0;
 	free(unw_ranges);
 	unw_ranges = NULL;
 	nunw_ranges = 0;
@@ -213,6 +242,7 @@ load(int chains, int reject)
 		 * no memory for the walk's maps. */
 		bpf_program__set_autoload(skel->progs.dcpi_chain, false);
 		bpf_map__set_autocreate(skel->maps.unw_rows, false);
+		bpf_map__set_autocreate(skel->maps.unw_rules, false);
 		bpf_map__set_autocreate(skel->maps.unw_files, false);
 		bpf_map__set_autocreate(skel->maps.unw_need, false);
 		bpf_map__set_autocreate(skel->maps.unw_vmacache, false);
@@ -221,6 +251,8 @@ load(int chains, int reject)
 		bpf_map__set_autocreate(skel->maps.unw_stats, false);
 		bpf_map__set_autocreate(skel->maps.chains, false);
 	}
+	else if (bpf_map__set_max_entries(skel->maps.unw_rows, unw_nrows) != 0)
+		return errno;
 	skel->rodata->unw_reject = chains && reject;
 	return bpfagg_bpf__load(skel);
 }
@@ -314,6 +346,7 @@ bpfagg_init(char *why, size_t len, const struct bpfunw_conf *chains,
 	int err, ev, fd;
 
 	libbpf_set_print(print_fn);
+	unw_nrows = chains == NULL || chains->rows == 0 ? BPFUNW_ROWS : chains->rows;
 	if (chains != NULL) {
 		/* The walk refused (a verifier that will not have it, maps
 		 * too large): the flat program alone, the chains dcpid's. */
@@ -347,10 +380,12 @@ bpfagg_init(char *why, size_t len, const struct bpfunw_conf *chains,
 		ctlp->chain_depth = chains->depth;
 		ctlp->chain_stack = chains->stack;
 		ctlp->chain_check = chains->check;
-		unw_rows_len = map_len(BPFUNW_ROWS * sizeof(*unw_rows));
+		unw_rows_len = map_len((size_t)unw_nrows * sizeof(*unw_rows));
 		unw_cb = chains->cb;
 		unw_arg = chains->arg;
+		unw_rules_len = map_len(BPFUNW_RULES * sizeof(*unw_rules));
 		if ((unw_rows = map_of(skel->maps.unw_rows, unw_rows_len)) == NULL ||
+		    (unw_rules = map_of(skel->maps.unw_rules, unw_rules_len)) == NULL ||
 		    (unw_rb = ring_buffer__new(bpf_map__fd(skel->maps.chains),
 		    ring_record, NULL, NULL)) == NULL)
 			return fail(why, len, "mapping the BPF walk's maps", errno);
@@ -538,13 +573,23 @@ bpfunw_need(uint64_t *dev, uint64_t *ino, uint32_t *pid, uint64_t *pc,
 	return 0;
 }
 
+/* Never 0: 0 marks a live range. */
+static uint64_t
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000 + 1;
+}
+
 static struct unw_range *
 range_of(uint64_t dev, uint64_t ino)
 {
 	size_t i;
 
 	for (i = 0; i < nunw_ranges; i++)
-		if (!unw_ranges[i].dead && unw_ranges[i].dev == dev &&
+		if (unw_ranges[i].dead_ms == 0 && unw_ranges[i].dev == dev &&
 		    unw_ranges[i].ino == ino)
 			return &unw_ranges[i];
 	return NULL;
@@ -561,18 +606,42 @@ bpfunw_drop(uint64_t dev, uint64_t ino)
 	/* The entry first: no walk starts on the rows once it is gone. */
 	bpf_map_delete_elem(bpf_map__fd(skel->maps.unw_files), &k);
 	if ((r = range_of(dev, ino)) != NULL)
-		r->dead = 1;
+		r->dead_ms = mono_ms();
 }
 
 void
 bpfunw_release(void)
 {
+	uint64_t now = mono_ms();
 	size_t i, j;
 
-	for (i = j = 0; i < nunw_ranges; i++)
-		if (!unw_ranges[i].dead)
-			unw_ranges[j++] = unw_ranges[i];
+	for (i = j = 0; i < nunw_ranges; i++) {
+		struct unw_range *r = &unw_ranges[i];
+
+		if (r->dead_ms == 0 || now - r->dead_ms < UNW_QUARANTINE_MS) {
+			unw_ranges[j++] = *r;
+			continue;
+		}
+		if (r->owner != NULL && unw_gone != NULL)
+			unw_gone(r->owner);
+	}
 	nunw_ranges = j;
+}
+
+void
+bpfunw_set_gone(void (*fn)(const void *owner))
+{
+	unw_gone = fn;
+}
+
+void
+bpfunw_disown(const void *owner)
+{
+	size_t i;
+
+	for (i = 0; i < nunw_ranges; i++)
+		if (unw_ranges[i].owner == owner)
+			unw_ranges[i].owner = NULL;
 }
 
 /* The first gap of n rows, as an index in unw_ranges to insert at (*at)
@@ -584,7 +653,7 @@ find_gap(uint32_t n, size_t *at, uint32_t *first)
 	size_t i;
 
 	for (i = 0; i <= nunw_ranges; i++) {
-		uint32_t next = i < nunw_ranges ? unw_ranges[i].first : BPFUNW_ROWS;
+		uint32_t next = i < nunw_ranges ? unw_ranges[i].first : unw_nrows;
 
 		if (next - end >= n) {
 			*at = i;
@@ -622,20 +691,21 @@ bpfunw_index(const struct unwind_row *rows, uint32_t n, uint32_t pbase,
 
 int
 bpfunw_load(uint64_t dev, uint64_t ino, int64_t adj,
-    const struct unwind_row *rows, uint32_t n)
+    const struct unwind_row *rows, uint32_t n, const void *owner,
+    struct unwind_row **placed)
 {
 	struct bpfagg_file k = { dev, ino };
 	struct bpfunw_file f = { .adj = adj, .nrows = n, .state = BPFUNW_READY };
 	size_t at, i, oldest;
 	uint32_t first, total;
 
-	if (n > BPFUNW_ROWS / 4)
+	if (n > unw_nrows / 4 || n > BPFUNW_TABLE_MAX)
 		return -2;
 	if (!unw_on || n == 0)
 		return -1;
 	f.npages = bpfunw_pages(rows, n, &f.pbase);
 	total = n + (f.npages + BPFUNW_PAGE_IDX - 1) / BPFUNW_PAGE_IDX;
-	if (total > BPFUNW_ROWS / 4)
+	if (total > unw_nrows / 4)
 		return -2;
 	bpfunw_drop(dev, ino);
 	/* No room: the oldest table dropped, whose rows are reused after
@@ -644,7 +714,7 @@ bpfunw_load(uint64_t dev, uint64_t ino, int64_t adj,
 	if (find_gap(total, &at, &first) == -1) {
 		oldest = SIZE_MAX;
 		for (i = 0; i < nunw_ranges; i++)
-			if (!unw_ranges[i].dead && (oldest == SIZE_MAX ||
+			if (unw_ranges[i].dead_ms == 0 && (oldest == SIZE_MAX ||
 			    unw_ranges[i].seq < unw_ranges[oldest].seq))
 				oldest = i;
 		if (oldest != SIZE_MAX) {
@@ -653,23 +723,31 @@ bpfunw_load(uint64_t dev, uint64_t ino, int64_t adj,
 		}
 		return -1;
 	}
-	for (i = 0; i < n; i++)
-		unw_rows[first + i] = (struct bpfunw_row){ rows[i].start,
-		    rows[i].cfa_offset, rows[i].bp_offset, rows[i].ra_offset,
-		    rows[i].rule, 0 };
+	/* The rules first, any the rows may name: a rule's index is its
+	 * place for good, so a rule written is never written again. */
+	for (; unw_nrules < unwind_rules(); unw_nrules++) {
+		const struct unwind_rule *u = unwind_rule_at(unw_nrules);
+
+		unw_rules[unw_nrules] = (struct bpfunw_rule){ u->cfa_offset,
+		    u->bp_offset, u->ra_offset, u->kind };
+	}
+	memcpy(unw_rows + first, rows, n * sizeof(*rows));
 	bpfunw_index(rows, n, f.pbase, f.npages, (uint32_t *)&unw_rows[first + n]);
 	unw_ranges = xreallocarray(unw_ranges, nunw_ranges + 1, sizeof(*unw_ranges));
 	memmove(unw_ranges + at + 1, unw_ranges + at,
 	    (nunw_ranges - at) * sizeof(*unw_ranges));
-	unw_ranges[at] = (struct unw_range){ dev, ino, first, total, ++unw_seq, 0 };
+	unw_ranges[at] = (struct unw_range){ dev, ino, first, total, ++unw_seq, 0, owner };
 	nunw_ranges++;
 	f.first = first;
 	/* The rows written before the entry that points at them. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (bpf_map_update_elem(bpf_map__fd(skel->maps.unw_files), &k, &f, BPF_ANY) != 0) {
-		unw_ranges[at].dead = 1;
+		unw_ranges[at].dead_ms = mono_ms();
+		unw_ranges[at].owner = NULL;	/* its rows never left it */
 		return -1;
 	}
+	if (placed != NULL)
+		*placed = (struct unwind_row *)(void *)(unw_rows + first);
 	return 0;
 }
 
@@ -710,12 +788,12 @@ bpfunw_stats(struct bpfunw_stats *st)
 			*to += v[c];
 	}
 	for (r = 0; r < nunw_ranges; r++) {
-		if (unw_ranges[r].dead)
+		if (unw_ranges[r].dead_ms != 0)
 			continue;
 		st->files++;
 		st->rows += unw_ranges[r].n;
 	}
-	st->capacity = BPFUNW_ROWS;
-	st->bytes = unw_rows_len;
+	st->capacity = unw_nrows;
+	st->bytes = unw_rows_len + unw_rules_len;
 	st->evicted = unw_evicted;
 }

@@ -31,6 +31,7 @@ typedef void (*bpfunw_cb)(const void *rec, size_t size, void *arg);
  * compare the walks), and where its chains go (bpfunw_read). */
 struct bpfunw_conf {
 	uint32_t	 depth, stack;
+	uint32_t	 rows;		/* the rows array's size (0: BPFUNW_ROWS) */
 	int		 reject, check;
 	bpfunw_cb	 cb;
 	void		*arg;
@@ -90,9 +91,12 @@ int bpfunw_need(uint64_t *dev, uint64_t *ino, uint32_t *pid, uint64_t *pc,
     uint64_t *off);
 /* The file's rows (daemon/unwind_table.h), n of them in the coordinates
  * start = file offset + adj, copied into the kernel's array with their
- * page index (the oldest tables dropped for room): 0; -1, no room now
- * (rows dropped are reused after the next bpfunw_release); -2, rows and
- * index over a quarter of the array. */
+ * page index (the oldest tables dropped for room), the rules they name
+ * with them: 0, and where in dcpid's mapping of the array the rows are in
+ * *placed (unless NULL), theirs until owner (NULL: none) is told they are
+ * gone (bpfunw_set_gone); -1, no room now (rows dropped are reused after
+ * a later bpfunw_release); -2, n or rows and index over a quarter of the
+ * array, or n over BPFUNW_TABLE_MAX. */
 struct unwind_row;
 /* The page index of rows (n >= 1, sorted by start; bpfagg_key.h): the
  * pages it has, from *pbase (set: the first row's page). */
@@ -102,15 +106,22 @@ uint32_t bpfunw_pages(const struct unwind_row *rows, uint32_t n, uint32_t *pbase
 void bpfunw_index(const struct unwind_row *rows, uint32_t n, uint32_t pbase,
     uint32_t npages, uint32_t *idx);
 int bpfunw_load(uint64_t dev, uint64_t ino, int64_t adj,
-    const struct unwind_row *rows, uint32_t n);
+    const struct unwind_row *rows, uint32_t n, const void *owner,
+    struct unwind_row **placed);
+/* fn(owner) is called when the rows of a range loaded with an owner are
+ * about to be reused, or unmapped (bpfagg_fini). */
+void bpfunw_set_gone(void (*fn)(const void *owner));
+/* owner's rows no longer its (it was freed): its ranges stay, ownerless. */
+void bpfunw_disown(const void *owner);
 /* state 1: the file has no table (its walks take the ring for good);
  * 0: not known yet (asked again at its next walk). */
 void bpfunw_none(uint64_t dev, uint64_t ino, int state);
 /* The file's rows dropped (its image forgotten): its walks take the ring
  * until it is loaded again. */
 void bpfunw_drop(uint64_t dev, uint64_t ino);
-/* The rows dropped before this call reused from now on (no walk of the
- * time they were dropped is still running): once a sync. */
+/* The rows dropped at least 10 ms before this call reused from now on
+ * (no walk of the time they were dropped is still running), their
+ * owners told: once a sync. */
 void bpfunw_release(void);
 struct bpfunw_stats {
 	uint64_t	walks[BPFUNW_NSTATS];	/* enum bpfunw_stat */
@@ -160,6 +171,9 @@ void bpfagg_drain_now(void);
 /* Samples the kernel counted and the bridge handed on, since dcpid
  * started (those of no known event left out). */
 uint64_t bpfagg_counted(void);
+/* unwind-memory, and unwind-bpf-memory, the part of it in the kernel's
+ * rows array (dcpid.conf(5)), for the next bpfagg_start. */
+void bpfagg_set_unwind_memory(size_t total, size_t kernel);
 /* STATUS: aggregate (the path and why), aggregate-bpf. */
 void bpfagg_status(struct status_writer *w);
 

@@ -8,6 +8,8 @@
 
 #include <linux/perf_event.h>
 
+#include <sys/stat.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +38,8 @@ static char	 agg_path[640] = "ring";
 static char	 chain_path[640];
 static uint64_t	 nchains, nchains_bad;
 static int	 checking;
+/* unwind-memory, and unwind-bpf-memory: the kernel's part of it. */
+static size_t	 unwind_total = 64u << 20, unwind_kernel = 16u << 20;
 
 static void	 chain_tables(void);
 
@@ -247,47 +251,148 @@ bpfagg_chain(const void *rec, size_t size)
  * for a table has taken the ring, whose walk builds it, out of the
  * buffers' reading); until then the file is asked for again at its next
  * walk.  A file of no table (anonymous to the attribution, no CFI) takes
- * the ring for good, until its image is forgotten.
+ * the ring for good, until its image is forgotten.  A table is held once:
+ * its rows move into the kernel's array, where dcpid's walks read them
+ * too, and the table is dropped from the cache when the array drops them
+ * (chain_rows_gone); a table whose rows are in the array already (the
+ * same image under another file) is copied.
  */
+/* One file's table for the kernel's array, as chain_tables says; built
+ * now if build, else only once the ring's walks have built it. */
+static void
+chain_table(uint64_t dev, uint64_t ino, uint32_t pid, uint64_t pc, uint64_t foff,
+    int build)
+{
+	uint32_t ioff;
+	struct image *img;
+	const struct unwind_table *t;
+	const struct unwind_row *r0;
+	struct unwind_row *placed;
+	const void *owner;
+	enum attr_reason r;
+	size_t n;
+	int64_t base;
+	int rc;
+
+	if ((r = attr_file_sample(dev, ino, foff, &img, &ioff)) == ATTR_NO_MAP &&
+	    attr_file_learn_at(dev, ino, pid, pc) == ATTR_OK)
+		r = attr_file_sample(dev, ino, foff, &img, &ioff);
+	if (r == ATTR_ANON) {
+		bpfunw_none(dev, ino, 1);
+		return;
+	}
+	if (r != ATTR_OK || (!build && unwind_cache_would_build(img))) {
+		bpfunw_none(dev, ino, 0);
+		return;
+	}
+	if ((t = unwind_cache_table(img, pid, pc)) == NULL ||
+	    (n = unwind_table_rows(t)) == 0 || n > UINT32_MAX ||
+	    (r0 = unwind_table_row(t, 0)) == NULL) {
+		bpfunw_none(dev, ino, 1);
+		return;
+	}
+	/* Row starts count from the table's base: the file offset foff is
+	 * at ELF vaddr tstart + ioff. */
+	base = (int64_t)(unwind_table_row_vaddr(t, r0) - r0->start);
+	owner = unwind_table_rows_moved(t) ? NULL : t;
+	if ((rc = bpfunw_load(dev, ino, (int64_t)(img->tstart + ioff) - base -
+	    (int64_t)foff, r0, (uint32_t)n, owner, &placed)) != 0)
+		bpfunw_none(dev, ino, rc == -2);
+	else if (owner != NULL)
+		unwind_cache_move_rows(img, placed);
+}
+
+/*
+ * Tests and benchmarks (DCPID_TEST_BPF_TABLES=FILE): whenever FILE
+ * changes, the tables of the files mapped executable by the process
+ * whose pid it holds are loaded as if walks had met them at the middle
+ * page of each mapping, built at once: the memory of many images'
+ * tables, and tables dropped for room while walks run, without a
+ * workload running in each image (tests/workload/map_text.py).
+ */
+static void
+chain_test_tables(void)
+{
+	static struct timespec seen;
+	const char *path = getenv("DCPID_TEST_BPF_TABLES");
+	unsigned long long start, end, off, ino, mid;
+	unsigned maj, min, pid = 0;
+	char line[4096], perms[8], maps[64];
+	struct stat st;
+	FILE *f;
+
+	if (path == NULL || stat(path, &st) != 0 ||
+	    (st.st_mtim.tv_sec == seen.tv_sec && st.st_mtim.tv_nsec == seen.tv_nsec))
+		return;
+	seen = st.st_mtim;
+	if ((f = fopen(path, "r")) == NULL)
+		return;
+	if (fscanf(f, "%u", &pid) != 1)
+		pid = 0;
+	fclose(f);
+	snprintf(maps, sizeof(maps), "/proc/%u/maps", pid);
+	if (pid == 0 || (f = fopen(maps, "r")) == NULL)
+		return;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu", &start, &end, perms,
+		    &off, &maj, &min, &ino) == 7 && perms[2] == 'x' && ino != 0) {
+			mid = (end - start) / 2 & ~0xfffull;
+			chain_table((uint64_t)maj << 20 | min, ino, pid, start + mid,
+			    off + mid, 1);
+		}
+	fclose(f);
+}
+
 static void
 chain_tables(void)
 {
 	uint64_t dev, ino, pc, foff;
-	uint32_t pid, ioff;
-	struct image *img;
-	const struct unwind_table *t;
-	const struct unwind_row *r0;
-	enum attr_reason r;
-	size_t n, k;
-	int64_t base;
-	int rc;
+	uint32_t pid;
+	size_t k;
 
 	bpfunw_release();
-	for (k = 0; k < BPFUNW_MAX_NEED && bpfunw_need(&dev, &ino, &pid, &pc, &foff) == 0; k++) {
-		if ((r = attr_file_sample(dev, ino, foff, &img, &ioff)) == ATTR_NO_MAP &&
-		    attr_file_learn_at(dev, ino, pid, pc) == ATTR_OK)
-			r = attr_file_sample(dev, ino, foff, &img, &ioff);
-		if (r == ATTR_ANON) {
-			bpfunw_none(dev, ino, 1);
-			continue;
-		}
-		if (r != ATTR_OK || unwind_cache_would_build(img)) {
-			bpfunw_none(dev, ino, 0);
-			continue;
-		}
-		if ((t = unwind_cache_table(img, pid, pc)) == NULL ||
-		    (n = unwind_table_rows(t)) == 0 || n > UINT32_MAX ||
-		    (r0 = unwind_table_row(t, 0)) == NULL) {
-			bpfunw_none(dev, ino, 1);
-			continue;
-		}
-		/* Row starts count from the table's base: the file offset
-		 * foff is at ELF vaddr tstart + ioff. */
-		base = (int64_t)(unwind_table_row_vaddr(t, r0) - r0->start);
-		if ((rc = bpfunw_load(dev, ino, (int64_t)(img->tstart + ioff) - base -
-		    (int64_t)foff, r0, (uint32_t)n)) != 0)
-			bpfunw_none(dev, ino, rc == -2);
+	for (k = 0; k < BPFUNW_MAX_NEED && bpfunw_need(&dev, &ino, &pid, &pc, &foff) == 0; k++)
+		chain_table(dev, ino, pid, pc, foff, 0);
+	chain_test_tables();
+}
+
+static void
+chain_rows_gone(const void *owner)
+{
+	unwind_cache_rows_gone(owner);
+}
+
+static void
+chain_table_freed(const struct unwind_table *t)
+{
+	bpfunw_disown(t);
+}
+
+void
+bpfagg_set_unwind_memory(size_t total, size_t kernel)
+{
+	unwind_total = total;
+	unwind_kernel = kernel;
+}
+
+/* The rows array's size: unwind-bpf-memory, within unwind-memory less a
+ * quarter of it (for the rules, and the tables the array does not take),
+ * whole pages, BPFUNW_TABLE_MAX rows at most a table. */
+static uint32_t
+chain_rows(void)
+{
+	size_t b = unwind_kernel, cap = unwind_total - unwind_total / 4;
+	size_t page = 4096 / sizeof(struct bpfunw_row);
+
+	if (b > cap) {
+		log_warnx("unwind-bpf-memory %zu is more than three quarters of "
+		    "unwind-memory: %zu instead", b, cap);
+		b = cap;
 	}
+	b /= sizeof(struct bpfunw_row);
+	if (b > UINT32_MAX / 2)
+		b = UINT32_MAX / 2;
+	return (uint32_t)(b < page ? page : b / page * page);
 }
 
 /* The walk in the kernel asked for: chains on the dwarf route, sampled
@@ -316,7 +421,7 @@ chain_conf(struct bpfunw_conf *uc, char *why, size_t len)
 	stack = callchain_stack();
 	if (stack > 65535 - 8 * (BPFUNW_KERNEL_MAX + 16) - 512)
 		stack = 65535 - 8 * (BPFUNW_KERNEL_MAX + 16) - 512;
-	*uc = (struct bpfunw_conf){ depth, stack,
+	*uc = (struct bpfunw_conf){ depth, stack, chain_rows(),
 	    e != NULL && strcmp(e, "reject") == 0, checking, chain_queue, NULL };
 	return uc;
 }
@@ -351,6 +456,16 @@ bpfagg_start(unsigned mode, int callchains, int pending, char *err, size_t errle
 		snprintf(agg_path, sizeof(agg_path), "bpf (in the kernel; "
 		    "anonymous code and labelled runs through the ring)");
 		bpfagg_update_pass(pending);
+		if (callchains && bpfunw_active()) {
+			struct bpfunw_stats st;
+
+			/* The array's and the rules' kernel memory are part of
+			 * unwind-memory; tables in them are held once. */
+			bpfunw_stats(&st);
+			unwind_cache_set_reserved(st.bytes);
+			unwind_cache_set_moved_hook(chain_table_freed);
+			bpfunw_set_gone(chain_rows_gone);
+		}
 		if (callchains && bpfunw_active())
 			snprintf(chain_path, sizeof(chain_path), "bpf (user frames "
 			    "walked in the kernel; the rest by dcpid from the ring)%s",
@@ -379,6 +494,11 @@ bpfagg_stop(void)
 	if (bpfagg_active())
 		bpfagg_drain(bpf_count, NULL);
 	bpfagg_fini();
+	if (callchain_state.dwarf) {
+		unwind_cache_set_reserved(0);
+		unwind_cache_set_moved_hook(NULL);
+	}
+	bpfunw_set_gone(NULL);
 }
 
 void
@@ -440,8 +560,20 @@ bpfagg_status(struct status_writer *w)
 		    (uintmax_t)(st.walks[BPFUNW_WALKED] ? st.ns[BPFUNW_WALKED] /
 		    st.walks[BPFUNW_WALKED] : 0), (uintmax_t)(ring ? ring_ns / ring : 0));
 		status_add(w, "unwind-tables-bpf", "%ju files, %ju rows of %ju (%ju "
-		    "KiB in the kernel's array), %ju dropped for room",
+		    "KiB in the kernel's arrays of rows and rules), %ju dropped for room",
 		    (uintmax_t)st.files, (uintmax_t)st.rows, (uintmax_t)st.capacity,
 		    (uintmax_t)(st.bytes >> 10), (uintmax_t)st.evicted);
+		/* One bound: the kernel's arrays are allocated whole at the
+		 * load; dcpid holds the tables not in them. */
+		status_add(w, "unwind-memory", "%ju bytes of %zu: %ju in the kernel's "
+		    "maps, %zu in dcpid (%zu tables, %zu of them read from the "
+		    "kernel's array; %u rules); %ju tables dropped for room (%ju in "
+		    "dcpid, %ju from the kernel's array)",
+		    (uintmax_t)(st.bytes + unwind_cache_memory() + unwind_rules_memory()),
+		    unwind_cache_limit(), (uintmax_t)st.bytes,
+		    unwind_cache_memory() + unwind_rules_memory(), unwind_cache_tables(),
+		    unwind_cache_moved(), unwind_rules(),
+		    (uintmax_t)(unwind_cache_dropped() + st.evicted),
+		    (uintmax_t)unwind_cache_dropped(), (uintmax_t)st.evicted);
 	}
 }

@@ -87,7 +87,8 @@ struct bpfagg_ctl {
 /*
  * Call chains walked in the kernel (dcpi_chain, attached to the chains'
  * sparse twins on the dwarf route): the rows of daemon/unwind_table.h,
- * copied by dcpid into one array map, BPFUNW_ROWS of them at most; a
+ * moved by dcpid into one array map (unwind-bpf-memory: BPFUNW_ROWS
+ * rows by default), their rules into another (unw_rules); a
  * file's rows are found by its (dev, ino) (struct bpfagg_file) in the
  * unw_files hash, in the coordinates of the file: row start = file
  * offset + adj.  A walk does exactly what daemon/unwind.c does over a
@@ -96,23 +97,27 @@ struct bpfagg_ctl {
  * unwinds it.  So the chains are the same on both routes; only where they
  * are walked differs.
  */
-#define BPFUNW_ROWS		(1u << 20)
+#define BPFUNW_ROWS		(1u << 21)	/* the array's rows by default: 16 MiB */
+#define BPFUNW_TABLE_MAX	(1u << 21)	/* a table's rows at most */
 #define BPFUNW_FILES		4096
 #define BPFUNW_DEPTH_MAX	127	/* callers; deeper settings take the ring */
 #define BPFUNW_KERNEL_MAX	128	/* kernel words (bpf_get_stack) */
 #define BPFUNW_CHUNK		512	/* stack bytes a read (dcpi_chain's peek) */
-#define BPFUNW_SEARCH		21	/* binary search steps: 2^21 > BPFUNW_ROWS */
+#define BPFUNW_SEARCH		21	/* binary search steps: 2^21 = BPFUNW_TABLE_MAX */
+#define BPFUNW_RULES		32768	/* daemon/unwind_table.h's UNWIND_RULES_MAX */
 
-/* daemon/unwind_table.h's struct unwind_row, field for field, and 4
- * bytes more: an array map keeps its values 8-aligned, also where dcpid
- * maps them. */
+/* daemon/unwind_table.h's struct unwind_row and struct unwind_rule, field
+ * for field: a row names its rule by index in the array map unw_rules,
+ * which dcpid writes before any row that names the rule. */
 struct bpfunw_row {
 	__u32	start;
+	__u32	rule;
+};
+struct bpfunw_rule {
 	__s32	cfa_offset;
 	__s16	bp_offset;
 	__s8	ra_offset;
-	__u8	rule;
-	__u32	pad;
+	__u8	kind;
 };
 
 /*

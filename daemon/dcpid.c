@@ -274,6 +274,7 @@ set_callchain(const struct conf *c)
 	perf_set_callchain_period(c->callchain_period);
 	depth = perf_set_callchain(depth, stack);
 	callchain_set_route(depth, stack, c->unwind_memory);
+	bpfagg_set_unwind_memory(c->unwind_memory, c->unwind_bpf_memory);
 	callchain_set_split(perf_callchain_period() > 1);
 	if (depth > 0 && stack > 0)
 		log_notice("call chains: kernel frames from the kernel, user frames "
@@ -346,6 +347,9 @@ reload(struct conf *c, const struct cmdline *cl, char *msg, size_t msglen)
 	label_configure(c->label_by, c->label_max);
 	c->unwind_memory = n.unwind_memory;
 	callchain_set_unwind_memory(c->unwind_memory);
+	/* The array's size at the walk's next load. */
+	c->unwind_bpf_memory = n.unwind_bpf_memory;
+	bpfagg_set_unwind_memory(c->unwind_memory, c->unwind_bpf_memory);
 	c->jit = n.jit;
 	set_jit_limits(c);
 	if (!same_events(c, &n) || (n.cpus == NULL) != (c->cpus == NULL) ||

@@ -79,7 +79,8 @@ unwind_walk(const struct unwind_regs *regs, const struct unwind_stack *stack,
     enum unwind_end *end)
 {
 	const struct unwind_table *t;
-	const struct unwind_row *row;
+	const struct unwind_rule *row;
+	const struct unwind_row *r;
 	uint64_t pc = regs->ip, sp = regs->sp, bp = regs->bp;
 	uint64_t bias, at, cfa, ra, v;
 	size_t n = 0;
@@ -98,14 +99,15 @@ unwind_walk(const struct unwind_regs *regs, const struct unwind_stack *stack,
 		/* A range of the image without rules (V8's embedded builtins in
 		 * node, hand-written stubs): frame pointers, as where no table
 		 * covers a PC. */
-		if ((row = unwind_table_find(t, at - bias)) == NULL) {
+		if ((r = unwind_table_find(t, at - bias)) == NULL) {
 			if (!bp_known || fp_step(stack, &sp, &bp, &ra) == -1) {
 				e = UNWIND_END_NO_ROW;
 				break;
 			}
 			goto caller;
 		}
-		switch (UNWIND_ROW_CFA(row)) {
+		row = unwind_rule_of(r);
+		switch (UNWIND_RULE_CFA(row)) {
 		case UNWIND_CFA_SP:
 			cfa = sp + (uint64_t)(int64_t)row->cfa_offset;
 			break;
@@ -150,7 +152,7 @@ unwind_walk(const struct unwind_regs *regs, const struct unwind_stack *stack,
 			e = UNWIND_END_UNHANDLED;
 			goto out;
 		}
-		if (row->rule & UNWIND_ROW_OUTERMOST) {
+		if (row->kind & UNWIND_RULE_OUTERMOST) {
 			e = UNWIND_END_OUTERMOST;
 			break;
 		}
@@ -162,7 +164,7 @@ unwind_walk(const struct unwind_regs *regs, const struct unwind_stack *stack,
 			e = UNWIND_END_TRUNCATED;
 			break;
 		}
-		switch (UNWIND_ROW_BP(row)) {
+		switch (UNWIND_RULE_BP(row)) {
 		case UNWIND_BP_SAME:
 			break;
 		case UNWIND_BP_CFA:

@@ -61,6 +61,9 @@ static struct htab	 byid;		/* fnv1a64(id) -> struct cached_table * */
 static struct image_slot	*slots;
 static size_t		 nslots;
 static size_t		 max_bytes, bytes, ntables;
+/* Of the bound, bytes held elsewhere; tables whose rows are moved. */
+static size_t		 reserved, nmoved;
+static void		(*moved_hook)(const struct unwind_table *);
 static uint64_t		 clock_uses;	/* counts uses: the LRU's clock */
 /* An image whose file could not be opened is tried again after this,
  * perhaps through another process that maps it. */
@@ -85,7 +88,7 @@ unwind_cache_init(size_t max)
 	slots = NULL;
 	nslots = 0;
 	max_bytes = max;
-	bytes = ntables = 0;
+	bytes = ntables = nmoved = 0;
 	clock_uses = 0;
 	nbuilt = build_ns = ndropped = 0;
 	memset(nwhy, 0, sizeof(nwhy));
@@ -101,6 +104,8 @@ unwind_cache_fini(void)
 
 	memset(&it, 0, sizeof(it));
 	while ((e = (struct cached_table *)htab_each(&byid, &it)) != NULL) {
+		if (e->t != NULL && unwind_table_rows_moved(e->t) && moved_hook != NULL)
+			moved_hook(e->t);
 		unwind_table_free(e->t);
 		free(e->id);
 		free(e);
@@ -109,18 +114,29 @@ unwind_cache_fini(void)
 	free(slots);
 	slots = NULL;
 	nslots = 0;
-	bytes = ntables = 0;
+	bytes = ntables = nmoved = 0;
 }
+
+static struct cached_table *entry_of_image(const struct image *img);
 
 static void
 drop(struct cached_table *e)
 {
+	if (unwind_table_rows_moved(e->t))
+		nmoved--;
 	unwind_table_free(e->t);
 	e->t = NULL;
 	bytes -= e->bytes;
 	e->bytes = 0;
 	ntables--;
 	ndropped++;
+}
+
+/* The bound for the tables held here. */
+static size_t
+limit(void)
+{
+	return max_bytes > reserved ? max_bytes - reserved : 0;
 }
 
 /* Drops the least recently used tables until need more bytes fit (keep is
@@ -132,11 +148,13 @@ make_room(size_t need, const struct cached_table *keep)
 	struct htab_iter it;
 	struct cached_table *e, *lru;
 
-	while (bytes + need > max_bytes && ntables > 0) {
+	while (bytes + need > limit() && ntables > nmoved) {
 		lru = NULL;
 		memset(&it, 0, sizeof(it));
+		/* A table whose rows are moved frees nothing here. */
 		while ((e = (struct cached_table *)htab_each(&byid, &it)) != NULL)
-			if (e->t != NULL && e != keep && (lru == NULL || e->used < lru->used))
+			if (e->t != NULL && e != keep && !unwind_table_rows_moved(e->t) &&
+			    (lru == NULL || e->used < lru->used))
 				lru = e;
 		if (lru == NULL)
 			return;
@@ -150,6 +168,64 @@ unwind_cache_set_limit(size_t max)
 	max_bytes = max;
 	make_room(0, NULL);
 }
+
+void
+unwind_cache_set_reserved(size_t r)
+{
+	reserved = r;
+	make_room(0, NULL);
+}
+
+void
+unwind_cache_set_moved_hook(void (*fn)(const struct unwind_table *t))
+{
+	moved_hook = fn;
+}
+
+int
+unwind_cache_move_rows(const struct image *img, struct unwind_row *dst)
+{
+	struct cached_table *e = entry_of_image(img);
+
+	if (e->t == NULL || unwind_table_rows_moved(e->t))
+		return -1;
+	unwind_table_move_rows(e->t, dst);
+	bytes -= e->bytes;
+	e->bytes = unwind_table_memory(e->t);
+	bytes += e->bytes;
+	nmoved++;
+	return 0;
+}
+
+void
+unwind_cache_rows_gone(const struct unwind_table *t)
+{
+	struct htab_iter it;
+	struct cached_table *e;
+
+	memset(&it, 0, sizeof(it));
+	while ((e = (struct cached_table *)htab_each(&byid, &it)) != NULL)
+		if (e->t == t) {
+			/* Taken back rather than built again when next met. */
+			nmoved--;
+			bytes -= e->bytes;
+			if (unwind_table_own_rows(e->t) == -1 ||
+			    (e->bytes = unwind_table_memory(e->t)) > limit()) {
+				e->bytes = 0;
+				unwind_table_free(e->t);
+				e->t = NULL;
+				ntables--;
+				return;
+			}
+			make_room(e->bytes, e);
+			bytes += e->bytes;
+			return;
+		}
+}
+
+size_t unwind_cache_limit(void) { return max_bytes; }
+size_t unwind_cache_moved(void) { return nmoved; }
+uint64_t unwind_cache_dropped(void) { return ndropped; }
 
 
 static struct cached_table *
@@ -307,7 +383,7 @@ try_build(struct cached_table *e, const struct image *img, uint32_t pid, uint64_
 	    (uint64_t)b.tv_nsec - (uint64_t)a.tv_nsec;
 	nbuilt++;
 	e->bytes = unwind_table_memory(t);
-	if (e->bytes > max_bytes) {
+	if (e->bytes > limit()) {
 		log_notice("%s (%s): unwind table of %zu bytes over unwind-memory",
 		    img->path, img->id, e->bytes);
 		unwind_table_free(t);
@@ -396,7 +472,7 @@ unwind_cache_status(struct status_writer *w)
 	    "in %ju ms, %ju dropped over the bound; none for %ju images (%s %ju, "
 	    "%s %ju, %s %ju, %s %ju); built from the held file %ju, the mapping "
 	    "%ju, the path %ju, the build-id cache %ju; from debug files %ju",
-	    ntables, bytes, max_bytes,
+	    ntables, bytes, limit(),
 	    (uintmax_t)nbuilt, (uintmax_t)(build_ns / 1000000), (uintmax_t)ndropped,
 	    (uintmax_t)(nwhy[WHY_NO_CFI] + nwhy[WHY_REFUSED] + nwhy[WHY_UNOPENED] +
 	    nwhy[WHY_TOO_LARGE]),

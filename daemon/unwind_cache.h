@@ -40,6 +40,35 @@ const struct unwind_table *unwind_cache_table(const struct image *img,
  * image) does it later. */
 int unwind_cache_would_build(const struct image *img);
 
+/*
+ * Tables whose rows live in memory another holds (the kernel walk's
+ * array, daemon/bpfagg.h), so that a table is held once, not twice:
+ * img's table (unwind_cache_table returned it) has its rows moved to dst
+ * (unwind_table_move_rows), where dcpid's walks read them too; it then
+ * counts toward the bound for itself alone, and is not dropped for room
+ * here (the array makes its own).  0; -1 if img holds no table, or its
+ * rows are moved already.
+ */
+struct unwind_row;
+int unwind_cache_move_rows(const struct image *img, struct unwind_row *dst);
+/* The rows of t, moved, are going away (their place reused): t takes
+ * them back into memory of its own, within the bound (the tables used
+ * least recently dropped for room), or is dropped, to be built again if
+ * met again. */
+void unwind_cache_rows_gone(const struct unwind_table *t);
+/* fn(t) is called before the cache frees a table whose rows it moved
+ * other than by unwind_cache_rows_gone (unwind_cache_fini), for the
+ * rows' owner to forget t. */
+void unwind_cache_set_moved_hook(void (*fn)(const struct unwind_table *t));
+/* Bytes of the bound that tables hold elsewhere (the kernel walk's
+ * maps): the tables here get the bound less them. */
+void unwind_cache_set_reserved(size_t reserved);
+/* The bound (unwind_cache_init, _set_limit), tables whose rows are moved,
+ * and tables dropped for room, for the memory status. */
+size_t unwind_cache_limit(void);
+size_t unwind_cache_moved(void);
+uint64_t unwind_cache_dropped(void);
+
 /* Tables held and their bytes, for the memory status. */
 size_t unwind_cache_tables(void);
 size_t unwind_cache_memory(void);

@@ -43,6 +43,7 @@ struct unwind_table {
 	size_t			 nrows;
 	size_t			 nfdes;
 	enum unwind_source	 src;
+	int			 moved;		/* rows not ours: unwind_table_move_rows */
 	struct unwind_row	*rows;
 };
 
@@ -75,6 +76,106 @@ struct builder {
 };
 
 static void		(*yield_fn)(void);
+
+/* The interned rules (unwind_rule_intern), and an open-addressing hash
+ * of their indexes + 1 (0: an empty slot), twice UNWIND_RULES_MAX wide
+ * so that it never fills. */
+#define RULE_HASH	(2 * UNWIND_RULES_MAX)
+static struct unwind_rule	*rules;
+static uint32_t			 nrules, rules_cap;
+static uint32_t			*rule_hash;
+static uint64_t			 rules_over;
+
+static uint32_t
+rule_slot(const struct unwind_rule *u)
+{
+	uint64_t k;
+
+	memcpy(&k, u, sizeof(k));
+	k *= 0x9e3779b97f4a7c15ull;
+	return (uint32_t)(k >> 32) & (RULE_HASH - 1);
+}
+
+static uint32_t
+intern(const struct unwind_rule *u)
+{
+	struct unwind_rule *p;
+	uint32_t h, i, c;
+
+	if (rule_hash == NULL && (rule_hash = calloc(RULE_HASH, sizeof(*rule_hash))) == NULL)
+		return UNWIND_RULE_OVER;
+	for (h = rule_slot(u); rule_hash[h] != 0; h = (h + 1) & (RULE_HASH - 1)) {
+		i = rule_hash[h] - 1;
+		if (memcmp(&rules[i], u, sizeof(*u)) == 0)
+			return i;
+	}
+	if (nrules == UNWIND_RULES_MAX)
+		return UNWIND_RULE_OVER;
+	if (nrules == rules_cap) {
+		c = rules_cap ? 2 * rules_cap : 256;
+		if ((p = reallocarray(rules, c, sizeof(*p))) == NULL)
+			return UNWIND_RULE_OVER;
+		rules = p;
+		rules_cap = c;
+	}
+	rules[nrules] = *u;
+	rule_hash[h] = ++nrules;
+	return nrules - 1;
+}
+
+/* Rules 0 and 1, the gap's and UNWIND_RULE_OVER's, before any other. */
+static int
+rules_init(void)
+{
+	static const struct unwind_rule gap = { 0, 0, 0, UNWIND_CFA_NONE },
+	    over = { 0, 0, 0, UNWIND_CFA_UNHANDLED | UNWIND_BP_UNDEFINED << 3 };
+
+	if (nrules > UNWIND_RULE_OVER)
+		return 0;
+	return intern(&gap) == UNWIND_RULE_GAP && intern(&over) == UNWIND_RULE_OVER ?
+	    0 : -1;
+}
+
+uint32_t
+unwind_rule_intern(const struct unwind_rule *u)
+{
+	uint32_t i;
+
+	if (rules_init() == -1)
+		return UNWIND_RULE_OVER;
+	if ((i = intern(u)) == UNWIND_RULE_OVER &&
+	    memcmp(u, &rules[UNWIND_RULE_OVER], sizeof(*u)) != 0)
+		rules_over++;
+	return i;
+}
+
+const struct unwind_rule *
+unwind_rule_at(uint32_t i)
+{
+	static const struct unwind_rule over = { 0, 0, 0,
+	    UNWIND_CFA_UNHANDLED | UNWIND_BP_UNDEFINED << 3 };
+
+	return i < nrules ? &rules[i] : &over;
+}
+
+uint32_t
+unwind_rules(void)
+{
+	return nrules;
+}
+
+uint64_t
+unwind_rules_over(void)
+{
+	return rules_over;
+}
+
+size_t
+unwind_rules_memory(void)
+{
+	return (size_t)rules_cap * sizeof(*rules) +
+	    (rule_hash != NULL ? RULE_HASH * sizeof(*rule_hash) : 0);
+}
 
 void
 unwind_table_set_yield(void (*fn)(void))
@@ -630,7 +731,7 @@ op_lit(const Dwarf_Op *op, unsigned *v)
 /* The PLT's expression: breg7 K; breg16 0; litA; and; litB; ge; lit3; shl;
  * plus, SP + K + ((PC & A) >= B ? 8 : 0).  The row's rule, or -1. */
 static int
-cfa_plt(const Dwarf_Op *ops, size_t n, struct unwind_row *row)
+cfa_plt(const Dwarf_Op *ops, size_t n, struct unwind_rule *row)
 {
 	unsigned mask, thr, sh;
 	int64_t k;
@@ -651,7 +752,7 @@ cfa_plt(const Dwarf_Op *ops, size_t n, struct unwind_row *row)
 
 /* One row of libdw's CFA table as the walk's numbers. */
 static void
-convert(Dwarf_Frame *fr, int ra_reg, bool signal, struct unwind_row *row)
+convert(Dwarf_Frame *fr, int ra_reg, bool signal, struct unwind_rule *row)
 {
 	Dwarf_Op mem[3], *ops;
 	size_t n;
@@ -671,7 +772,7 @@ convert(Dwarf_Frame *fr, int ra_reg, bool signal, struct unwind_row *row)
 	    dwarf_frame_register(fr, DW_X86_64_RIP, mem, &ops, &n) != 0)
 		goto out;
 	if (n == 0 && ops == mem)
-		outer = UNWIND_ROW_OUTERMOST;
+		outer = UNWIND_RULE_OUTERMOST;
 	else if (cfa_plus(ops, n, &off) == -1 || off < INT8_MIN || off > INT8_MAX)
 		goto out;
 	else
@@ -715,15 +816,16 @@ out:
 		row->ra_offset = 0;
 		outer = 0;
 	}
-	row->rule = (uint8_t)(cfa | bp << 3 | outer);
+	row->kind = (uint8_t)(cfa | bp << 3 | outer);
 }
 
-/* Appends a row at vaddr a, unless it says what the last one says: 0, or
- * -1 with errno. */
+/* Appends a row at vaddr a of rule u (interned), unless it says what the
+ * last one says: 0, or -1 with errno. */
 static int
-push_row(struct builder *b, uint64_t a, const struct unwind_row *row)
+push_row(struct builder *b, uint64_t a, const struct unwind_rule *u)
 {
 	struct unwind_row *p, *last;
+	uint32_t rule = unwind_rule_intern(u);
 	size_t c;
 
 	if (b->n > 0) {
@@ -732,13 +834,12 @@ push_row(struct builder *b, uint64_t a, const struct unwind_row *row)
 			return -1;
 		}
 		last = &b->rows[b->n - 1];
-		if (last->rule == row->rule && last->cfa_offset == row->cfa_offset &&
-		    last->bp_offset == row->bp_offset && last->ra_offset == row->ra_offset)
+		if (last->rule == rule)
 			return 0;
 		/* A row that covers nothing is replaced. */
 		if (last->start == a - b->base) {
 			b->n--;
-			return push_row(b, a, row);
+			return push_row(b, a, u);
 		}
 	} else
 		b->base = a;
@@ -753,9 +854,7 @@ push_row(struct builder *b, uint64_t a, const struct unwind_row *row)
 		b->rows = p;
 		b->cap = c;
 	}
-	p = &b->rows[b->n++];
-	*p = *row;
-	p->start = (uint32_t)(a - b->base);
+	b->rows[b->n++] = (struct unwind_row){ (uint32_t)(a - b->base), rule };
 	return 0;
 }
 
@@ -765,8 +864,8 @@ static int
 build_rows(struct builder *b, Dwarf_CFI *cfi, Dwarf_CFI *dcfi, const struct fde_range *r,
     size_t n)
 {
-	static const struct unwind_row gap = { 0, 0, 0, 0, UNWIND_CFA_NONE };
-	struct unwind_row row;
+	static const struct unwind_rule gap = { 0, 0, 0, UNWIND_CFA_NONE };
+	struct unwind_rule row;
 	Dwarf_Frame *fr;
 	Dwarf_Addr rs, re;
 	uint64_t a, s, limit, end = 0;
@@ -788,10 +887,10 @@ build_rows(struct builder *b, Dwarf_CFI *cfi, Dwarf_CFI *dcfi, const struct fde_
 		if (r[i].kind != RANGE_FDE && r[i].kind != RANGE_DEBUG) {
 			/* Jumps through the GOT: the stack as the call left
 			 * it.  The entry point: no caller. */
-			row = (struct unwind_row){ 0, 8, 0, -8,
+			row = (struct unwind_rule){ 8, 0, -8,
 			    UNWIND_CFA_SP | UNWIND_BP_SAME << 3 };
 			if (r[i].kind == RANGE_ENTRY)
-				row.rule |= UNWIND_ROW_OUTERMOST;
+				row.kind |= UNWIND_RULE_OUTERMOST;
 			if (push_row(b, s, &row) == -1)
 				return -1;
 			end = limit;
@@ -998,7 +1097,8 @@ unwind_table_free(struct unwind_table *t)
 {
 	if (t == NULL)
 		return;
-	free(t->rows);
+	if (!t->moved)
+		free(t->rows);
 	free(t);
 }
 
@@ -1019,7 +1119,7 @@ unwind_table_find(const struct unwind_table *t, uint64_t vaddr)
 		else
 			hi = mid;
 	}
-	if (lo == 0 || UNWIND_ROW_CFA(&r[lo - 1]) == UNWIND_CFA_NONE)
+	if (lo == 0 || r[lo - 1].rule == UNWIND_RULE_GAP)
 		return NULL;
 	return &r[lo - 1];
 }
@@ -1057,5 +1157,36 @@ unwind_table_source(const struct unwind_table *t)
 size_t
 unwind_table_memory(const struct unwind_table *t)
 {
-	return sizeof(*t) + t->nrows * sizeof(*t->rows);
+	return sizeof(*t) + (t->moved ? 0 : t->nrows * sizeof(*t->rows));
+}
+
+void
+unwind_table_move_rows(struct unwind_table *t, struct unwind_row *dst)
+{
+	memmove(dst, t->rows, t->nrows * sizeof(*t->rows));
+	if (!t->moved)
+		free(t->rows);
+	t->rows = dst;
+	t->moved = 1;
+}
+
+int
+unwind_table_own_rows(struct unwind_table *t)
+{
+	struct unwind_row *p;
+
+	if (!t->moved)
+		return 0;
+	if ((p = reallocarray(NULL, t->nrows, sizeof(*p))) == NULL)
+		return -1;
+	memcpy(p, t->rows, t->nrows * sizeof(*p));
+	t->rows = p;
+	t->moved = 0;
+	return 0;
+}
+
+int
+unwind_table_rows_moved(const struct unwind_table *t)
+{
+	return t->moved;
 }

@@ -44,6 +44,7 @@
 #define DEFAULT_CALLCHAIN_PERIOD 10		/* times the event's period */
 #define MAX_CALLCHAIN_STACK	65528		/* the kernel's: u16, 8-aligned */
 #define DEFAULT_UNWIND_MEMORY	(64ull << 20)	/* bytes */
+#define DEFAULT_UNWIND_BPF_MEMORY	(16ull << 20)	/* bytes: 2 Mi rows */
 /* What any user's JIT code may make dcpid hold (daemon/jit.h has the
  * same, for its unit tests): 16 MiB in all, half of it for one user. */
 #define DEFAULT_JIT_NAME_MAX	1024		/* bytes */
@@ -99,6 +100,7 @@ conf_defaults(struct conf *c)
 	c->callchain_stack = DEFAULT_CALLCHAIN_STACK;
 	c->callchain_period = DEFAULT_CALLCHAIN_PERIOD;
 	c->unwind_memory = DEFAULT_UNWIND_MEMORY;
+	c->unwind_bpf_memory = DEFAULT_UNWIND_BPF_MEMORY;
 	c->jit.name_max = DEFAULT_JIT_NAME_MAX;
 	c->jit.memory = DEFAULT_JIT_MEMORY;
 	c->jit.user_memory = DEFAULT_JIT_USER_MEMORY;
@@ -557,6 +559,9 @@ const struct conf_key conf_keys[] = {
 	    "0x or 1x (a chain with every sample) to 1000000x", NULL },
 	{ "unwind-memory", NULL, 0, set_size_mib, print_size, OFF(unwind_memory), 0,
 	    "a number of bytes (optionally with K, M, G or T; at least 1M)", NULL },
+	{ "unwind-bpf-memory", NULL, 0, set_size_mib, print_size,
+	    OFF(unwind_bpf_memory), 0, "a number of bytes (optionally with K, M, "
+	    "G or T; at least 1M)", NULL },
 	{ "period-jitter", "period-jitter", 0, set_uint, print_uint,
 	    OFF(period_jitter), 50, "a percentage of the period, 0 (fixed "
 	    "periods) to 50", NULL },

@@ -48,6 +48,7 @@ struct conf {
 	unsigned	 callchain_stack;	/* bytes of user stack a sample (dwarf) */
 	unsigned	 callchain_period;	/* times the event's period; 0, 1: every sample */
 	size_t		 unwind_memory;		/* bytes of unwind tables, at most */
+	size_t		 unwind_bpf_memory;	/* of them, the kernel walk's rows array */
 	unsigned	 period_jitter;		/* percent of each period, 0: fixed */
 	unsigned	 aggregate;		/* CONF_AGGREGATE_* */
 	/* What JIT code may make dcpid hold (daemon/jit.h struct jit_limits). */

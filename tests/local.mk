@@ -743,6 +743,19 @@ tests_unwind_plt_SOURCES = tests/unwind_dbgframe.c
 tests_unwind_plt_CFLAGS = $(AM_CFLAGS) -O1
 tests_unwind_plt_LDFLAGS = -Wl,-z,ibtplt -Wl,--no-ld-generated-unwind-info
 endif
+# The tables' 8-byte rows and their interned rules.
+if ENABLE_TESTS
+check_PROGRAMS += tests/test_unwind_rules
+TESTS += tests/test_unwind_rules
+tests_test_unwind_rules_SOURCES = tests/test_unwind_rules.c
+tests_test_unwind_rules_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon
+tests_test_unwind_rules_CFLAGS = $(TESTS_CFLAGS) $(ELF_CFLAGS) $(DW_CFLAGS)
+tests_test_unwind_rules_LDADD = daemon/libdcpid.la $(TESTS_LIBS) $(ELF_LIBS) $(DW_LIBS) -ldl
+endif
+# The kernel walk's tables in a small array, dropped and loaded again
+# while dcpid's walks read them there.
+TESTS += tests/integration/test_callchain_bpf_tables.sh
+EXTRA_DIST += tests/integration/test_callchain_bpf_tables.sh tests/workload/map_text.py
 # The table builder and the walk on arbitrary bytes (tests/fuzz/run.sh).
 check_PROGRAMS += tests/fuzz/fuzz_unwind_corpus
 TESTS += tests/fuzz/fuzz_unwind_corpus

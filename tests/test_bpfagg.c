@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -175,20 +176,41 @@ test_news_empty(void **state)
 	assert_int_equal(bpfagg_active(), 0);
 }
 
-/* The walk's tables in the kernel's array: loaded while they fit; no
- * room, the oldest dropped (its rows reused after a release) and the
- * file asked for again; a table over a quarter of the array refused for
- * good; a table dropped with its image. */
+/* The owners told their rows are gone, in order. */
+static const void	*gone[8];
+static size_t		 ngone;
+
+static void
+on_gone(const void *owner)
+{
+	if (ngone < 8)
+		gone[ngone++] = owner;
+}
+
+/* Past the quarantine of dropped rows (UNW_QUARANTINE_MS, 10 ms). */
+static void
+release_later(void)
+{
+	usleep(20000);
+	bpfunw_release();
+}
+
+/* The walk's tables in the kernel's array, of the size asked: loaded
+ * while they fit, where dcpid reads them (placed); no room, the oldest
+ * dropped (its rows reused after a release at least 10 ms later, its
+ * owner told then) and the file asked for again; a table over a quarter
+ * of the array refused for good; a table dropped with its image. */
 static void
 test_walk_tables(void **state)
 {
-	struct bpfunw_conf uc = { 64, 8192, 0, 0, NULL, NULL };
+	struct bpfunw_conf uc = { 64, 8192, 65536, 0, 0, NULL, NULL };
 	struct bpfunw_stats st;
-	struct unwind_row *rows;
+	struct unwind_row *rows, *placed[8];
 	uint64_t dev, ino, pc, off;
-	uint32_t pid, i, pbase, q = BPFUNW_ROWS / 4, n, per;
+	uint32_t pid, i, pbase, q = 65536 / 4, n, per;
 	char why[512], cwhy[512];
 	const char *req = getenv("DCPI_REQUIRE_PERF");
+	static const int owners[8];
 
 	(void)state;
 	if (bpfagg_init(why, sizeof(why), &uc, cwhy, sizeof(cwhy)) != 0 ||
@@ -198,48 +220,69 @@ test_walk_tables(void **state)
 			fail_msg("DCPI_REQUIRE_PERF=1 but no BPF walk: %s %s", why, cwhy);
 		skip();
 	}
+	bpfunw_set_gone(on_gone);
+	ngone = 0;
 	assert_int_equal(bpfunw_need(&dev, &ino, &pid, &pc, &off), -1);
 	rows = calloc(q + 1, sizeof(*rows));
 	assert_non_null(rows);
 	for (i = 0; i <= q; i++) {
 		rows[i].start = i * 4;
-		rows[i].cfa_offset = 8;
-		rows[i].rule = UNWIND_CFA_SP;
+		rows[i].rule = unwind_rule_intern(&(struct unwind_rule){ 8 + (int32_t)(i & 1),
+		    0, -8, UNWIND_CFA_SP });
 	}
-	/* n rows and their page index fill a quarter of the array to
-	 * within a row of the index. */
+	/* n rows and their page index fill a quarter of the array, and a
+	 * fifth table does not fit beside four. */
 	n = q - 128;
 	per = n + (bpfunw_pages(rows, n, &pbase) + BPFUNW_PAGE_IDX - 1) / BPFUNW_PAGE_IDX;
-	assert_true(per <= q && per + BPFUNW_PAGE_IDX > q - 64);
-	for (i = 1; i <= 4; i++)
-		assert_int_equal(bpfunw_load(1, i, 0, rows, n), 0);
+	assert_true(per <= q && 5 * per > 65536);
+	for (i = 1; i <= 4; i++) {
+		assert_int_equal(bpfunw_load(1, i, 0, rows, n, &owners[i], &placed[i]), 0);
+		assert_memory_equal(placed[i], rows, n * sizeof(*rows));
+	}
+	assert_true(placed[2] == placed[1] + per);
 	bpfunw_stats(&st);
 	assert_int_equal(st.files, 4);
 	assert_int_equal(st.rows, 4 * (uint64_t)per);
-	assert_int_equal(st.capacity, BPFUNW_ROWS);
-	assert_true(st.bytes >= (uint64_t)BPFUNW_ROWS * sizeof(struct bpfunw_row));
-	/* Full: file 1, loaded first, goes; its rows after the release. */
-	assert_int_equal(bpfunw_load(1, 5, 0, rows, n), -1);
+	assert_int_equal(st.capacity, 65536);
+	/* The rows array and the rules', 8 bytes each. */
+	assert_int_equal(st.bytes, 65536 * 8 + BPFUNW_RULES * 8);
+	/* Full: file 1, loaded first, goes; its rows after a release 10 ms
+	 * later, not at once: a walk may still be reading them. */
+	assert_int_equal(bpfunw_load(1, 5, 0, rows, n, NULL, NULL), -1);
 	bpfunw_stats(&st);
 	assert_int_equal(st.files, 3);
 	assert_int_equal(st.evicted, 1);
 	bpfunw_release();
-	assert_int_equal(bpfunw_load(1, 5, 0, rows, n), 0);
+	assert_int_equal(ngone, 0);
+	release_later();
+	assert_int_equal(ngone, 1);
+	assert_ptr_equal(gone[0], &owners[1]);
+	assert_int_equal(bpfunw_load(1, 5, 0, rows, n, NULL, &placed[5]), 0);
+	assert_ptr_equal(placed[5], placed[1]);
 	bpfunw_stats(&st);
 	assert_int_equal(st.files, 4);
 	assert_int_equal(st.evicted, 1);
-	assert_int_equal(bpfunw_load(1, 6, 0, rows, q + 1), -2);
-	assert_int_equal(bpfunw_load(1, 6, 0, rows, q), -2);	/* its index too */
-	/* Dropped with its image: room for another at once after a release. */
+	assert_int_equal(bpfunw_load(1, 6, 0, rows, q + 1, NULL, NULL), -2);
+	assert_int_equal(bpfunw_load(1, 6, 0, rows, q, NULL, NULL), -2);	/* its index too */
+	/* Dropped with its image: room for another after a release; an owner
+	 * disowned is not told. */
+	bpfunw_disown(&owners[3]);
 	bpfunw_drop(1, 2);
-	bpfunw_release();
-	assert_int_equal(bpfunw_load(1, 7, 0, rows, 10), 0);
+	bpfunw_drop(1, 3);
+	release_later();
+	assert_int_equal(ngone, 2);
+	assert_ptr_equal(gone[1], &owners[2]);
+	assert_int_equal(bpfunw_load(1, 7, 0, rows, 10, NULL, NULL), 0);
 	bpfunw_stats(&st);
-	assert_int_equal(st.files, 4);
-	assert_int_equal(st.rows, 3 * (uint64_t)per + 10 + 1);	/* 2 pages: 1 row */
+	assert_int_equal(st.files, 3);
+	assert_int_equal(st.rows, 2 * (uint64_t)per + 10 + 1);	/* 2 pages: 1 row */
 	assert_int_equal(st.walks[BPFUNW_WALKED], 0);
 	free(rows);
+	/* The rows still held go with the array. */
 	bpfagg_fini();
+	assert_int_equal(ngone, 3);
+	assert_ptr_equal(gone[2], &owners[4]);
+	bpfunw_set_gone(NULL);
 	assert_int_equal(bpfunw_active(), 0);
 }
 

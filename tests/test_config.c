@@ -179,6 +179,7 @@ test_bad_lines(void **state)
 		{ "callchain-stack = 63\n", 1, "expected a number of bytes, 64 to 65528" },
 		{ "callchain-stack = 65536\n", 1, "expected a number of bytes, 64 to 65528" },
 		{ "unwind-memory = 1000K\n", 1, "at least 1M" },
+		{ "unwind-bpf-memory = 512K\n", 1, "at least 1M" },
 		{ "jit-name-max = 63\n", 1, "expected a number of bytes, 64 to 65536" },
 		{ "jit-name-max = 65537\n", 1, "expected a number of bytes, 64 to 65536" },
 		{ "jit-memory = 512K\n", 1, "at least 1M" },
@@ -328,6 +329,7 @@ assert_config_equal(const struct conf *a, const struct conf *b)
 	assert_int_equal(a->callchain_stack, b->callchain_stack);
 	assert_int_equal(a->callchain_period, b->callchain_period);
 	assert_int_equal(a->unwind_memory, b->unwind_memory);
+	assert_int_equal(a->unwind_bpf_memory, b->unwind_bpf_memory);
 	assert_memory_equal(&a->jit, &b->jit, sizeof(a->jit));
 }
 
@@ -355,6 +357,7 @@ test_round_trip(void **state)
 		{ "callchain-stack", "16384" },
 		{ "callchain-period", "3x" },
 		{ "unwind-memory", "16M" },
+		{ "unwind-bpf-memory", "8M" },
 		{ "period-jitter", "10" },
 		{ "jit-name-max", "4096" },
 		{ "jit-memory", "64M" },

@@ -231,12 +231,14 @@ check_sorted(const struct unwind_table *t)
 		assert_non_null(r);
 		if (prev != NULL) {
 			assert_true(r->start > prev->start);
-			/* Adjacent rows that say the same thing are one. */
-			assert_false(r->rule == prev->rule && r->cfa_offset == prev->cfa_offset &&
-			    r->bp_offset == prev->bp_offset && r->ra_offset == prev->ra_offset);
+			/* Adjacent rows that say the same thing are one;
+			 * an interned rule is one index. */
+			assert_int_not_equal(r->rule, prev->rule);
+			assert_int_not_equal(memcmp(unwind_rule_of(r), unwind_rule_of(prev),
+			    sizeof(struct unwind_rule)), 0);
 		}
 	}
-	assert_int_equal(UNWIND_ROW_CFA(unwind_table_row(t, n - 1)), UNWIND_CFA_NONE);
+	assert_int_equal(UNWIND_RULE_CFA(unwind_rule_of(unwind_table_row(t, n - 1))), UNWIND_CFA_NONE);
 	assert_null(unwind_table_row(t, n));
 	assert_int_equal(unwind_table_memory(t) >= n * sizeof(struct unwind_row), 1);
 }
@@ -252,11 +254,11 @@ check_entry(const struct img *m, const char *fn)
 	assert_int_equal(img_sym(m, fn, &v, &sz), 0);
 	r = unwind_table_find(m->t, v);
 	assert_non_null(r);
-	assert_int_equal(UNWIND_ROW_CFA(r), UNWIND_CFA_SP);
-	assert_int_equal(r->cfa_offset, 8);
-	assert_int_equal(r->ra_offset, -8);
-	assert_int_equal(UNWIND_ROW_BP(r), UNWIND_BP_SAME);
-	assert_int_equal(r->rule & UNWIND_ROW_OUTERMOST, 0);
+	assert_int_equal(UNWIND_RULE_CFA(unwind_rule_of(r)), UNWIND_CFA_SP);
+	assert_int_equal(unwind_rule_of(r)->cfa_offset, 8);
+	assert_int_equal(unwind_rule_of(r)->ra_offset, -8);
+	assert_int_equal(UNWIND_RULE_BP(unwind_rule_of(r)), UNWIND_BP_SAME);
+	assert_int_equal(unwind_rule_of(r)->kind & UNWIND_RULE_OUTERMOST, 0);
 	assert_true(unwind_table_row_vaddr(m->t, r) <= v);
 }
 
@@ -275,7 +277,7 @@ test_table_exe(void **state)
 	/* _start marks the return address undefined: the outermost frame. */
 	assert_int_equal(img_sym(&exe, "_start", &v, &sz), 0);
 	assert_non_null(r = unwind_table_find(exe.t, v + 1));
-	assert_int_equal(r->rule & UNWIND_ROW_OUTERMOST, UNWIND_ROW_OUTERMOST);
+	assert_int_equal(unwind_rule_of(r)->kind & UNWIND_RULE_OUTERMOST, UNWIND_RULE_OUTERMOST);
 	/* Before the first row and after the last: no information. */
 	assert_null(unwind_table_find(exe.t, unwind_table_row_vaddr(exe.t,
 	    unwind_table_row(exe.t, 0)) - 1));
@@ -299,11 +301,11 @@ test_table_pushes(void **state)
 	(void)state;
 	assert_int_equal(img_sym(&libc, "__libc_start_main", &v, &sz), 0);
 	for (a = v; a < v + sz && (r = unwind_table_find(libc.t, a)) != NULL; a++) {
-		if (UNWIND_ROW_CFA(r) == UNWIND_CFA_SP && r->cfa_offset > max)
-			max = r->cfa_offset;
-		if (UNWIND_ROW_BP(r) == UNWIND_BP_CFA) {
+		if (UNWIND_RULE_CFA(unwind_rule_of(r)) == UNWIND_CFA_SP && unwind_rule_of(r)->cfa_offset > max)
+			max = unwind_rule_of(r)->cfa_offset;
+		if (UNWIND_RULE_BP(unwind_rule_of(r)) == UNWIND_BP_CFA) {
 			bp_saved = 1;
-			assert_true(r->bp_offset < 0 && r->bp_offset % 8 == 0);
+			assert_true(unwind_rule_of(r)->bp_offset < 0 && unwind_rule_of(r)->bp_offset % 8 == 0);
 		}
 	}
 	assert_true(a > v + 16);
@@ -312,11 +314,11 @@ test_table_pushes(void **state)
 	/* glibc's qsort_r keeps a frame pointer (its buffer is an alloca). */
 	assert_int_equal(img_sym(&libc, "qsort_r", &v, &sz), 0);
 	for (a = v; a < v + sz && (r = unwind_table_find(libc.t, a)) != NULL; a++)
-		if (UNWIND_ROW_CFA(r) == UNWIND_CFA_BP) {
+		if (UNWIND_RULE_CFA(unwind_rule_of(r)) == UNWIND_CFA_BP) {
 			bp_cfa = 1;
-			assert_int_equal(r->cfa_offset, 16);
-			assert_int_equal(UNWIND_ROW_BP(r), UNWIND_BP_CFA);
-			assert_int_equal(r->bp_offset, -16);
+			assert_int_equal(unwind_rule_of(r)->cfa_offset, 16);
+			assert_int_equal(UNWIND_RULE_BP(unwind_rule_of(r)), UNWIND_BP_CFA);
+			assert_int_equal(unwind_rule_of(r)->bp_offset, -16);
 		}
 	assert_true(bp_cfa);
 }
@@ -338,11 +340,11 @@ test_table_libc(void **state)
 	 * SP + 8 + (PC & 15 >= 11 ? 8 : 0). */
 	if (img_scn(&libc, ".plt", &plt, &pltsz) == 0 && pltsz >= 32) {
 		assert_non_null(r = unwind_table_find(libc.t, plt + 16));
-		if (UNWIND_ROW_CFA(r) == UNWIND_CFA_PLT) {
-			assert_int_equal(r->cfa_offset, 8);
-			assert_int_equal(UNWIND_PLT_MASK(r), 15);
-			assert_int_equal(UNWIND_PLT_THRESHOLD(r), 11);
-			assert_int_equal(r->ra_offset, -8);
+		if (UNWIND_RULE_CFA(unwind_rule_of(r)) == UNWIND_CFA_PLT) {
+			assert_int_equal(unwind_rule_of(r)->cfa_offset, 8);
+			assert_int_equal(UNWIND_PLT_MASK(unwind_rule_of(r)), 15);
+			assert_int_equal(UNWIND_PLT_THRESHOLD(unwind_rule_of(r)), 11);
+			assert_int_equal(unwind_rule_of(r)->ra_offset, -8);
 		}
 		assert_true(unwind_table_find(libc.t, plt + 16) ==
 		    unwind_table_find(libc.t, plt + pltsz - 1));
@@ -353,7 +355,7 @@ test_table_libc(void **state)
 	for (r = NULL, v = 0; v + 1 < unwind_table_rows(libc.t); v++) {
 		const struct unwind_row *x = unwind_table_row(libc.t, v);
 
-		if (UNWIND_ROW_CFA(x) == UNWIND_CFA_SIGNAL) {
+		if (UNWIND_RULE_CFA(unwind_rule_of(x)) == UNWIND_CFA_SIGNAL) {
 			r = x;
 			break;
 		}
@@ -413,7 +415,7 @@ test_table_debug_frame(void **state)
 	/* Its last byte (a ret): SP-based, or BP-based where the sanitizers
 	 * keep frame pointers. */
 	assert_non_null(r = unwind_table_find(m.t, v + sz - 1));
-	assert_true(UNWIND_ROW_CFA(r) == UNWIND_CFA_SP || UNWIND_ROW_CFA(r) == UNWIND_CFA_BP);
+	assert_true(UNWIND_RULE_CFA(unwind_rule_of(r)) == UNWIND_CFA_SP || UNWIND_RULE_CFA(unwind_rule_of(r)) == UNWIND_CFA_BP);
 	/* The same file given as the debug file of itself. */
 	n = unwind_table_rows(m.t);
 	unwind_table_free(m.t);
@@ -959,7 +961,7 @@ test_walk_plt_loop(void **state)
 	st[1] = 0x2000;
 	if (img_scn(&libc, ".plt", &plt, &pltsz) == 0 && pltsz >= 32 &&
 	    (row = unwind_table_find(libc.t, plt + 16)) != NULL &&
-	    UNWIND_ROW_CFA(row) == UNWIND_CFA_PLT) {
+	    UNWIND_RULE_CFA(unwind_rule_of(row)) == UNWIND_CFA_PLT) {
 		r.ip = libc.bias + plt + 16 + 6;	/* push $N */
 		assert_int_equal(unwind_walk(&r, &s, lookup, NULL, c, 1, &e), 1);
 		assert_int_equal(c[0], 0x1000);
@@ -970,7 +972,7 @@ test_walk_plt_loop(void **state)
 	assert_int_equal(img_sym(&libc, "qsort_r", &v, &sz), 0);
 	for (a = v; a < v + sz; a++)
 		if ((row = unwind_table_find(libc.t, a)) != NULL &&
-		    UNWIND_ROW_CFA(row) == UNWIND_CFA_BP)
+		    UNWIND_RULE_CFA(unwind_rule_of(row)) == UNWIND_CFA_BP)
 			break;
 	assert_true(a < v + sz);
 	r.ip = libc.bias + a;
@@ -997,7 +999,7 @@ test_walk_signal_loop(void **state)
 
 	(void)state;
 	for (i = 0; i < unwind_table_rows(libc.t); i++)
-		if (UNWIND_ROW_CFA(row = unwind_table_row(libc.t, i)) == UNWIND_CFA_SIGNAL)
+		if (UNWIND_RULE_CFA(unwind_rule_of(row = unwind_table_row(libc.t, i))) == UNWIND_CFA_SIGNAL)
 			break;
 	assert_true(i < unwind_table_rows(libc.t));
 	/* __restore_rt, the byte after the FDE's start. */
@@ -1044,7 +1046,7 @@ test_table_entry(void **state)
 	assert_non_null(m.t = unwind_table_build(m.elf, NULL));
 	assert_non_null(gelf_getehdr(m.elf, &eh));
 	assert_non_null(r = unwind_table_find(m.t, eh.e_entry));
-	assert_int_equal(r->rule & UNWIND_ROW_OUTERMOST, UNWIND_ROW_OUTERMOST);
+	assert_int_equal(unwind_rule_of(r)->kind & UNWIND_RULE_OUTERMOST, UNWIND_RULE_OUTERMOST);
 	/* Its call's return address minus one. */
 	assert_true(unwind_table_find(m.t, eh.e_entry + 7) == r);
 	img_close(&m);
@@ -1090,10 +1092,10 @@ test_table_eh_and_debug(void **state)
 	assert_int_equal(unwind_table_source(t), UNWIND_SRC_BOTH);
 	assert_int_equal(unwind_table_fdes(t), 2);
 	assert_non_null(r = unwind_table_find(t, 0x20d));
-	assert_int_equal(UNWIND_ROW_CFA(r), UNWIND_CFA_SP);
+	assert_int_equal(UNWIND_RULE_CFA(unwind_rule_of(r)), UNWIND_CFA_SP);
 	assert_non_null(r = unwind_table_find(t, 0x219));
-	assert_int_equal(UNWIND_ROW_CFA(r), UNWIND_CFA_SP);
-	assert_int_equal(r->cfa_offset, 8);
+	assert_int_equal(UNWIND_RULE_CFA(unwind_rule_of(r)), UNWIND_CFA_SP);
+	assert_int_equal(unwind_rule_of(r)->cfa_offset, 8);
 	assert_null(unwind_table_find(t, 0x225));
 	unwind_table_free(t);
 	elf_end(elf);
@@ -1124,9 +1126,9 @@ test_table_plt_fill(void **state)
 		if (img_scn(&m, *s, &v, &sz) == -1)
 			continue;
 		assert_non_null(r = unwind_table_find(m.t, v));
-		assert_int_equal(UNWIND_ROW_CFA(r), UNWIND_CFA_SP);
-		assert_int_equal(r->cfa_offset, 8);
-		assert_int_equal(r->ra_offset, -8);
+		assert_int_equal(UNWIND_RULE_CFA(unwind_rule_of(r)), UNWIND_CFA_SP);
+		assert_int_equal(unwind_rule_of(r)->cfa_offset, 8);
+		assert_int_equal(unwind_rule_of(r)->ra_offset, -8);
 		assert_true(unwind_table_find(m.t, v + sz - 1) == r);
 	}
 	if (img_scn(&m, ".plt", &v, &sz) == 0)

@@ -360,6 +360,14 @@ struct {
 } unw_rows SEC(".maps");
 
 struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, BPFUNW_RULES);
+	__uint(map_flags, BPF_F_MMAPABLE);	/* written by dcpid in place */
+	__type(key, __u32);
+	__type(value, struct bpfunw_rule);
+} unw_rules SEC(".maps");
+
+struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, BPFUNW_FILES);
 	__type(key, struct bpfagg_file);
@@ -430,7 +438,7 @@ struct walk {
 	__u32	misc;
 	/* find_row's: the mapping looked up last, [c_start, c_end) (empty:
 	 * none), the row key of its first byte, its file's rows; the last
-	 * row found and its range [c_lo, c_hi) (c_hi 0: none). */
+	 * row's rule and its range [c_lo, c_hi) (c_hi 0: none). */
 	__u64	c_start, c_end;
 	__s64	c_startkey;
 	__u32	c_first, c_nrows, c_npages, c_pbase;
@@ -519,7 +527,7 @@ pc_file(const struct walk *w, __u64 pc, struct vma_ctx *v)
 	return 0;
 }
 
-static __always_inline struct bpfunw_row *
+static __always_inline struct bpfunw_rule *
 no_row(struct walk *w)
 {
 	give_up(w, BPFUNW_TO_RING_ROW);
@@ -533,10 +541,11 @@ no_row(struct walk *w)
  * frames, a library's) needs neither the page's nor the file's lookup
  * (about 100 ns each), and a recursion's callers not the search either.
  */
-static __always_inline struct bpfunw_row *
+static __always_inline struct bpfunw_rule *
 find_row(struct walk *w, __u64 pc)
 {
 	struct bpfunw_row *r;
+	struct bpfunw_rule *u;
 	__u32 lo, hi, mid, i, first, key;
 	__s64 k;
 
@@ -583,19 +592,19 @@ find_row(struct walk *w, __u64 pc)
 	}
 	key = (__u32)k;
 	if (key >= w->c_lo && key < w->c_hi) {
-		mid = w->c_row;
-		if ((r = bpf_map_lookup_elem(&unw_rows, &mid)) == 0) {
+		mid = w->c_row;		/* the row's rule */
+		if ((u = bpf_map_lookup_elem(&unw_rules, &mid)) == 0) {
 			give_up(w, BPFUNW_TO_RING_ROW);
 			return 0;
 		}
-		return r;
+		return u;
 	}
 	first = w->c_first;
 	/* The last row whose start is at or before key: between the rows
 	 * of key's page and of the next, by the page index. */
 	lo = 0;
 	hi = w->c_nrows;
-	if (hi == 0 || hi > BPFUNW_ROWS) {
+	if (hi == 0 || hi > BPFUNW_TABLE_MAX) {
 		give_up(w, BPFUNW_TO_RING_ROW);
 		return 0;
 	}
@@ -636,14 +645,17 @@ find_row(struct walk *w, __u64 pc)
 	if (hi < w->c_nrows && (r = bpf_map_lookup_elem(&unw_rows, &mid)) != 0)
 		w->c_hi = r->start;
 	mid = first + lo;
-	if ((r = bpf_map_lookup_elem(&unw_rows, &mid)) == 0 || r->start > key ||
-	    (r->rule & 7) == 0) {
+	if ((r = bpf_map_lookup_elem(&unw_rows, &mid)) == 0 || r->start > key) {
 		give_up(w, BPFUNW_TO_RING_ROW);
 		return 0;
 	}
-	w->c_row = mid;
 	w->c_lo = r->start;
-	return r;
+	w->c_row = mid = r->rule;
+	if ((u = bpf_map_lookup_elem(&unw_rules, &mid)) == 0 || (u->kind & 7) == 0) {
+		give_up(w, BPFUNW_TO_RING_ROW);
+		return 0;
+	}
+	return u;
 }
 
 /* The caller ra passed on, unless the walk is as deep as it goes; its
@@ -676,7 +688,7 @@ next_frame(struct walk *w, __u64 ra, __u32 exact)
 static __always_inline int
 step1(struct walk *w)
 {
-	struct bpfunw_row *r;
+	struct bpfunw_rule *r;
 	__u64 at, cfa, ra, sp;
 	__u32 rule;
 
@@ -685,7 +697,7 @@ step1(struct walk *w)
 	at = w->exact ? w->pc : w->pc - 1;
 	if ((r = find_row(w, at)) == 0)
 		return 1;
-	rule = r->rule;
+	rule = r->kind;
 	switch (rule & 7) {
 	case 1:		/* UNWIND_CFA_SP */
 		cfa = w->sp + (__u64)(__s64)r->cfa_offset;

@@ -61,14 +61,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			r = unwind_table_row(t, i);
 			CHECK(r != NULL);
 			CHECK(prev == NULL || r->start > prev->start);
-			CHECK(UNWIND_ROW_CFA(r) <= UNWIND_CFA_UNHANDLED);
+			CHECK(UNWIND_RULE_CFA(unwind_rule_of(r)) <= UNWIND_CFA_UNHANDLED);
 			v = unwind_table_row_vaddr(t, r);
-			if (UNWIND_ROW_CFA(r) == UNWIND_CFA_NONE)
+			if (UNWIND_RULE_CFA(unwind_rule_of(r)) == UNWIND_CFA_NONE)
 				CHECK(unwind_table_find(t, v) == NULL);
 			else
 				CHECK(unwind_table_find(t, v) == r);
 		}
-		CHECK(UNWIND_ROW_CFA(unwind_table_row(t, n - 1)) == UNWIND_CFA_NONE);
+		CHECK(UNWIND_RULE_CFA(unwind_rule_of(unwind_table_row(t, n - 1))) == UNWIND_CFA_NONE);
 		CHECK(unwind_table_find(t, unwind_table_row_vaddr(t, unwind_table_row(t, 0)) - 1) == NULL);
 		/* A walk from each row over the input's bytes as a stack. */
 		stack = (struct unwind_stack){ data, size, 0x10000 };
