@@ -88,7 +88,7 @@ for p in nofp-strip nofp-dbgf nofp-dbgb nofp-dbgl; do
 	"$T/$p" tree 1 || fail "$p tree failed"
 done
 
-mkdir "$T/idle" "$T/run" && cp "$T/nofp-bc" "$T/idle/" || fail "cannot copy nofp-bc"
+mkdir "$T/idle" "$T/run1" "$T/run2" && cp "$T/nofp-bc" "$T/idle/" || fail "cannot copy nofp-bc"
 mkfifo "$T/hold" || fail "mkfifo failed"
 "$T/idle/nofp-bc" idle <"$T/hold" &
 IDLE=$!
@@ -99,9 +99,16 @@ ctl flush >/dev/null || fail "flush failed"
 bcid=$(build_id "$T/nofp-bc")
 [ -f "$DB/buildid/$bcid/executable" ] ||
     fail "nofp-bc (deleted while it runs) is not in the build-id cache"
+# Each run from a path of its own, and only once dcpid has stopped (kill
+# returns before the signal is taken): a copy dcpid could still open at
+# its path would be read there, not from the build-id cache.
 for i in 1 2; do
 	kill -STOP "$DCPID_PID"
-	cp "$T/nofp-bc" "$T/run/" && "$T/run/nofp-bc" tree 0.08 && rm "$T/run/nofp-bc"
+	for _ in $(seq 1 100); do
+		[ "$(awk '{ print $3 }' "/proc/$DCPID_PID/stat")" = T ] && break
+		sleep 0.01
+	done
+	cp "$T/nofp-bc" "$T/run$i/" && "$T/run$i/nofp-bc" tree 0.08 && rm "$T/run$i/nofp-bc"
 	rc=$?
 	kill -CONT "$DCPID_PID"
 	[ $rc = 0 ] || fail "nofp-bc tree failed"
