@@ -669,9 +669,15 @@ find_gap(uint32_t n, size_t *at, uint32_t *first)
 uint32_t
 bpfunw_pages(const struct unwind_row *rows, uint32_t n, uint32_t *pbase)
 {
+	uint32_t npages;
+
 	*pbase = rows[0].start & ~UINT32_C(0xfff);
 	/* One page more than the last row's: every page has a next one. */
-	return ((rows[n - 1].start - *pbase) >> 12) + 2;
+	npages = ((rows[n - 1].start - *pbase) >> 12) + 2;
+	/* A table sparser than a row a page (two FDEs 4 GB apart, from
+	 * any user's binary) would make its index the larger part, up to a
+	 * quarter of the array for two rows: it is searched whole. */
+	return npages <= n + 2 ? npages : 0;
 }
 
 void

@@ -99,7 +99,8 @@ int bpfunw_need(uint64_t *dev, uint64_t *ino, uint32_t *pid, uint64_t *pc,
  * array, or n over BPFUNW_TABLE_MAX. */
 struct unwind_row;
 /* The page index of rows (n >= 1, sorted by start; bpfagg_key.h): the
- * pages it has, from *pbase (set: the first row's page). */
+ * pages it has, from *pbase (set: the first row's page); 0, none, where
+ * the pages would outnumber the rows (the table is searched whole). */
 uint32_t bpfunw_pages(const struct unwind_row *rows, uint32_t n, uint32_t *pbase);
 /* The index itself into idx[0 .. npages): for each page, the number of
  * the last row at or before its first byte (0 where none is). */

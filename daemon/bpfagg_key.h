@@ -128,6 +128,8 @@ struct bpfunw_rule {
  * BPFUNW_PAGE_IDX of them a row).  A walk's search for a key in page p
  * looks only between the rows of p and p + 1: a few rows, a cache line or
  * two, where a search of the whole table misses the cache once a step.
+ * npages 0: no index (a table with fewer rows than pages), the whole
+ * table searched.
  */
 struct bpfunw_file {
 	__s64	adj;

@@ -130,6 +130,12 @@ test_page_index(void **state)
 	bpfunw_index(rows + 4, 1, pbase, 2, idx);
 	assert_int_equal(idx[0], 0);
 	assert_int_equal(idx[1], 0);
+	/* Sparse: two rows 4 GB apart get no index, not a million pages. */
+	rows[0].start = 0x10;
+	rows[1].start = 0xfffff000;
+	assert_int_equal(bpfunw_pages(rows, 2, &pbase), 0);
+	rows[1].start = 0x2010;		/* 4 pages for 2 rows: indexed */
+	assert_int_equal(bpfunw_pages(rows, 2, &pbase), 4);
 }
 
 /* Without a loaded program the rest are no-ops. */
